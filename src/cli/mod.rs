@@ -1,0 +1,149 @@
+//! The `perftlab` command line (clap derive). Each subcommand lives in its own module; this one parses,
+//! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
+
+mod perft;
+mod suite;
+
+use crate::backend::{BackendKind, EngineOptions};
+use crate::error::{Error, Result};
+use crate::position::Setup;
+use clap::{Args, Parser, Subcommand};
+
+/// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
+#[derive(Parser, Debug)]
+#[command(name = "perftlab", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count the leaves of the legal move tree (with divide and detail statistics).
+    Perft(perft::PerftArgs),
+    /// Run a perft suite file (EPD `;D1 n` lines or `id`/`epd`/`perft` blocks).
+    Suite(suite::SuiteArgs),
+}
+
+/// Where the position comes from.
+#[derive(Args, Debug, Clone)]
+pub struct PositionArgs {
+    /// Position in FEN (6 fields) or EPD-style FEN (4 fields); Shredder-FEN and X-FEN castling accepted.
+    #[arg(long, conflicts_with = "startpos")]
+    pub fen: Option<String>,
+    /// The initial position (the default).
+    #[arg(long)]
+    pub startpos: bool,
+    /// Show castling as king takes rook (Chess960 UCI notation). Turned on automatically when the castling
+    /// rights are not the standard ones.
+    #[arg(long)]
+    pub chess960: bool,
+}
+
+impl PositionArgs {
+    /// The parsed position.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming the FEN field and text.
+    pub fn setup(&self) -> Result<Setup> {
+        match &self.fen {
+            Some(fen) => Setup::from_fen(fen).map_err(|e| Error::Usage(format!("--fen: {e}"))),
+            None => Ok(Setup::startpos()),
+        }
+    }
+
+    /// Whether moves are shown in Chess960 notation for this position.
+    pub fn chess960_for(&self, setup: &Setup) -> bool {
+        self.chess960 || setup.needs_chess960_notation()
+    }
+}
+
+/// Options choosing and tuning the backend.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Which move generator counts.
+    #[arg(long, value_enum, default_value_t = BackendKind::DEFAULT)]
+    pub backend: BackendKind,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Hash table size in MiB for subtree counts (0 turns it off).
+    #[arg(long, default_value_t = 64)]
+    pub hash: usize,
+    /// GPU memory budget in MiB (default: a safe share of the adapter's limits).
+    #[arg(long)]
+    pub gpu_mem: Option<u64>,
+    /// Do not merge transpositions (to measure or test merging).
+    #[arg(long)]
+    pub no_merge: bool,
+    /// GPU adapter: a name substring or an index from `perftlab devices` (or env PERFTLAB_ADAPTER).
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// Print backend details on stderr.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+impl EngineArgs {
+    /// Options for [`crate::backend::create`].
+    pub fn options(&self) -> Result<EngineOptions> {
+        if self.threads == Some(0) {
+            return Err(Error::Usage(
+                "--threads: '0' is not a valid thread count (use 1 or more)".into(),
+            ));
+        }
+        if self.gpu_mem == Some(0) {
+            return Err(Error::Usage(
+                "--gpu-mem: '0' MiB cannot hold anything (use 1 or more)".into(),
+            ));
+        }
+        Ok(EngineOptions {
+            threads: self.threads,
+            hash_mb: self.hash,
+            merge: !self.no_merge,
+            gpu_mem_mb: self.gpu_mem,
+            adapter: self.adapter.clone(),
+            verbose: self.verbose,
+        })
+    }
+}
+
+/// Parse the process arguments and run; returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Run a parsed command line; returns the exit code for success or a soft failure.
+///
+/// # Errors
+/// Any [`Error`]; the caller maps it to its exit code.
+pub fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Perft(a) => perft::run(a),
+        Command::Suite(a) => suite::run(a),
+    }
+}
+
+/// Install the thread count for rayon's global pool (first call wins).
+pub(crate) fn init_threads(threads: Option<usize>) {
+    if let Some(n) = threads {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+}

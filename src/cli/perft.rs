@@ -1,0 +1,118 @@
+//! `perftlab perft`: count, divide (Stockfish's format), detail statistics, JSON.
+
+use super::{init_threads, EngineArgs, PositionArgs};
+use crate::backend;
+use crate::error::Result;
+use crate::perft::{check_position, Stats};
+use clap::Args;
+use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+/// Arguments of `perftlab perft`.
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Depth in plies.
+    #[arg(long)]
+    depth: u32,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
+    #[arg(long)]
+    divide: bool,
+    /// Print CPW detail statistics (captures, e.p., castles, promotions, checks, mates, …).
+    #[arg(long)]
+    stats: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: PerftArgs) -> Result<i32> {
+    let setup = a.position.setup()?;
+    let chess960 = a.position.chess960_for(&setup);
+    for w in check_position(&setup)? {
+        eprintln!("warning: {w}");
+    }
+    let opts = a.engine.options()?;
+    init_threads(opts.threads);
+    let engine = backend::create(a.engine.backend, &opts)?;
+    let start = Instant::now();
+    let mut divide = None;
+    let mut stats: Option<Stats> = None;
+    let nodes = if a.divide && a.depth > 0 {
+        let mut d = engine.divide(&setup, a.depth)?;
+        d.sort_by_key(|(m, _)| m.to_uci(chess960));
+        let total = d.iter().map(|(_, n)| n).sum();
+        divide = Some(d);
+        total
+    } else if !a.stats {
+        engine.perft(&setup, a.depth)?
+    } else {
+        0
+    };
+    let nodes = if a.stats {
+        let (n, s) = engine.stats(&setup, a.depth)?;
+        stats = Some(s);
+        n
+    } else {
+        nodes
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let nps = if seconds > 0.0 {
+        nodes as f64 / seconds
+    } else {
+        0.0
+    };
+    if a.json {
+        let divide_json = divide.as_ref().map(|d| {
+            let mut m = Map::new();
+            for (mv, n) in d {
+                m.insert(mv.to_uci(chess960), json!(n));
+            }
+            Value::Object(m)
+        });
+        let out = json!({
+            "fen": setup.to_fen(),
+            "depth": a.depth,
+            "backend": engine.name(),
+            "nodes": nodes,
+            "seconds": seconds,
+            "nps": nps,
+            "divide": divide_json,
+            "stats": stats,
+        });
+        println!("{out}");
+        return Ok(0);
+    }
+    if let Some(d) = &divide {
+        for (mv, n) in d {
+            println!("{}: {n}", mv.to_uci(chess960));
+        }
+        println!();
+    }
+    if let Some(s) = &stats {
+        for (name, v) in [
+            ("captures", s.captures),
+            ("en passant", s.en_passant),
+            ("castles", s.castles),
+            ("promotions", s.promotions),
+            ("checks", s.checks),
+            ("discovered checks", s.discovered_checks),
+            ("double checks", s.double_checks),
+            ("checkmates", s.checkmates),
+            ("stalemates", s.stalemates),
+        ] {
+            println!("{name:<18} {v}");
+        }
+    }
+    println!("Nodes searched: {nodes}");
+    eprintln!(
+        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
+        engine.name(),
+        a.depth,
+        nps / 1e6
+    );
+    Ok(0)
+}

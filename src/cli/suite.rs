@@ -1,0 +1,92 @@
+//! `perftlab suite`: run a perft suite file; the last line is `N passed, M failed, K skipped`.
+
+use super::{init_threads, EngineArgs};
+use crate::backend;
+use crate::error::Result;
+use crate::suite::{self, Budget};
+use clap::Args;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `perftlab suite`.
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// The suite file.
+    file: PathBuf,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Skip depths deeper than this.
+    #[arg(long, default_value_t = u32::MAX)]
+    max_depth: u32,
+    /// Skip depths whose expected node count is above this.
+    #[arg(long, default_value_t = u128::MAX)]
+    max_nodes: u128,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: SuiteArgs) -> Result<i32> {
+    let entries = suite::load(&a.file)?;
+    let opts = a.engine.options()?;
+    init_threads(opts.threads);
+    let engine = backend::create(a.engine.backend, &opts)?;
+    let start = Instant::now();
+    let budget = Budget {
+        max_depth: a.max_depth,
+        max_nodes: a.max_nodes,
+    };
+    let report = suite::run(&entries, engine.as_ref(), budget, engine.name() != "gpu");
+    let seconds = start.elapsed().as_secs_f64();
+    if a.json {
+        println!(
+            "{}",
+            json!({
+                "file": a.file.display().to_string(),
+                "backend": engine.name(),
+                "positions": entries.len(),
+                "passed": report.passed,
+                "failed": report.failed,
+                "skipped": report.skipped,
+                "nodes": report.nodes,
+                "seconds": seconds,
+                "failures": report.failures,
+            })
+        );
+    } else {
+        for f in &report.failures {
+            match (&f.actual, &f.error) {
+                (Some(n), _) => println!(
+                    "FAIL {}:{} {} depth {}: expected {}, got {}",
+                    a.file.display(),
+                    f.line,
+                    f.fen,
+                    f.depth,
+                    f.expected,
+                    n
+                ),
+                (None, e) => println!(
+                    "FAIL {}:{} {} depth {}: {}",
+                    a.file.display(),
+                    f.line,
+                    f.fen,
+                    f.depth,
+                    e.as_deref().unwrap_or("no result")
+                ),
+            }
+        }
+        eprintln!(
+            "{}: {} positions, {} nodes in {seconds:.2} s ({:.1} M nodes/s)",
+            engine.name(),
+            entries.len(),
+            report.nodes,
+            report.nodes as f64 / seconds.max(1e-9) / 1e6
+        );
+        println!(
+            "{} passed, {} failed, {} skipped",
+            report.passed, report.failed, report.skipped
+        );
+    }
+    Ok(if report.failed > 0 { 1 } else { 0 })
+}

@@ -1,0 +1,23 @@
+//! perftlab: counts chess move trees (perft) on the GPU and CPU, checks move generators against each other,
+//! and analyses positions.
+//!
+//! Layers, each depending only on those above it:
+//! - [`types`]: squares, pieces, packed moves, castling rights;
+//! - [`position`]: [`position::Setup`] (plain data), FEN/EPD, validity checks (FIDE 3.10.3);
+//! - [`reference`]: the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
+//! - [`perft`]: the [`perft::Backend`] trait, perft, divide and CPW detail statistics;
+//! - [`suite`]: perft suite files and their runner;
+//! - [`cli`]: the `perftlab` command line.
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod backend;
+pub mod cli;
+pub mod error;
+pub mod perft;
+pub mod position;
+pub mod reference;
+pub mod suite;
+pub mod types;
+
+pub use error::{Error, Result};

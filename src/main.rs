@@ -1,0 +1,5 @@
+//! The `perftlab` binary: a thin shell over [`perftlab::cli`].
+
+fn main() {
+    std::process::exit(perftlab::cli::main());
+}

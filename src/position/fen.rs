@@ -1,0 +1,388 @@
+//! FEN and EPD text: parse (syntax only) and write.
+//!
+//! Accepted: standard 6-field FEN; EPD-style 4-field FEN (clocks default to `0 1`); Shredder-FEN castling
+//! (`HAha`, the rooks' files) and X-FEN (`KQkq` resolved to the outermost rook on that side of the king) for
+//! Chess960. Every error names the field and the offending text.
+
+use super::Setup;
+use crate::types::{CastlingSide, Color, Piece, Role, Square};
+use std::fmt;
+
+/// A FEN syntax error: which field, and the text that is wrong.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum FenError {
+    /// The text is empty or blank.
+    Empty,
+    /// Fewer than 4 fields.
+    MissingField {
+        /// Name of the first missing field.
+        field: &'static str,
+    },
+    /// More than 6 fields.
+    TooManyFields {
+        /// The first extra field.
+        text: String,
+    },
+    /// A field's text is wrong.
+    Invalid {
+        /// Field name: `board`, `side to move`, `castling`, `en passant`, `halfmove clock`, `fullmove number`.
+        field: &'static str,
+        /// The offending text.
+        text: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FenError::Empty => write!(f, "invalid FEN: empty text"),
+            FenError::MissingField { field } => write!(f, "invalid FEN: missing field '{field}'"),
+            FenError::TooManyFields { text } => {
+                write!(f, "invalid FEN: unexpected extra field '{text}'")
+            }
+            FenError::Invalid {
+                field,
+                text,
+                reason,
+            } => {
+                write!(f, "invalid FEN: field '{field}' is '{text}': {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FenError {}
+
+fn invalid(field: &'static str, text: &str, reason: impl Into<String>) -> FenError {
+    FenError::Invalid {
+        field,
+        text: text.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl Setup {
+    /// Parse FEN (6 fields) or EPD-style FEN (4 fields). Only syntax is checked here.
+    ///
+    /// # Errors
+    /// A [`FenError`] naming the field and its text.
+    pub fn from_fen(text: &str) -> Result<Setup, FenError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let names = [
+            "board",
+            "side to move",
+            "castling",
+            "en passant",
+            "halfmove clock",
+            "fullmove number",
+        ];
+        if fields.is_empty() {
+            return Err(FenError::Empty);
+        }
+        if fields.len() < 4 {
+            return Err(FenError::MissingField {
+                field: names[fields.len()],
+            });
+        }
+        if fields.len() > 6 {
+            return Err(FenError::TooManyFields {
+                text: fields[6].to_string(),
+            });
+        }
+        let mut setup = Setup::empty();
+        parse_board(fields[0], &mut setup)?;
+        setup.turn = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(invalid("side to move", other, "expected 'w' or 'b'")),
+        };
+        parse_castling(fields[2], &mut setup)?;
+        setup.ep_square = match fields[3] {
+            "-" => None,
+            t => match Square::parse(t) {
+                Some(sq) if sq.rank() == 2 || sq.rank() == 5 => Some(sq),
+                Some(_) => {
+                    return Err(invalid(
+                        "en passant",
+                        t,
+                        "the square must be on rank 3 or 6",
+                    ))
+                }
+                None => {
+                    return Err(invalid(
+                        "en passant",
+                        t,
+                        "expected '-' or a square such as 'e3'",
+                    ))
+                }
+            },
+        };
+        if let Some(t) = fields.get(4) {
+            setup.halfmoves = t
+                .parse()
+                .map_err(|_| invalid("halfmove clock", t, "expected a non-negative integer"))?;
+        }
+        if let Some(t) = fields.get(5) {
+            setup.fullmoves = match t.parse::<u32>() {
+                Ok(n) if n >= 1 => n,
+                _ => return Err(invalid("fullmove number", t, "expected a positive integer")),
+            };
+        }
+        Ok(setup)
+    }
+
+    /// Write FEN with all six fields. Castling is written as `KQkq` when each right's rook is the outermost on
+    /// its side of the king (X-FEN), else as the rook's file letter (Shredder-FEN).
+    pub fn to_fen(&self) -> String {
+        let mut out = String::new();
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match self.board[rank * 8 + file] {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            out.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        out.push(p.char());
+                    }
+                }
+            }
+            if empty > 0 {
+                out.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                out.push('/');
+            }
+        }
+        out.push(' ');
+        out.push(if self.turn == Color::White { 'w' } else { 'b' });
+        out.push(' ');
+        let mut castling = String::new();
+        for color in Color::ALL {
+            for side in CastlingSide::ALL {
+                if let Some(rook) = self.castling.rook(color, side) {
+                    let c = if resolve_xfen(self, color, side) == Some(rook) {
+                        if side == CastlingSide::KingSide {
+                            'k'
+                        } else {
+                            'q'
+                        }
+                    } else {
+                        (b'a' + rook.file()) as char
+                    };
+                    castling.push(if color == Color::White {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    });
+                }
+            }
+        }
+        out.push_str(if castling.is_empty() { "-" } else { &castling });
+        out.push(' ');
+        match self.ep_square {
+            Some(sq) => out.push_str(&sq.to_string()),
+            None => out.push('-'),
+        }
+        out.push_str(&format!(" {} {}", self.halfmoves, self.fullmoves));
+        out
+    }
+}
+
+fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
+    let ranks: Vec<&str> = text.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(invalid(
+            "board",
+            text,
+            format!("expected 8 ranks separated by '/', found {}", ranks.len()),
+        ));
+    }
+    for (i, rank_text) in ranks.iter().enumerate() {
+        let rank = 7 - i;
+        let mut file = 0usize;
+        for c in rank_text.chars() {
+            if let Some(d) = c.to_digit(10) {
+                if d == 0 || d > 8 {
+                    return Err(invalid(
+                        "board",
+                        rank_text,
+                        format!("bad empty-square count '{c}'"),
+                    ));
+                }
+                file += d as usize;
+            } else if let Some(p) = Piece::from_char(c) {
+                if file < 8 {
+                    setup.board[rank * 8 + file] = Some(p);
+                }
+                file += 1;
+            } else {
+                return Err(invalid(
+                    "board",
+                    rank_text,
+                    format!("unexpected character '{c}'"),
+                ));
+            }
+            if file > 8 {
+                return Err(invalid(
+                    "board",
+                    rank_text,
+                    format!("rank {} has more than 8 squares", rank + 1),
+                ));
+            }
+        }
+        if file != 8 {
+            return Err(invalid(
+                "board",
+                rank_text,
+                format!("rank {} has {} squares, expected 8", rank + 1, file),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The outermost rook of `color` on `side` of its king on the back rank (X-FEN's meaning of `K`/`Q`).
+fn resolve_xfen(setup: &Setup, color: Color, side: CastlingSide) -> Option<Square> {
+    let rank = color.back_rank();
+    let rook = Some(Piece::new(color, Role::Rook));
+    let king_file = (0..8)
+        .find(|&f| setup.board[(rank * 8 + f) as usize] == Some(Piece::new(color, Role::King)))?;
+    let files: Vec<u8> = match side {
+        CastlingSide::KingSide => (king_file + 1..8).rev().collect(),
+        CastlingSide::QueenSide => (0..king_file).collect(),
+    };
+    files
+        .into_iter()
+        .map(|f| Square::new(rank * 8 + f))
+        .find(|&sq| setup.piece_at(sq) == rook)
+}
+
+fn parse_castling(text: &str, setup: &mut Setup) -> Result<(), FenError> {
+    if text == "-" {
+        return Ok(());
+    }
+    for c in text.chars() {
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let rank = color.back_rank();
+        let lower = c.to_ascii_lowercase();
+        let (side, rook) = match lower {
+            'k' | 'q' => {
+                let side = if lower == 'k' {
+                    CastlingSide::KingSide
+                } else {
+                    CastlingSide::QueenSide
+                };
+                // Without such a rook, name the standard corner; validation reports the missing rook.
+                let corner = Square::new(rank * 8 + if lower == 'k' { 7 } else { 0 });
+                (side, resolve_xfen(setup, color, side).unwrap_or(corner))
+            }
+            'a'..='h' => {
+                let file = lower as u8 - b'a';
+                let sq = Square::new(rank * 8 + file);
+                let king_file = setup
+                    .kings(color)
+                    .iter()
+                    .find(|k| k.rank() == rank)
+                    .map(|k| k.file());
+                let side = match king_file {
+                    Some(kf) if file < kf => CastlingSide::QueenSide,
+                    Some(_) => CastlingSide::KingSide,
+                    None if file < 4 => CastlingSide::QueenSide,
+                    None => CastlingSide::KingSide,
+                };
+                (side, sq)
+            }
+            _ => {
+                return Err(invalid(
+                    "castling",
+                    text,
+                    format!("unexpected character '{c}' (expected '-', KQkq or A-Ha-h)"),
+                ))
+            }
+        };
+        if setup.castling.rook(color, side).is_some() {
+            return Err(invalid(
+                "castling",
+                text,
+                format!("more than one {} right on the same side", color.name()),
+            ));
+        }
+        setup.castling.set(color, side, Some(rook));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_standard_and_960() {
+        for fen in [
+            Setup::STARTPOS_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9",
+            "8/8/8/8/8/8/8/8 b - e3 12 40",
+            "rk2r3/8/8/8/8/8/8/RK2R3 w EAea - 0 1",
+        ] {
+            assert_eq!(Setup::from_fen(fen).unwrap().to_fen(), fen);
+        }
+    }
+
+    #[test]
+    fn shredder_and_xfen_name_the_same_rooks() {
+        let a =
+            Setup::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
+                .unwrap();
+        let b =
+            Setup::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9")
+                .unwrap();
+        assert_eq!(a.castling, b.castling);
+        assert_eq!(
+            a.castling.rook(Color::White, CastlingSide::QueenSide),
+            Square::parse("f1")
+        );
+    }
+
+    #[test]
+    fn epd_four_fields_default_clocks() {
+        let s = Setup::from_fen("4k3/8/8/8/8/8/8/4K2R w K -").unwrap();
+        assert_eq!((s.halfmoves, s.fullmoves), (0, 1));
+    }
+
+    #[test]
+    fn errors_name_field_and_text() {
+        let cases = [
+            ("", "empty"),
+            ("8/8/8/8/8/8/8/8 w", "castling"),
+            ("8/8/8/8/8/8/8 w - -", "'8/8/8/8/8/8/8'"),
+            ("8/8/8/8/8/8/8/9 w - -", "'9'"),
+            ("8/8/8/8/8/8/8/7x w - -", "'x'"),
+            ("8/8/8/8/8/8/8/8 x - -", "field 'side to move' is 'x'"),
+            ("8/8/8/8/8/8/8/8 w KX -", "field 'castling' is 'KX'"),
+            ("8/8/8/8/8/8/8/8 w - e4", "field 'en passant' is 'e4'"),
+            (
+                "8/8/8/8/8/8/8/8 w - - -1 1",
+                "field 'halfmove clock' is '-1'",
+            ),
+            (
+                "8/8/8/8/8/8/8/8 w - - 0 0",
+                "field 'fullmove number' is '0'",
+            ),
+            ("8/8/8/8/8/8/8/8 w - - 0 1 extra", "'extra'"),
+        ];
+        for (fen, needle) in cases {
+            let err = Setup::from_fen(fen).unwrap_err().to_string();
+            assert!(err.contains(needle), "{fen:?}: {err} lacks {needle}");
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Validity of a position, kept apart from FEN syntax (FIDE 3.10.3: a position is impossible if no series of
+//! possible moves can reach it).
+//!
+//! Two tiers, as perft tools need them:
+//! - [`ValidityError`]: perft is ill-defined (no king to protect, a king that can be captured, a pawn that
+//!   cannot move, castling or en-passant rights that name nothing). Perft refuses such positions.
+//! - [`ValidityWarning`]: the position is impossible but perfectly playable (three checkers, more material than
+//!   promotions allow). Perft still counts it; `analyze` reports it.
+//!
+//! Attacks are computed by the reference generator ([`crate::reference`]), the project's oracle.
+
+use super::Setup;
+use crate::reference;
+use crate::types::{CastlingSide, Color, Piece, Role, Square};
+use std::fmt;
+
+/// A reason perft is ill-defined on a position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ValidityError {
+    /// A side has no king.
+    MissingKing(Color),
+    /// A side has more than one king.
+    TooManyKings(Color),
+    /// The side not to move is in check: its king could be captured (FIDE 3.9.2 was broken).
+    OppositeCheck,
+    /// A pawn stands on the first or last rank, where no pawn can be (FIDE 3.7.5).
+    PawnOnBackRank(Square),
+    /// A castling right without the king and that rook on their squares (FIDE 3.8.2.1).
+    InvalidCastlingRight {
+        /// Whose right.
+        color: Color,
+        /// The rook square the right names.
+        rook: Square,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An en-passant square that no double step just played can explain (FIDE 3.7.4.2).
+    InvalidEpSquare {
+        /// The square.
+        square: Square,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+/// An impossible but playable position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ValidityWarning {
+    /// A check no legal move can give: more than two checkers, or two checkers neither of which could have
+    /// been uncovered, or two checkers on one line.
+    ImpossibleCheck {
+        /// The checking pieces' squares.
+        checkers: Vec<Square>,
+    },
+    /// More pieces than the initial 16 and promotions allow (FIDE 2.2, 3.7.5).
+    TooMuchMaterial(Color),
+}
+
+impl fmt::Display for ValidityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValidityError::MissingKing(c) => write!(f, "missing_king: {} has no king", c.name()),
+            ValidityError::TooManyKings(c) => {
+                write!(f, "too_many_kings: {} has more than one king", c.name())
+            }
+            ValidityError::OppositeCheck => {
+                write!(f, "opposite_check: the side not to move is in check")
+            }
+            ValidityError::PawnOnBackRank(sq) => write!(f, "pawn_on_back_rank: pawn on {sq}"),
+            ValidityError::InvalidCastlingRight {
+                color,
+                rook,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "invalid_castling_right: {} right with rook {rook}: {reason}",
+                    color.name()
+                )
+            }
+            ValidityError::InvalidEpSquare { square, reason } => {
+                write!(f, "invalid_ep_square: {square}: {reason}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for ValidityWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValidityWarning::ImpossibleCheck { checkers } => {
+                let list: Vec<String> = checkers.iter().map(|s| s.to_string()).collect();
+                write!(f, "impossible_check: checkers on {}", list.join(", "))
+            }
+            ValidityWarning::TooMuchMaterial(c) => {
+                write!(
+                    f,
+                    "too_much_material: {} has more pieces than promotions allow",
+                    c.name()
+                )
+            }
+        }
+    }
+}
+
+/// The result of [`check`].
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Validity {
+    /// Reasons perft is ill-defined.
+    pub errors: Vec<ValidityError>,
+    /// Impossible-but-playable findings.
+    pub warnings: Vec<ValidityWarning>,
+}
+
+impl Validity {
+    /// No errors (warnings allowed).
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+impl fmt::Display for Validity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.errors.iter().map(|e| e.to_string()).collect();
+        write!(f, "{}", parts.join("; "))
+    }
+}
+
+/// Check a position for errors and warnings.
+pub fn check(setup: &Setup) -> Validity {
+    let mut v = Validity::default();
+    for color in Color::ALL {
+        match setup.kings(color).len() {
+            0 => v.errors.push(ValidityError::MissingKing(color)),
+            1 => {}
+            _ => v.errors.push(ValidityError::TooManyKings(color)),
+        }
+    }
+    for sq in Square::all() {
+        if let Some(Piece {
+            role: Role::Pawn, ..
+        }) = setup.piece_at(sq)
+        {
+            if sq.rank() == 0 || sq.rank() == 7 {
+                v.errors.push(ValidityError::PawnOnBackRank(sq));
+            }
+        }
+    }
+    check_castling(setup, &mut v);
+    check_ep(setup, &mut v);
+    let kings_ok = v.errors.iter().all(|e| {
+        !matches!(
+            e,
+            ValidityError::MissingKing(_) | ValidityError::TooManyKings(_)
+        )
+    });
+    if kings_ok {
+        let them = !setup.turn;
+        let their_king = setup.kings(them)[0];
+        if !reference::attackers(setup, their_king, setup.turn).is_empty() {
+            v.errors.push(ValidityError::OppositeCheck);
+        }
+        let our_king = setup.kings(setup.turn)[0];
+        let checkers = reference::attackers(setup, our_king, them);
+        if impossible_check(setup, our_king, &checkers) {
+            v.warnings
+                .push(ValidityWarning::ImpossibleCheck { checkers });
+        }
+    }
+    for color in Color::ALL {
+        if too_much_material(setup, color) {
+            v.warnings.push(ValidityWarning::TooMuchMaterial(color));
+        }
+    }
+    v
+}
+
+fn check_castling(setup: &Setup, v: &mut Validity) {
+    for (color, side, rook) in setup.castling.iter() {
+        let bad = |reason| ValidityError::InvalidCastlingRight {
+            color,
+            rook,
+            reason,
+        };
+        let king = setup
+            .kings(color)
+            .into_iter()
+            .find(|k| k.rank() == color.back_rank());
+        if rook.rank() != color.back_rank()
+            || setup.piece_at(rook) != Some(Piece::new(color, Role::Rook))
+        {
+            v.errors
+                .push(bad("no rook of that colour on that back-rank square"));
+        } else if let Some(king) = king {
+            let right_side = match side {
+                CastlingSide::KingSide => rook.file() > king.file(),
+                CastlingSide::QueenSide => rook.file() < king.file(),
+            };
+            if !right_side {
+                v.errors
+                    .push(bad("the rook is not on that side of the king"));
+            }
+        } else {
+            v.errors.push(bad("the king is not on its back rank"));
+        }
+    }
+}
+
+fn check_ep(setup: &Setup, v: &mut Validity) {
+    let Some(ep) = setup.ep_square else { return };
+    let bad = |reason| ValidityError::InvalidEpSquare { square: ep, reason };
+    let (ep_rank, dir): (u8, i32) = match setup.turn {
+        Color::White => (5, -1),
+        Color::Black => (2, 1),
+    };
+    if ep.rank() != ep_rank {
+        v.errors.push(bad(
+            "not on the rank a pawn of the side that just moved passes over",
+        ));
+        return;
+    }
+    let pawn_sq = Square::from_coords(ep.file() as i32, ep.rank() as i32 + dir).expect("on board");
+    let origin = Square::from_coords(ep.file() as i32, ep.rank() as i32 - dir).expect("on board");
+    if setup.piece_at(pawn_sq) != Some(Piece::new(!setup.turn, Role::Pawn)) {
+        v.errors.push(bad(
+            "no pawn that just made a double step stands in front of it",
+        ));
+    } else if setup.piece_at(ep).is_some() || setup.piece_at(origin).is_some() {
+        v.errors.push(bad(
+            "the square passed over or the pawn's starting square is occupied",
+        ));
+    }
+}
+
+fn is_slider(setup: &Setup, sq: Square) -> bool {
+    matches!(
+        setup.piece_at(sq),
+        Some(Piece {
+            role: Role::Bishop | Role::Rook | Role::Queen,
+            ..
+        })
+    )
+}
+
+fn impossible_check(setup: &Setup, king: Square, checkers: &[Square]) -> bool {
+    match checkers {
+        [] | [_] => false,
+        [a, b] => {
+            // A double check needs a discovered check, and only a slider can be uncovered.
+            if !is_slider(setup, *a) && !is_slider(setup, *b) {
+                return true;
+            }
+            // Two checkers on one line through the king: one would block the other.
+            let dir = |s: Square| {
+                let (df, dr) = (
+                    s.file() as i32 - king.file() as i32,
+                    s.rank() as i32 - king.rank() as i32,
+                );
+                (
+                    df.signum(),
+                    dr.signum(),
+                    df.abs() == dr.abs() || df == 0 || dr == 0,
+                )
+            };
+            let (da, db) = (dir(*a), dir(*b));
+            da.2 && db.2 && (da.0, da.1) == (db.0, db.1)
+        }
+        _ => true,
+    }
+}
+
+fn too_much_material(setup: &Setup, color: Color) -> bool {
+    let mut count = [0i32; 6];
+    let mut bishops_on = [0i32; 2];
+    for sq in Square::all() {
+        if let Some(p) = setup.piece_at(sq) {
+            if p.color == color {
+                count[p.role.index()] += 1;
+                if p.role == Role::Bishop {
+                    bishops_on[((sq.file() + sq.rank()) % 2) as usize] += 1;
+                }
+            }
+        }
+    }
+    let total: i32 = count.iter().sum();
+    let promoted = (count[Role::Queen.index()] - 1).max(0)
+        + (count[Role::Rook.index()] - 2).max(0)
+        + (count[Role::Knight.index()] - 2).max(0)
+        + (bishops_on[0] - 1).max(0)
+        + (bishops_on[1] - 1).max(0);
+    total > 16 || count[Role::Pawn.index()] > 8 || promoted > 8 - count[Role::Pawn.index()]
+}

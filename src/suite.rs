@@ -1,0 +1,274 @@
+//! Perft suites as data: parsing both common formats and running them against any [`Backend`].
+//!
+//! - EPD lines: `FEN ;D1 20 ;D2 400 …` (FEN with 4 or 6 fields).
+//! - Blocks (shakmaty's `.perft` files): `id NAME`, `epd FEN`, then `perft D N` lines.
+//!
+//! `#` starts a comment line; blank lines are ignored.
+
+use crate::error::{Error, Result};
+use crate::perft::{check_position, Backend};
+use crate::position::Setup;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+
+/// One position of a suite with its expected counts.
+#[derive(Clone, Debug)]
+pub struct SuiteEntry {
+    /// Name (`id` line), if any.
+    pub id: Option<String>,
+    /// The position.
+    pub setup: Setup,
+    /// The FEN as written in the file.
+    pub fen: String,
+    /// 1-based line number of the position in the file.
+    pub line: usize,
+    /// (depth, expected nodes).
+    pub expected: Vec<(u32, u128)>,
+}
+
+fn malformed(file: &str, line: usize, text: &str, why: impl std::fmt::Display) -> Error {
+    Error::Usage(format!(
+        "{file}:{line}: malformed suite line '{}': {why}",
+        text.trim()
+    ))
+}
+
+/// Parse suite text; `file` names it in errors.
+///
+/// # Errors
+/// [`Error::Usage`] naming the file and line of the first malformed line.
+pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
+    let mut entries: Vec<SuiteEntry> = Vec::new();
+    let mut pending_id: Option<String> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("id ") {
+            pending_id = Some(rest.trim().to_string());
+        } else if let Some(rest) = line.strip_prefix("epd ") {
+            let setup = Setup::from_fen(rest).map_err(|e| malformed(file, line_no, raw, e))?;
+            entries.push(SuiteEntry {
+                id: pending_id.take(),
+                setup,
+                fen: rest.trim().to_string(),
+                line: line_no,
+                expected: Vec::new(),
+            });
+        } else if let Some(rest) = line.strip_prefix("perft ") {
+            let entry = entries
+                .last_mut()
+                .ok_or_else(|| malformed(file, line_no, raw, "'perft' before any 'epd'"))?;
+            let mut parts = rest.split_whitespace();
+            let (d, n) = (parts.next(), parts.next());
+            let (Some(d), Some(n), None) = (d, n, parts.next()) else {
+                return Err(malformed(
+                    file,
+                    line_no,
+                    raw,
+                    "expected 'perft DEPTH NODES'",
+                ));
+            };
+            let depth = d
+                .parse()
+                .map_err(|_| malformed(file, line_no, raw, format!("bad depth '{d}'")))?;
+            let nodes = n
+                .parse()
+                .map_err(|_| malformed(file, line_no, raw, format!("bad node count '{n}'")))?;
+            entry.expected.push((depth, nodes));
+        } else if line.contains(';') {
+            let mut parts = line.split(';');
+            let fen = parts.next().unwrap_or("").trim();
+            let setup = Setup::from_fen(fen).map_err(|e| malformed(file, line_no, raw, e))?;
+            let mut expected = Vec::new();
+            for part in parts {
+                let part = part.trim();
+                if part.is_empty() {
+                    continue;
+                }
+                let mut kv = part.split_whitespace();
+                let (k, v) = (kv.next().unwrap_or(""), kv.next());
+                let depth = k
+                    .strip_prefix('D')
+                    .and_then(|d| d.parse().ok())
+                    .ok_or_else(|| {
+                        malformed(
+                            file,
+                            line_no,
+                            raw,
+                            format!("bad depth tag '{k}' (expected D1, D2, …)"),
+                        )
+                    })?;
+                let nodes = v.and_then(|v| v.parse().ok()).ok_or_else(|| {
+                    malformed(file, line_no, raw, format!("bad node count in '{part}'"))
+                })?;
+                expected.push((depth, nodes));
+            }
+            entries.push(SuiteEntry {
+                id: None,
+                setup,
+                fen: fen.to_string(),
+                line: line_no,
+                expected,
+            });
+        } else {
+            return Err(malformed(
+                file,
+                line_no,
+                raw,
+                "expected 'FEN ;D1 N …', 'id', 'epd' or 'perft'",
+            ));
+        }
+    }
+    Ok(entries)
+}
+
+/// Read and parse a suite file.
+///
+/// # Errors
+/// [`Error::Usage`] when the file cannot be read or a line is malformed.
+pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("cannot read suite file '{name}': {e}")))?;
+    parse(&name, &text)
+}
+
+/// Limits on what a suite run computes.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Skip depths deeper than this.
+    pub max_depth: u32,
+    /// Skip depths whose expected count is above this.
+    pub max_nodes: u128,
+}
+
+/// One failed check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    /// The position's FEN.
+    pub fen: String,
+    /// Suite line.
+    pub line: usize,
+    /// Depth checked (0 when the position itself was refused).
+    pub depth: u32,
+    /// Expected count.
+    pub expected: u128,
+    /// Computed count, or none when the position was refused or the backend failed.
+    pub actual: Option<u128>,
+    /// Why, when there is no count.
+    pub error: Option<String>,
+}
+
+/// Totals of a suite run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    /// Checks that matched.
+    pub passed: usize,
+    /// Checks that did not.
+    pub failed: usize,
+    /// Checks skipped by the budget.
+    pub skipped: usize,
+    /// Nodes counted.
+    pub nodes: u128,
+    /// Details of each failure.
+    pub failures: Vec<Failure>,
+}
+
+/// Run every entry within `budget`. Positions run in parallel when the backend allows it.
+pub fn run(
+    entries: &[SuiteEntry],
+    backend: &dyn Backend,
+    budget: Budget,
+    parallel: bool,
+) -> Report {
+    let one = |e: &SuiteEntry| run_entry(e, backend, budget);
+    let reports: Vec<Report> = if parallel {
+        entries.par_iter().map(one).collect()
+    } else {
+        entries.iter().map(one).collect()
+    };
+    let mut total = Report::default();
+    for r in reports {
+        total.passed += r.passed;
+        total.failed += r.failed;
+        total.skipped += r.skipped;
+        total.nodes += r.nodes;
+        total.failures.extend(r.failures);
+    }
+    total
+}
+
+fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
+    let mut r = Report::default();
+    let fail = |depth, expected, actual, error| Failure {
+        fen: e.fen.clone(),
+        line: e.line,
+        depth,
+        expected,
+        actual,
+        error,
+    };
+    if let Err(err) = check_position(&e.setup) {
+        r.failed = e.expected.len().max(1);
+        r.failures.push(fail(0, 0, None, Some(err.to_string())));
+        return r;
+    }
+    for &(depth, expected) in &e.expected {
+        if depth > budget.max_depth || expected > budget.max_nodes {
+            r.skipped += 1;
+            continue;
+        }
+        match backend.perft(&e.setup, depth) {
+            Ok(n) if n == expected => {
+                r.passed += 1;
+                r.nodes += n;
+            }
+            Ok(n) => {
+                r.failed += 1;
+                r.failures.push(fail(depth, expected, Some(n), None));
+            }
+            Err(err) => {
+                r.failed += 1;
+                r.failures
+                    .push(fail(depth, expected, None, Some(err.to_string())));
+            }
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_formats() {
+        let epd = "# c\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400\n";
+        let e = parse("x.epd", epd).unwrap();
+        assert_eq!(e[0].expected, vec![(1, 20), (2, 400)]);
+        assert_eq!(e[0].line, 2);
+        let blocks = "id a\nepd 4k3/8/8/8/8/8/8/4K2R w K -\nperft 1 15\nperft 2 66\n";
+        let b = parse("x.perft", blocks).unwrap();
+        assert_eq!(b[0].id.as_deref(), Some("a"));
+        assert_eq!(b[0].expected, vec![(1, 15), (2, 66)]);
+    }
+
+    #[test]
+    fn malformed_lines_name_file_and_line() {
+        for (text, needle) in [
+            ("8/8/8/8/8/8/8/8 w - - ;X1 3\n", "f.epd:1:"),
+            ("\n8/8/8/8/8/8/8/8 w - - ;D1 x\n", "f.epd:2:"),
+            ("perft 1 2\n", "before any 'epd'"),
+            ("epd 8/8/8/8/8/8/8/8 w - -\nperft 1\n", "f.epd:2:"),
+            ("hello\n", "'hello'"),
+            ("epd 8/8/8 w - -\n", "board"),
+        ] {
+            let err = parse("f.epd", text).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text:?}: {err}");
+        }
+    }
+}
