@@ -7,6 +7,7 @@
 //! - [`reference`]: the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //! - [`perft`]: the [`perft::Backend`] trait, perft, divide and CPW detail statistics;
 //! - [`suite`]: perft suite files and their runner;
+//! - [`verify`]: the per-node cross-check of two generators' legal move sets;
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
@@ -19,5 +20,6 @@ pub mod position;
 pub mod reference;
 pub mod suite;
 pub mod types;
+pub mod verify;
 
 pub use error::{Error, Result};

@@ -3,6 +3,7 @@
 
 mod perft;
 mod suite;
+mod verify;
 
 use crate::backend::{BackendKind, EngineOptions};
 use crate::error::{Error, Result};
@@ -25,6 +26,8 @@ pub enum Command {
     Perft(perft::PerftArgs),
     /// Run a perft suite file (EPD `;D1 n` lines or `id`/`epd`/`perft` blocks).
     Suite(suite::SuiteArgs),
+    /// Compare the legal move sets of two generators at every node of a tree.
+    Verify(verify::VerifyArgs),
 }
 
 /// Where the position comes from.
@@ -136,6 +139,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Perft(a) => perft::run(a),
         Command::Suite(a) => suite::run(a),
+        Command::Verify(a) => verify::run(a),
     }
 }
 

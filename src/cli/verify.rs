@@ -1,0 +1,102 @@
+//! `perftlab verify`: per-node cross-check of a backend's legal move sets against another's.
+
+use super::{init_threads, EngineArgs};
+use crate::backend::{self, BackendKind};
+use crate::error::{Error, Result};
+use crate::perft::check_position;
+use crate::position::Setup;
+use crate::suite;
+use crate::verify::verify;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `perftlab verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Root position in FEN (default: the initial position).
+    #[arg(long, conflicts_with_all = ["startpos", "suite"])]
+    fen: Option<String>,
+    /// The initial position.
+    #[arg(long, conflicts_with = "suite")]
+    startpos: bool,
+    /// Check every position of a suite file.
+    #[arg(long)]
+    suite: Option<PathBuf>,
+    /// Plies below each root whose nodes are checked.
+    #[arg(long)]
+    depth: u32,
+    /// Show castling as king takes rook.
+    #[arg(long)]
+    chess960: bool,
+    /// The generator checked (`--backend`).
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// The generator it is checked against.
+    #[arg(long, value_enum, default_value_t = BackendKind::Reference)]
+    against: BackendKind,
+}
+
+pub fn run(a: VerifyArgs) -> Result<i32> {
+    let roots: Vec<(String, Setup)> = match (&a.suite, &a.fen) {
+        (Some(path), _) => suite::load(path)?
+            .into_iter()
+            .map(|e| (e.fen, e.setup))
+            .collect(),
+        (None, Some(fen)) => vec![(
+            fen.clone(),
+            Setup::from_fen(fen).map_err(|e| Error::Usage(format!("--fen: {e}")))?,
+        )],
+        (None, None) => vec![(Setup::STARTPOS_FEN.to_string(), Setup::startpos())],
+    };
+    let opts = a.engine.options()?;
+    init_threads(opts.threads);
+    let candidate = backend::create(a.engine.backend, &opts)?;
+    let oracle = backend::create(a.against, &opts)?;
+    let mut checked = 0u64;
+    for (fen, setup) in &roots {
+        if let Err(e) = check_position(setup) {
+            if a.suite.is_some() {
+                eprintln!("skipped {fen}: {e}");
+                continue;
+            }
+            return Err(e);
+        }
+        let chess960 = a.chess960 || setup.needs_chess960_notation();
+        let out = verify(
+            setup,
+            a.depth,
+            candidate.as_ref(),
+            oracle.as_ref(),
+            chess960,
+        )?;
+        checked += out.nodes_checked;
+        if let Some(d) = out.difference {
+            println!(
+                "MISMATCH between {} and {}",
+                candidate.name(),
+                oracle.name()
+            );
+            println!("root:    {fen}");
+            println!(
+                "path:    {}",
+                if d.path.is_empty() {
+                    "(root)".to_string()
+                } else {
+                    d.path.join(" ")
+                }
+            );
+            println!("fen:     {}", d.fen);
+            println!("missing: {}", d.missing.join(" "));
+            println!("extra:   {}", d.extra.join(" "));
+            return Ok(1);
+        }
+    }
+    println!(
+        "{} positions checked against {} to depth {}: all legal move sets agree ({} roots)",
+        checked,
+        oracle.name(),
+        a.depth,
+        roots.len()
+    );
+    Ok(0)
+}
