@@ -9,6 +9,8 @@ use clap::ValueEnum;
 pub enum BackendKind {
     /// The simple mailbox oracle (slow, obviously correct).
     Reference,
+    /// WGSL compute kernels on wgpu (Vulkan, Metal, DX12, GL).
+    Gpu,
 }
 
 impl BackendKind {
@@ -37,8 +39,9 @@ pub struct EngineOptions {
 ///
 /// # Errors
 /// [`crate::Error::Backend`] when the backend cannot start (e.g. no GPU adapter).
-pub fn create(kind: BackendKind, _opts: &EngineOptions) -> Result<Box<dyn Backend>> {
+pub fn create(kind: BackendKind, opts: &EngineOptions) -> Result<Box<dyn Backend>> {
     match kind {
         BackendKind::Reference => Ok(Box::new(ReferenceBackend)),
+        BackendKind::Gpu => Ok(Box::new(crate::gpu::GpuBackend::new(opts)?)),
     }
 }

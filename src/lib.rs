@@ -8,6 +8,7 @@
 //! - [`perft`]: the [`perft::Backend`] trait, perft, divide and CPW detail statistics;
 //! - [`suite`]: perft suite files and their runner;
 //! - [`verify`]: the per-node cross-check of two generators' legal move sets;
+//! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
@@ -15,6 +16,7 @@
 pub mod backend;
 pub mod cli;
 pub mod error;
+pub mod gpu;
 pub mod perft;
 pub mod position;
 pub mod reference;
