@@ -18,6 +18,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     g_count = 0u;
+    g_bulk = true;
     gen(positions[i]);
     counts[i] = g_count;
 }

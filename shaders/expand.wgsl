@@ -71,5 +71,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     g_parent = i;
     g_base = offsets[i];
     g_count = 0u;
+    g_bulk = false;
     gen(g_pos);
 }

@@ -4,11 +4,18 @@
 // rook). `gen` calls `emit(m)` once per legal move; each kernel file defines `emit`, and `g_count` holds the
 // number of moves emitted so far.
 //
+// Code size matters: lavapipe (and most drivers) inline every call, and compile time grows fast with size. So
+// the candidate moves of one piece go to a small list and a single loop (`flush`) checks and emits them, and
+// slider attacks loop over directions: `make`, `attackers` and `emit` each appear at one call site.
+//
 // Legality: moves of pieces that are neither the king nor pinned are legal when not in check; every other
 // move (king moves, pinned pieces, any move in check, en passant, castling) is played and the mover's king is
 // tested for attack.
 
 var<private> g_count: u32;
+// Set by kernels that only count (count.wgsl): moves known to be legal are then counted by popcount instead of
+// being emitted one by one.
+var<private> g_bulk: bool;
 
 fn found(m: u32) {
     emit(m);
@@ -30,21 +37,34 @@ fn ray_att(dir: u32, s: u32, occ: BB) -> BB {
     return r ^ tables[T_RAY + dir * 64u + f];
 }
 
-fn rook_att(s: u32, occ: BB) -> BB {
-    return ray_att(0u, s, occ) | ray_att(1u, s, occ) | ray_att(4u, s, occ) | ray_att(5u, s, occ);
+// Slider attacks from `s` along the directions whose bits are set in `dirs` (bit d = direction d).
+fn slider_att(s: u32, occ: BB, dirs: u32) -> BB {
+    var a = BB(0u, 0u);
+    for (var d = 0u; d < 8u; d++) {
+        if ((dirs >> d) & 1u) != 0u {
+            a |= ray_att(d, s, occ);
+        }
+    }
+    return a;
 }
 
-fn bishop_att(s: u32, occ: BB) -> BB {
-    return ray_att(2u, s, occ) | ray_att(3u, s, occ) | ray_att(6u, s, occ) | ray_att(7u, s, occ);
-}
+const ORTHO: u32 = 0x33u; // N, E, S, W
+const DIAG: u32 = 0xCCu; // NE, NW, SW, SE
 
 // Pieces of colour `by` attacking square `s` when the occupancy is `occ`.
 fn attackers(p: Pos, s: u32, by: u32, occ: BB) -> BB {
     var a = tables[T_KNIGHT + s] & p.bb[KNIGHT];
     a |= tables[T_KING + s] & p.bb[KING];
     a |= tables[T_PAWN + 64u * (by ^ 1u) + s] & p.bb[PAWN];
-    a |= rook_att(s, occ) & (p.bb[ROOK] | p.bb[QUEEN]);
-    a |= bishop_att(s, occ) & (p.bb[BISHOP] | p.bb[QUEEN]);
+    let rq = p.bb[ROOK] | p.bb[QUEEN];
+    let bq = p.bb[BISHOP] | p.bb[QUEEN];
+    for (var d = 0u; d < 8u; d++) {
+        var sliders = bq;
+        if ((ORTHO >> d) & 1u) != 0u {
+            sliders = rq;
+        }
+        a |= ray_att(d, s, occ) & sliders;
+    }
     return a & color_bb(p, by) & occ;
 }
 
@@ -129,11 +149,26 @@ fn mover_king_safe(c: Pos) -> bool {
     return !bb_any(attackers(c, king_square(c, mover), turn(c), occupied(c)));
 }
 
-fn try_move(p: Pos, m: u32, careful: bool) {
-    if careful && !mover_king_safe(make(p, m)) {
-        return;
+// Candidate moves of the current piece; bit 16 marks a move that must be played to test legality.
+const CAREFUL: u32 = 0x10000u;
+var<private> g_list: array<u32, 32>;
+var<private> g_len: u32;
+
+fn push(m: u32, careful: bool) {
+    g_list[g_len] = m | select(0u, CAREFUL, careful);
+    g_len += 1u;
+}
+
+// Check and emit the candidates of the list, then empty it.
+fn flush(p: Pos) {
+    for (var i = 0u; i < g_len; i++) {
+        let m = g_list[i];
+        if (m & CAREFUL) != 0u && !mover_king_safe(make(p, m & 0xFFFFu)) {
+            continue;
+        }
+        found(m & 0xFFFFu);
     }
-    found(m);
+    g_len = 0u;
 }
 
 fn first_on_ray(dir: u32, b: BB) -> u32 {
@@ -174,17 +209,14 @@ fn pinned_mask(p: Pos, ksq: u32, us: u32, occ: BB) -> BB {
 }
 
 // A pawn move from `s` to `t`, as four promotions when it reaches the last rank (FIDE 3.7.5).
-fn pawn_to(p: Pos, s: u32, t: u32, promo: bool, careful: bool) {
+fn pawn_to(s: u32, t: u32, promo: bool, careful: bool) {
     if promo {
         let base = (1u << 14u) | (s << 6u) | t;
-        if careful && !mover_king_safe(make(p, base | (3u << 12u))) {
-            return;
-        }
         for (var k = 0u; k < 4u; k++) {
-            found(base | (k << 12u));
+            push(base | (k << 12u), careful);
         }
     } else {
-        try_move(p, (s << 6u) | t, careful);
+        push((s << 6u) | t, careful);
     }
 }
 
@@ -203,9 +235,9 @@ fn gen_pawn(p: Pos, s: u32, us: u32, occ: BB, opp: BB, careful: bool) {
     let promo = rank == promo_rank;
     // FIDE 3.7.1 / 3.7.2: one step forward, or two from the starting rank, onto empty squares.
     if !bb_has(occ, fwd) {
-        pawn_to(p, s, fwd, promo, careful);
+        pawn_to(s, fwd, promo, careful);
         if rank == start_rank && !bb_has(occ, fwd2) {
-            try_move(p, (s << 6u) | fwd2, careful);
+            push((s << 6u) | fwd2, careful);
         }
     }
     // FIDE 3.7.3: diagonal captures.
@@ -213,12 +245,12 @@ fn gen_pawn(p: Pos, s: u32, us: u32, occ: BB, opp: BB, careful: bool) {
     while bb_any(caps) {
         let t = bb_lsb(caps);
         caps = bb_clear_lsb(caps);
-        pawn_to(p, s, t, promo, careful);
+        pawn_to(s, t, promo, careful);
     }
     // FIDE 3.7.4: en passant.
     let ep = ep_square(p);
     if ep < 64u && bb_has(tables[T_PAWN + 64u * us + s], ep) {
-        try_move(p, (2u << 14u) | (s << 6u) | ep, true);
+        push((2u << 14u) | (s << 6u) | ep, true);
     }
 }
 
@@ -251,18 +283,14 @@ fn gen_castling(p: Pos, ksq: u32, us: u32, own: BB, occ: BB) {
         for (var sq = min(rsq, rt); sq <= max(rsq, rt); sq++) {
             blocked = blocked || (sq != ksq && sq != rsq && bb_has(occ, sq));
         }
-        if blocked {
-            continue;
-        }
         // FIDE 3.8.2.2.1: the king's square, the squares it crosses and reaches are not attacked (the
-        // destination is checked again after the move by try_move).
-        for (var sq = min(ksq, kt); sq <= max(ksq, kt); sq++) {
-            blocked = blocked || bb_any(attackers(p, sq, us ^ 1u, occ));
+        // destination is checked again after the move, by flush).
+        for (var sq = min(ksq, kt); sq <= max(ksq, kt) && !blocked; sq++) {
+            blocked = bb_any(attackers(p, sq, us ^ 1u, occ));
         }
-        if blocked {
-            continue;
+        if !blocked {
+            push((3u << 14u) | (ksq << 6u) | rsq, true);
         }
-        try_move(p, (3u << 14u) | (ksq << 6u) | rsq, true);
     }
 }
 
@@ -276,41 +304,46 @@ fn gen(p: Pos) {
     let in_check = bb_any(attackers(p, ksq, us ^ 1u, occ));
     let pinned = pinned_mask(p, ksq, us, occ);
     var pieces = own;
-    while bb_any(pieces) {
-        let s = bb_lsb(pieces);
-        pieces = bb_clear_lsb(pieces);
-        let role = role_at(p, s);
-        let careful = in_check || role == KING || bb_has(pinned, s);
-        if role == PAWN {
-            gen_pawn(p, s, us, occ, opp, careful);
-            continue;
+    g_len = 0u;
+    // One piece per iteration, then castling in a last iteration; flush has a single call site.
+    loop {
+        let last = !bb_any(pieces);
+        if !last {
+            let s = bb_lsb(pieces);
+            pieces = bb_clear_lsb(pieces);
+            let role = role_at(p, s);
+            let careful = in_check || role == KING || bb_has(pinned, s);
+            if role == PAWN {
+                gen_pawn(p, s, us, occ, opp, careful);
+            } else {
+                var targets = tables[T_KING + s];
+                if role == KNIGHT {
+                    targets = tables[T_KNIGHT + s];
+                } else if role != KING {
+                    var dirs = 0xFFu;
+                    if role == BISHOP {
+                        dirs = DIAG;
+                    } else if role == ROOK {
+                        dirs = ORTHO;
+                    }
+                    targets = slider_att(s, occ, dirs);
+                }
+                targets &= ~own;
+                if g_bulk && !careful {
+                    g_count += bb_popcnt(targets);
+                } else {
+                    while bb_any(targets) {
+                        push((s << 6u) | bb_lsb(targets), careful);
+                        targets = bb_clear_lsb(targets);
+                    }
+                }
+            }
+        } else if !in_check {
+            gen_castling(p, ksq, us, own, occ);
         }
-        var targets = BB(0u, 0u);
-        switch role {
-            case 1u: {
-                targets = tables[T_KNIGHT + s];
-            }
-            case 2u: {
-                targets = bishop_att(s, occ);
-            }
-            case 3u: {
-                targets = rook_att(s, occ);
-            }
-            case 4u: {
-                targets = rook_att(s, occ) | bishop_att(s, occ);
-            }
-            default: {
-                targets = tables[T_KING + s];
-            }
+        flush(p);
+        if last {
+            break;
         }
-        targets &= ~own;
-        while bb_any(targets) {
-            let t = bb_lsb(targets);
-            targets = bb_clear_lsb(targets);
-            try_move(p, (s << 6u) | t, careful);
-        }
-    }
-    if !in_check {
-        gen_castling(p, ksq, us, own, occ);
     }
 }
