@@ -251,6 +251,10 @@ fn children(ctx: &mut GpuContext, root: &Setup) -> Result<Vec<Setup>> {
     Ok(moves.iter().map(|&m| reference::play(root, m)).collect())
 }
 
+/// Deepest tree one run counts: its per-root counts are u64 on the GPU, and perft 11 of any realistic position
+/// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
+pub const MAX_RUN_DEPTH: u32 = 11;
+
 /// The perft count of each root to `depth`, splitting depth-first whenever a run does not fit the budget.
 ///
 /// # Errors
@@ -263,6 +267,14 @@ pub fn subtree_counts(
 ) -> Result<Vec<u128>> {
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
+    }
+    if depth > MAX_RUN_DEPTH {
+        let mut out = Vec::with_capacity(roots.len());
+        for root in roots {
+            let kids = children(ctx, root)?;
+            out.push(subtree_counts(ctx, &kids, depth - 1, s)?.iter().sum());
+        }
+        return Ok(out);
     }
     let gpu: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
     match run_tree(ctx, &gpu, depth, false, s)? {
