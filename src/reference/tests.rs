@@ -63,7 +63,8 @@ fn fide_3_7_1_and_3_7_2_pawn_pushes() {
     // Blocked pawn cannot push; double step only from the start rank and only over an empty square.
     assert!(!has("4k3/8/8/8/8/4n3/4P3/4K3 w - - 0 1", "e2e3"));
     assert!(!has("4k3/8/8/8/4n3/8/4P3/4K3 w - - 0 1", "e2e4"));
-    assert!(!has("4k3/8/8/8/4n3/8/4P3/4K3 w - - 0 1", "e2e4"));
+    assert!(has("4k3/8/8/8/4n3/8/4P3/4K3 w - - 0 1", "e2e3"));
+    assert!(has("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e4"));
     assert!(!has("4k3/8/8/8/8/4P3/8/4K3 w - - 0 1", "e3e5"));
 }
 
