@@ -425,6 +425,80 @@ pub fn split_moves(moves: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// An in-process engine: the reference generator's divide, then `tamper` applied to it.
+    struct Mock<F: FnMut(&[String], u32, &mut Divide)>(F);
+
+    impl<F: FnMut(&[String], u32, &mut Divide)> Engine for Mock<F> {
+        fn describe(&self) -> String {
+            "mock".into()
+        }
+        fn divide(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<Divide> {
+            let (_, setup) = prepare_moves(&Setup::from_fen(fen).unwrap(), moves, false)?;
+            let mut d = Divide::default();
+            for (m, n) in crate::perft::ReferenceBackend.divide(&setup, depth)? {
+                d.moves.insert(m.to_uci(false), n);
+                d.total += n;
+            }
+            (self.0)(moves, depth, &mut d);
+            Ok(d)
+        }
+    }
+
+    fn run(tamper: impl FnMut(&[String], u32, &mut Divide)) -> Comparison {
+        let s = Setup::startpos();
+        compare(
+            &mut Mock(tamper),
+            &crate::perft::ReferenceBackend,
+            &s.to_fen(),
+            &[],
+            &s,
+            3,
+            false,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn drill_down_reports_duplicates_and_self_contradictions() {
+        // Honest mock: agreement.
+        assert!(run(|_, _, _| {}).agree);
+        // A move listed twice at depth 1 after e2e4 e7e5 (and so counted once more in each count above it):
+        // the move sets agree everywhere, the count is wrong there.
+        let c = run(|moves, _, d| {
+            let next = match moves.len() {
+                0 => "e2e4",
+                1 if moves == ["e2e4"] => "e7e5",
+                2 if moves == ["e2e4", "e7e5"] => "d1h5",
+                _ => return,
+            };
+            *d.moves.get_mut(next).unwrap() += 1;
+            d.total += 1;
+        });
+        assert!(!c.agree);
+        assert_eq!(c.path, ["e2e4", "e7e5"]);
+        assert_eq!(c.failing_depth, 1);
+        assert!(c.missing.is_empty() && c.extra.is_empty());
+        assert_eq!(
+            c.wrong_counts,
+            [WrongCount {
+                mv: "d1h5".into(),
+                engine: 2,
+                perftlab: 1
+            }]
+        );
+        // The root count of g1f3 is off, but the engine's own divide after g1f3 is right: the fault is
+        // reported at the root, on g1f3.
+        let c = run(|moves, depth, d| {
+            if moves.is_empty() && depth == 3 {
+                *d.moves.get_mut("g1f3").unwrap() -= 5;
+                d.total -= 5;
+            }
+        });
+        assert_eq!((c.path.len(), c.failing_depth), (0, 3));
+        assert_eq!(c.wrong_counts[0].mv, "g1f3");
+        assert_eq!(c.engine_nodes + 5, c.nodes);
+    }
+
     #[test]
     fn splits_commands_like_a_shell() {
         assert_eq!(
