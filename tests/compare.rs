@@ -168,6 +168,9 @@ fn fake_engine_without_bugs_agrees() {
         ),
         ("8/8/8/8/4p3/8/3PK3/k7 w - - 0 1", "3"),
         ("k7/5r2/8/8/8/8/8/R3K2R b KQ - 0 1", "3"),
+        ("4k3/8/8/8/8/8/r7/4K3 b - - 0 1", "4"),
+        ("4k3/4r3/8/8/8/8/4N3/4K3 b - - 0 1", "3"),
+        ("8/P7/8/8/8/8/8/k1K5 b - - 0 1", "3"),
     ] {
         let (code, v) = json(&[
             "compare",
@@ -182,6 +185,21 @@ fn fake_engine_without_bugs_agrees() {
         assert_eq!(code, 0, "{fen}: {v}");
         assert_eq!(v["agree"], true);
     }
+    // The same random positions the grouping test below uses: no failure without planted bugs.
+    let (code, v) = json(&[
+        "stress",
+        "--engine",
+        &fake(""),
+        "--positions",
+        "30",
+        "--seed",
+        "1",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["agree"], true);
 }
 
 /// A planted bug and what `compare` must report: bug, root, path, failing FEN (4 fields), missing, extra,
@@ -198,7 +216,7 @@ type Planted = (
 
 #[test]
 fn compare_finds_each_planted_bug_at_the_exact_position_and_move() {
-    let cases: [Planted; 4] = [
+    let cases: [Planted; 5] = [
         (
             "ep-check",
             "8/8/8/8/4p3/8/3PK3/k7 w - - 0 1",
@@ -235,6 +253,15 @@ fn compare_finds_each_planted_bug_at_the_exact_position_and_move() {
             &[],
             &["e2c1", "e2c3", "e2d4", "e2f4", "e2g1", "e2g3"],
             "pin",
+        ),
+        (
+            "evasion",
+            "4k3/8/8/8/8/8/r7/4K3 b - - 0 1",
+            &["a2a1"],
+            "4k3/8/8/8/8/8/8/r3K3 w - -",
+            &[],
+            &["e1f1"],
+            "check_evasion",
         ),
     ];
     for (bug, root, path, fen, missing, extra, kind) in cases {
@@ -312,7 +339,7 @@ fn compare_drills_down_through_two_plies() {
 
 #[test]
 fn stress_groups_failures_by_move_kind() {
-    let engine = format!("python3 {FAKE} --bug no-underpromotion --bug pin");
+    let engine = format!("python3 {FAKE} --bug no-underpromotion --bug pin --bug evasion");
     let (code, v) = json(&[
         "stress",
         "--engine",
@@ -328,7 +355,7 @@ fn stress_groups_failures_by_move_kind() {
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["agree"], false);
     let kinds: Vec<&String> = v["by_kind"].as_object().unwrap().keys().collect();
-    assert_eq!(kinds, ["pin", "promotion"], "{v}");
+    assert_eq!(kinds, ["check_evasion", "pin", "promotion"], "{v}");
     assert_eq!(
         v["failed"].as_u64().unwrap() as usize,
         v["failures"].as_array().unwrap().len()
