@@ -503,3 +503,37 @@ fn engines_that_die_hang_or_print_garbage_get_clear_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("--moves") && err.contains("e2e5"), "{err}");
 }
+
+#[test]
+fn a_suite_run_goes_on_after_an_engine_failure() {
+    let dir = std::env::temp_dir().join(format!("perftlab-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("three.epd");
+    std::fs::write(
+        &suite,
+        format!(
+            "{KIWIPETE} ;D1 48\n8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1 ;D1 14\n4k3/8/8/8/8/8/8/4K3 w - - 0 1 ;D1 5\n"
+        ),
+    )
+    .unwrap();
+    let garbage = format!("python3 {FAKE} --garbage");
+    let (code, out, err) = run(&[
+        "compare",
+        "--engine",
+        &garbage,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 2, "{out} {err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let errors = strings(&v["engine_errors"]);
+    assert_eq!(errors.len(), 3, "{v}");
+    assert!(
+        errors[2].contains("three.epd:3:") && errors[2].contains(": lots"),
+        "{v}"
+    );
+}

@@ -111,7 +111,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 continue;
             }
             let fen = e.setup.to_fen();
-            let c = compare::compare(
+            let c = match compare::compare(
                 engine.as_mut(),
                 ours.as_ref(),
                 &fen,
@@ -119,7 +119,20 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 &e.setup,
                 a.depth,
                 chess960,
-            )?;
+            ) {
+                Ok(c) => c,
+                // The engine failed on this position (some crash on impossible ones): report it, start a
+                // fresh engine and go on; the run then ends with exit 2.
+                Err(Error::Backend(msg)) => {
+                    bar.suspend(|| eprintln!("{}:{}: {msg}", path.display(), e.line));
+                    summary
+                        .engine_errors
+                        .push(format!("{}:{}: {msg}", path.display(), e.line));
+                    engine = compare::start(a.protocol, &a.engine, chess960, timeout)?;
+                    continue;
+                }
+                Err(other) => return Err(other),
+            };
             if !c.agree && !a.json {
                 bar.suspend(|| {
                     println!("{}:{}:", path.display(), e.line);
@@ -131,7 +144,13 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         }
         bar.finish_and_clear();
         print_summary(&summary, a.json);
-        return Ok(if summary.failures.is_empty() { 0 } else { 1 });
+        return Ok(if !summary.engine_errors.is_empty() {
+            2
+        } else if summary.failures.is_empty() {
+            0
+        } else {
+            1
+        });
     }
     let root = a.position.setup()?;
     check_position(&root)?;

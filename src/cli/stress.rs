@@ -69,6 +69,8 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
 pub(crate) struct Summary {
     pub compared: u64,
     pub skipped: u64,
+    /// Positions where the engine failed (died, hung, garbage), with the message (suites only).
+    pub engine_errors: Vec<String>,
     pub nodes: u128,
     pub failures: Vec<Comparison>,
 }
@@ -104,6 +106,7 @@ pub(crate) fn print_summary(s: &Summary, as_json: bool) {
             "agree": s.failures.is_empty(),
             "positions": s.compared,
             "skipped": s.skipped,
+            "engine_errors": s.engine_errors,
             "failed": s.failures.len(),
             "nodes": s.nodes,
             "by_kind": by_kind,
@@ -119,6 +122,12 @@ pub(crate) fn print_summary(s: &Summary, as_json: bool) {
         s.failures.len(),
         s.skipped
     );
+    if !s.engine_errors.is_empty() {
+        println!(
+            "{} positions where the engine failed (see stderr)",
+            s.engine_errors.len()
+        );
+    }
     if !by_kind.is_empty() {
         let parts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
         println!("failures by kind: {}", parts.join(", "));
