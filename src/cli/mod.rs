@@ -1,6 +1,7 @@
 //! The `perftlab` command line (clap derive). Each subcommand lives in its own module; this one parses,
 //! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
 
+mod bench;
 mod perft;
 mod suite;
 mod verify;
@@ -28,6 +29,8 @@ pub enum Command {
     Suite(suite::SuiteArgs),
     /// Compare the legal move sets of two generators at every node of a tree.
     Verify(verify::VerifyArgs),
+    /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
+    Bench(bench::BenchArgs),
 }
 
 /// Where the position comes from.
@@ -140,6 +143,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Perft(a) => perft::run(a),
         Command::Suite(a) => suite::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 

@@ -278,7 +278,7 @@ fn add_leaf(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
     };
     if checkers != 0 {
         stats.checks += 1;
-        stats.discovered_checks += (checkers & !(1u64 << mover) != 0) as u64;
+        stats.discovered_checks += (checkers.count_ones() == 1 && checkers != 1u64 << mover) as u64;
         stats.double_checks += (checkers.count_ones() >= 2) as u64;
     }
     let mut c = Counter(0);
