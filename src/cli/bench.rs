@@ -144,20 +144,23 @@ impl Stockfish {
         }
     }
 
-    /// (nodes, seconds) of `go perft depth`, timed from the command to the result line.
-    fn perft(&mut self, fen: &str, depth: u32) -> Result<(u128, f64)> {
+    /// (nodes, wall seconds, CPU seconds) of `go perft depth`, timed from the command to the result line.
+    fn perft(&mut self, fen: &str, depth: u32) -> Result<(u128, f64, f64)> {
         self.send(&format!("position fen {fen}\nisready"))?;
         self.wait_for("readyok")?;
+        let pid = Some(self.child.id());
+        let cpu0 = cpu_seconds(pid).unwrap_or(0.0);
         let start = Instant::now();
         self.send(&format!("go perft {depth}"))?;
         let line = self.wait_for("Nodes searched:")?;
         let seconds = start.elapsed().as_secs_f64();
+        let cpu = cpu_seconds(pid).unwrap_or(0.0) - cpu0;
         let nodes = line
             .trim_start_matches("Nodes searched:")
             .trim()
             .parse()
             .map_err(|_| Error::Backend(format!("stockfish: cannot read '{line}'")))?;
-        Ok((nodes, seconds))
+        Ok((nodes, seconds, cpu))
     }
 }
 
@@ -168,8 +171,31 @@ impl Drop for Stockfish {
     }
 }
 
+/// CPU time (user + system, all threads) of a process so far, from `/proc/PID/stat` (Linux; 10 ms ticks).
+/// `None` elsewhere. Under a loaded machine wall time overstates both programs' cost; CPU time does not.
+fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
+    let path = match pid {
+        Some(p) => format!("/proc/{p}/stat"),
+        None => "/proc/self/stat".to_string(),
+    };
+    let text = std::fs::read_to_string(path).ok()?;
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    let rest = &text[text.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn mnps(nodes: u128, seconds: f64) -> f64 {
     nodes as f64 / seconds.max(1e-9) / 1e6
+}
+
+/// Totals of one side of the comparison.
+#[derive(Default)]
+struct Totals {
+    nodes: u128,
+    seconds: f64,
+    cpu: f64,
 }
 
 pub fn run(a: BenchArgs) -> Result<i32> {
@@ -180,18 +206,21 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         None => None,
     };
     let mut rows = Vec::new();
-    let (mut nodes, mut seconds, mut sf_seconds) = (0u128, 0f64, 0f64);
+    let (mut ours, mut theirs) = (Totals::default(), Totals::default());
     let mut name = "";
     let mut failed = false;
     if !a.json {
         let sf_head = if stockfish.is_some() {
-            format!("  {:>9} {:>9} {:>6}", "sf s", "sf Mn/s", "ratio")
+            format!(
+                "  {:>8} {:>8} {:>8} {:>6} {:>6}",
+                "sf s", "sf cpu s", "sf Mn/s", "ratio", "cpu ×"
+            )
         } else {
             String::new()
         };
         println!(
-            "{:<9} {:>5} {:>13} {:>9} {:>9}{sf_head}",
-            "position", "depth", "nodes", "seconds", "Mnodes/s"
+            "{:<9} {:>5} {:>13} {:>8} {:>8} {:>8}{sf_head}",
+            "position", "depth", "nodes", "seconds", "cpu s", "Mnodes/s"
         );
     }
     for p in &POSITIONS {
@@ -201,9 +230,11 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         // A fresh backend per position: its hash table starts empty, as in a separate run.
         let engine = backend::create(a.engine.backend, &opts)?;
         name = engine.name();
+        let cpu0 = cpu_seconds(None).unwrap_or(0.0);
         let start = Instant::now();
         let n = engine.perft(&setup, depth)?;
         let s = start.elapsed().as_secs_f64();
+        let cpu = cpu_seconds(None).unwrap_or(0.0) - cpu0;
         drop(engine);
         if n != expected {
             eprintln!(
@@ -212,37 +243,49 @@ pub fn run(a: BenchArgs) -> Result<i32> {
             );
             failed = true;
         }
-        nodes += n;
-        seconds += s;
+        ours.nodes += n;
+        ours.seconds += s;
+        ours.cpu += cpu;
         let sf = match stockfish.as_mut() {
             Some(sf) => {
-                let (sn, ss) = sf.perft(p.fen, depth)?;
+                let (sn, ss, sc) = sf.perft(p.fen, depth)?;
                 if sn != expected {
                     eprintln!("error: stockfish {} depth {depth}: got {sn}", p.name);
                     failed = true;
                 }
-                sf_seconds += ss;
-                Some(ss)
+                theirs.nodes += sn;
+                theirs.seconds += ss;
+                theirs.cpu += sc;
+                Some((ss, sc))
             }
             None => None,
         };
         if !a.json {
-            let sf_cols = sf.map_or(String::new(), |ss| {
-                format!("  {ss:>9.3} {:>9.1} {:>6.2}", mnps(n, ss), ss / s.max(1e-9))
+            let sf_cols = sf.map_or(String::new(), |(ss, sc)| {
+                format!(
+                    "  {ss:>8.3} {sc:>8.2} {:>8.1} {:>6.2} {:>6.2}",
+                    mnps(n, ss),
+                    ss / s.max(1e-9),
+                    sc / cpu.max(0.01)
+                )
             });
             println!(
-                "{:<9} {depth:>5} {n:>13} {s:>9.3} {:>9.1}{sf_cols}",
+                "{:<9} {depth:>5} {n:>13} {s:>8.3} {cpu:>8.2} {:>8.1}{sf_cols}",
                 p.name,
                 mnps(n, s)
             );
         }
         rows.push(json!({
-            "name": p.name, "fen": p.fen, "depth": depth, "nodes": n, "seconds": s,
+            "name": p.name, "fen": p.fen, "depth": depth, "nodes": n, "seconds": s, "cpu_seconds": cpu,
             "nps": n as f64 / s.max(1e-9),
-            "stockfish_seconds": sf,
+            "stockfish_seconds": sf.map(|x| x.0),
+            "stockfish_cpu_seconds": sf.map(|x| x.1),
         }));
     }
-    let ratio = (stockfish.is_some()).then(|| sf_seconds / seconds.max(1e-9));
+    let ratio = stockfish
+        .is_some()
+        .then(|| theirs.seconds / ours.seconds.max(1e-9));
+    let cpu_ratio = stockfish.is_some().then(|| theirs.cpu / ours.cpu.max(0.01));
     if a.json {
         println!(
             "{}",
@@ -253,27 +296,42 @@ pub fn run(a: BenchArgs) -> Result<i32> {
                 "merge": opts.merge,
                 "quick": a.quick,
                 "positions": rows,
-                "total": {"nodes": nodes, "seconds": seconds, "nps": nodes as f64 / seconds.max(1e-9)},
-                "stockfish": ratio.map(|_| json!({"seconds": sf_seconds, "nps": nodes as f64 / sf_seconds.max(1e-9)})),
+                "total": {
+                    "nodes": ours.nodes, "seconds": ours.seconds, "cpu_seconds": ours.cpu,
+                    "nps": ours.nodes as f64 / ours.seconds.max(1e-9),
+                },
+                "stockfish": ratio.map(|_| json!({
+                    "seconds": theirs.seconds, "cpu_seconds": theirs.cpu,
+                    "nps": theirs.nodes as f64 / theirs.seconds.max(1e-9),
+                })),
                 "ratio": ratio,
+                "cpu_time_ratio": cpu_ratio,
                 "ok": !failed,
             })
         );
     } else {
-        let sf_cols = ratio.map_or(String::new(), |r| {
-            format!(
-                "  {sf_seconds:>9.3} {:>9.1} {r:>6.2}",
-                mnps(nodes, sf_seconds)
-            )
-        });
+        let sf_cols = match (ratio, cpu_ratio) {
+            (Some(r), Some(c)) => format!(
+                "  {:>8.3} {:>8.2} {:>8.1} {r:>6.2} {c:>6.2}",
+                theirs.seconds,
+                theirs.cpu,
+                mnps(theirs.nodes, theirs.seconds)
+            ),
+            _ => String::new(),
+        };
         println!(
-            "{:<9} {:>5} {nodes:>13} {seconds:>9.3} {:>9.1}{sf_cols}",
+            "{:<9} {:>5} {:>13} {:>8.3} {:>8.2} {:>8.1}{sf_cols}",
             "total",
             "",
-            mnps(nodes, seconds)
+            ours.nodes,
+            ours.seconds,
+            ours.cpu,
+            mnps(ours.nodes, ours.seconds)
         );
-        if let Some(r) = ratio {
-            println!("{name} is {r:.2}x Stockfish's aggregate nodes/s");
+        if let (Some(r), Some(c)) = (ratio, cpu_ratio) {
+            println!(
+                "{name} is {r:.2}x Stockfish's aggregate nodes/s by wall time, {c:.2}x by CPU time"
+            );
         }
     }
     Ok(if failed { 1 } else { 0 })
