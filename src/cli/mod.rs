@@ -3,6 +3,7 @@
 
 mod analyze;
 mod compare;
+mod bench;
 mod perft;
 mod perftree;
 mod stress;
@@ -44,6 +45,8 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Print a CPW-style perft table (nodes, captures, e.p., castles, promotions, checks, mates per depth).
     Table(table::TableArgs),
+    /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
+    Bench(bench::BenchArgs),
 }
 
 /// Where the position comes from.
@@ -161,6 +164,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Perftree(a) => perftree::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Table(a) => table::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 
