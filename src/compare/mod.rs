@@ -278,6 +278,33 @@ pub fn compare(
     depth: u32,
     chess960: bool,
 ) -> Result<Comparison> {
+    compare_with_progress(
+        engine,
+        backend,
+        root_fen,
+        prefix,
+        start,
+        depth,
+        chess960,
+        &mut |_, _| {},
+    )
+}
+
+/// [`compare`], calling `progress(path, depth)` before each level of the drill-down.
+///
+/// # Errors
+/// An engine or backend failure.
+#[allow(clippy::too_many_arguments)]
+pub fn compare_with_progress(
+    engine: &mut dyn Engine,
+    backend: &dyn Backend,
+    root_fen: &str,
+    prefix: &[String],
+    start: &Setup,
+    depth: u32,
+    chess960: bool,
+    progress: &mut dyn FnMut(&[String], u32),
+) -> Result<Comparison> {
     if depth == 0 {
         return Err(Error::Usage(
             "--depth: '0' cannot be compared (use 1 or more)".into(),
@@ -291,6 +318,7 @@ pub fn compare(
     // Where we came from, for a count that no longer differs one ply deeper.
     let mut parent: Option<(Setup, WrongCount, u32)> = None;
     loop {
+        progress(&path, d);
         let (ours, legal) = our_divide(backend, &cur, d, chess960)?;
         let theirs = engine.divide(root_fen, &sent, d)?;
         let our_total: u128 = ours.values().sum();
