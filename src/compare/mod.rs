@@ -123,11 +123,12 @@ pub fn split_command(text: &str) -> Result<Vec<String>> {
     Ok(words)
 }
 
-/// Whether `text` looks like a UCI move (`e2e4`, `e7e8q`, also `0000`-free): two squares and an optional
+/// Whether `text` looks like a UCI move (`e2e4`, `e7e8q`): two squares and an optional
 /// promotion letter.
 pub fn looks_like_uci(text: &str) -> bool {
     let b = text.as_bytes();
-    (b.len() == 4 || (b.len() == 5 && b"nbrqNBRQ".contains(&b[4])))
+    text.is_ascii()
+        && (b.len() == 4 || (b.len() == 5 && b"nbrqNBRQ".contains(&b[4])))
         && Square::parse(&text[0..2]).is_some()
         && Square::parse(&text[2..4]).is_some()
 }
@@ -551,5 +552,6 @@ mod tests {
         assert_eq!(classify(&s, "e2d2"), FailureKind::Pin);
         assert_eq!(classify(&s, "e1f1"), FailureKind::Other);
         assert!(looks_like_uci("e7e8q") && !looks_like_uci("e7e8x") && !looks_like_uci("Nodes"));
+        assert!(!looks_like_uci("aé4x") && !looks_like_uci("é2e4"));
     }
 }
