@@ -321,7 +321,7 @@ pub fn compare_with_progress(
     loop {
         progress(&path, d);
         let (ours, legal) = our_divide(backend, &cur, d, chess960)?;
-        let theirs = engine.divide(root_fen, &sent, d)?;
+        let theirs = same_castling_notation(engine.divide(root_fen, &sent, d)?, &legal, chess960);
         let our_total: u128 = ours.values().sum();
         let (engine_nodes, nodes) = *totals.get_or_insert((theirs.total, our_total));
         let missing: Vec<String> = ours
@@ -413,6 +413,32 @@ pub fn compare_with_progress(
         path.push(first.mv);
         d -= 1;
     }
+}
+
+/// Write the engine's castling moves in perftlab's notation when it used the other one (king to its target
+/// square instead of king takes rook, or the reverse): the comparison is about move generation, and perftree
+/// scripts have no way to learn which notation is wanted. A text that is also a plain king move stays as it is.
+fn same_castling_notation(
+    mut theirs: Divide,
+    legal: &BTreeMap<String, Move>,
+    chess960: bool,
+) -> Divide {
+    let moves: Vec<Move> = legal.values().copied().collect();
+    let renamed: Vec<(String, String)> = theirs
+        .moves
+        .keys()
+        .filter(|k| !legal.contains_key(*k))
+        .filter_map(|k| {
+            let m = Move::find_uci(&moves, k)?;
+            (m.kind() == crate::types::MoveKind::Castling).then(|| (k.clone(), m.to_uci(chess960)))
+        })
+        .collect();
+    for (from, to) in renamed {
+        if let Some(n) = theirs.moves.remove(&from) {
+            *theirs.moves.entry(to).or_insert(0) += n;
+        }
+    }
+    theirs
 }
 
 /// Turn `--moves` (UCI in either castling notation) into legal moves from `root`, written in the notation
@@ -526,6 +552,39 @@ mod tests {
         assert_eq!((c.path.len(), c.failing_depth), (0, 3));
         assert_eq!(c.wrong_counts[0].mv, "g1f3");
         assert_eq!(c.engine_nodes + 5, c.nodes);
+    }
+
+    #[test]
+    fn castling_in_the_other_notation_is_the_same_move() {
+        let s = Setup::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        for (ours, theirs) in [(true, false), (false, true)] {
+            let c = compare(
+                &mut Mock(|_: &[String], _, d: &mut Divide| {
+                    d.moves = std::mem::take(&mut d.moves)
+                        .into_iter()
+                        .map(|(k, n)| {
+                            let k = match (k.as_str(), theirs) {
+                                ("e1g1", true) => "e1h1".to_string(),
+                                ("e1c1", true) => "e1a1".to_string(),
+                                _ => k,
+                            };
+                            (k, n)
+                        })
+                        .collect();
+                }),
+                &crate::perft::ReferenceBackend,
+                &s.to_fen(),
+                &[],
+                &s,
+                1,
+                ours,
+            )
+            .unwrap();
+            assert!(
+                c.agree,
+                "perftlab chess960={ours}, engine chess960={theirs}: {c:?}"
+            );
+        }
     }
 
     #[test]
