@@ -9,11 +9,13 @@ use clap::ValueEnum;
 pub enum BackendKind {
     /// The simple mailbox oracle (slow, obviously correct).
     Reference,
+    /// The fast bitboard generator on all cores, with hash table and transposition merging.
+    Cpu,
 }
 
 impl BackendKind {
     /// The default backend of every command.
-    pub const DEFAULT: BackendKind = BackendKind::Reference;
+    pub const DEFAULT: BackendKind = BackendKind::Cpu;
 }
 
 /// Options every backend may use; each ignores what does not apply to it.
@@ -37,8 +39,13 @@ pub struct EngineOptions {
 ///
 /// # Errors
 /// [`crate::Error::Backend`] when the backend cannot start (e.g. no GPU adapter).
-pub fn create(kind: BackendKind, _opts: &EngineOptions) -> Result<Box<dyn Backend>> {
+pub fn create(kind: BackendKind, opts: &EngineOptions) -> Result<Box<dyn Backend>> {
     match kind {
         BackendKind::Reference => Ok(Box::new(ReferenceBackend)),
+        BackendKind::Cpu => Ok(Box::new(crate::fast::CpuBackend::new(
+            opts.hash_mb,
+            opts.threads,
+            opts.merge,
+        )?)),
     }
 }
