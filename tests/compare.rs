@@ -398,6 +398,22 @@ fn script_protocol_finds_the_planted_bug_and_perftree_mode_agrees() {
     ]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["agree"], true);
+    // And for stress, with Chess960 starts (castling as king takes rook on both sides).
+    let (code, v) = json(&[
+        "stress",
+        "--protocol",
+        "script",
+        "--engine",
+        &me,
+        "--chess960",
+        "--positions",
+        "10",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["positions"], 10);
 }
 
 #[test]

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::perft::check_position;
 use crate::suite;
 use clap::Args;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -43,6 +44,16 @@ pub struct CompareArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub backend: EngineArgs,
+}
+
+/// A spinner on stderr for one comparison, hidden when stderr is not a terminal or with `--quiet`.
+fn spinner(quiet: bool) -> indicatif::ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let s = indicatif::ProgressBar::new_spinner();
+    s.enable_steady_tick(Duration::from_millis(120));
+    s
 }
 
 /// Parse `--timeout`.
@@ -159,7 +170,8 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     let (prefix, start) = compare::prepare_moves(&root, &moves, chess960)?;
     check_position(&start)?;
     let mut engine = compare::start(a.protocol, &a.engine, chess960, timeout)?;
-    let c = compare::compare(
+    let spinner = spinner(a.quiet);
+    let c = compare::compare_with_progress(
         engine.as_mut(),
         ours.as_ref(),
         &root.to_fen(),
@@ -167,7 +179,15 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         &start,
         a.depth,
         chess960,
+        &mut |path, d| {
+            spinner.set_message(if path.is_empty() {
+                format!("comparing the root at depth {d}")
+            } else {
+                format!("drilling down: {} at depth {d}", path.join(" "))
+            })
+        },
     )?;
+    spinner.finish_and_clear();
     if a.json {
         println!("{}", serde_json::to_string(&c).expect("serializable"));
     } else {

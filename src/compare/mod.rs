@@ -123,11 +123,12 @@ pub fn split_command(text: &str) -> Result<Vec<String>> {
     Ok(words)
 }
 
-/// Whether `text` looks like a UCI move (`e2e4`, `e7e8q`, also `0000`-free): two squares and an optional
+/// Whether `text` looks like a UCI move (`e2e4`, `e7e8q`): two squares and an optional
 /// promotion letter.
 pub fn looks_like_uci(text: &str) -> bool {
     let b = text.as_bytes();
-    (b.len() == 4 || (b.len() == 5 && b"nbrqNBRQ".contains(&b[4])))
+    text.is_ascii()
+        && (b.len() == 4 || (b.len() == 5 && b"nbrqNBRQ".contains(&b[4])))
         && Square::parse(&text[0..2]).is_some()
         && Square::parse(&text[2..4]).is_some()
 }
@@ -278,6 +279,33 @@ pub fn compare(
     depth: u32,
     chess960: bool,
 ) -> Result<Comparison> {
+    compare_with_progress(
+        engine,
+        backend,
+        root_fen,
+        prefix,
+        start,
+        depth,
+        chess960,
+        &mut |_, _| {},
+    )
+}
+
+/// [`compare`], calling `progress(path, depth)` before each level of the drill-down.
+///
+/// # Errors
+/// An engine or backend failure.
+#[allow(clippy::too_many_arguments)]
+pub fn compare_with_progress(
+    engine: &mut dyn Engine,
+    backend: &dyn Backend,
+    root_fen: &str,
+    prefix: &[String],
+    start: &Setup,
+    depth: u32,
+    chess960: bool,
+    progress: &mut dyn FnMut(&[String], u32),
+) -> Result<Comparison> {
     if depth == 0 {
         return Err(Error::Usage(
             "--depth: '0' cannot be compared (use 1 or more)".into(),
@@ -291,8 +319,9 @@ pub fn compare(
     // Where we came from, for a count that no longer differs one ply deeper.
     let mut parent: Option<(Setup, WrongCount, u32)> = None;
     loop {
+        progress(&path, d);
         let (ours, legal) = our_divide(backend, &cur, d, chess960)?;
-        let theirs = engine.divide(root_fen, &sent, d)?;
+        let theirs = same_castling_notation(engine.divide(root_fen, &sent, d)?, &legal, chess960);
         let our_total: u128 = ours.values().sum();
         let (engine_nodes, nodes) = *totals.get_or_insert((theirs.total, our_total));
         let missing: Vec<String> = ours
@@ -384,6 +413,32 @@ pub fn compare(
         path.push(first.mv);
         d -= 1;
     }
+}
+
+/// Write the engine's castling moves in perftlab's notation when it used the other one (king to its target
+/// square instead of king takes rook, or the reverse): the comparison is about move generation, and perftree
+/// scripts have no way to learn which notation is wanted. A text that is also a plain king move stays as it is.
+fn same_castling_notation(
+    mut theirs: Divide,
+    legal: &BTreeMap<String, Move>,
+    chess960: bool,
+) -> Divide {
+    let moves: Vec<Move> = legal.values().copied().collect();
+    let renamed: Vec<(String, String)> = theirs
+        .moves
+        .keys()
+        .filter(|k| !legal.contains_key(*k))
+        .filter_map(|k| {
+            let m = Move::find_uci(&moves, k)?;
+            (m.kind() == crate::types::MoveKind::Castling).then(|| (k.clone(), m.to_uci(chess960)))
+        })
+        .collect();
+    for (from, to) in renamed {
+        if let Some(n) = theirs.moves.remove(&from) {
+            *theirs.moves.entry(to).or_insert(0) += n;
+        }
+    }
+    theirs
 }
 
 /// Turn `--moves` (UCI in either castling notation) into legal moves from `root`, written in the notation
@@ -500,6 +555,39 @@ mod tests {
     }
 
     #[test]
+    fn castling_in_the_other_notation_is_the_same_move() {
+        let s = Setup::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        for (ours, theirs) in [(true, false), (false, true)] {
+            let c = compare(
+                &mut Mock(|_: &[String], _, d: &mut Divide| {
+                    d.moves = std::mem::take(&mut d.moves)
+                        .into_iter()
+                        .map(|(k, n)| {
+                            let k = match (k.as_str(), theirs) {
+                                ("e1g1", true) => "e1h1".to_string(),
+                                ("e1c1", true) => "e1a1".to_string(),
+                                _ => k,
+                            };
+                            (k, n)
+                        })
+                        .collect();
+                }),
+                &crate::perft::ReferenceBackend,
+                &s.to_fen(),
+                &[],
+                &s,
+                1,
+                ours,
+            )
+            .unwrap();
+            assert!(
+                c.agree,
+                "perftlab chess960={ours}, engine chess960={theirs}: {c:?}"
+            );
+        }
+    }
+
+    #[test]
     fn splits_commands_like_a_shell() {
         assert_eq!(
             split_command("python3 'a b.py' --bug \"ep check\" x\\ y").unwrap(),
@@ -523,5 +611,6 @@ mod tests {
         assert_eq!(classify(&s, "e2d2"), FailureKind::Pin);
         assert_eq!(classify(&s, "e1f1"), FailureKind::Other);
         assert!(looks_like_uci("e7e8q") && !looks_like_uci("e7e8x") && !looks_like_uci("Nodes"));
+        assert!(!looks_like_uci("aé4x") && !looks_like_uci("é2e4"));
     }
 }
