@@ -2,8 +2,9 @@
 //! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
 
 mod analyze;
-mod compare;
 mod bench;
+mod compare;
+mod devices;
 mod perft;
 mod perftree;
 mod stress;
@@ -47,6 +48,8 @@ pub enum Command {
     Table(table::TableArgs),
     /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
     Bench(bench::BenchArgs),
+    /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
+    Devices(devices::DevicesArgs),
 }
 
 /// Where the position comes from.
@@ -165,6 +168,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Analyze(a) => analyze::run(a),
         Command::Table(a) => table::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Devices(a) => devices::run(a),
     }
 }
 
