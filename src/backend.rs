@@ -9,13 +9,15 @@ use clap::ValueEnum;
 pub enum BackendKind {
     /// The simple mailbox oracle (slow, obviously correct).
     Reference,
+    /// The fast bitboard generator on all cores, with hash table and transposition merging.
+    Cpu,
     /// WGSL compute kernels on wgpu (Vulkan, Metal, DX12, GL).
     Gpu,
 }
 
 impl BackendKind {
     /// The default backend of every command.
-    pub const DEFAULT: BackendKind = BackendKind::Reference;
+    pub const DEFAULT: BackendKind = BackendKind::Cpu;
 }
 
 /// Options every backend may use; each ignores what does not apply to it.
@@ -42,6 +44,11 @@ pub struct EngineOptions {
 pub fn create(kind: BackendKind, opts: &EngineOptions) -> Result<Box<dyn Backend>> {
     match kind {
         BackendKind::Reference => Ok(Box::new(ReferenceBackend)),
+        BackendKind::Cpu => Ok(Box::new(crate::fast::CpuBackend::new(
+            opts.hash_mb,
+            opts.threads,
+            opts.merge,
+        )?)),
         BackendKind::Gpu => Ok(Box::new(crate::gpu::GpuBackend::new(opts)?)),
     }
 }

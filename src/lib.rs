@@ -5,22 +5,30 @@
 //! - [`types`]: squares, pieces, packed moves, castling rights;
 //! - [`position`]: [`position::Setup`] (plain data), FEN/EPD, validity checks (FIDE 3.10.3);
 //! - [`reference`]: the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
+//! - [`fast`]: the fast CPU backend (bitboards, bulk counting, lock-free hash table, rayon, merging);
 //! - [`perft`]: the [`perft::Backend`] trait, perft, divide and CPW detail statistics;
 //! - [`suite`]: perft suite files and their runner;
 //! - [`verify`]: the per-node cross-check of two generators' legal move sets;
+//! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
+//! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
+//! - [`table`]: CPW-style perft reference tables;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+pub mod analyze;
 pub mod backend;
 pub mod cli;
+pub mod compare;
 pub mod error;
+pub mod fast;
 pub mod gpu;
 pub mod perft;
 pub mod position;
 pub mod reference;
 pub mod suite;
+pub mod table;
 pub mod types;
 pub mod verify;
 

@@ -1,9 +1,15 @@
 //! The `perftlab` command line (clap derive). Each subcommand lives in its own module; this one parses,
 //! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
 
+mod analyze;
+mod bench;
+mod compare;
 mod devices;
 mod perft;
+mod perftree;
+mod stress;
 mod suite;
+mod table;
 mod verify;
 
 use crate::backend::{BackendKind, EngineOptions};
@@ -29,6 +35,19 @@ pub enum Command {
     Suite(suite::SuiteArgs),
     /// Compare the legal move sets of two generators at every node of a tree.
     Verify(verify::VerifyArgs),
+    /// Compare an external engine's divide (UCI `go perft` or a perftree script) and drill down to the
+    /// minimal failing position.
+    Compare(compare::CompareArgs),
+    /// Compare an external engine on random reachable positions and group failures by move kind.
+    Stress(stress::StressArgs),
+    /// Behave as a perftree script: `perftlab perftree DEPTH FEN [MOVES]`.
+    Perftree(perftree::PerftreeArgs),
+    /// Analyse a position: validity, check, pins, legal moves (UCI and SAN), game state.
+    Analyze(analyze::AnalyzeArgs),
+    /// Print a CPW-style perft table (nodes, captures, e.p., castles, promotions, checks, mates per depth).
+    Table(table::TableArgs),
+    /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
+    Bench(bench::BenchArgs),
     /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
     Devices(devices::DevicesArgs),
 }
@@ -143,6 +162,12 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Perft(a) => perft::run(a),
         Command::Suite(a) => suite::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Stress(a) => stress::run(a),
+        Command::Perftree(a) => perftree::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Table(a) => table::run(a),
+        Command::Bench(a) => bench::run(a),
         Command::Devices(a) => devices::run(a),
     }
 }

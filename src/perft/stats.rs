@@ -1,6 +1,7 @@
 //! Detail statistics in the Chess Programming Wiki's "Perft Results" convention, counted at the leaves: for
 //! each move of the last ply, whether it captures, is en passant, castles, promotes, gives check (mates
-//! included), gives a discovered check (some checker is not the piece that moved), a double check, or mates;
+//! included), gives a discovered check (the one checker is not the piece that moved; CPW counts double
+//! checks only in their own column), a double check, or mates;
 //! stalemates are an extra column.
 
 use crate::reference::Position;
@@ -21,7 +22,8 @@ pub struct Stats {
     pub promotions: u64,
     /// Moves giving check, mates included.
     pub checks: u64,
-    /// Checks where a checker is not the moved piece (double checks of that kind included).
+    /// Single checks given by a piece other than the one that moved (CPW counts a double check only as
+    /// a double check).
     pub discovered_checks: u64,
     /// Checks by two pieces.
     pub double_checks: u64,
@@ -49,7 +51,7 @@ impl Stats {
         };
         if !checkers.is_empty() {
             self.checks += 1;
-            self.discovered_checks += checkers.iter().any(|&c| c != mover) as u64;
+            self.discovered_checks += (checkers.len() == 1 && checkers[0] != mover) as u64;
             self.double_checks += (checkers.len() >= 2) as u64;
         }
         if next.legal_moves().is_empty() {

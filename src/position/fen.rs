@@ -332,7 +332,8 @@ mod tests {
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9",
             "8/8/8/8/8/8/8/8 b - e3 12 40",
-            "rk2r3/8/8/8/8/8/8/RK2R3 w EAea - 0 1",
+            "rk2r3/8/8/8/8/8/8/RK2R3 w KQkq - 0 1",
+            "rk2r2r/8/8/8/8/8/8/RK2R2R w Ee - 0 1",
         ] {
             assert_eq!(Setup::from_fen(fen).unwrap().to_fen(), fen);
         }

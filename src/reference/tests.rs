@@ -1,10 +1,12 @@
-//! Unit tests of the reference generator, one or more per article of FIDE 3.
+//! Unit tests of the reference generator, named after the article of FIDE 3 each one checks.
 use super::*;
 
 fn moves(fen: &str) -> Vec<String> {
-    let mut v: Vec<String> = legal_moves(&Setup::from_fen(fen).unwrap())
+    let setup = Setup::from_fen(fen).unwrap();
+    let chess960 = setup.needs_chess960_notation();
+    let mut v: Vec<String> = legal_moves(&setup)
         .iter()
-        .map(|m| m.to_uci(false))
+        .map(|m| m.to_uci(chess960))
         .collect();
     v.sort();
     v
@@ -17,4 +19,225 @@ fn has(fen: &str, uci: &str) -> bool {
 #[test]
 fn startpos_has_twenty_moves() {
     assert_eq!(moves(Setup::STARTPOS_FEN).len(), 20);
+}
+
+#[test]
+fn fide_3_1_no_capture_of_own_piece_and_capture_removes_the_opponent() {
+    // Rook a1 blocked by its own pawn on a2 and knight on b1.
+    assert!(!has("4k3/8/8/8/8/8/P7/RN2K3 w - - 0 1", "a1a2"));
+    // Capture of a black knight on a5.
+    let s = Setup::from_fen("4k3/8/8/n7/8/8/8/R3K3 w - - 0 1").unwrap();
+    let m = Move::find_uci(&legal_moves(&s), "a1a5").unwrap();
+    assert_eq!(
+        play(&s, m).piece_at(Square::parse("a5").unwrap()),
+        Some(Piece::new(Color::White, Role::Rook))
+    );
+}
+
+#[test]
+fn fide_3_2_to_3_5_sliders_stop_at_pieces() {
+    // Bishop on c1 with a pawn on e3: reaches d2 but not e3 or beyond.
+    let m = moves("4k3/8/8/8/8/4P3/8/2B1K3 w - - 0 1");
+    assert!(
+        m.contains(&"c1d2".into()) && !m.contains(&"c1e3".into()) && !m.contains(&"c1f4".into())
+    );
+    // A lone queen in the centre of an otherwise empty board has 27 squares.
+    let q = moves("k7/8/8/8/3Q4/8/8/7K w - - 0 1");
+    assert_eq!(q.iter().filter(|m| m.starts_with("d4")).count(), 27);
+}
+
+#[test]
+fn fide_3_6_knight_jumps_over_pieces() {
+    assert!(has(Setup::STARTPOS_FEN, "g1f3"));
+    assert_eq!(
+        moves("k7/8/8/8/8/8/8/N6K w - - 0 1")
+            .iter()
+            .filter(|m| m.starts_with("a1"))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn fide_3_7_1_and_3_7_2_pawn_pushes() {
+    // Blocked pawn cannot push; double step only from the start rank and only over an empty square.
+    assert!(!has("4k3/8/8/8/8/4n3/4P3/4K3 w - - 0 1", "e2e3"));
+    assert!(!has("4k3/8/8/8/4n3/8/4P3/4K3 w - - 0 1", "e2e4"));
+    assert!(has("4k3/8/8/8/4n3/8/4P3/4K3 w - - 0 1", "e2e3"));
+    assert!(has("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e4"));
+    assert!(!has("4k3/8/8/8/8/4P3/8/4K3 w - - 0 1", "e3e5"));
+}
+
+#[test]
+fn fide_3_7_3_pawn_captures_diagonally_only() {
+    let m = moves("4k3/8/8/3p1p2/4P3/8/8/4K3 w - - 0 1");
+    assert!(m.contains(&"e4d5".into()) && m.contains(&"e4f5".into()));
+    assert!(!has("4k3/8/8/4p3/4P3/8/8/4K3 w - - 0 1", "e4e5"));
+}
+
+#[test]
+fn fide_3_7_4_en_passant_only_right_after_the_double_step() {
+    let s = Setup::from_fen("4k3/3p4/8/4P3/8/8/8/4K3 b - - 0 1").unwrap();
+    let after = play(&s, Move::find_uci(&legal_moves(&s), "d7d5").unwrap());
+    assert_eq!(after.ep_square, Square::parse("d6"));
+    assert!(legal_moves(&after)
+        .iter()
+        .any(|m| m.to_uci(false) == "e5d6" && m.kind() == MoveKind::EnPassant));
+    // One move later the right is gone.
+    let w = play(
+        &after,
+        Move::find_uci(&legal_moves(&after), "e1d1").unwrap(),
+    );
+    let b = play(&w, Move::find_uci(&legal_moves(&w), "e8d8").unwrap());
+    assert!(!legal_moves(&b)
+        .iter()
+        .any(|m| m.kind() == MoveKind::EnPassant));
+}
+
+#[test]
+fn fide_3_7_4_en_passant_that_exposes_the_king_along_the_rank_is_illegal() {
+    // White king a5, pawns b5 (white) and c5 (black, just double-stepped), black rook h5.
+    assert!(!has("4k3/8/8/KPp4r/8/8/8/8 w - c6 0 1", "b5c6"));
+    // Without the rook it is legal.
+    assert!(has("4k3/8/8/KPp5/8/8/8/8 w - c6 0 1", "b5c6"));
+}
+
+#[test]
+fn fide_3_7_5_promotion_to_all_four_pieces() {
+    let m = moves("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+    for p in ["a7a8q", "a7a8r", "a7a8b", "a7a8n"] {
+        assert!(m.contains(&p.to_string()), "{p}");
+    }
+    assert!(!m.contains(&"a7a8".to_string()));
+    // Promotion by capture, four ways too.
+    assert_eq!(
+        moves("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+            .iter()
+            .filter(|m| m.starts_with("a7b8"))
+            .count(),
+        4
+    );
+}
+
+#[test]
+fn fide_3_8_1_king_steps_to_adjacent_unattacked_squares() {
+    let m = moves("4k3/8/8/8/8/8/8/r3K3 w - - 0 1");
+    // The rook on a1 attacks the whole first rank.
+    assert!(!m.contains(&"e1d1".into()) && !m.contains(&"e1f1".into()));
+    assert!(m.contains(&"e1e2".into()));
+}
+
+#[test]
+fn fide_3_8_2_castling_both_sides() {
+    let m = moves("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    assert!(m.contains(&"e1g1".into()) && m.contains(&"e1c1".into()));
+}
+
+#[test]
+fn fide_3_8_2_1_rights_are_lost_by_king_or_rook_moves() {
+    let s = Setup::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+    let after_rook = play(&s, Move::find_uci(&legal_moves(&s), "h1h2").unwrap());
+    assert_eq!(
+        after_rook
+            .castling
+            .rook(Color::White, CastlingSide::KingSide),
+        None
+    );
+    assert!(after_rook
+        .castling
+        .rook(Color::White, CastlingSide::QueenSide)
+        .is_some());
+    let after_king = play(&s, Move::find_uci(&legal_moves(&s), "e1f1").unwrap());
+    assert!(after_king
+        .castling
+        .rook(Color::White, CastlingSide::QueenSide)
+        .is_none());
+    // Capturing a rook on its corner removes the opponent's right.
+    let s2 = Setup::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+    let cap = play(&s2, Move::find_uci(&legal_moves(&s2), "a1a8").unwrap());
+    assert!(cap
+        .castling
+        .rook(Color::Black, CastlingSide::QueenSide)
+        .is_none());
+    // No right, no castling.
+    assert!(!has("r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1", "e1g1"));
+}
+
+#[test]
+fn fide_3_8_2_2_1_no_castling_out_of_through_or_into_check() {
+    // Out of check: rook on e8 checks the king.
+    assert!(!has("4r1k1/8/8/8/8/8/8/R3K2R w KQ - 0 1", "e1g1"));
+    // Through check: f1 attacked by a rook on f8.
+    assert!(!has("5rk1/8/8/8/8/8/8/R3K2R w KQ - 0 1", "e1g1"));
+    assert!(has("5rk1/8/8/8/8/8/8/R3K2R w KQ - 0 1", "e1c1"));
+    // Into check: g1 attacked.
+    assert!(!has("6rk/8/8/8/8/8/8/R3K2R w KQ - 0 1", "e1g1"));
+    // b1 attacked does not stop queen-side castling: the king does not cross b1.
+    assert!(has("1r4k1/8/8/8/8/8/8/R3K2R w KQ - 0 1", "e1c1"));
+}
+
+#[test]
+fn fide_3_8_2_2_2_no_castling_with_a_piece_between() {
+    assert!(!has("4k3/8/8/8/8/8/8/RN2K2R w KQ - 0 1", "e1c1"));
+    assert!(has("4k3/8/8/8/8/8/8/RN2K2R w KQ - 0 1", "e1g1"));
+}
+
+#[test]
+fn chess960_castling_king_and_rook_end_on_standard_squares() {
+    // King b1, rook a1 (queen side) and rook h1: king to c1, rook to d1.
+    let s = Setup::from_fen("1k6/8/8/8/8/8/8/RK5R w HA - 0 1").unwrap();
+    let m = Move::find_uci(&legal_moves(&s), "b1a1").unwrap();
+    assert_eq!(m.kind(), MoveKind::Castling);
+    let after = play(&s, m);
+    assert_eq!(
+        after.piece_at(Square::parse("c1").unwrap()),
+        Some(Piece::new(Color::White, Role::King))
+    );
+    assert_eq!(
+        after.piece_at(Square::parse("d1").unwrap()),
+        Some(Piece::new(Color::White, Role::Rook))
+    );
+    // King g1 with rook h1: the king stays, the rook jumps to f1.
+    let s = Setup::from_fen("6k1/8/8/8/8/8/8/6KR w H - 0 1").unwrap();
+    let after = play(&s, Move::find_uci(&legal_moves(&s), "g1h1").unwrap());
+    assert_eq!(
+        after.piece_at(Square::parse("f1").unwrap()),
+        Some(Piece::new(Color::White, Role::Rook))
+    );
+    assert_eq!(
+        after.piece_at(Square::parse("g1").unwrap()),
+        Some(Piece::new(Color::White, Role::King))
+    );
+    // A rook hidden behind the castling rook attacks c1 once b1 is vacated: illegal.
+    assert!(!has("1k6/8/8/8/8/8/8/rR2K3 w B - 0 1", "e1b1"));
+    assert!(has("1k6/8/8/8/8/8/8/1R2K3 w B - 0 1", "e1b1"));
+}
+
+#[test]
+fn fide_3_9_pins_and_double_check() {
+    // The knight on e2 is pinned by the rook on e8.
+    assert!(!moves("4r1k1/8/8/8/8/8/4N3/4K3 w - - 0 1")
+        .iter()
+        .any(|m| m.starts_with("e2")));
+    // Double check (rook e8 and bishop b4): only king moves.
+    let m = moves("4r1k1/8/8/8/1b6/8/3N4/4K3 w - - 0 1");
+    assert!(m.iter().all(|m| m.starts_with("e1")), "{m:?}");
+    // Single check can be blocked or the checker captured.
+    assert!(has("4r1k1/8/8/8/8/8/3N4/4K3 w - - 0 1", "d2e4"));
+}
+
+#[test]
+fn fide_1_5_stalemate_versus_mate() {
+    // Stalemate: black king a8, white queen b6, no legal move, not in check.
+    let stale = reference_pos("k7/8/1Q6/8/8/8/8/7K b - - 0 1");
+    assert!(stale.legal_moves().is_empty() && !stale.in_check());
+    // Mate: back-rank mate.
+    let mate = reference_pos("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1");
+    assert!(!mate.legal_moves().is_empty());
+    let mate = reference_pos("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
+    assert!(mate.legal_moves().is_empty() && mate.in_check());
+}
+
+fn reference_pos(fen: &str) -> Position {
+    Position::from_setup(&Setup::from_fen(fen).unwrap())
 }

@@ -1,0 +1,303 @@
+//! The bitboard position ([`Board`]), the per-root castling data ([`CastlingData`]) and copy-make
+//! ([`Board::make`]) with incremental Zobrist keys.
+//!
+//! A `Board` is 72 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the key, side to
+//! move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
+//! castling rooks' squares and the masks derived from them) lives in `CastlingData`, shared by reference.
+//!
+//! The en-passant square is kept only when an enemy pawn could capture there (pseudo-legally), so positions
+//! that differ only by a useless e.p. square are equal and merge (as in Stockfish's key).
+
+use super::attacks::{between, PAWN};
+use super::zobrist::KEYS;
+use crate::position::Setup;
+use crate::types::{CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
+
+/// Role indices (same order as [`Role`]).
+pub const PAWN_I: usize = 0;
+/// Knight index.
+pub const KNIGHT_I: usize = 1;
+/// Bishop index.
+pub const BISHOP_I: usize = 2;
+/// Rook index.
+pub const ROOK_I: usize = 3;
+/// Queen index.
+pub const QUEEN_I: usize = 4;
+/// King index.
+pub const KING_I: usize = 5;
+/// No en-passant square.
+pub const NO_EP: u8 = 64;
+
+/// A position as bitboards. Equality compares everything but the key's staleness: the key is exact after
+/// [`Board::from_setup`] and `make::<true>`, and left stale by `make::<false>` (the no-hash path).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Board {
+    /// Pieces of each role, both colours.
+    pub roles: [u64; 6],
+    /// Pieces of each colour.
+    pub colors: [u64; 2],
+    /// Zobrist key.
+    pub key: u64,
+    /// Side to move: 0 White, 1 Black.
+    pub turn: u8,
+    /// En-passant target square, or [`NO_EP`].
+    pub ep: u8,
+    /// Castling rights: bit `2 * colour + side` (side 0 = king side).
+    pub castling: u8,
+}
+
+impl std::hash::Hash for Board {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.key);
+    }
+}
+
+/// Castling data fixed below a root: per right (index `2 * colour + side`) the rook's square, the king's and
+/// rook's destinations, the squares that must be empty, and the king's path that must not be attacked; and per
+/// square the rights that survive a move from or to it.
+#[derive(Clone, Debug)]
+pub struct CastlingData {
+    /// Rook square per right.
+    pub rook: [u8; 4],
+    /// King destination per right.
+    pub king_to: [u8; 4],
+    /// Squares that must be empty (king and rook excluded).
+    pub empty: [u64; 4],
+    /// Squares from the king to its destination, inclusive.
+    pub path: [u64; 4],
+    /// Rights kept when a piece moves from or to each square.
+    pub keep: [u8; 64],
+}
+
+/// Inclusive span of files `a..=b` (either order) on `a`'s rank.
+fn span(a: usize, b: usize) -> u64 {
+    between(a, b) | (1 << a) | (1 << b)
+}
+
+impl Board {
+    /// Convert plain data. The setup should be valid ([`crate::position::validate`]); rights whose rook or king
+    /// is missing are dropped rather than trusted.
+    pub fn from_setup(setup: &Setup) -> (Board, CastlingData) {
+        let mut b = Board {
+            roles: [0; 6],
+            colors: [0; 2],
+            key: 0,
+            turn: setup.turn as u8,
+            ep: NO_EP,
+            castling: 0,
+        };
+        for sq in Square::all() {
+            if let Some(p) = setup.piece_at(sq) {
+                b.roles[p.role.index()] |= 1 << sq.index();
+                b.colors[p.color.index()] |= 1 << sq.index();
+            }
+        }
+        let mut cd = CastlingData {
+            rook: [0; 4],
+            king_to: [0; 4],
+            empty: [0; 4],
+            path: [0; 4],
+            keep: [0x0f; 64],
+        };
+        for (color, side, rook) in setup.castling.iter() {
+            let king = b.roles[KING_I] & b.colors[color.index()];
+            if king == 0 || setup.piece_at(rook) != Some(Piece::new(color, Role::Rook)) {
+                continue;
+            }
+            let ksq = king.trailing_zeros() as usize;
+            if ksq / 8 != color.back_rank() as usize {
+                continue;
+            }
+            let right = 2 * color.index() + side as usize;
+            let m = Move::castling(Square::new(ksq as u8), rook);
+            let (kt, rt) = (
+                m.castling_king_target().index(),
+                m.castling_rook_target().index(),
+            );
+            let r = rook.index();
+            cd.rook[right] = r as u8;
+            cd.king_to[right] = kt as u8;
+            cd.empty[right] = (span(ksq, kt) | span(r, rt)) & !(1 << ksq) & !(1 << r);
+            cd.path[right] = span(ksq, kt);
+            cd.keep[r] &= !(1 << right);
+            cd.keep[ksq] &= !(0b11 << (2 * color.index()));
+            b.castling |= 1 << right;
+        }
+        if let Some(ep) = setup.ep_square {
+            let us = setup.turn.index();
+            if PAWN[us ^ 1][ep.index()] & b.roles[PAWN_I] & b.colors[us] != 0 {
+                b.ep = ep.to_u8();
+            }
+        }
+        b.key = b.compute_key(&cd);
+        (b, cd)
+    }
+
+    /// The key computed from scratch (tests compare it with the incremental one).
+    pub fn compute_key(&self, cd: &CastlingData) -> u64 {
+        let mut key = 0;
+        for c in 0..2 {
+            for r in 0..6 {
+                let mut bb = self.roles[r] & self.colors[c];
+                while bb != 0 {
+                    key ^= KEYS.piece[c][r][bb.trailing_zeros() as usize];
+                    bb &= bb - 1;
+                }
+            }
+        }
+        if self.turn == 1 {
+            key ^= KEYS.black;
+        }
+        if self.ep != NO_EP {
+            key ^= KEYS.ep_file[(self.ep & 7) as usize];
+        }
+        for right in 0..4 {
+            if self.castling & (1 << right) != 0 {
+                key ^= KEYS.castle[right][cd.rook[right] as usize];
+            }
+        }
+        key
+    }
+
+    /// Back to plain data (clocks reset: perft does not read them).
+    pub fn to_setup(&self, cd: &CastlingData) -> Setup {
+        let mut s = Setup::empty();
+        for sq in 0..64 {
+            let bit = 1u64 << sq;
+            if let Some(r) = (0..6).find(|&r| self.roles[r] & bit != 0) {
+                let color = if self.colors[0] & bit != 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                s.board[sq] = Some(Piece::new(color, Role::ALL[r]));
+            }
+        }
+        s.turn = if self.turn == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        for right in 0..4 {
+            if self.castling & (1 << right) != 0 {
+                let color = Color::ALL[right / 2];
+                s.castling.set(
+                    color,
+                    CastlingSide::ALL[right % 2],
+                    Some(Square::new(cd.rook[right])),
+                );
+            }
+        }
+        s.ep_square = Square::try_new(self.ep);
+        s
+    }
+
+    /// The role on `sq` (which must be occupied).
+    #[inline(always)]
+    pub fn role_on(&self, bit: u64) -> usize {
+        let mut r = 0;
+        while r < 5 && self.roles[r] & bit == 0 {
+            r += 1;
+        }
+        r
+    }
+
+    /// Play the legal move `m` (a [`Move`] in its low 16 bits, the moving role in bits 16–18) and return the
+    /// new position. `HASH`: keep the key exact (else it is left stale).
+    #[inline(always)]
+    pub fn make<const HASH: bool>(&self, cd: &CastlingData, m: u32) -> Board {
+        let mut n = *self;
+        let us = self.turn as usize;
+        let them = us ^ 1;
+        let from = ((m >> 6) & 63) as usize;
+        let to = (m & 63) as usize;
+        let role = (m >> 16) as usize;
+        let kind = (m >> 14) & 3;
+        let (fb, tb) = (1u64 << from, 1u64 << to);
+        let mut key = self.key;
+        if HASH {
+            key ^= KEYS.black;
+            if self.ep != NO_EP {
+                key ^= KEYS.ep_file[(self.ep & 7) as usize];
+            }
+        }
+        n.ep = NO_EP;
+        if kind == MoveKind::Castling as u32 {
+            // King takes own rook: the king lands on the g- or c-file, the rook on the f- or d-file.
+            let rank = from / 8 * 8;
+            let (kt, rt) = if to > from {
+                (rank + 6, rank + 5)
+            } else {
+                (rank + 2, rank + 3)
+            };
+            let (kb, rb) = (1u64 << kt, 1u64 << rt);
+            n.roles[KING_I] = (self.roles[KING_I] & !fb) | kb;
+            n.roles[ROOK_I] = (self.roles[ROOK_I] & !tb) | rb;
+            n.colors[us] = (self.colors[us] & !fb & !tb) | kb | rb;
+            if HASH {
+                let k = &KEYS.piece[us];
+                key ^= k[KING_I][from] ^ k[KING_I][kt] ^ k[ROOK_I][to] ^ k[ROOK_I][rt];
+            }
+        } else {
+            if self.colors[them] & tb != 0 {
+                let cap = self.role_on(tb);
+                n.roles[cap] ^= tb;
+                n.colors[them] ^= tb;
+                if HASH {
+                    key ^= KEYS.piece[them][cap][to];
+                }
+            }
+            n.colors[us] ^= fb | tb;
+            if kind == MoveKind::Normal as u32 {
+                n.roles[role] ^= fb | tb;
+                if HASH {
+                    key ^= KEYS.piece[us][role][from] ^ KEYS.piece[us][role][to];
+                }
+                if role == PAWN_I && (from ^ to) == 16 {
+                    let ep = (from + to) / 2;
+                    if PAWN[us][ep] & self.roles[PAWN_I] & self.colors[them] != 0 {
+                        n.ep = ep as u8;
+                        if HASH {
+                            key ^= KEYS.ep_file[ep & 7];
+                        }
+                    }
+                }
+            } else if kind == MoveKind::Promotion as u32 {
+                let promo = KNIGHT_I + ((m >> 12) & 3) as usize;
+                n.roles[PAWN_I] ^= fb;
+                n.roles[promo] ^= tb;
+                if HASH {
+                    key ^= KEYS.piece[us][PAWN_I][from] ^ KEYS.piece[us][promo][to];
+                }
+            } else {
+                // En passant: the captured pawn stands beside the mover, on the mover's rank.
+                let cap = to ^ 8;
+                n.roles[PAWN_I] ^= fb | tb | (1 << cap);
+                n.colors[them] ^= 1 << cap;
+                if HASH {
+                    key ^= KEYS.piece[us][PAWN_I][from]
+                        ^ KEYS.piece[us][PAWN_I][to]
+                        ^ KEYS.piece[them][PAWN_I][cap];
+                }
+            }
+        }
+        if self.castling != 0 {
+            let mut keep = cd.keep[from] & cd.keep[to];
+            if role == KING_I {
+                keep &= !(0b11 << (2 * us));
+            }
+            n.castling = self.castling & keep;
+            if HASH {
+                let mut lost = self.castling & !n.castling;
+                while lost != 0 {
+                    let r = lost.trailing_zeros() as usize;
+                    key ^= KEYS.castle[r][cd.rook[r] as usize];
+                    lost &= lost - 1;
+                }
+            }
+        }
+        n.turn ^= 1;
+        n.key = key;
+        n
+    }
+}

@@ -1,0 +1,133 @@
+//! The lock-free shared table of subtree counts, keyed by Zobrist key and remaining depth.
+//!
+//! Layout: buckets of four 16-byte entries (one 64-byte cache line). An entry is two `AtomicU64`s,
+//! `data = count << 8 | depth` and `check = key ^ data` (Hyatt's lockless XOR trick): a reader accepts an entry
+//! only when `check ^ data` equals its full 64-bit key and the depth matches, so a torn write (another thread
+//! storing between the two loads) reads as a miss. Relaxed ordering suffices: a stale entry is still exact.
+//! Replacement: the entry with the same key and depth, else an empty one, else the shallowest.
+//!
+//! **False hits.** A hit needs all 64 key bits and the depth to match. Two different positions share a key
+//! with probability 2^-64 (the keys are independent random 64-bit values XORed), and a probe compares with at
+//! most 4 stored entries, so one probe is a false hit with probability at most 4 · 2^-64 ≈ 2.2 · 10^-19.
+//! Perft(8) of the start position probes about 3 · 10^9 times: at most ≈ 6.5 · 10^-10 for a wrong total.
+//!
+//! **Memory.** `Table::new(mb)` allocates `floor(mb · 2^20 / 64)` buckets, never more than `mb` MiB; the bucket
+//! index is `(key · buckets) >> 64` (Lemire's multiply-shift), so any size is usable, not only powers of two.
+//! Counts of 2^56 or more are not stored (never reached below depth 11).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+#[derive(Default)]
+struct Entry {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket([Entry; 4]);
+
+/// The shared table. `Sync`: every access is atomic.
+pub struct Table {
+    buckets: Vec<Bucket>,
+}
+
+const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
+
+impl Table {
+    /// A table of at most `mb` MiB; `None` when `mb` is 0 (hashing off).
+    pub fn new(mb: usize) -> Option<Table> {
+        let n = mb.saturating_mul(1 << 20) / BUCKET_BYTES;
+        if n == 0 {
+            return None;
+        }
+        let mut buckets = Vec::new();
+        buckets.reserve_exact(n);
+        buckets.resize_with(n, Bucket::default);
+        Some(Table { buckets })
+    }
+
+    /// Bytes allocated.
+    pub fn bytes(&self) -> usize {
+        self.buckets.capacity() * BUCKET_BYTES
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u64) -> &Bucket {
+        let i = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[i]
+    }
+
+    /// The stored count of the subtree of depth `depth` below the position with key `key`.
+    #[inline(always)]
+    pub fn probe(&self, key: u64, depth: u32) -> Option<u64> {
+        for e in &self.bucket(key).0 {
+            let data = e.data.load(Relaxed);
+            if data & 0xff == depth as u64 && e.check.load(Relaxed) ^ data == key {
+                return Some(data >> 8);
+            }
+        }
+        None
+    }
+
+    /// Store a subtree count.
+    #[inline(always)]
+    pub fn store(&self, key: u64, depth: u32, count: u64) {
+        if count >> 56 != 0 {
+            return;
+        }
+        let data = count << 8 | depth as u64;
+        let bucket = self.bucket(key);
+        let mut victim = &bucket.0[0];
+        let mut victim_depth = u64::MAX;
+        for e in &bucket.0 {
+            let d = e.data.load(Relaxed);
+            if d == 0 || e.check.load(Relaxed) ^ d == key {
+                victim = e;
+                break;
+            }
+            if d & 0xff < victim_depth {
+                victim_depth = d & 0xff;
+                victim = e;
+            }
+        }
+        victim.data.store(data, Relaxed);
+        victim.check.store(key ^ data, Relaxed);
+    }
+
+    /// Forget everything.
+    pub fn clear(&self) {
+        for b in &self.buckets {
+            for e in &b.0 {
+                e.data.store(0, Relaxed);
+                e.check.store(0, Relaxed);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn never_allocates_more_than_asked() {
+        assert!(Table::new(0).is_none());
+        for mb in [1, 3, 7, 64] {
+            let t = Table::new(mb).unwrap();
+            assert!(t.bytes() <= mb << 20, "{mb} MiB: {} bytes", t.bytes());
+            assert!(t.bytes() > (mb << 20) - 64);
+        }
+    }
+
+    #[test]
+    fn stores_and_finds_by_key_and_depth() {
+        let t = Table::new(1).unwrap();
+        t.store(0xdead_beef_1234_5678, 5, 4_865_609);
+        assert_eq!(t.probe(0xdead_beef_1234_5678, 5), Some(4_865_609));
+        assert_eq!(t.probe(0xdead_beef_1234_5678, 4), None);
+        assert_eq!(t.probe(0xdead_beef_1234_5679, 5), None);
+        t.store(1, 3, 1 << 56);
+        assert_eq!(t.probe(1, 3), None);
+    }
+}

@@ -1,0 +1,341 @@
+//! Fully legal move generation from the check mask and pin masks (no make-and-test), written once and
+//! consumed through a [`Sink`]: [`Counter`] adds popcounts (bulk counting at the last ply: no move is built),
+//! [`MoveList`] expands targets into packed moves.
+//!
+//! Per node: checkers of our king; the squares the enemy attacks with our king lifted off the board ("danger",
+//! for king moves and castling); pinned pieces (an enemy slider's x-ray through exactly one of our pieces), each
+//! restricted to the line through king and pinner; the check mask (checker plus the squares between it and the
+//! king, or everything when not in check). Double check: king moves only. En passant is checked by
+//! recomputing slider attacks on the king with both pawns moved (covers the rank "pin" of two pawns).
+//! Castling (Chess960 rules, standard chess as a special case): the right, the empty squares between king,
+//! rook and their destinations, no attacked square on the king's path with the king lifted, and no rook or
+//! queen hitting the king's destination once the castling rook has left (the rook may shield it on the rank).
+
+use super::attacks::{between, line, Sliders, KING, KNIGHT, PAWN};
+use super::board::{
+    Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, NO_EP, PAWN_I, QUEEN_I, ROOK_I,
+};
+use crate::types::Move;
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = 0x8080_8080_8080_8080;
+const RANK_1: u64 = 0xff;
+const RANK_3: u64 = 0xff << 16;
+const RANK_6: u64 = 0xff << 40;
+const RANK_8: u64 = 0xff << 56;
+
+/// Pack a normal move of `role` (bits as in [`MoveList`]).
+#[inline(always)]
+pub fn pack(role: usize, from: usize, to: u32) -> u32 {
+    (role as u32) << 16 | (from as u32) << 6 | to
+}
+
+/// Pack the pawn moves to `to` from `to - delta` and call `f` with each (four when promoting).
+#[inline(always)]
+pub fn pawn_moves_to(to: u32, delta: i32, promo: u64, mut f: impl FnMut(u32)) {
+    let from = (to as i32 - delta) as u32;
+    let base = from << 6 | to;
+    if promo & (1 << to) != 0 {
+        for p in [3u32, 2, 1, 0] {
+            f(1 << 14 | p << 12 | base);
+        }
+    } else {
+        f(base);
+    }
+}
+
+/// Pack an en-passant capture.
+#[inline(always)]
+pub fn pack_ep(from: usize, to: usize) -> u32 {
+    2 << 14 | (from as u32) << 6 | to as u32
+}
+
+/// Pack castling (king takes own rook).
+#[inline(always)]
+pub fn pack_castle(king: usize, rook: usize) -> u32 {
+    (KING_I as u32) << 16 | 3 << 14 | (king as u32) << 6 | rook as u32
+}
+
+/// Receives generated moves as target sets.
+pub trait Sink {
+    /// A piece of role `role` on `from` may move (or capture) to each square of `targets`.
+    fn piece(&mut self, role: usize, from: usize, targets: u64);
+    /// Pawns may move to each square of `targets` from `to - delta`; those on `promo` promote (four moves).
+    fn pawns(&mut self, targets: u64, delta: i32, promo: u64);
+    /// One en-passant capture.
+    fn en_passant(&mut self, from: usize, to: usize);
+    /// One castling move (king takes own rook).
+    fn castle(&mut self, king: usize, rook: usize);
+}
+
+/// Counts moves without building them.
+#[derive(Default)]
+pub struct Counter(pub u64);
+
+impl Sink for Counter {
+    #[inline(always)]
+    fn piece(&mut self, _role: usize, _from: usize, targets: u64) {
+        self.0 += targets.count_ones() as u64;
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, _delta: i32, promo: u64) {
+        self.0 +=
+            (targets & !promo).count_ones() as u64 + 4 * (targets & promo).count_ones() as u64;
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, _from: usize, _to: usize) {
+        self.0 += 1;
+    }
+    #[inline(always)]
+    fn castle(&mut self, _king: usize, _rook: usize) {
+        self.0 += 1;
+    }
+}
+
+/// Moves as `u32`: a [`Move`] in the low 16 bits, the moving role in bits 16–18. A growable list: positions
+/// with impossible material (allowed with a warning) can exceed the 218 moves of legal chess; the hot perft walk
+/// does not build lists at all (it recurses straight from the sink, see `super::perft`).
+#[derive(Default)]
+pub struct MoveList(Vec<u32>);
+
+impl MoveList {
+    /// The moves.
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[u32] {
+        &self.0
+    }
+
+    #[inline(always)]
+    fn push(&mut self, m: u32) {
+        self.0.push(m);
+    }
+}
+
+/// The plain [`Move`] of a generated `u32`.
+#[inline(always)]
+pub fn to_move(m: u32) -> Move {
+    Move(m as u16)
+}
+
+impl Sink for MoveList {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
+        while targets != 0 {
+            self.push(pack(role, from, targets.trailing_zeros()));
+            targets &= targets - 1;
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
+        while targets != 0 {
+            pawn_moves_to(targets.trailing_zeros(), delta, promo, |m| self.push(m));
+            targets &= targets - 1;
+        }
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.push(pack_ep(from, to));
+    }
+    #[inline(always)]
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.push(pack_castle(king, rook));
+    }
+}
+
+/// Pieces of the side not to move that attack square `sq` of the side to move's king, given occupancy `occ`.
+#[inline(always)]
+pub fn attackers_of<S: Sliders>(b: &Board, sq: usize, occ: u64) -> u64 {
+    let us = b.turn as usize;
+    let opp = b.colors[us ^ 1];
+    let r = &b.roles;
+    ((KNIGHT[sq] & r[KNIGHT_I])
+        | (PAWN[us][sq] & r[PAWN_I])
+        | (KING[sq] & r[KING_I])
+        | (S::bishop(sq, occ) & (r[BISHOP_I] | r[QUEEN_I]))
+        | (S::rook(sq, occ) & (r[ROOK_I] | r[QUEEN_I])))
+        & opp
+}
+
+/// The pieces giving check to the side to move.
+#[inline(always)]
+pub fn checkers<S: Sliders>(b: &Board) -> u64 {
+    let us = b.turn as usize;
+    let ksq = (b.roles[KING_I] & b.colors[us]).trailing_zeros() as usize;
+    attackers_of::<S>(b, ksq, b.colors[0] | b.colors[1])
+}
+
+#[inline(always)]
+fn for_each(mut bb: u64, mut f: impl FnMut(usize)) {
+    while bb != 0 {
+        f(bb.trailing_zeros() as usize);
+        bb &= bb - 1;
+    }
+}
+
+/// Pawn moves of `pawns` (all of one colour) to `push_ok`/`capture_ok` squares; `white` selects direction.
+#[inline(always)]
+fn pawn_moves<K: Sink>(
+    sink: &mut K,
+    white: bool,
+    pawns: u64,
+    empty: u64,
+    push_ok: u64,
+    capture_ok: u64,
+) {
+    if white {
+        let single = (pawns << 8) & empty;
+        let double = ((single & RANK_3) << 8) & empty & push_ok;
+        sink.pawns(single & push_ok, 8, RANK_8);
+        sink.pawns(double, 16, 0);
+        sink.pawns(((pawns & !FILE_A) << 7) & capture_ok, 7, RANK_8);
+        sink.pawns(((pawns & !FILE_H) << 9) & capture_ok, 9, RANK_8);
+    } else {
+        let single = (pawns >> 8) & empty;
+        let double = ((single & RANK_6) >> 8) & empty & push_ok;
+        sink.pawns(single & push_ok, -8, RANK_1);
+        sink.pawns(double, -16, 0);
+        sink.pawns(((pawns & !FILE_A) >> 9) & capture_ok, -9, RANK_1);
+        sink.pawns(((pawns & !FILE_H) >> 7) & capture_ok, -7, RANK_1);
+    }
+}
+
+/// Generate every legal move of `b` into `sink`.
+#[inline(always)]
+pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K) {
+    let us = b.turn as usize;
+    let them = us ^ 1;
+    let white = us == 0;
+    let own = b.colors[us];
+    let opp = b.colors[them];
+    let occ = own | opp;
+    let r = &b.roles;
+    let king_bb = r[KING_I] & own;
+    let ksq = king_bb.trailing_zeros() as usize;
+    let diag_opp = (r[BISHOP_I] | r[QUEEN_I]) & opp;
+    let orth_opp = (r[ROOK_I] | r[QUEEN_I]) & opp;
+    let pawns_opp = r[PAWN_I] & opp;
+
+    let checkers = ((KNIGHT[ksq] & r[KNIGHT_I]) | (PAWN[us][ksq] & r[PAWN_I])) & opp
+        | (S::bishop(ksq, occ) & diag_opp)
+        | (S::rook(ksq, occ) & orth_opp);
+
+    // Squares the enemy attacks with our king lifted off the board.
+    let occ_nk = occ ^ king_bb;
+    let mut danger = if white {
+        ((pawns_opp & !FILE_A) >> 9) | ((pawns_opp & !FILE_H) >> 7)
+    } else {
+        ((pawns_opp & !FILE_A) << 7) | ((pawns_opp & !FILE_H) << 9)
+    };
+    danger |= KING[(r[KING_I] & opp).trailing_zeros() as usize & 63];
+    for_each(r[KNIGHT_I] & opp, |s| danger |= KNIGHT[s]);
+    for_each(diag_opp, |s| danger |= S::bishop(s, occ_nk));
+    for_each(orth_opp, |s| danger |= S::rook(s, occ_nk));
+
+    sink.piece(KING_I, ksq, KING[ksq] & !own & !danger);
+    if checkers & checkers.wrapping_sub(1) != 0 {
+        return;
+    }
+    let checkmask = if checkers == 0 {
+        !0
+    } else {
+        between(ksq, checkers.trailing_zeros() as usize) | checkers
+    };
+
+    // Pinned pieces: an enemy slider that sees our king through exactly one of our pieces.
+    let mut pinned = 0u64;
+    let snipers = (S::bishop(ksq, opp) & diag_opp) | (S::rook(ksq, opp) & orth_opp);
+    for_each(snipers, |s| {
+        let bt = between(ksq, s) & occ;
+        if bt != 0 && bt & (bt - 1) == 0 {
+            pinned |= bt & own;
+        }
+    });
+
+    let target = !own & checkmask;
+    let free = !pinned;
+    for_each(r[KNIGHT_I] & own & free, |s| {
+        sink.piece(KNIGHT_I, s, KNIGHT[s] & target)
+    });
+    for_each(r[BISHOP_I] & own & free, |s| {
+        sink.piece(BISHOP_I, s, S::bishop(s, occ) & target)
+    });
+    for_each(r[ROOK_I] & own & free, |s| {
+        sink.piece(ROOK_I, s, S::rook(s, occ) & target)
+    });
+    for_each(r[QUEEN_I] & own & free, |s| {
+        sink.piece(QUEEN_I, s, (S::bishop(s, occ) | S::rook(s, occ)) & target)
+    });
+    let empty = !occ;
+    let pawns = r[PAWN_I] & own;
+    pawn_moves(sink, white, pawns & free, empty, checkmask, opp & checkmask);
+
+    // A pinned piece cannot help against a check, so pinned pieces move only when not in check.
+    if checkers == 0 && pinned != 0 {
+        let diag_pinned = (r[BISHOP_I] | r[QUEEN_I]) & own & pinned;
+        for_each(diag_pinned, |s| {
+            let role = if r[BISHOP_I] & (1 << s) != 0 {
+                BISHOP_I
+            } else {
+                QUEEN_I
+            };
+            sink.piece(role, s, S::bishop(s, occ) & target & line(ksq, s))
+        });
+        let orth_pinned = (r[ROOK_I] | r[QUEEN_I]) & own & pinned;
+        for_each(orth_pinned, |s| {
+            let role = if r[ROOK_I] & (1 << s) != 0 {
+                ROOK_I
+            } else {
+                QUEEN_I
+            };
+            sink.piece(role, s, S::rook(s, occ) & target & line(ksq, s))
+        });
+        for_each(pawns & pinned, |s| {
+            let l = line(ksq, s);
+            pawn_moves(sink, white, 1 << s, empty, l, opp & l);
+        });
+    }
+
+    if b.ep != NO_EP {
+        let ep = b.ep as usize;
+        let cap = ep ^ 8;
+        for_each(PAWN[them][ep] & pawns, |from| {
+            let occ2 = (occ ^ (1 << from) ^ (1 << cap)) | (1 << ep);
+            let sliders = (S::bishop(ksq, occ2) & diag_opp) | (S::rook(ksq, occ2) & orth_opp);
+            let others = checkers & !(1 << cap) & (r[KNIGHT_I] | r[PAWN_I]);
+            if sliders == 0 && others == 0 {
+                sink.en_passant(from, ep);
+            }
+        });
+    }
+
+    if checkers == 0 {
+        let mut rights = (b.castling >> (2 * us)) & 3;
+        while rights != 0 {
+            let right = 2 * us + rights.trailing_zeros() as usize;
+            rights &= rights - 1;
+            let rook = cd.rook[right] as usize;
+            if cd.empty[right] & occ == 0
+                && cd.path[right] & danger == 0
+                && S::rook(cd.king_to[right] as usize, occ_nk ^ (1 << rook)) & orth_opp == 0
+            {
+                sink.castle(ksq, rook);
+            }
+        }
+    }
+}
+
+/// The number of legal moves (bulk count).
+#[inline(always)]
+pub fn count<S: Sliders>(b: &Board, cd: &CastlingData) -> u64 {
+    let mut c = Counter(0);
+    generate::<S, _>(b, cd, &mut c);
+    c.0
+}
+
+/// The legal moves as a list.
+#[inline(always)]
+pub fn moves<S: Sliders>(b: &Board, cd: &CastlingData) -> MoveList {
+    let mut l = MoveList(Vec::with_capacity(64));
+    generate::<S, _>(b, cd, &mut l);
+    l
+}

@@ -1,0 +1,351 @@
+//! The perft engine: recursive walk with bulk counting at the last ply and the shared hash table, split into
+//! parallel work at a shallow frontier where transpositions are merged (each distinct position counted once,
+//! times its multiplicity), and the CPW detail statistics path.
+//!
+//! The hot walk is compiled twice from one macro: plainly (portable x86-64 or any target) and with
+//! `#[target_feature(enable = "popcnt,bmi1,bmi2")]`, so that `count_ones` is one instruction and the PEXT
+//! lookups are inlined. [`Flavor`] picks one at run time (`is_x86_feature_detected!`); the environment variable
+//! `PERFTLAB_SLIDERS=magic|pext|portable` overrides the choice (for measuring).
+
+use super::attacks::{MagicSliders, PextSliders, Sliders};
+use super::board::{Board, CastlingData};
+use super::hash::Table;
+use super::movegen::{self, count, moves, to_move, Counter};
+use crate::perft::Stats;
+use crate::types::MoveKind;
+use hashbrown::HashMap;
+use rayon::prelude::*;
+
+/// Shallowest remaining depth whose subtree counts are stored in the table.
+const MIN_HASH_DEPTH: u32 = 2;
+
+macro_rules! walker {
+    ($name:ident, $sink:ident $(, #[$attr:meta])*) => {
+        /// Recurses into each child as the generator yields it (no move list).
+        struct $sink<'a, S, const HASH: bool> {
+            b: &'a Board,
+            cd: &'a CastlingData,
+            depth: u32,
+            tt: Option<&'a Table>,
+            n: u64,
+            _s: std::marker::PhantomData<S>,
+        }
+
+        impl<S: Sliders, const HASH: bool> $sink<'_, S, HASH> {
+            #[inline(always)]
+            fn child(&mut self, m: u32) {
+                let child = self.b.make::<HASH>(self.cd, m);
+                // Safety: only reached from `$name`, whose caller guaranteed its target features.
+                #[allow(unused_unsafe, unsafe_code)]
+                let n = unsafe { $name::<S, HASH>(&child, self.cd, self.depth - 1, self.tt) };
+                self.n += n;
+            }
+        }
+
+        impl<S: Sliders, const HASH: bool> movegen::Sink for $sink<'_, S, HASH> {
+            #[inline(always)]
+            fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
+                while targets != 0 {
+                    self.child(movegen::pack(role, from, targets.trailing_zeros()));
+                    targets &= targets - 1;
+                }
+            }
+            #[inline(always)]
+            fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
+                while targets != 0 {
+                    movegen::pawn_moves_to(targets.trailing_zeros(), delta, promo, |m| self.child(m));
+                    targets &= targets - 1;
+                }
+            }
+            #[inline(always)]
+            fn en_passant(&mut self, from: usize, to: usize) {
+                self.child(movegen::pack_ep(from, to));
+            }
+            #[inline(always)]
+            fn castle(&mut self, king: usize, rook: usize) {
+                self.child(movegen::pack_castle(king, rook));
+            }
+        }
+
+        $(#[$attr])*
+        fn $name<S: Sliders, const HASH: bool>(
+            b: &Board,
+            cd: &CastlingData,
+            depth: u32,
+            tt: Option<&Table>,
+        ) -> u64 {
+            if depth == 1 {
+                return count::<S>(b, cd);
+            }
+            if HASH && depth >= MIN_HASH_DEPTH {
+                if let Some(t) = tt {
+                    if let Some(n) = t.probe(b.key, depth) {
+                        return n;
+                    }
+                }
+            }
+            let mut sink = $sink::<S, HASH> {
+                b,
+                cd,
+                depth,
+                tt,
+                n: 0,
+                _s: std::marker::PhantomData,
+            };
+            movegen::generate::<S, _>(b, cd, &mut sink);
+            let n = sink.n;
+            if HASH && depth >= MIN_HASH_DEPTH {
+                if let Some(t) = tt {
+                    t.store(b.key, depth, n);
+                }
+            }
+            n
+        }
+    };
+}
+
+walker!(walk_portable, RecursePortable);
+walker!(walk_bmi2, RecurseBmi2, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+
+/// Which compiled variant of the walk runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Flavor {
+    /// Magic bitboards, no special instructions (any CPU).
+    Portable,
+    /// Magic bitboards with POPCNT/BMI2 code generation.
+    Magic,
+    /// PEXT slider lookups with POPCNT/BMI2 code generation.
+    Pext,
+}
+
+/// Whether this CPU has POPCNT and BMI2.
+pub fn bmi2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+impl Flavor {
+    /// The fastest variant this CPU runs, unless `PERFTLAB_SLIDERS` names another (ignored when the CPU
+    /// lacks BMI2).
+    pub fn detect() -> Flavor {
+        let has = bmi2_available();
+        match std::env::var("PERFTLAB_SLIDERS").as_deref() {
+            Ok("portable") => Flavor::Portable,
+            Ok("magic") if has => Flavor::Magic,
+            _ if has => Flavor::Pext,
+            _ => Flavor::Portable,
+        }
+    }
+
+    /// Name for output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::Portable => "portable",
+            Flavor::Magic => "magic",
+            Flavor::Pext => "pext",
+        }
+    }
+
+    /// Perft of one position on the current thread.
+    pub fn walk(self, b: &Board, cd: &CastlingData, depth: u32, tt: Option<&Table>) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        match (self, tt.is_some()) {
+            (Flavor::Portable, false) => walk_portable::<MagicSliders, false>(b, cd, depth, None),
+            (Flavor::Portable, true) => walk_portable::<MagicSliders, true>(b, cd, depth, tt),
+            // Safety (the four calls below): `Magic` and `Pext` are only built by `detect`, after
+            // `bmi2_available()` confirmed POPCNT, BMI1 and BMI2.
+            #[allow(unsafe_code)]
+            (Flavor::Magic, false) => unsafe {
+                walk_bmi2::<MagicSliders, false>(b, cd, depth, None)
+            },
+            #[allow(unsafe_code)]
+            (Flavor::Magic, true) => unsafe { walk_bmi2::<MagicSliders, true>(b, cd, depth, tt) },
+            #[allow(unsafe_code)]
+            (Flavor::Pext, false) => unsafe { walk_bmi2::<PextSliders, false>(b, cd, depth, None) },
+            #[allow(unsafe_code)]
+            (Flavor::Pext, true) => unsafe { walk_bmi2::<PextSliders, true>(b, cd, depth, tt) },
+        }
+    }
+}
+
+/// The positions `plies` moves below `root`, with how many move paths reach each. `merge`: identical positions
+/// (same pieces, side, castling rights, useful e.p. square) are combined (hashbrown map keyed by the Zobrist key,
+/// compared in full).
+pub fn frontier(root: &Board, cd: &CastlingData, plies: u32, merge: bool) -> Vec<(Board, u64)> {
+    let mut level = vec![(*root, 1u64)];
+    for _ in 0..plies {
+        let children = level.par_iter().map(|(b, mult)| {
+            let list = moves::<MagicSliders>(b, cd);
+            list.as_slice()
+                .iter()
+                .map(|&m| (b.make::<true>(cd, m), *mult))
+                .collect::<Vec<_>>()
+        });
+        if merge {
+            let mut map: HashMap<Board, u64> = HashMap::new();
+            for batch in children.collect::<Vec<_>>() {
+                for (b, m) in batch {
+                    *map.entry(b).or_insert(0) += m;
+                }
+            }
+            level = map.into_iter().collect();
+        } else {
+            level = children.flatten().collect();
+        }
+    }
+    level
+}
+
+/// Parallel perft: split at a frontier of at least ~`32 × threads` positions (at most 4 plies down, leaving
+/// at least 3 plies below it), count each frontier position on some worker, sum with multiplicities.
+pub fn perft_parallel(
+    flavor: Flavor,
+    root: &Board,
+    cd: &CastlingData,
+    depth: u32,
+    tt: Option<&Table>,
+    merge: bool,
+) -> u128 {
+    let threads = rayon::current_num_threads();
+    if depth < 4 || (threads == 1 && !merge) {
+        return flavor.walk(root, cd, depth, tt) as u128;
+    }
+    let want = if merge { 4096 } else { 32 * threads };
+    let mut plies = 1;
+    let mut front = frontier(root, cd, 1, merge);
+    while front.len() < want && plies < 4 && depth - plies > 3 {
+        plies += 1;
+        front = frontier(root, cd, plies, merge);
+    }
+    let rest = depth - plies;
+    front
+        .par_iter()
+        .map(|(b, mult)| flavor.walk(b, cd, rest, tt) as u128 * *mult as u128)
+        .sum()
+}
+
+/// Per root move counts (each subtree counted in parallel).
+pub fn divide(
+    flavor: Flavor,
+    root: &Board,
+    cd: &CastlingData,
+    depth: u32,
+    tt: Option<&Table>,
+    merge: bool,
+) -> Vec<(crate::types::Move, u128)> {
+    let list = moves::<MagicSliders>(root, cd);
+    list.as_slice()
+        .par_iter()
+        .map(|&m| {
+            let child = root.make::<true>(cd, m);
+            let n = if depth <= 1 {
+                1
+            } else {
+                perft_parallel(flavor, &child, cd, depth - 1, tt, merge)
+            };
+            (to_move(m), n)
+        })
+        .collect()
+}
+
+/// Account the leaf move `m` played from `b` (the CPW columns of [`Stats`]).
+#[inline(always)]
+fn add_leaf<S: Sliders>(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
+    let mv = to_move(m);
+    let kind = mv.kind();
+    let to_bb = 1u64 << mv.to().index();
+    let capture = kind == MoveKind::EnPassant
+        || (kind != MoveKind::Castling && b.colors[(b.turn ^ 1) as usize] & to_bb != 0);
+    stats.captures += capture as u64;
+    stats.en_passant += (kind == MoveKind::EnPassant) as u64;
+    stats.castles += (kind == MoveKind::Castling) as u64;
+    stats.promotions += (kind == MoveKind::Promotion) as u64;
+    let next = b.make::<false>(cd, m);
+    let checkers = movegen::checkers::<S>(&next);
+    let mover = if kind == MoveKind::Castling {
+        mv.castling_rook_target().index()
+    } else {
+        mv.to().index()
+    };
+    if checkers != 0 {
+        stats.checks += 1;
+        stats.discovered_checks += (checkers.count_ones() == 1 && checkers != 1u64 << mover) as u64;
+        stats.double_checks += (checkers.count_ones() >= 2) as u64;
+    }
+    let mut c = Counter(0);
+    movegen::generate::<S, _>(&next, cd, &mut c);
+    if c.0 == 0 {
+        if checkers == 0 {
+            stats.stalemates += 1;
+        } else {
+            stats.checkmates += 1;
+        }
+    }
+}
+
+/// The last two plies of the statistics walk: every move of `b`, each classified.
+#[inline(always)]
+fn leaf_stats<S: Sliders>(b: &Board, cd: &CastlingData, stats: &mut Stats) -> u64 {
+    let list = moves::<S>(b, cd);
+    for &m in list.as_slice() {
+        add_leaf::<S>(stats, b, cd, m);
+    }
+    list.as_slice().len() as u64
+}
+
+#[target_feature(enable = "popcnt,bmi1,bmi2")]
+fn leaf_stats_bmi2<S: Sliders>(b: &Board, cd: &CastlingData, stats: &mut Stats) -> u64 {
+    leaf_stats::<S>(b, cd, stats)
+}
+
+fn stats_walk(flavor: Flavor, b: &Board, cd: &CastlingData, depth: u32, stats: &mut Stats) -> u64 {
+    if depth == 1 {
+        return match flavor {
+            Flavor::Portable => leaf_stats::<MagicSliders>(b, cd, stats),
+            // Safety (both calls): `Magic` and `Pext` exist only after `bmi2_available()` said yes.
+            #[allow(unsafe_code)]
+            Flavor::Magic => unsafe { leaf_stats_bmi2::<MagicSliders>(b, cd, stats) },
+            #[allow(unsafe_code)]
+            Flavor::Pext => unsafe { leaf_stats_bmi2::<PextSliders>(b, cd, stats) },
+        };
+    }
+    moves::<MagicSliders>(b, cd)
+        .as_slice()
+        .iter()
+        .map(|&m| stats_walk(flavor, &b.make::<false>(cd, m), cd, depth - 1, stats))
+        .sum()
+}
+
+/// Leaf count with CPW detail statistics (parallel over the frontier two plies down; no hash, no merging,
+/// since the columns are properties of move paths, not of positions alone).
+pub fn stats(flavor: Flavor, root: &Board, cd: &CastlingData, depth: u32) -> (u128, Stats) {
+    if depth == 0 {
+        return (1, Stats::default());
+    }
+    if depth <= 2 {
+        let mut s = Stats::default();
+        let n = stats_walk(flavor, root, cd, depth, &mut s);
+        return (n as u128, s);
+    }
+    frontier(root, cd, 2, false)
+        .par_iter()
+        .map(|(b, _)| {
+            let mut s = Stats::default();
+            let n = stats_walk(flavor, b, cd, depth - 2, &mut s);
+            (n as u128, s)
+        })
+        .reduce(
+            || (0, Stats::default()),
+            |(a, sa), (b, sb)| (a + b, sa + sb),
+        )
+}

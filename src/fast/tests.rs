@@ -1,0 +1,54 @@
+//! Unit tests of the fast generator's parts: incremental keys, board round trip, small perfts.
+
+use super::attacks::MagicSliders;
+use super::board::Board;
+use super::movegen::moves;
+use super::*;
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+fn walk_keys(b: &Board, cd: &board::CastlingData, depth: u32) -> u64 {
+    assert_eq!(b.key, b.compute_key(cd), "{}", b.to_setup(cd).to_fen());
+    if depth == 0 {
+        return 1;
+    }
+    moves::<MagicSliders>(b, cd)
+        .as_slice()
+        .iter()
+        .map(|&m| walk_keys(&b.make::<true>(cd, m), cd, depth - 1))
+        .sum()
+}
+
+#[test]
+fn incremental_keys_equal_recomputed_keys() {
+    for fen in [
+        KIWIPETE,
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+    ] {
+        let (b, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+        assert!(walk_keys(&b, &cd, 3) > 0);
+    }
+}
+
+#[test]
+fn board_round_trips_through_setup() {
+    let s = Setup::from_fen(KIWIPETE).unwrap();
+    let (b, cd) = Board::from_setup(&s);
+    assert_eq!(
+        b.to_setup(&cd).to_fen(),
+        Setup::from_fen(KIWIPETE).unwrap().to_fen()
+    );
+}
+
+#[test]
+fn every_flavor_counts_kiwipete_depth_3() {
+    let s = Setup::from_fen(KIWIPETE).unwrap();
+    let (b, cd) = Board::from_setup(&s);
+    for f in [Flavor::Portable, Flavor::Magic, Flavor::Pext] {
+        if f != Flavor::Portable && !bmi2_available() {
+            continue;
+        }
+        assert_eq!(f.walk(&b, &cd, 3, None), 97_862, "{f:?}");
+    }
+}

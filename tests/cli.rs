@@ -1,0 +1,262 @@
+//! The command line from the outside: output formats and every documented exit code
+//! (0 success, 1 mismatch or failed check, 2 bad input or usage).
+
+mod common;
+
+use common::{data, perftlab};
+use std::io::Write;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = perftlab().args(args).output().expect("run perftlab");
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("perftlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::File::create(&p)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    p
+}
+
+#[test]
+fn perft_prints_nodes_searched() {
+    let (code, out, _) = run(&["perft", "--depth", "3", "--backend", "reference"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), "Nodes searched: 8902");
+}
+
+#[test]
+fn divide_uses_stockfish_format() {
+    let (code, out, _) = run(&[
+        "perft",
+        "--startpos",
+        "--depth",
+        "2",
+        "--divide",
+        "--backend",
+        "reference",
+    ]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 22);
+    assert!(lines[..20].iter().all(|l| l.ends_with(": 20")));
+    assert!(lines.contains(&"e2e4: 20"));
+    assert_eq!(lines[20], "");
+    assert_eq!(lines[21], "Nodes searched: 400");
+}
+
+#[test]
+fn chess960_flag_shows_king_takes_rook() {
+    let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    let (_, std_out, _) = run(&[
+        "perft",
+        "--fen",
+        fen,
+        "--depth",
+        "1",
+        "--divide",
+        "--backend",
+        "reference",
+    ]);
+    assert!(std_out.contains("e1g1: 1") && std_out.contains("e1c1: 1"));
+    let (_, out960, _) = run(&[
+        "perft",
+        "--fen",
+        fen,
+        "--depth",
+        "1",
+        "--divide",
+        "--chess960",
+        "--backend",
+        "reference",
+    ]);
+    assert!(out960.contains("e1h1: 1") && out960.contains("e1a1: 1"));
+}
+
+#[test]
+fn json_has_exactly_the_documented_keys() {
+    let (code, out, _) = run(&[
+        "perft",
+        "--depth",
+        "2",
+        "--divide",
+        "--stats",
+        "--json",
+        "--backend",
+        "reference",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["backend", "depth", "divide", "fen", "nodes", "nps", "seconds", "stats"]
+    );
+    assert_eq!(v["nodes"], 400);
+    assert_eq!(v["divide"]["e2e4"], 20);
+    let mut stat_keys: Vec<&str> = v["stats"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    stat_keys.sort();
+    assert_eq!(
+        stat_keys,
+        [
+            "captures",
+            "castles",
+            "checkmates",
+            "checks",
+            "discovered_checks",
+            "double_checks",
+            "en_passant",
+            "promotions",
+            "stalemates"
+        ]
+    );
+    let (_, plain, _) = run(&["perft", "--depth", "1", "--json", "--backend", "reference"]);
+    let v: serde_json::Value = serde_json::from_str(plain.trim()).unwrap();
+    assert!(v["divide"].is_null() && v["stats"].is_null());
+}
+
+#[test]
+fn bad_fen_is_exit_2_naming_the_field() {
+    let (code, _, err) = run(&["perft", "--fen", "8/8/8/8/8/8/8/8 x - -", "--depth", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("side to move") && err.contains("'x'"), "{err}");
+}
+
+#[test]
+fn invalid_position_is_exit_2_naming_the_error() {
+    let (code, _, err) = run(&["perft", "--fen", "8/8/8/8/8/8/8/4K3 w - -", "--depth", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing_king"), "{err}");
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "4k3/8/8/8/8/8/8/4K2R w Q -",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid_castling_right"), "{err}");
+}
+
+#[test]
+fn impossible_but_playable_position_warns_and_counts() {
+    let (code, out, err) = run(&[
+        "perft",
+        "--fen",
+        "2b5/1nbn4/n3n3/1kn5/n3n3/1n1n4/5RQ1/2KQ1R2 w K -",
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(code, 0);
+    assert!(err.contains("warning: impossible_check"), "{err}");
+    assert_eq!(out.trim(), "Nodes searched: 104");
+}
+
+#[test]
+fn usage_errors_are_exit_2() {
+    for args in [
+        vec!["perft"],
+        vec!["perft", "--depth", "x"],
+        vec!["perft", "--depth", "1", "--backend", "nope"],
+        vec!["perft", "--depth", "1", "--threads", "0"],
+        vec!["frobnicate"],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(!err.is_empty());
+    }
+    let (code, _, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn suite_passes_and_prints_the_summary_line() {
+    let (code, out, _) = run(&[
+        "suite",
+        data("tricky.perft").to_str().unwrap(),
+        "--max-nodes",
+        "100000",
+    ]);
+    assert_eq!(code, 0);
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.ends_with(" failed, 0 skipped") || last.contains(" 0 failed, "),
+        "{last}"
+    );
+    assert!(last.contains(" 0 failed, "), "{last}");
+}
+
+#[test]
+fn suite_mismatch_is_exit_1_with_details() {
+    let f = temp_file(
+        "wrong.epd",
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15 ;D2 67 ;D3 1197\n",
+    );
+    let (code, out, _) = run(&["suite", f.to_str().unwrap(), "--backend", "reference"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("depth 2: expected 67, got 66"), "{out}");
+    assert_eq!(out.lines().last().unwrap(), "2 passed, 1 failed, 0 skipped");
+}
+
+#[test]
+fn suite_budget_skips() {
+    let f = temp_file(
+        "budget.epd",
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15 ;D2 66 ;D3 1197 ;D4 7059\n",
+    );
+    let (code, out, _) = run(&[
+        "suite",
+        f.to_str().unwrap(),
+        "--max-depth",
+        "3",
+        "--max-nodes",
+        "1000",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().last().unwrap(), "2 passed, 0 failed, 2 skipped");
+}
+
+#[test]
+fn suite_missing_file_and_malformed_line_are_exit_2() {
+    let (code, _, err) = run(&["suite", "/nonexistent/x.epd"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/x.epd"), "{err}");
+    let f = temp_file(
+        "bad.epd",
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15\nthis is not a suite line\n",
+    );
+    let (code, _, err) = run(&["suite", f.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.epd:2"), "{err}");
+}
+
+#[test]
+fn verify_agrees_with_itself_and_json_suite_reports_counts() {
+    let (code, out, _) = run(&["verify", "--depth", "2", "--backend", "reference"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) = run(&[
+        "suite",
+        data("tricky.perft").to_str().unwrap(),
+        "--max-nodes",
+        "1000",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["failed"], 0);
+    assert!(v["passed"].as_u64().unwrap() > 20);
+}
