@@ -301,3 +301,53 @@ fn cli_gpu_perft_devices_and_bad_adapter() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-adapter-xyz"));
 }
+
+/// GPU statistics against the Chess Programming Wiki detail tables (`tests/data/cpw-detail.csv`), every row with
+/// at most `max_nodes` leaves; returns the number of rows checked.
+fn check_cpw_tables(g: &GpuBackend, max_nodes: u64) -> usize {
+    let text = std::fs::read_to_string(data("cpw-detail.csv")).unwrap();
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let n: Vec<u64> = f[3..].iter().map(|x| x.trim().parse().unwrap()).collect();
+        if n[0] > max_nodes {
+            continue;
+        }
+        let depth: u32 = f[2].parse().unwrap();
+        let (nodes, s) = g.stats(&Setup::from_fen(f[1]).unwrap(), depth).unwrap();
+        let got = [
+            nodes as u64,
+            s.captures,
+            s.en_passant,
+            s.castles,
+            s.promotions,
+            s.checks,
+            s.discovered_checks,
+            s.double_checks,
+            s.checkmates,
+        ];
+        assert_eq!(&got[..], &n[..], "{line}");
+        checked += 1;
+    }
+    checked
+}
+
+/// CPW rows up to 1 M leaves (startpos to depth 4, Kiwipete to depth 3).
+#[test]
+fn stats_match_cpw_tables() {
+    let Some(g) = gpu("stats_match_cpw_tables") else {
+        return;
+    };
+    assert_eq!(check_cpw_tables(&g, 1_000_000), 7);
+}
+
+/// CPW rows up to 5 M leaves (adds startpos 5 and Kiwipete 4); about 40 s on lavapipe, so it runs only on
+/// request: `cargo test --release --test gpu -- --ignored`.
+#[test]
+#[ignore]
+fn stats_match_cpw_tables_deeper() {
+    let Some(g) = gpu("stats_match_cpw_tables_deeper") else {
+        return;
+    };
+    assert_eq!(check_cpw_tables(&g, 5_000_000), 9);
+}

@@ -102,9 +102,11 @@ fn run_tree(
                     &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
                 )?;
             }
+            // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
+            let first_only = stats && remaining == 0;
             ctx.dispatch(
                 Kernel::Count,
-                params(n, remaining, 0, 0),
+                params(n, remaining, first_only as u32, 0),
                 &[&lv.pos, &lv.flags, &lv.counts],
             )?;
             if stats && remaining == 0 {
