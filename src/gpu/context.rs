@@ -2,9 +2,9 @@
 //! built once), the attack tables, the parameter buffer and the reusable level and cache buffers.
 //!
 //! Adapter choice: `--adapter NAME|INDEX` (or the environment variable `PERFTLAB_ADAPTER`) names an adapter by
-//! its index in `perftlab devices` or by a case-insensitive substring of its name; without one, the first
-//! discrete GPU, then integrated, virtual, CPU (software) adapter is taken, preferring Vulkan/Metal/DX12 over
-//! GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`) narrows the search.
+//! its index in `perftlab devices` or by a case-insensitive substring of its name or backend (`vulkan`, `gl`);
+//! without one, the first discrete GPU, then integrated, virtual, CPU (software) adapter is taken, preferring
+//! Vulkan/Metal/DX12 over GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`) narrows the search.
 
 use super::buffers::GpuParams;
 use super::tables;
@@ -207,12 +207,17 @@ fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
             let want = text.to_lowercase();
             let found = adapters
                 .iter()
-                .filter(|a| a.get_info().name.to_lowercase().contains(&want))
+                .filter(|a| {
+                    let info = a.get_info();
+                    format!("{} {:?}", info.name, info.backend)
+                        .to_lowercase()
+                        .contains(&want)
+                })
                 .min_by_key(|a| preference(a))
                 .cloned();
             found.ok_or_else(|| {
                 Error::Backend(format!(
-                    "--adapter: no adapter whose name contains '{text}' (found: {names})"
+                    "--adapter: no adapter whose name or backend contains '{text}' (found: {names})"
                 ))
             })
         }
