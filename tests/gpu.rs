@@ -351,3 +351,28 @@ fn stats_match_cpw_tables_deeper() {
     };
     assert_eq!(check_cpw_tables(&g, 5_000_000), 9);
 }
+
+/// Trees deeper than one run may count are split on the host by root move (u128 sums); with the limit set to
+/// 2 plies, perft 5 goes through three levels of host splitting.
+#[test]
+fn host_split_above_run_depth_stays_exact() {
+    if gpu("host_split").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    ctx.ensure_cache(4);
+    for (merge, cache) in [(true, true), (false, false)] {
+        let s = perftlab::gpu::driver::Settings {
+            merge,
+            cache,
+            budget_bytes: 64 << 20,
+            max_run_depth: 2,
+        };
+        let roots = [
+            Setup::startpos(),
+            Setup::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap(),
+        ];
+        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
+        assert_eq!(counts, vec![4_865_609, 674_624]);
+    }
+}

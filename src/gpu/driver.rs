@@ -30,6 +30,8 @@ pub struct Settings {
     pub cache: bool,
     /// Memory budget in bytes for the level buffers of one run.
     pub budget_bytes: u64,
+    /// Deepest tree one run counts ([`MAX_RUN_DEPTH`]; smaller in tests of the host split).
+    pub max_run_depth: u32,
 }
 
 impl Settings {
@@ -282,7 +284,7 @@ pub fn subtree_counts(
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
     }
-    if depth > MAX_RUN_DEPTH {
+    if depth > s.max_run_depth.clamp(1, MAX_RUN_DEPTH) {
         let mut out = Vec::with_capacity(roots.len());
         for root in roots {
             let kids = children(ctx, root)?;

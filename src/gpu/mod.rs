@@ -43,6 +43,7 @@ impl GpuBackend {
             merge: opts.merge,
             cache: opts.hash_mb > 0,
             budget_bytes: budget_mb << 20,
+            max_run_depth: driver::MAX_RUN_DEPTH,
         };
         if opts.verbose {
             eprintln!("gpu: adapter {}", ctx.describe());
