@@ -12,6 +12,7 @@
 //! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
 //! - [`table`]: CPW-style perft reference tables;
+//! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -22,6 +23,7 @@ pub mod cli;
 pub mod compare;
 pub mod error;
 pub mod fast;
+pub mod gpu;
 pub mod perft;
 pub mod position;
 pub mod reference;

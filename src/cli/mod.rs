@@ -2,7 +2,9 @@
 //! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
 
 mod analyze;
+mod bench;
 mod compare;
+mod devices;
 mod perft;
 mod perftree;
 mod stress;
@@ -44,6 +46,10 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Print a CPW-style perft table (nodes, captures, e.p., castles, promotions, checks, mates per depth).
     Table(table::TableArgs),
+    /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
+    Bench(bench::BenchArgs),
+    /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
+    Devices(devices::DevicesArgs),
 }
 
 /// Where the position comes from.
@@ -161,6 +167,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Perftree(a) => perftree::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Table(a) => table::run(a),
+        Command::Bench(a) => bench::run(a),
+        Command::Devices(a) => devices::run(a),
     }
 }
 

@@ -145,7 +145,7 @@ impl Backend for CpuBackend {
     fn stats(&self, setup: &Setup, depth: u32) -> Result<(u128, Stats)> {
         checked(setup)?;
         let (b, cd) = Board::from_setup(setup);
-        Ok(self.install(|| perft::stats(&b, &cd, depth)))
+        Ok(self.install(|| perft::stats(self.flavor, &b, &cd, depth)))
     }
 }
 

@@ -259,7 +259,8 @@ pub fn divide(
 }
 
 /// Account the leaf move `m` played from `b` (the CPW columns of [`Stats`]).
-fn add_leaf(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
+#[inline(always)]
+fn add_leaf<S: Sliders>(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
     let mv = to_move(m);
     let kind = mv.kind();
     let to_bb = 1u64 << mv.to().index();
@@ -270,7 +271,7 @@ fn add_leaf(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
     stats.castles += (kind == MoveKind::Castling) as u64;
     stats.promotions += (kind == MoveKind::Promotion) as u64;
     let next = b.make::<false>(cd, m);
-    let checkers = movegen::checkers::<MagicSliders>(&next);
+    let checkers = movegen::checkers::<S>(&next);
     let mover = if kind == MoveKind::Castling {
         mv.castling_rook_target().index()
     } else {
@@ -278,11 +279,11 @@ fn add_leaf(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
     };
     if checkers != 0 {
         stats.checks += 1;
-        stats.discovered_checks += (checkers & !(1u64 << mover) != 0) as u64;
+        stats.discovered_checks += (checkers.count_ones() == 1 && checkers != 1u64 << mover) as u64;
         stats.double_checks += (checkers.count_ones() >= 2) as u64;
     }
     let mut c = Counter(0);
-    movegen::generate::<MagicSliders, _>(&next, cd, &mut c);
+    movegen::generate::<S, _>(&next, cd, &mut c);
     if c.0 == 0 {
         if checkers == 0 {
             stats.stalemates += 1;
@@ -292,36 +293,55 @@ fn add_leaf(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
     }
 }
 
-fn stats_walk(b: &Board, cd: &CastlingData, depth: u32, stats: &mut Stats) -> u64 {
-    let list = moves::<MagicSliders>(b, cd);
-    if depth == 1 {
-        for &m in list.as_slice() {
-            add_leaf(stats, b, cd, m);
-        }
-        return list.as_slice().len() as u64;
+/// The last two plies of the statistics walk: every move of `b`, each classified.
+#[inline(always)]
+fn leaf_stats<S: Sliders>(b: &Board, cd: &CastlingData, stats: &mut Stats) -> u64 {
+    let list = moves::<S>(b, cd);
+    for &m in list.as_slice() {
+        add_leaf::<S>(stats, b, cd, m);
     }
-    list.as_slice()
+    list.as_slice().len() as u64
+}
+
+#[target_feature(enable = "popcnt,bmi1,bmi2")]
+fn leaf_stats_bmi2<S: Sliders>(b: &Board, cd: &CastlingData, stats: &mut Stats) -> u64 {
+    leaf_stats::<S>(b, cd, stats)
+}
+
+fn stats_walk(flavor: Flavor, b: &Board, cd: &CastlingData, depth: u32, stats: &mut Stats) -> u64 {
+    if depth == 1 {
+        return match flavor {
+            Flavor::Portable => leaf_stats::<MagicSliders>(b, cd, stats),
+            // Safety (both calls): `Magic` and `Pext` exist only after `bmi2_available()` said yes.
+            #[allow(unsafe_code)]
+            Flavor::Magic => unsafe { leaf_stats_bmi2::<MagicSliders>(b, cd, stats) },
+            #[allow(unsafe_code)]
+            Flavor::Pext => unsafe { leaf_stats_bmi2::<PextSliders>(b, cd, stats) },
+        };
+    }
+    moves::<MagicSliders>(b, cd)
+        .as_slice()
         .iter()
-        .map(|&m| stats_walk(&b.make::<false>(cd, m), cd, depth - 1, stats))
+        .map(|&m| stats_walk(flavor, &b.make::<false>(cd, m), cd, depth - 1, stats))
         .sum()
 }
 
 /// Leaf count with CPW detail statistics (parallel over the frontier two plies down; no hash, no merging,
 /// since the columns are properties of move paths, not of positions alone).
-pub fn stats(root: &Board, cd: &CastlingData, depth: u32) -> (u128, Stats) {
+pub fn stats(flavor: Flavor, root: &Board, cd: &CastlingData, depth: u32) -> (u128, Stats) {
     if depth == 0 {
         return (1, Stats::default());
     }
     if depth <= 2 {
         let mut s = Stats::default();
-        let n = stats_walk(root, cd, depth, &mut s);
+        let n = stats_walk(flavor, root, cd, depth, &mut s);
         return (n as u128, s);
     }
     frontier(root, cd, 2, false)
         .par_iter()
         .map(|(b, _)| {
             let mut s = Stats::default();
-            let n = stats_walk(b, cd, depth - 2, &mut s);
+            let n = stats_walk(flavor, b, cd, depth - 2, &mut s);
             (n as u128, s)
         })
         .reduce(
