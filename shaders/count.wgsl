@@ -1,5 +1,6 @@
 // count.wgsl: the number of legal moves of each position whose flag is set (0 for the others). Used both to
-// size the next level (before the prefix sum) and to bulk-count the last level.
+// size the next level (before the prefix sum) and to bulk-count the last level. With `params.mode == 1` the
+// count is only 0 or not (it stops early): enough to tell mates and stalemates among leaves.
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
@@ -18,6 +19,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     g_count = 0u;
+    g_first_only = params.mode == 1u;
     g_bulk = true;
     gen(positions[i]);
     counts[i] = g_count;

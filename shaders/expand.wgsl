@@ -1,7 +1,7 @@
 // expand.wgsl: write the children of each position whose flag is set, from `offsets[i]` on (the exclusive
 // prefix sum of the counts), with the parent's index; with `params.mode == 1` also the leaf-statistics bits of
 // the move that leads to each child (bit 0 capture, 1 en passant, 2 castling, 3 promotion, 4 check,
-// 5 discovered check, 6 double check).
+// 5 discovered single check, 6 double check).
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
@@ -41,10 +41,13 @@ fn leaf_info(p: Pos, c: Pos, m: u32) -> u32 {
                 mover = (orig & 56u) + 5u;
             }
         }
-        if bb_any(checkers & ~bb_sq(mover)) {
+        // CPW convention: a discovered check is a single check by a piece other than the one that moved; a
+        // double check counts only as a double check.
+        let n = bb_popcnt(checkers);
+        if n == 1u && !bb_has(checkers, mover) {
             f |= 32u;
         }
-        if bb_popcnt(checkers) >= 2u {
+        if n >= 2u {
             f |= 64u;
         }
     }
@@ -71,6 +74,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     g_parent = i;
     g_base = offsets[i];
     g_count = 0u;
+    g_first_only = false;
     g_bulk = false;
     gen(g_pos);
 }

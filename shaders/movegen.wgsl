@@ -16,6 +16,9 @@ var<private> g_count: u32;
 // Set by kernels that only count (count.wgsl): moves known to be legal are then counted by popcount instead of
 // being emitted one by one.
 var<private> g_bulk: bool;
+// Set when only "is there any legal move?" matters (mate and stalemate detection): generation stops after the
+// first piece with a legal move.
+var<private> g_first_only: bool;
 
 fn found(m: u32) {
     emit(m);
@@ -342,7 +345,7 @@ fn gen(p: Pos) {
             gen_castling(p, ksq, us, own, occ);
         }
         flush(p);
-        if last {
+        if last || (g_first_only && g_count > 0u) {
             break;
         }
     }

@@ -20,6 +20,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     g_base = offsets[i];
     g_count = 0u;
+    g_first_only = false;
     g_bulk = false;
     gen(positions[i]);
 }

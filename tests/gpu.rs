@@ -225,7 +225,8 @@ fn stats_match_reference() {
     }
 }
 
-/// The per-node cross-check of legal move sets, GPU kernel against the reference generator.
+/// The per-node cross-check of legal move sets, GPU kernel against the reference generator: every position of
+/// the three suites to depth 3.
 #[test]
 fn verify_against_reference() {
     let Some(g) = gpu("verify_against_reference") else {
@@ -234,14 +235,9 @@ fn verify_against_reference() {
     let reference = ReferenceBackend;
     let start = Instant::now();
     let mut nodes = 0;
-    for (file, every, depth) in [
-        ("standard.epd", 1, 3),
-        ("tricky.perft", 1, 3),
-        ("chess960.epd", 1, 2),
-        ("chess960.epd", 48, 3),
-    ] {
-        for e in suite::load(&data(file)).unwrap().iter().step_by(every) {
-            let out = verify::verify(&e.setup, depth, &g, &reference, true).unwrap();
+    for file in ["standard.epd", "tricky.perft", "chess960.epd"] {
+        for e in suite::load(&data(file)).unwrap() {
+            let out = verify::verify(&e.setup, 3, &g, &reference, true).unwrap();
             assert!(
                 out.difference.is_none(),
                 "{file}:{} {:?}",
@@ -304,4 +300,54 @@ fn cli_gpu_perft_devices_and_bad_adapter() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-adapter-xyz"));
+}
+
+/// GPU statistics against the Chess Programming Wiki detail tables (`tests/data/cpw-detail.csv`), every row with
+/// at most `max_nodes` leaves; returns the number of rows checked.
+fn check_cpw_tables(g: &GpuBackend, max_nodes: u64) -> usize {
+    let text = std::fs::read_to_string(data("cpw-detail.csv")).unwrap();
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let n: Vec<u64> = f[3..].iter().map(|x| x.trim().parse().unwrap()).collect();
+        if n[0] > max_nodes {
+            continue;
+        }
+        let depth: u32 = f[2].parse().unwrap();
+        let (nodes, s) = g.stats(&Setup::from_fen(f[1]).unwrap(), depth).unwrap();
+        let got = [
+            nodes as u64,
+            s.captures,
+            s.en_passant,
+            s.castles,
+            s.promotions,
+            s.checks,
+            s.discovered_checks,
+            s.double_checks,
+            s.checkmates,
+        ];
+        assert_eq!(&got[..], &n[..], "{line}");
+        checked += 1;
+    }
+    checked
+}
+
+/// CPW rows up to 1 M leaves (startpos to depth 4, Kiwipete to depth 3).
+#[test]
+fn stats_match_cpw_tables() {
+    let Some(g) = gpu("stats_match_cpw_tables") else {
+        return;
+    };
+    assert_eq!(check_cpw_tables(&g, 1_000_000), 7);
+}
+
+/// CPW rows up to 5 M leaves (adds startpos 5 and Kiwipete 4); about 40 s on lavapipe, so it runs only on
+/// request: `cargo test --release --test gpu -- --ignored`.
+#[test]
+#[ignore]
+fn stats_match_cpw_tables_deeper() {
+    let Some(g) = gpu("stats_match_cpw_tables_deeper") else {
+        return;
+    };
+    assert_eq!(check_cpw_tables(&g, 5_000_000), 9);
 }

@@ -37,10 +37,14 @@ pub enum Kernel {
     CacheStore,
     /// `stats.wgsl`: leaf statistics.
     Stats,
+    /// `scan.wgsl`: block prefix sums (workgroups of 256).
+    Scan,
+    /// `scan_add.wgsl`: add scanned block sums back.
+    ScanAdd,
 }
 
 impl Kernel {
-    const ALL: [Kernel; 8] = [
+    const ALL: [Kernel; 10] = [
         Kernel::Moves,
         Kernel::Count,
         Kernel::Expand,
@@ -49,6 +53,8 @@ impl Kernel {
         Kernel::CacheProbe,
         Kernel::CacheStore,
         Kernel::Stats,
+        Kernel::Scan,
+        Kernel::ScanAdd,
     ];
 
     fn source(self) -> (&'static str, &'static str) {
@@ -67,6 +73,16 @@ impl Kernel {
                 include_str!("../../shaders/cache_store.wgsl"),
             ),
             Kernel::Stats => ("stats", include_str!("../../shaders/stats.wgsl")),
+            Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
+            Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
+        }
+    }
+
+    /// Threads per workgroup.
+    pub fn workgroup(self) -> u32 {
+        match self {
+            Kernel::Scan => 256,
+            _ => WORKGROUP,
         }
     }
 
@@ -420,9 +436,10 @@ impl GpuContext {
         by_limits.clamp(16, cap)
     }
 
-    /// Largest level a single binding allows, in positions.
+    /// Largest level a single binding allows, in positions (also small enough that the u32 offsets of the
+    /// next level cannot overflow at up to 512 moves per position).
     pub fn max_level_positions(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size / 64).min(u32::MAX as u64 / 256)
+        (self.limits.max_storage_buffer_binding_size / 64).min(u32::MAX as u64 / 512)
     }
 
     /// Fail with the first error the device reported, if any.
@@ -564,7 +581,7 @@ impl GpuContext {
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        let groups = params.n.div_ceil(WORKGROUP);
+        let groups = params.n.div_ceil(kernel.workgroup());
         let max = self.limits.max_compute_workgroups_per_dimension;
         let (x, y) = if groups <= max {
             (groups, 1)

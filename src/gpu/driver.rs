@@ -2,11 +2,12 @@
 //! the subtree cache, back-propagation of subtree counts, and the memory-bounded depth-first split into chunks.
 //!
 //! One run ([`run_tree`]) takes a batch of roots and a depth. For each level it counts the children of every
-//! position to expand (count.wgsl), prefix-sums the counts on the host (which also sizes the next level), writes
-//! the children (expand.wgsl) and merges transpositions (merge.wgsl); positions found in the cache are not
-//! expanded (cache_probe.wgsl). The last level is bulk-counted without writing children. Counts then flow back
-//! up (backprop.wgsl: every copy of a merged position adds its representative's count to its own parent),
-//! expanded subtrees are stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back.
+//! position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only the total comes back,
+//! to size the next level), writes the children (expand.wgsl) and merges transpositions (merge.wgsl);
+//! positions found in the cache are not expanded (cache_probe.wgsl). The last level is bulk-counted without
+//! writing children. Counts then flow back up (backprop.wgsl: every copy of a merged position adds its
+//! representative's count to its own parent), expanded subtrees are stored in the cache (cache_store.wgsl),
+//! and each root's exact u64 count is read back.
 //!
 //! When a level would not fit the memory budget the run stops and the host splits the work depth-first
 //! ([`subtree_counts`]): a batch of roots into smaller batches, a single root into its children one ply
@@ -102,9 +103,11 @@ fn run_tree(
                     &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
                 )?;
             }
+            // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
+            let first_only = stats && remaining == 0;
             ctx.dispatch(
                 Kernel::Count,
-                params(n, remaining, 0, 0),
+                params(n, remaining, first_only as u32, 0),
                 &[&lv.pos, &lv.flags, &lv.counts],
             )?;
             if stats && remaining == 0 {
@@ -134,16 +137,8 @@ fn run_tree(
                 break;
             }
         }
-        let counts = ctx.download_u32(&ctx.levels[l].counts, n)?;
-        let mut offsets = Vec::with_capacity(counts.len());
-        let mut total = 0u64;
-        for &c in &counts {
-            offsets.push(total as u32);
-            total += c as u64;
-            if total > u32::MAX as u64 / 2 {
-                return Ok(Tree::Split { needed: u64::MAX });
-            }
-        }
+        let (counts, offsets) = (ctx.levels[l].counts.clone(), ctx.levels[l].offsets.clone());
+        let total = gpu_scan(ctx, &counts, &offsets, n)?;
         if total == 0 {
             break;
         }
@@ -152,7 +147,6 @@ fn run_tree(
                 needed: used + total,
             });
         }
-        ctx.upload(&ctx.levels[l].offsets, bytemuck::cast_slice(&offsets));
         ctx.ensure_level(l + 1, total);
         let mask = ctx.ensure_table(2 * total);
         {
@@ -237,6 +231,26 @@ fn run_tree(
     Ok(Tree::Done(counts, None))
 }
 
+/// Exclusive prefix sum of the `n` u32 values of `input` into `output`, on the GPU (blocks of 256, recursing
+/// on the block sums); returns the total. Level sizes are capped so that it fits u32.
+fn gpu_scan(
+    ctx: &mut GpuContext,
+    input: &wgpu::Buffer,
+    output: &wgpu::Buffer,
+    n: u64,
+) -> Result<u64> {
+    let blocks = n.div_ceil(256);
+    let sums = ctx.buffer("block sums", blocks * 4);
+    ctx.dispatch(Kernel::Scan, params(n, 0, 0, 0), &[input, output, &sums])?;
+    if blocks == 1 {
+        return Ok(ctx.download_u32(&sums, 1)?[0] as u64);
+    }
+    let sum_offsets = ctx.buffer("block offsets", blocks * 4);
+    let total = gpu_scan(ctx, &sums, &sum_offsets, blocks)?;
+    ctx.dispatch(Kernel::ScanAdd, params(n, 0, 0, 0), &[&sum_offsets, output])?;
+    Ok(total)
+}
+
 /// How many parts to split a batch of `n` roots into when a run needed `needed` slots.
 fn parts(n: usize, needed: u64, ctx: &GpuContext, s: &Settings) -> usize {
     let cap = ctx.max_level_positions().min(s.budget_slots()).max(1);
@@ -251,6 +265,10 @@ fn children(ctx: &mut GpuContext, root: &Setup) -> Result<Vec<Setup>> {
     Ok(moves.iter().map(|&m| reference::play(root, m)).collect())
 }
 
+/// Deepest tree one run counts: its per-root counts are u64 on the GPU, and perft 11 of any realistic position
+/// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
+pub const MAX_RUN_DEPTH: u32 = 11;
+
 /// The perft count of each root to `depth`, splitting depth-first whenever a run does not fit the budget.
 ///
 /// # Errors
@@ -263,6 +281,14 @@ pub fn subtree_counts(
 ) -> Result<Vec<u128>> {
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
+    }
+    if depth > MAX_RUN_DEPTH {
+        let mut out = Vec::with_capacity(roots.len());
+        for root in roots {
+            let kids = children(ctx, root)?;
+            out.push(subtree_counts(ctx, &kids, depth - 1, s)?.iter().sum());
+        }
+        return Ok(out);
     }
     let gpu: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
     match run_tree(ctx, &gpu, depth, false, s)? {
