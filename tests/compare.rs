@@ -63,24 +63,24 @@ fn fen4(fen: &str) -> String {
 fn compare_agrees_with_stockfish() {
     let Some(sf) = stockfish() else { return };
     for (fen, depth, moves) in [
-        ("startpos", "4", None),
-        (KIWIPETE, "3", None),
-        (KIWIPETE, "3", Some("e1g1 h3g2")),
-        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "4", None),
+        ("startpos", "5", None),
+        (KIWIPETE, "4", None),
+        (KIWIPETE, "4", Some("e1g1 h3g2")),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "5", None),
         (
             "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "3",
+            "4",
             None,
         ),
         (
             "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "3",
+            "4",
             None,
         ),
         // Chess960 (Shredder-FEN castling): castling is sent and compared as king takes rook.
         (
             "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-            "3",
+            "4",
             None,
         ),
     ] {
@@ -102,7 +102,15 @@ fn compare_agrees_with_stockfish() {
         assert!(v["extra"].as_array().unwrap().is_empty());
     }
     // Text mode, and the known total of the start position from outside (CPW): 197281.
-    let (code, out, _) = run(&["compare", "--engine", &sf, "--depth", "4"]);
+    let (code, out, _) = run(&[
+        "compare",
+        "--engine",
+        &sf,
+        "--depth",
+        "4",
+        "--backend",
+        "reference",
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("agree: 197281 nodes"), "{out}");
 }
@@ -111,7 +119,7 @@ fn compare_agrees_with_stockfish() {
 fn compare_suites_agree_with_stockfish() {
     let Some(sf) = stockfish() else { return };
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
-    for (file, depth, positions) in [("standard.epd", "3", 128), ("chess960.epd", "2", 960)] {
+    for (file, depth, positions) in [("standard.epd", "4", 128), ("chess960.epd", "3", 960)] {
         let suite = format!("{data}{file}");
         let (code, v) = json(&[
             "compare", "--engine", &sf, "--suite", &suite, "--depth", depth, "--json",
@@ -132,19 +140,19 @@ fn stress_agrees_with_stockfish() {
             "--engine",
             &sf,
             "--positions",
-            "60",
+            "100",
             "--seed",
             "2026",
             "--depth",
-            "3",
+            "4",
             "--json",
         ];
         args.extend_from_slice(extra);
         let (code, v) = json(&args);
         assert_eq!(code, 0, "{v}");
         assert_eq!(v["agree"], true);
-        assert_eq!(v["positions"], 60);
-        assert!(v["nodes"].as_u64().unwrap() > 60_000, "{v}");
+        assert_eq!(v["positions"], 100);
+        assert!(v["nodes"].as_u64().unwrap() > 10_000_000, "{v}");
     }
 }
 

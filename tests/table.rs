@@ -1,6 +1,6 @@
 //! `perftlab table` against the Chess Programming Wiki detail tables in `tests/data/cpw-detail.csv`, with the
-//! default (fast CPU) backend and with the reference backend, at depths that fit CI; deeper rows are
-//! `#[ignore]`d (run them with `cargo test --release -- --ignored`).
+//! default (fast CPU) backend to the depths (start position 6, Kiwipete 5) and with the reference
+//! backend at shallow depths; a slower reference row is `#[ignore]`d (`cargo test --release -- --ignored`).
 
 use std::process::Command;
 
@@ -106,25 +106,29 @@ fn start_position_matches_cpw_to_depth_5() {
     check("start", 5);
 }
 
-// The first row with double checks (under a second with the fast backend). The fast backend on main still
-// counts a double check as a discovered one too (48 instead of 42 here); the fix (CPW's convention, as the
-// reference backend has it) is on branch `fast` (e9738e7). Un-ignore this once it is on main.
+/// The first row with double checks.
 #[test]
-#[ignore = "until the fast backend's CPW discovered-check fix (branch fast) is on main"]
 fn kiwipete_matches_cpw_to_depth_4() {
     check("kiwipete", 4);
 }
 
-// Deep rows: about 12 s (start, depth 6) and 20 s (Kiwipete, depth 5) on 2 cores with the fast backend.
+/// The acceptance row: the start position to depth 6 (about 12 s on 2 cores with the fast backend).
 #[test]
-#[ignore = "deep: about 12 s on 2 cores; run with --ignored"]
 fn start_position_matches_cpw_to_depth_6() {
     check("start", 6);
 }
 
-/// Kiwipete depth 5: CPW prints 2637 double checks; the CSV (and perftlab, both backends) hold 2645.
+/// Kiwipete depth 5: CPW prints 2637 double checks; the CSV (and perftlab, both backends) hold 2645. About
+/// 20 s on 2 cores with the fast backend.
 #[test]
-#[ignore = "deep: about 20 s on 2 cores; run with --ignored"]
 fn kiwipete_matches_cpw_to_depth_5() {
     check("kiwipete", 5);
+}
+
+/// The reference backend's own table at Kiwipete depth 4 (its statistics are also checked in
+/// `tests/reference.rs`); deeper reference rows take minutes.
+#[test]
+#[ignore = "slow on the reference backend (about a minute on 2 cores); run with --ignored"]
+fn reference_backend_kiwipete_matches_cpw_to_depth_4() {
+    check_with("kiwipete", 4, Some("reference"));
 }

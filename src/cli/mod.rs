@@ -137,6 +137,7 @@ impl EngineArgs {
 
 /// Parse the process arguments and run; returns the exit code.
 pub fn main() -> i32 {
+    quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -151,6 +152,25 @@ pub fn main() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// A reader that closes our stdout early (`perftlab perft --divide | head`) is not an error of ours: print
+/// nothing and exit 0, as `ripgrep` and other CLIs do, instead of the standard library's "failed printing to
+/// stdout" panic. Every other panic keeps the default report.
+fn quiet_on_closed_stdout() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
 }
 
 /// Run a parsed command line; returns the exit code for success or a soft failure.

@@ -215,23 +215,41 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     let orth_opp = (r[ROOK_I] | r[QUEEN_I]) & opp;
     let pawns_opp = r[PAWN_I] & opp;
 
-    let checkers = ((KNIGHT[ksq] & r[KNIGHT_I]) | (PAWN[us][ksq] & r[PAWN_I])) & opp
-        | (S::bishop(ksq, occ) & diag_opp)
-        | (S::rook(ksq, occ) & orth_opp);
+    // Enemy sliders that see our king through our own pieces (x-ray): checkers when nothing stands between,
+    // pinners when exactly one of ours does (a pinned piece stays on the line through king and pinner).
+    let mut checkers = ((KNIGHT[ksq] & r[KNIGHT_I]) | (PAWN[us][ksq] & r[PAWN_I])) & opp;
+    let mut pinned = 0u64;
+    let snipers = (S::bishop(ksq, opp) & diag_opp) | (S::rook(ksq, opp) & orth_opp);
+    for_each(snipers, |s| {
+        let bt = between(ksq, s) & occ;
+        if bt == 0 {
+            checkers |= 1 << s;
+        } else if bt & (bt - 1) == 0 {
+            pinned |= bt;
+        }
+    });
 
-    // Squares the enemy attacks with our king lifted off the board.
+    // Squares the enemy attacks with our king lifted off the board; only needed when the king has a square to
+    // go to or may castle (often neither: then it is skipped).
     let occ_nk = occ ^ king_bb;
-    let mut danger = if white {
-        ((pawns_opp & !FILE_A) >> 9) | ((pawns_opp & !FILE_H) >> 7)
+    let king_squares = KING[ksq] & !own;
+    let may_castle = checkers == 0 && (b.castling >> (2 * us)) & 3 != 0;
+    let danger = if king_squares != 0 || may_castle {
+        let mut danger = if white {
+            ((pawns_opp & !FILE_A) >> 9) | ((pawns_opp & !FILE_H) >> 7)
+        } else {
+            ((pawns_opp & !FILE_A) << 7) | ((pawns_opp & !FILE_H) << 9)
+        };
+        danger |= KING[(r[KING_I] & opp).trailing_zeros() as usize & 63];
+        for_each(r[KNIGHT_I] & opp, |s| danger |= KNIGHT[s]);
+        for_each(diag_opp, |s| danger |= S::bishop(s, occ_nk));
+        for_each(orth_opp, |s| danger |= S::rook(s, occ_nk));
+        danger
     } else {
-        ((pawns_opp & !FILE_A) << 7) | ((pawns_opp & !FILE_H) << 9)
+        !0
     };
-    danger |= KING[(r[KING_I] & opp).trailing_zeros() as usize & 63];
-    for_each(r[KNIGHT_I] & opp, |s| danger |= KNIGHT[s]);
-    for_each(diag_opp, |s| danger |= S::bishop(s, occ_nk));
-    for_each(orth_opp, |s| danger |= S::rook(s, occ_nk));
 
-    sink.piece(KING_I, ksq, KING[ksq] & !own & !danger);
+    sink.piece(KING_I, ksq, king_squares & !danger);
     if checkers & checkers.wrapping_sub(1) != 0 {
         return;
     }
@@ -240,16 +258,6 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     } else {
         between(ksq, checkers.trailing_zeros() as usize) | checkers
     };
-
-    // Pinned pieces: an enemy slider that sees our king through exactly one of our pieces.
-    let mut pinned = 0u64;
-    let snipers = (S::bishop(ksq, opp) & diag_opp) | (S::rook(ksq, opp) & orth_opp);
-    for_each(snipers, |s| {
-        let bt = between(ksq, s) & occ;
-        if bt != 0 && bt & (bt - 1) == 0 {
-            pinned |= bt & own;
-        }
-    });
 
     let target = !own & checkmask;
     let free = !pinned;
@@ -308,7 +316,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
         });
     }
 
-    if checkers == 0 {
+    if may_castle {
         let mut rights = (b.castling >> (2 * us)) & 3;
         while rights != 0 {
             let right = 2 * us + rights.trailing_zeros() as usize;
