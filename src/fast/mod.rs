@@ -15,7 +15,7 @@
 //! PEXT vs magic: both are compiled; on CPUs with BMI2 the PEXT variant is the default (measured faster here,
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
 
-mod attacks;
+pub(crate) mod attacks;
 pub mod board;
 pub mod hash;
 mod magics;

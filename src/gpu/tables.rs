@@ -1,6 +1,10 @@
 //! Attack tables uploaded to the GPU (a read-only storage buffer: WGSL `const` arrays are slow with a dynamic
-//! index, see `../shared/GPU-NOTES.md`). Built at start-up by plain square walkers; the layout is described in
+//! index, see `../shared/GPU-NOTES.md`). The leaper tables are the fast CPU generator's own (one table, two
+//! users; the reference generator stays independent and checks both); the rays are built here by a plain square
+//! walker. The layout is described in
 //! `shaders/common.wgsl` (knight, king, pawn attacks, then rays in eight directions).
+
+use crate::fast::attacks;
 
 /// Number of `vec2<u32>` entries.
 pub const LEN: usize = 256 + 8 * 64;
@@ -26,11 +30,6 @@ fn bit(file: i32, rank: i32) -> u64 {
     }
 }
 
-fn steps(sq: usize, deltas: &[(i32, i32)]) -> u64 {
-    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
-    deltas.iter().map(|&(df, dr)| bit(f + df, r + dr)).sum()
-}
-
 fn ray(sq: usize, (df, dr): (i32, i32)) -> u64 {
     let (mut f, mut r) = ((sq % 8) as i32 + df, (sq / 8) as i32 + dr);
     let mut b = 0;
@@ -44,32 +43,12 @@ fn ray(sq: usize, (df, dr): (i32, i32)) -> u64 {
 
 /// The tables as 64-bit bitboards, in the GPU layout.
 pub fn build() -> Vec<u64> {
-    const KNIGHT: [(i32, i32); 8] = [
-        (1, 2),
-        (2, 1),
-        (2, -1),
-        (1, -2),
-        (-1, -2),
-        (-2, -1),
-        (-2, 1),
-        (-1, 2),
-    ];
-    const KING: [(i32, i32); 8] = [
-        (1, 0),
-        (1, 1),
-        (0, 1),
-        (-1, 1),
-        (-1, 0),
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-    ];
     let mut t = vec![0u64; LEN];
     for sq in 0..64 {
-        t[sq] = steps(sq, &KNIGHT);
-        t[64 + sq] = steps(sq, &KING);
-        t[128 + sq] = steps(sq, &[(-1, 1), (1, 1)]);
-        t[192 + sq] = steps(sq, &[(-1, -1), (1, -1)]);
+        t[sq] = attacks::KNIGHT[sq];
+        t[64 + sq] = attacks::KING[sq];
+        t[128 + sq] = attacks::PAWN[0][sq];
+        t[192 + sq] = attacks::PAWN[1][sq];
         for (d, &dir) in DIRS.iter().enumerate() {
             t[256 + 64 * d + sq] = ray(sq, dir);
         }
