@@ -2,14 +2,6 @@
 // position and the remaining depth (both compared in full). A hit presets the position's count and clears its
 // flag, so its subtree is not expanded again.
 
-struct CacheEntry {
-    pos: Pos,
-    depth: u32,
-    pad: u32,
-    lo: u32,
-    hi: u32,
-}
-
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sub: array<u32>;

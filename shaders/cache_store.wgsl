@@ -2,14 +2,6 @@
 // (direct-mapped, always replace). `locks` is cleared before each dispatch; the first writer of a slot wins, so
 // no entry is ever torn.
 
-struct CacheEntry {
-    pos: Pos,
-    depth: u32,
-    pad: u32,
-    lo: u32,
-    hi: u32,
-}
-
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
 @group(0) @binding(4) var<storage, read> sub: array<u32>;

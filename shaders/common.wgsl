@@ -18,6 +18,16 @@ struct Pos {
 }
 
 // Per-dispatch parameters (uniform). Rust mirror: `GpuParams`.
+// One slot of the subtree-count cache (cache_probe.wgsl, cache_store.wgsl): the whole position, the remaining
+// depth and the 64-bit count as two words.
+struct CacheEntry {
+    pos: Pos,
+    depth: u32,
+    pad: u32,
+    lo: u32,
+    hi: u32,
+}
+
 struct Params {
     n: u32,          // positions (threads) in this dispatch
     remaining: u32,  // remaining depth of the positions of this level

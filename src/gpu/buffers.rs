@@ -1,5 +1,5 @@
 //! Rust mirrors of the WGSL structs (`#[repr(C)]`, bytemuck `Pod`), one per struct, next to their twins in
-//! `shaders/common.wgsl` (`Pos`, `Params`) and `shaders/cache_*.wgsl` (`CacheEntry`), and the conversion of a
+//! `shaders/common.wgsl` (`Pos`, `CacheEntry`, `Params`), and the conversion of a
 //! [`Setup`] into the GPU position layout.
 
 use crate::position::Setup;
