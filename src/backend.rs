@@ -11,6 +11,8 @@ pub enum BackendKind {
     Reference,
     /// The fast bitboard generator on all cores, with hash table and transposition merging.
     Cpu,
+    /// WGSL compute kernels on wgpu (Vulkan, Metal, DX12, GL).
+    Gpu,
 }
 
 impl BackendKind {
@@ -47,5 +49,6 @@ pub fn create(kind: BackendKind, opts: &EngineOptions) -> Result<Box<dyn Backend
             opts.threads,
             opts.merge,
         )?)),
+        BackendKind::Gpu => Ok(Box::new(crate::gpu::GpuBackend::new(opts)?)),
     }
 }

@@ -9,18 +9,26 @@
 //! - [`perft`]: the [`perft::Backend`] trait, perft, divide and CPW detail statistics;
 //! - [`suite`]: perft suite files and their runner;
 //! - [`verify`]: the per-node cross-check of two generators' legal move sets;
+//! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
+//! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
+//! - [`table`]: CPW-style perft reference tables;
+//! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod analyze;
 pub mod backend;
 pub mod cli;
+pub mod compare;
 pub mod error;
 pub mod fast;
+pub mod gpu;
 pub mod perft;
 pub mod position;
 pub mod reference;
 pub mod suite;
+pub mod table;
 pub mod types;
 pub mod verify;
 

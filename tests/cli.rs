@@ -260,3 +260,26 @@ fn verify_agrees_with_itself_and_json_suite_reports_counts() {
     assert_eq!(v["failed"], 0);
     assert!(v["passed"].as_u64().unwrap() > 20);
 }
+
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    // The reader goes away before perftlab writes (like `perftlab perft --divide | head -0`).
+    let mut child = perftlab()
+        .args([
+            "perft",
+            "--depth",
+            "5",
+            "--divide",
+            "--backend",
+            "reference",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

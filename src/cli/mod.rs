@@ -1,9 +1,15 @@
 //! The `perftlab` command line (clap derive). Each subcommand lives in its own module; this one parses,
 //! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
 
+mod analyze;
 mod bench;
+mod compare;
+mod devices;
 mod perft;
+mod perftree;
+mod stress;
 mod suite;
+mod table;
 mod verify;
 
 use crate::backend::{BackendKind, EngineOptions};
@@ -29,8 +35,21 @@ pub enum Command {
     Suite(suite::SuiteArgs),
     /// Compare the legal move sets of two generators at every node of a tree.
     Verify(verify::VerifyArgs),
+    /// Compare an external engine's divide (UCI `go perft` or a perftree script) and drill down to the
+    /// minimal failing position.
+    Compare(compare::CompareArgs),
+    /// Compare an external engine on random reachable positions and group failures by move kind.
+    Stress(stress::StressArgs),
+    /// Behave as a perftree script: `perftlab perftree DEPTH FEN [MOVES]`.
+    Perftree(perftree::PerftreeArgs),
+    /// Analyse a position: validity, check, pins, legal moves (UCI and SAN), game state.
+    Analyze(analyze::AnalyzeArgs),
+    /// Print a CPW-style perft table (nodes, captures, e.p., castles, promotions, checks, mates per depth).
+    Table(table::TableArgs),
     /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
     Bench(bench::BenchArgs),
+    /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
+    Devices(devices::DevicesArgs),
 }
 
 /// Where the position comes from.
@@ -118,6 +137,7 @@ impl EngineArgs {
 
 /// Parse the process arguments and run; returns the exit code.
 pub fn main() -> i32 {
+    quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -134,6 +154,25 @@ pub fn main() -> i32 {
     }
 }
 
+/// A reader that closes our stdout early (`perftlab perft --divide | head`) is not an error of ours: print
+/// nothing and exit 0, as `ripgrep` and other CLIs do, instead of the standard library's "failed printing to
+/// stdout" panic. Every other panic keeps the default report.
+fn quiet_on_closed_stdout() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
+}
+
 /// Run a parsed command line; returns the exit code for success or a soft failure.
 ///
 /// # Errors
@@ -143,7 +182,13 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Perft(a) => perft::run(a),
         Command::Suite(a) => suite::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Stress(a) => stress::run(a),
+        Command::Perftree(a) => perftree::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Table(a) => table::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Devices(a) => devices::run(a),
     }
 }
 

@@ -1,0 +1,32 @@
+// cache_probe.wgsl: look each position to be expanded up in the subtree-count cache, keyed by the whole
+// position and the remaining depth (both compared in full). A hit presets the position's count and clears its
+// flag, so its subtree is not expanded again.
+
+struct CacheEntry {
+    pos: Pos,
+    depth: u32,
+    pad: u32,
+    lo: u32,
+    hi: u32,
+}
+
+@group(0) @binding(2) var<storage, read> positions: array<Pos>;
+@group(0) @binding(3) var<storage, read_write> flags: array<u32>;
+@group(0) @binding(4) var<storage, read_write> sub: array<u32>;
+@group(0) @binding(5) var<storage, read> cache: array<CacheEntry>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = thread_index(gid, nwg);
+    if i >= params.n || flags[i] == 0u {
+        return;
+    }
+    let p = positions[i];
+    let s = pos_hash(p, 0x6C8E9CF5u + params.remaining * 0x9E3779B9u) & params.mask;
+    let e = cache[s];
+    if e.depth == params.remaining && pos_eq(e.pos, p) {
+        sub[2u * i] = e.lo;
+        sub[2u * i + 1u] = e.hi;
+        flags[i] = 0u;
+    }
+}

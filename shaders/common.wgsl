@@ -1,0 +1,176 @@
+// common.wgsl: the position layout, `vec2<u32>` bitboards and the lookup tables, shared by every kernel.
+//
+// Bitboards are `vec2<u32>` (x = squares a1..h4, bits 0-31; y = squares a5..h8, bits 32-63): no optional
+// feature is needed (naga 30's u64 builtins are broken, see ../shared/GPU-NOTES.md) and the kernels stay
+// portable to every WebGPU implementation. Rust mirrors of the structs: src/gpu/buffers.rs.
+
+alias BB = vec2<u32>;
+
+// A position: 64 bytes. Rust mirror: `GpuPos`.
+//   bb[0..6]: pawns, knights, bishops, rooks, queens, kings (both colours); bb[6]: white pieces.
+//   castle: four bytes, the rook square of each right (white king side, white queen side, black king side,
+//           black queen side), 64 = no right.
+//   info: bit 0 the side to move (0 white, 1 black); bits 8-15 the en-passant square (64 = none).
+struct Pos {
+    bb: array<BB, 7>,
+    castle: u32,
+    info: u32,
+}
+
+// Per-dispatch parameters (uniform). Rust mirror: `GpuParams`.
+struct Params {
+    n: u32,          // positions (threads) in this dispatch
+    remaining: u32,  // remaining depth of the positions of this level
+    mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info)
+    mask: u32,       // hash table size - 1 (power of two)
+    extra: u32,      // kernel-specific
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// Table layout (Rust: src/gpu/tables.rs): knight attacks [0,64), king attacks [64,128), pawn attacks
+// [128 + 64 * colour + sq], rays [256 + 64 * dir + sq] for directions N, E, NE, NW (lsb side) and S, W, SW, SE
+// (msb side).
+const T_KNIGHT: u32 = 0u;
+const T_KING: u32 = 64u;
+const T_PAWN: u32 = 128u;
+const T_RAY: u32 = 256u;
+
+const PAWN: u32 = 0u;
+const KNIGHT: u32 = 1u;
+const BISHOP: u32 = 2u;
+const ROOK: u32 = 3u;
+const QUEEN: u32 = 4u;
+const KING: u32 = 5u;
+const NO_SQ: u32 = 64u;
+
+@group(0) @binding(0) var<storage, read> tables: array<BB>;
+@group(0) @binding(1) var<uniform> params: Params;
+
+fn thread_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.y * nwg.x * 64u + gid.x;
+}
+
+fn bb_sq(s: u32) -> BB {
+    if s < 32u {
+        return BB(1u << s, 0u);
+    }
+    return BB(0u, 1u << (s - 32u));
+}
+
+fn bb_any(b: BB) -> bool {
+    return (b.x | b.y) != 0u;
+}
+
+fn bb_has(b: BB, s: u32) -> bool {
+    if s < 32u {
+        return ((b.x >> s) & 1u) != 0u;
+    }
+    return ((b.y >> (s - 32u)) & 1u) != 0u;
+}
+
+fn bb_lsb(b: BB) -> u32 {
+    if b.x != 0u {
+        return firstTrailingBit(b.x);
+    }
+    return 32u + firstTrailingBit(b.y);
+}
+
+fn bb_msb(b: BB) -> u32 {
+    if b.y != 0u {
+        return 32u + firstLeadingBit(b.y);
+    }
+    return firstLeadingBit(b.x);
+}
+
+fn bb_popcnt(b: BB) -> u32 {
+    return countOneBits(b.x) + countOneBits(b.y);
+}
+
+// b without its lowest bit.
+fn bb_clear_lsb(b: BB) -> BB {
+    if b.x != 0u {
+        return BB(b.x & (b.x - 1u), b.y);
+    }
+    return BB(0u, b.y & (b.y - 1u));
+}
+
+fn turn(p: Pos) -> u32 {
+    return p.info & 1u;
+}
+
+fn ep_square(p: Pos) -> u32 {
+    return (p.info >> 8u) & 255u;
+}
+
+fn occupied(p: Pos) -> BB {
+    return p.bb[0] | p.bb[1] | p.bb[2] | p.bb[3] | p.bb[4] | p.bb[5];
+}
+
+fn color_bb(p: Pos, c: u32) -> BB {
+    if c == 0u {
+        return p.bb[6];
+    }
+    return occupied(p) & ~p.bb[6];
+}
+
+// Constant indices only: a dynamic index into an array held by value makes naga copy the whole array.
+fn role_at(p: Pos, s: u32) -> u32 {
+    if bb_has(p.bb[0], s) {
+        return PAWN;
+    }
+    if bb_has(p.bb[1], s) {
+        return KNIGHT;
+    }
+    if bb_has(p.bb[2], s) {
+        return BISHOP;
+    }
+    if bb_has(p.bb[3], s) {
+        return ROOK;
+    }
+    if bb_has(p.bb[4], s) {
+        return QUEEN;
+    }
+    if bb_has(p.bb[5], s) {
+        return KING;
+    }
+    return 6u;
+}
+
+fn castle_rook(p: Pos, i: u32) -> u32 {
+    return (p.castle >> (8u * i)) & 255u;
+}
+
+fn pos_eq(a: Pos, b: Pos) -> bool {
+    return a.castle == b.castle && a.info == b.info && all(a.bb[0] == b.bb[0]) && all(a.bb[1] == b.bb[1])
+        && all(a.bb[2] == b.bb[2]) && all(a.bb[3] == b.bb[3]) && all(a.bb[4] == b.bb[4])
+        && all(a.bb[5] == b.bb[5]) && all(a.bb[6] == b.bb[6]);
+}
+
+fn mix(h: u32, w: u32) -> u32 {
+    var x = (h ^ w) * 0x9E3779B1u;
+    x = x ^ (x >> 15u);
+    x = x * 0x85EBCA77u;
+    return x ^ (x >> 13u);
+}
+
+// A 32-bit hash of the whole position; `seed` gives independent hashes.
+fn pos_hash(p: Pos, seed: u32) -> u32 {
+    var h = mix(seed, p.bb[0].x);
+    h = mix(h, p.bb[0].y);
+    h = mix(h, p.bb[1].x);
+    h = mix(h, p.bb[1].y);
+    h = mix(h, p.bb[2].x);
+    h = mix(h, p.bb[2].y);
+    h = mix(h, p.bb[3].x);
+    h = mix(h, p.bb[3].y);
+    h = mix(h, p.bb[4].x);
+    h = mix(h, p.bb[4].y);
+    h = mix(h, p.bb[5].x);
+    h = mix(h, p.bb[5].y);
+    h = mix(h, p.bb[6].x);
+    h = mix(h, p.bb[6].y);
+    h = mix(h, p.castle);
+    return mix(h, p.info);
+}

@@ -1,0 +1,44 @@
+// merge.wgsl: transposition merging of a freshly written level. Each position claims a slot of an open-
+// addressing hash table of position indices (hash of the whole position, linear probing); a position that
+// finds an equal one (full 64-byte comparison) points `rep` at it and clears its flag, so that the next level
+// expands each distinct position once. The representative's subtree count is later added to every parent of
+// every copy (backprop.wgsl), which multiplies it back by its multiplicity. With `params.mode == 0` every
+// position is its own representative (merging off).
+
+@group(0) @binding(2) var<storage, read> positions: array<Pos>;
+@group(0) @binding(3) var<storage, read_write> table: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> rep: array<u32>;
+@group(0) @binding(5) var<storage, read_write> flags: array<u32>;
+
+const EMPTY: u32 = 0u; // slots hold index + 1; the host clears the table to zero
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = thread_index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    rep[i] = i;
+    flags[i] = 1u;
+    if params.mode == 0u {
+        return;
+    }
+    let p = positions[i];
+    var s = pos_hash(p, 0x2545F491u) & params.mask;
+    // The table has more slots than positions, so an empty slot is always found.
+    loop {
+        let r = atomicCompareExchangeWeak(&table[s], EMPTY, i + 1u);
+        if r.exchanged {
+            return;
+        }
+        if r.old_value == EMPTY {
+            continue;
+        }
+        if pos_eq(positions[r.old_value - 1u], p) {
+            rep[i] = r.old_value - 1u;
+            flags[i] = 0u;
+            return;
+        }
+        s = (s + 1u) & params.mask;
+    }
+}

@@ -1,0 +1,258 @@
+//! Position analysis: validity, side to move, check and checkers, pinned pieces, legal moves (UCI and SAN),
+//! and the game state per the FIDE Laws of Chess.
+//!
+//! Game-state rules, by article:
+//! - FIDE 5.1.1: checkmate ends the game;
+//! - FIDE 5.2.1: stalemate ends the game in a draw;
+//! - FIDE 5.2.2 (and 1.5): a dead position, where no series of legal moves can mate, ends the game in a draw;
+//!   detected here for insufficient material (K v K, K+N v K, K and bishops all on squares of one colour);
+//! - FIDE 9.2: a draw may be claimed when the same position has appeared at least three times;
+//! - FIDE 9.3: a draw may be claimed after 50 moves by each player without a pawn move or capture;
+//! - FIDE 9.6.1: the game is drawn when the same position has appeared at least five times;
+//! - FIDE 9.6.2: the game is drawn after 75 moves by each player without a pawn move or capture, unless the
+//!   last move mated (checkmate takes precedence).
+//!
+//! Repetition is judged over the history given (the root position and the positions after each move of
+//! `--moves`); positions before the root are unknown.
+
+pub mod san;
+
+use crate::error::{Error, Result};
+use crate::position::{validate, Setup};
+use crate::reference;
+use crate::types::{Color, Move, MoveKind, Role, Square};
+use serde::Serialize;
+
+/// How the game has ended, if it has (FIDE 5.1.1, 5.2.1, 5.2.2, 9.6).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// FIDE 5.1.1: the side to move is checkmated.
+    Checkmate,
+    /// FIDE 5.2.1: the side to move has no legal move and is not in check.
+    Stalemate,
+    /// FIDE 5.2.2: a dead position by insufficient material.
+    InsufficientMaterial,
+    /// FIDE 9.6.2: 75 moves by each player without a pawn move or capture.
+    SeventyfiveMoves,
+    /// FIDE 9.6.1: the same position for at least the fifth time.
+    FivefoldRepetition,
+}
+
+/// A draw the player to move may claim (FIDE 9.2, 9.3).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Claim {
+    /// FIDE 9.3: the last 50 moves by each player had no pawn move and no capture.
+    FiftyMoves,
+    /// FIDE 9.2: the position has appeared at least three times.
+    ThreefoldRepetition,
+}
+
+/// Everything `analyze` reports about a position.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    /// The analysed position's FEN.
+    pub fen: String,
+    /// No validity errors.
+    pub valid: bool,
+    /// Validity errors (perft is ill-defined).
+    pub errors: Vec<String>,
+    /// Validity warnings (FIDE 3.10.3: impossible but playable).
+    pub warnings: Vec<String>,
+    /// `white` or `black`.
+    pub side_to_move: &'static str,
+    /// FIDE 3.9.1: the side to move is in check.
+    pub in_check: bool,
+    /// Squares of the checking pieces (a1 … h8 order).
+    pub checkers: Vec<String>,
+    /// Squares of the side to move's pieces pinned to its king.
+    pub pinned: Vec<String>,
+    /// Legal moves in UCI.
+    pub legal_moves: Vec<String>,
+    /// The same moves in SAN, same order.
+    pub san: Vec<String>,
+    /// How the game has ended, if it has.
+    pub outcome: Option<Outcome>,
+    /// Draws the side to move may claim.
+    pub claimable: Vec<Claim>,
+    /// How often the position has appeared in the given history (this time included).
+    pub repetitions: usize,
+}
+
+/// The key of FIDE 9.2.3: same player to move, same pieces on the same squares, same possible moves (castling
+/// rights, and the e.p. square only when an en-passant capture is actually possible).
+fn repetition_key(setup: &Setup) -> (Vec<Option<char>>, Color, String, Option<Square>) {
+    let ep = setup.ep_square.filter(|_| {
+        reference::legal_moves(setup)
+            .iter()
+            .any(|m| m.kind() == MoveKind::EnPassant)
+    });
+    (
+        setup.board.iter().map(|p| p.map(|p| p.char())).collect(),
+        setup.turn,
+        format!("{:?}", setup.castling),
+        ep,
+    )
+}
+
+/// Pieces of the side to move pinned to their king: each stands alone between the king and an enemy slider
+/// that moves along that line.
+pub fn pinned(setup: &Setup) -> Vec<Square> {
+    let us = setup.turn;
+    let Some(&king) = setup.kings(us).first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (df, dr) in [
+        (1, 0),
+        (-1, 0),
+        (0, 1),
+        (0, -1),
+        (1, 1),
+        (1, -1),
+        (-1, 1),
+        (-1, -1),
+    ] {
+        let diagonal = df != 0 && dr != 0;
+        let mut blocker = None;
+        let (mut f, mut r) = (king.file() as i32 + df, king.rank() as i32 + dr);
+        while let Some(sq) = Square::from_coords(f, r) {
+            if let Some(p) = setup.piece_at(sq) {
+                if p.color == us {
+                    if blocker.is_some() {
+                        break;
+                    }
+                    blocker = Some(sq);
+                } else {
+                    let slides = p.role == Role::Queen
+                        || (diagonal && p.role == Role::Bishop)
+                        || (!diagonal && p.role == Role::Rook);
+                    if slides {
+                        out.extend(blocker);
+                    }
+                    break;
+                }
+            }
+            f += df;
+            r += dr;
+        }
+    }
+    out.sort();
+    out
+}
+
+/// FIDE 5.2.2 (1.5): a dead position by insufficient material: no pawns, rooks or queens, and either at most
+/// one knight or bishop in all, or only bishops, all on squares of one colour (K+B v K+B same colour).
+pub fn insufficient_material(setup: &Setup) -> bool {
+    let mut minors = 0;
+    let mut knights = 0;
+    let mut bishop_colours = [false; 2];
+    for sq in Square::all() {
+        let Some(p) = setup.piece_at(sq) else {
+            continue;
+        };
+        match p.role {
+            Role::King => {}
+            Role::Knight => {
+                minors += 1;
+                knights += 1;
+            }
+            Role::Bishop => {
+                minors += 1;
+                bishop_colours[((sq.file() + sq.rank()) % 2) as usize] = true;
+            }
+            Role::Pawn | Role::Rook | Role::Queen => return false,
+        }
+    }
+    minors <= 1 || (knights == 0 && !(bishop_colours[0] && bishop_colours[1]))
+}
+
+/// Play `moves` (UCI, either castling notation, or SAN) from `root`; returns every position of the history,
+/// the root first.
+///
+/// # Errors
+/// [`Error::Usage`] naming the move number, its text and the position when a move is not legal.
+pub fn play_moves(root: &Setup, moves: &[String]) -> Result<Vec<Setup>> {
+    let mut history = vec![root.clone()];
+    for (i, text) in moves.iter().enumerate() {
+        let cur = history.last().expect("history is never empty");
+        let legal = reference::legal_moves(cur);
+        let m = Move::find_uci(&legal, text)
+            .or_else(|| san::parse_san(cur, &legal, text))
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "--moves: move {} '{text}' is not a legal move (UCI or SAN) in '{}'",
+                    i + 1,
+                    cur.to_fen()
+                ))
+            })?;
+        history.push(reference::play(cur, m));
+    }
+    Ok(history)
+}
+
+/// Analyse the last position of `history` (the positions of the game so far, oldest first).
+pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
+    let setup = history.last().expect("history is not empty");
+    let validity = validate::check(setup);
+    let mut a = Analysis {
+        fen: setup.to_fen(),
+        valid: validity.is_ok(),
+        errors: validity.errors.iter().map(|e| e.to_string()).collect(),
+        warnings: validity.warnings.iter().map(|w| w.to_string()).collect(),
+        side_to_move: match setup.turn {
+            Color::White => "white",
+            Color::Black => "black",
+        },
+        in_check: false,
+        checkers: Vec::new(),
+        pinned: Vec::new(),
+        legal_moves: Vec::new(),
+        san: Vec::new(),
+        outcome: None,
+        claimable: Vec::new(),
+        repetitions: 0,
+    };
+    if !a.valid {
+        return a;
+    }
+    let pos = reference::Position::from_setup(setup);
+    let mut checkers = pos.checkers();
+    checkers.sort();
+    a.in_check = !checkers.is_empty();
+    a.checkers = checkers.iter().map(|s| s.to_string()).collect();
+    a.pinned = pinned(setup).iter().map(|s| s.to_string()).collect();
+    let mut legal = pos.legal_moves();
+    legal.sort_by_key(|m| m.to_uci(chess960));
+    a.legal_moves = legal.iter().map(|m| m.to_uci(chess960)).collect();
+    a.san = legal
+        .iter()
+        .map(|&m| san::to_san(setup, &legal, m))
+        .collect();
+    let key = repetition_key(setup);
+    a.repetitions = history.iter().filter(|h| repetition_key(h) == key).count();
+    // FIDE 5.1.1 first: checkmate takes precedence over every draw (9.6.2 says so for the 75-move rule).
+    a.outcome = if legal.is_empty() && a.in_check {
+        Some(Outcome::Checkmate)
+    } else if legal.is_empty() {
+        Some(Outcome::Stalemate)
+    } else if insufficient_material(setup) {
+        Some(Outcome::InsufficientMaterial)
+    } else if setup.halfmoves >= 150 {
+        Some(Outcome::SeventyfiveMoves)
+    } else if a.repetitions >= 5 {
+        Some(Outcome::FivefoldRepetition)
+    } else {
+        None
+    };
+    if a.outcome.is_none() {
+        if setup.halfmoves >= 100 {
+            a.claimable.push(Claim::FiftyMoves);
+        }
+        if a.repetitions >= 3 {
+            a.claimable.push(Claim::ThreefoldRepetition);
+        }
+    }
+    a
+}

@@ -1,0 +1,95 @@
+//! `perftlab analyze`: validity, side to move, check, pins, legal moves (UCI and SAN) and the game state
+//! (FIDE 5.1.1, 5.2, 9.2, 9.3, 9.6) of a position, optionally after `--moves` (UCI or SAN).
+
+use super::PositionArgs;
+use crate::analyze::{self, Analysis};
+use crate::compare;
+use crate::error::{Error, Result};
+use crate::position::validate;
+use clap::Args;
+
+/// Arguments of `perftlab analyze`.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Moves played from the position first, UCI or SAN (the history for the repetition rules).
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn print_text(a: &Analysis) {
+    println!("fen:          {}", a.fen);
+    println!("valid:        {}", yes(a.valid));
+    for e in &a.errors {
+        println!("error:        {e}");
+    }
+    for w in &a.warnings {
+        println!("warning:      {w}");
+    }
+    println!("side to move: {}", a.side_to_move);
+    if !a.valid {
+        return;
+    }
+    if a.in_check {
+        println!("in check:     yes, by {}", a.checkers.join(" "));
+    } else {
+        println!("in check:     no");
+    }
+    println!("pinned:       {}", a.pinned.join(" "));
+    println!("legal moves:  {}", a.legal_moves.len());
+    for (u, s) in a.legal_moves.iter().zip(&a.san) {
+        println!("  {u:<6} {s}");
+    }
+    let outcome = a.outcome.map_or("none (game goes on)".to_string(), |o| {
+        serde_json::to_value(o)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    });
+    println!("outcome:      {outcome}");
+    let claims: Vec<String> = a
+        .claimable
+        .iter()
+        .filter_map(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string))
+        .collect();
+    println!("claimable:    {}", claims.join(" "));
+    println!("repetitions:  {}", a.repetitions);
+}
+
+pub fn run(a: AnalyzeArgs) -> Result<i32> {
+    let root = a.position.setup()?;
+    let moves = compare::split_moves(&a.moves);
+    if !moves.is_empty() {
+        let v = validate::check(&root);
+        if !v.is_ok() {
+            return Err(Error::Usage(format!(
+                "--moves: cannot play moves from the invalid position '{}': {v}",
+                root.to_fen()
+            )));
+        }
+    }
+    let history = analyze::play_moves(&root, &moves)?;
+    let chess960 = a.position.chess960_for(&root);
+    let analysis = analyze::analyze(&history, chess960);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&analysis).expect("serializable")
+        );
+    } else {
+        print_text(&analysis);
+    }
+    Ok(if analysis.valid { 0 } else { 1 })
+}

@@ -1,0 +1,232 @@
+//! A UCI engine as a divide oracle: `uci`/`uciok`, `setoption name UCI_Chess960 value true` when needed,
+//! `isready`/`readyok`, then per request `position fen … moves …` and `go perft N`, reading `move: count`
+//! lines until `Nodes searched: N` (Stockfish's format). The child process is killed on drop.
+//!
+//! Output is read on helper threads into a channel, so every wait has a deadline (`--timeout`), and the last
+//! lines the engine printed (stderr included) are quoted in every error.
+
+use super::{looks_like_uci, split_command, Divide, Engine};
+use crate::error::{Error, Result};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How many recent output lines errors quote.
+const RECENT: usize = 8;
+
+/// A running UCI engine.
+pub struct UciEngine {
+    command: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    recent: VecDeque<String>,
+    timeout: Duration,
+}
+
+impl UciEngine {
+    /// Start `command` and complete the UCI handshake (with `UCI_Chess960` set when `chess960`).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] when the command cannot be started; [`Error::Backend`] when the engine exits, hangs
+    /// or never says `uciok`/`readyok`.
+    pub fn start(command: &str, chess960: bool, timeout: Duration) -> Result<UciEngine> {
+        let words = split_command(command)?;
+        let mut child = Command::new(&words[0])
+            .args(&words[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Error::Usage(format!("--engine: cannot start '{command}': {e}")))?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let (tx, rx) = mpsc::channel();
+        let tx_err = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx_err.send(format!("(stderr) {line}")).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = UciEngine {
+            command: command.to_string(),
+            child,
+            stdin,
+            lines: rx,
+            recent: VecDeque::new(),
+            timeout,
+        };
+        engine.send("uci")?;
+        engine.wait_for("uci", |l| l.trim() == "uciok")?;
+        if chess960 {
+            engine.send("setoption name UCI_Chess960 value true")?;
+        }
+        engine.send("isready")?;
+        engine.wait_for("isready", |l| l.trim() == "readyok")?;
+        Ok(engine)
+    }
+
+    fn said(&self) -> String {
+        if self.recent.is_empty() {
+            "nothing".to_string()
+        } else {
+            self.recent
+                .iter()
+                .map(|l| format!("'{l}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    }
+
+    fn remember(&mut self, line: String) {
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(line);
+    }
+
+    fn died(&mut self, waiting_for: &str) -> Error {
+        // Collect what it printed before dying (a write can fail before its output has been read).
+        for _ in 0..1000 {
+            let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) else {
+                break;
+            };
+            self.remember(line);
+        }
+        // Give the process a moment to be reaped so the status is known.
+        let mut status = None;
+        for _ in 0..20 {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                status = Some(s);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let status = status.map_or("closed its output".to_string(), |s| format!("exited ({s})"));
+        Error::Backend(format!(
+            "engine '{}' {status} while perftlab waited for the answer to '{waiting_for}'; it said: {}",
+            self.command,
+            self.said()
+        ))
+    }
+
+    fn send(&mut self, line: &str) -> Result<()> {
+        if writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.died(line));
+        }
+        Ok(())
+    }
+
+    /// The next line, within the deadline.
+    fn next_line(&mut self, waiting_for: &str, deadline: Instant) -> Result<String> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(line) => {
+                self.remember(line.clone());
+                Ok(line)
+            }
+            Err(RecvTimeoutError::Timeout) => Err(Error::Backend(format!(
+                "engine '{}' gave no answer to '{waiting_for}' within {} s (--timeout); last it said: {}",
+                self.command,
+                self.timeout.as_secs_f64(),
+                self.said()
+            ))),
+            Err(RecvTimeoutError::Disconnected) => Err(self.died(waiting_for)),
+        }
+    }
+
+    fn wait_for(&mut self, waiting_for: &str, done: impl Fn(&str) -> bool) -> Result<()> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let line = self.next_line(waiting_for, deadline)?;
+            if done(&line) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn garbage(&self, request: &str, line: &str, why: &str) -> Error {
+        Error::Backend(format!(
+            "engine '{}' answered '{request}' with an unreadable line '{line}' ({why}); it said: {}",
+            self.command,
+            self.said()
+        ))
+    }
+}
+
+impl Engine for UciEngine {
+    fn describe(&self) -> String {
+        self.command.clone()
+    }
+
+    fn divide(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<Divide> {
+        let position = if moves.is_empty() {
+            format!("position fen {fen}")
+        } else {
+            format!("position fen {fen} moves {}", moves.join(" "))
+        };
+        let go = format!("go perft {depth}");
+        let request = format!("{position}; {go}");
+        self.send(&position)?;
+        self.send(&go)?;
+        let deadline = Instant::now() + self.timeout;
+        let mut divide = Divide::default();
+        let mut sum: u128 = 0;
+        loop {
+            let line = self.next_line(&request, deadline)?;
+            let t = line.trim();
+            if let Some(rest) = t.strip_prefix("Nodes searched:") {
+                divide.total = rest
+                    .trim()
+                    .parse()
+                    .map_err(|_| self.garbage(&request, t, "the total is not a number"))?;
+                if divide.total != sum {
+                    return Err(self.garbage(
+                        &request,
+                        t,
+                        &format!("its move counts sum to {sum}"),
+                    ));
+                }
+                return Ok(divide);
+            }
+            let Some((mv, count)) = t.split_once(':') else {
+                continue;
+            };
+            if !looks_like_uci(mv.trim()) {
+                continue;
+            }
+            let n: u128 = count
+                .trim()
+                .parse()
+                .map_err(|_| self.garbage(&request, t, "the count is not a number"))?;
+            sum += n;
+            *divide.moves.entry(mv.trim().to_string()).or_insert(0) += n;
+        }
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

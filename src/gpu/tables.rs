@@ -1,0 +1,110 @@
+//! Attack tables uploaded to the GPU (a read-only storage buffer: WGSL `const` arrays are slow with a dynamic
+//! index, see `../shared/GPU-NOTES.md`). Built at start-up by plain square walkers; the layout is described in
+//! `shaders/common.wgsl` (knight, king, pawn attacks, then rays in eight directions).
+
+/// Number of `vec2<u32>` entries.
+pub const LEN: usize = 256 + 8 * 64;
+
+/// Ray directions as (file step, rank step): N, E, NE, NW (increasing square index, first blocker is the
+/// lowest bit), then S, W, SW, SE (decreasing, first blocker is the highest bit).
+const DIRS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (-1, 1),
+    (0, -1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+];
+
+fn bit(file: i32, rank: i32) -> u64 {
+    if (0..8).contains(&file) && (0..8).contains(&rank) {
+        1 << (rank * 8 + file)
+    } else {
+        0
+    }
+}
+
+fn steps(sq: usize, deltas: &[(i32, i32)]) -> u64 {
+    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+    deltas.iter().map(|&(df, dr)| bit(f + df, r + dr)).sum()
+}
+
+fn ray(sq: usize, (df, dr): (i32, i32)) -> u64 {
+    let (mut f, mut r) = ((sq % 8) as i32 + df, (sq / 8) as i32 + dr);
+    let mut b = 0;
+    while (0..8).contains(&f) && (0..8).contains(&r) {
+        b |= bit(f, r);
+        f += df;
+        r += dr;
+    }
+    b
+}
+
+/// The tables as 64-bit bitboards, in the GPU layout.
+pub fn build() -> Vec<u64> {
+    const KNIGHT: [(i32, i32); 8] = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    const KING: [(i32, i32); 8] = [
+        (1, 0),
+        (1, 1),
+        (0, 1),
+        (-1, 1),
+        (-1, 0),
+        (-1, -1),
+        (0, -1),
+        (1, -1),
+    ];
+    let mut t = vec![0u64; LEN];
+    for sq in 0..64 {
+        t[sq] = steps(sq, &KNIGHT);
+        t[64 + sq] = steps(sq, &KING);
+        t[128 + sq] = steps(sq, &[(-1, 1), (1, 1)]);
+        t[192 + sq] = steps(sq, &[(-1, -1), (1, -1)]);
+        for (d, &dir) in DIRS.iter().enumerate() {
+            t[256 + 64 * d + sq] = ray(sq, dir);
+        }
+    }
+    t
+}
+
+/// The tables as `vec2<u32>` (low word first), ready for upload.
+pub fn build_words() -> Vec<[u32; 2]> {
+    build()
+        .into_iter()
+        .map(|b| [b as u32, (b >> 32) as u32])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spot_checks() {
+        let t = build();
+        assert_eq!(t[0].count_ones(), 2); // knight a1: b3, c2
+        assert_eq!(t[64 + 27].count_ones(), 8); // king d4
+        assert_eq!(t[128 + 12], 1 << 19 | 1 << 21); // white pawn e2 attacks d3, f3
+        assert_eq!(t[192 + 52], 1 << 43 | 1 << 45); // black pawn e7 attacks d6, f6
+        assert_eq!(t[256], 0x0101_0101_0101_0100); // north ray from a1
+        assert_eq!(t[256 + 64 * 4 + 63], 0x0080_8080_8080_8080); // south ray from h8
+                                                                 // Increasing directions only reach higher squares, decreasing ones lower squares.
+        for sq in 0..64 {
+            for d in 0..8 {
+                let r = t[256 + 64 * d + sq];
+                let below = (1u64 << sq) - 1;
+                assert_eq!(r & below == 0, d < 4 || r == 0, "dir {d} sq {sq}");
+            }
+        }
+    }
+}

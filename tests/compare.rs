@@ -1,0 +1,563 @@
+//! `perftlab compare`, `stress` and `perftree` end to end: against real Stockfish (CI installs Debian's
+//! `stockfish`; with `CI=true` a missing Stockfish fails instead of skipping), against the deliberately buggy
+//! fake engine `tests/fixtures/fake_engine.py` (each planted bug must be found at the exact position and
+//! move), with the perftree script protocol, and with engines that die, hang or print garbage.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_perftlab");
+const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_engine.py");
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+fn stockfish() -> Option<String> {
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .chain([Path::new("/usr/games").to_path_buf()])
+        .map(|d| d.join("stockfish"))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("stockfish not found on PATH or in /usr/games (CI installs it with apt)");
+        }
+        eprintln!("skipped: stockfish not installed");
+    }
+    found.map(|p| p.display().to_string())
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("perftlab runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = run(args);
+    let v = serde_json::from_str(out.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {out} / {err}"));
+    (code, v)
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_string())
+        .collect()
+}
+
+/// The first four FEN fields (the clocks depend on the path taken).
+fn fen4(fen: &str) -> String {
+    fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn compare_agrees_with_stockfish() {
+    let Some(sf) = stockfish() else { return };
+    for (fen, depth, moves) in [
+        ("startpos", "5", None),
+        (KIWIPETE, "4", None),
+        (KIWIPETE, "4", Some("e1g1 h3g2")),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "5", None),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "4",
+            None,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4",
+            None,
+        ),
+        // Chess960 (Shredder-FEN castling): castling is sent and compared as king takes rook.
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "4",
+            None,
+        ),
+    ] {
+        let mut args = vec!["compare", "--engine", &sf, "--depth", depth, "--json"];
+        if fen == "startpos" {
+            args.push("--startpos");
+        } else {
+            args.extend(["--fen", fen]);
+        }
+        if let Some(m) = moves {
+            args.extend(["--moves", m]);
+        }
+        let (code, v) = json(&args);
+        assert_eq!(code, 0, "{fen}: {v}");
+        assert_eq!(v["agree"], true);
+        assert_eq!(v["nodes"], v["engine_nodes"]);
+        assert!(v["path"].as_array().unwrap().is_empty());
+        assert!(v["missing"].as_array().unwrap().is_empty());
+        assert!(v["extra"].as_array().unwrap().is_empty());
+    }
+    // Text mode, and the known total of the start position from outside (CPW): 197281.
+    let (code, out, _) = run(&[
+        "compare",
+        "--engine",
+        &sf,
+        "--depth",
+        "4",
+        "--backend",
+        "reference",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("agree: 197281 nodes"), "{out}");
+}
+
+#[test]
+fn compare_suites_agree_with_stockfish() {
+    let Some(sf) = stockfish() else { return };
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+    for (file, depth, positions) in [("standard.epd", "4", 128), ("chess960.epd", "3", 960)] {
+        let suite = format!("{data}{file}");
+        let (code, v) = json(&[
+            "compare", "--engine", &sf, "--suite", &suite, "--depth", depth, "--json",
+        ]);
+        assert_eq!(code, 0, "{file}: {v}");
+        assert_eq!(v["agree"], true);
+        assert_eq!(v["positions"], positions);
+        assert_eq!(v["failed"], 0);
+    }
+}
+
+#[test]
+fn stress_agrees_with_stockfish() {
+    let Some(sf) = stockfish() else { return };
+    for extra in [&[][..], &["--chess960"][..]] {
+        let mut args = vec![
+            "stress",
+            "--engine",
+            &sf,
+            "--positions",
+            "100",
+            "--seed",
+            "2026",
+            "--depth",
+            "4",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let (code, v) = json(&args);
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["agree"], true);
+        assert_eq!(v["positions"], 100);
+        assert!(v["nodes"].as_u64().unwrap() > 10_000_000, "{v}");
+    }
+}
+
+fn fake(bug: &str) -> String {
+    if bug.is_empty() {
+        format!("python3 {FAKE}")
+    } else {
+        format!("python3 {FAKE} --bug {bug}")
+    }
+}
+
+#[test]
+fn fake_engine_without_bugs_agrees() {
+    // Keeps the planted-bug tests honest: the fixture's own generator is right when no bug is planted.
+    for (fen, depth) in [
+        (KIWIPETE, "3"),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "4"),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "3",
+        ),
+        ("8/8/8/8/4p3/8/3PK3/k7 w - - 0 1", "3"),
+        ("k7/5r2/8/8/8/8/8/R3K2R b KQ - 0 1", "3"),
+        ("4k3/8/8/8/8/8/r7/4K3 b - - 0 1", "4"),
+        ("4k3/4r3/8/8/8/8/4N3/4K3 b - - 0 1", "3"),
+        ("8/P7/8/8/8/8/8/k1K5 b - - 0 1", "3"),
+    ] {
+        let (code, v) = json(&[
+            "compare",
+            "--engine",
+            &fake(""),
+            "--fen",
+            fen,
+            "--depth",
+            depth,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{fen}: {v}");
+        assert_eq!(v["agree"], true);
+    }
+    // The same random positions the grouping test below uses: no failure without planted bugs.
+    let (code, v) = json(&[
+        "stress",
+        "--engine",
+        &fake(""),
+        "--positions",
+        "30",
+        "--seed",
+        "1",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["agree"], true);
+}
+
+/// A planted bug and what `compare` must report: bug, root, path, failing FEN (4 fields), missing, extra,
+/// kind.
+type Planted = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static str,
+);
+
+#[test]
+fn compare_finds_each_planted_bug_at_the_exact_position_and_move() {
+    let cases: [Planted; 5] = [
+        (
+            "ep-check",
+            "8/8/8/8/4p3/8/3PK3/k7 w - - 0 1",
+            &["d2d4"],
+            "8/8/8/8/3Pp3/8/4K3/k7 b - d3",
+            &["e4d3"],
+            &[],
+            "en_passant",
+        ),
+        (
+            "castle-attacked",
+            "k7/5r2/8/8/8/8/8/R3K2R b KQ - 0 1",
+            // a8a7 is illegal (the a1 rook), so a8b7 is the first move whose count differs.
+            &["a8b7"],
+            "8/1k3r2/8/8/8/8/8/R3K2R w KQ -",
+            &[],
+            &["e1g1"],
+            "castling",
+        ),
+        (
+            "no-underpromotion",
+            "8/P7/8/8/8/8/8/k1K5 b - - 0 1",
+            &["a1a2"],
+            "8/P7/8/8/8/8/k7/2K5 w - -",
+            &["a7a8b", "a7a8n", "a7a8r"],
+            &[],
+            "promotion",
+        ),
+        (
+            "pin",
+            "4k3/4r3/8/8/8/8/4N3/4K3 b - - 0 1",
+            &["e7e3"],
+            "4k3/8/8/8/8/4r3/4N3/4K3 w - -",
+            &[],
+            &["e2c1", "e2c3", "e2d4", "e2f4", "e2g1", "e2g3"],
+            "pin",
+        ),
+        (
+            "evasion",
+            "4k3/8/8/8/8/8/r7/4K3 b - - 0 1",
+            &["a2a1"],
+            "4k3/8/8/8/8/8/8/r3K3 w - -",
+            &[],
+            &["e1f1"],
+            "check_evasion",
+        ),
+    ];
+    for (bug, root, path, fen, missing, extra, kind) in cases {
+        let (code, v) = json(&[
+            "compare",
+            "--engine",
+            &fake(bug),
+            "--fen",
+            root,
+            "--depth",
+            "3",
+            "--json",
+        ]);
+        assert_eq!(code, 1, "{bug}: {v}");
+        assert_eq!(v["agree"], false, "{bug}");
+        assert_eq!(strings(&v["path"]), path, "{bug}: {v}");
+        assert_eq!(fen4(v["fen"].as_str().unwrap()), fen, "{bug}");
+        assert_eq!(strings(&v["missing"]), missing, "{bug}");
+        assert_eq!(strings(&v["extra"]), extra, "{bug}");
+        assert_eq!(strings(&v["kinds"]), [kind], "{bug}");
+        assert_ne!(v["nodes"], v["engine_nodes"], "{bug}");
+    }
+    // Text output names the position and the move too.
+    let (code, out, _) = run(&[
+        "compare",
+        "--engine",
+        &fake("ep-check"),
+        "--fen",
+        "8/8/8/8/4p3/8/3PK3/k7 w - - 0 1",
+        "--depth",
+        "3",
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.contains("MISMATCH"), "{out}");
+    assert!(out.contains("path:    d2d4"), "{out}");
+    assert!(out.contains("missing: e4d3"), "{out}");
+}
+
+#[test]
+fn compare_drills_down_through_two_plies() {
+    // A position found by `stress --seed 1` against the e.p. bug: the engine lacks an e.p. capture that gives
+    // check two plies down; the drill-down must report that position and move, reached by the path shown.
+    let root = "2b3n1/r6r/1p2k3/pBpp2B1/P2Pp3/N5P1/1PPK4/4R3 b - - 1 27";
+    let (code, v) = json(&[
+        "compare",
+        "--engine",
+        &fake("ep-check"),
+        "--fen",
+        root,
+        "--depth",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(strings(&v["path"]), ["c5d4", "c2c4"]);
+    assert_eq!(
+        fen4(v["fen"].as_str().unwrap()),
+        "2b3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - c3"
+    );
+    assert_eq!(strings(&v["missing"]), ["d4c3"]);
+    assert_eq!(v["failing_depth"], 1);
+    assert_eq!(strings(&v["kinds"]), ["en_passant"]);
+    // Replaying the path from the root gives the reported FEN, where the missing move is legal and checks.
+    let (_, a) = json(&["analyze", "--fen", root, "--moves", "c5d4 c2c4", "--json"]);
+    assert_eq!(
+        fen4(a["fen"].as_str().unwrap()),
+        fen4(v["fen"].as_str().unwrap())
+    );
+    let i = strings(&a["legal_moves"])
+        .iter()
+        .position(|m| m == "d4c3")
+        .expect("missing move is legal");
+    assert_eq!(strings(&a["san"])[i], "dxc3+");
+}
+
+#[test]
+fn stress_groups_failures_by_move_kind() {
+    let engine = format!("python3 {FAKE} --bug no-underpromotion --bug pin --bug evasion");
+    let (code, v) = json(&[
+        "stress",
+        "--engine",
+        &engine,
+        "--positions",
+        "30",
+        "--seed",
+        "1",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["agree"], false);
+    let kinds: Vec<&String> = v["by_kind"].as_object().unwrap().keys().collect();
+    assert_eq!(kinds, ["check_evasion", "pin", "promotion"], "{v}");
+    assert_eq!(
+        v["failed"].as_u64().unwrap() as usize,
+        v["failures"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn script_protocol_finds_the_planted_bug_and_perftree_mode_agrees() {
+    let script = format!("python3 {FAKE} --script --bug ep-check");
+    let (code, v) = json(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        &script,
+        "--fen",
+        "8/8/8/8/4p3/8/3PK3/k7 w - - 0 1",
+        "--depth",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(strings(&v["path"]), ["d2d4"]);
+    assert_eq!(strings(&v["missing"]), ["e4d3"]);
+    // perftlab itself as a perftree script.
+    let me = format!("{BIN} perftree");
+    let (code, v) = json(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        &me,
+        "--fen",
+        KIWIPETE,
+        "--moves",
+        "e1c1",
+        "--depth",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["agree"], true);
+    // And for stress, with Chess960 starts (castling as king takes rook on both sides).
+    let (code, v) = json(&[
+        "stress",
+        "--protocol",
+        "script",
+        "--engine",
+        &me,
+        "--chess960",
+        "--positions",
+        "10",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["positions"], 10);
+}
+
+#[test]
+fn perftree_mode_prints_the_script_format_and_matches_stockfish() {
+    let (code, out, _) = run(&[
+        "perftree",
+        "2",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "e2e4 e7e5",
+    ]);
+    assert_eq!(code, 0);
+    let (moves, total) = out.split_once("\n\n").expect("blank line");
+    assert_eq!(moves.lines().count(), 29);
+    assert!(moves.lines().all(|l| l.split(' ').count() == 2));
+    let total: u64 = total.trim().parse().unwrap();
+    let sum: u64 = moves
+        .lines()
+        .map(|l| l.split(' ').nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, sum);
+    let Some(sf) = stockfish() else { return };
+    // Stockfish's divide of the same position, parsed here independently.
+    let mut child = Command::new(&sf)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("position fen {KIWIPETE} moves e1g1\ngo perft 3\nquit\n").as_bytes())
+        .unwrap();
+    let sf_out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let mut expected: Vec<String> = sf_out
+        .lines()
+        .filter_map(|l| {
+            let (m, n) = l.split_once(": ")?;
+            (m.len() <= 5 && n.parse::<u64>().is_ok()).then(|| format!("{m} {n}"))
+        })
+        .collect();
+    expected.sort();
+    let (_, out, _) = run(&["perftree", "3", KIWIPETE, "e1g1"]);
+    let (moves, _) = out.split_once("\n\n").unwrap();
+    let mut got: Vec<String> = moves.lines().map(str::to_string).collect();
+    got.sort();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn engines_that_die_hang_or_print_garbage_get_clear_errors() {
+    let garbage = format!("python3 {FAKE} --garbage");
+    let (code, _, err) = run(&["compare", "--engine", &garbage, "--depth", "2"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unreadable line") && err.contains(": lots"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "compare",
+        "--engine",
+        "sleep 30",
+        "--depth",
+        "2",
+        "--timeout",
+        "0.5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no answer to 'uci'") && err.contains("--timeout"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "compare",
+        "--engine",
+        "echo this is not uci",
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("exited") && err.contains("'this is not uci'"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["compare", "--engine", "/nonexistent/engine", "--depth", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot start '/nonexistent/engine'"), "{err}");
+    let (code, _, err) = run(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        "false",
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("script 'false 2"), "{err}");
+    let (code, _, err) = run(&[
+        "compare", "--engine", "true", "--depth", "2", "--moves", "e2e5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--moves") && err.contains("e2e5"), "{err}");
+}
+
+#[test]
+fn a_suite_run_goes_on_after_an_engine_failure() {
+    let dir = std::env::temp_dir().join(format!("perftlab-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("three.epd");
+    std::fs::write(
+        &suite,
+        format!(
+            "{KIWIPETE} ;D1 48\n8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1 ;D1 14\n4k3/8/8/8/8/8/8/4K3 w - - 0 1 ;D1 5\n"
+        ),
+    )
+    .unwrap();
+    let garbage = format!("python3 {FAKE} --garbage");
+    let (code, out, err) = run(&[
+        "compare",
+        "--engine",
+        &garbage,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 2, "{out} {err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let errors = strings(&v["engine_errors"]);
+    assert_eq!(errors.len(), 3, "{v}");
+    assert!(
+        errors[2].contains("three.epd:3:") && errors[2].contains(": lots"),
+        "{v}"
+    );
+}
