@@ -164,12 +164,17 @@ pub fn checkers<S: Sliders>(b: &Board) -> u64 {
     attackers_of::<S>(b, ksq, b.colors[0] | b.colors[1])
 }
 
-#[inline(always)]
-fn for_each(mut bb: u64, mut f: impl FnMut(usize)) {
-    while bb != 0 {
-        f(bb.trailing_zeros() as usize);
-        bb &= bb - 1;
-    }
+/// Run `$body` with `$s` bound to each square of `$bb`, lowest first. A macro, not a closure: closures are
+/// separate functions that need not be inlined, and outside the BMI2-compiled walk they lose its features.
+macro_rules! each_square {
+    ($bb:expr, $s:ident => $body:block) => {{
+        let mut bits: u64 = $bb;
+        while bits != 0 {
+            let $s = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            $body
+        }
+    }};
 }
 
 /// Pawn moves of `pawns` (all of one colour) to `push_ok`/`capture_ok` squares; `white` selects direction.
@@ -220,7 +225,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     let mut checkers = ((KNIGHT[ksq] & r[KNIGHT_I]) | (PAWN[us][ksq] & r[PAWN_I])) & opp;
     let mut pinned = 0u64;
     let snipers = (S::bishop(ksq, opp) & diag_opp) | (S::rook(ksq, opp) & orth_opp);
-    for_each(snipers, |s| {
+    each_square!(snipers, s => {
         let bt = between(ksq, s) & occ;
         if bt == 0 {
             checkers |= 1 << s;
@@ -241,9 +246,9 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
             ((pawns_opp & !FILE_A) << 7) | ((pawns_opp & !FILE_H) << 9)
         };
         danger |= KING[(r[KING_I] & opp).trailing_zeros() as usize & 63];
-        for_each(r[KNIGHT_I] & opp, |s| danger |= KNIGHT[s]);
-        for_each(diag_opp, |s| danger |= S::bishop(s, occ_nk));
-        for_each(orth_opp, |s| danger |= S::rook(s, occ_nk));
+        each_square!(r[KNIGHT_I] & opp, s => { danger |= KNIGHT[s]; });
+        each_square!(diag_opp, s => { danger |= S::bishop(s, occ_nk); });
+        each_square!(orth_opp, s => { danger |= S::rook(s, occ_nk); });
         danger
     } else {
         !0
@@ -261,16 +266,16 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
 
     let target = !own & checkmask;
     let free = !pinned;
-    for_each(r[KNIGHT_I] & own & free, |s| {
+    each_square!(r[KNIGHT_I] & own & free, s => {
         sink.piece(KNIGHT_I, s, KNIGHT[s] & target)
     });
-    for_each(r[BISHOP_I] & own & free, |s| {
+    each_square!(r[BISHOP_I] & own & free, s => {
         sink.piece(BISHOP_I, s, S::bishop(s, occ) & target)
     });
-    for_each(r[ROOK_I] & own & free, |s| {
+    each_square!(r[ROOK_I] & own & free, s => {
         sink.piece(ROOK_I, s, S::rook(s, occ) & target)
     });
-    for_each(r[QUEEN_I] & own & free, |s| {
+    each_square!(r[QUEEN_I] & own & free, s => {
         sink.piece(QUEEN_I, s, (S::bishop(s, occ) | S::rook(s, occ)) & target)
     });
     let empty = !occ;
@@ -280,7 +285,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     // A pinned piece cannot help against a check, so pinned pieces move only when not in check.
     if checkers == 0 && pinned != 0 {
         let diag_pinned = (r[BISHOP_I] | r[QUEEN_I]) & own & pinned;
-        for_each(diag_pinned, |s| {
+        each_square!(diag_pinned, s => {
             let role = if r[BISHOP_I] & (1 << s) != 0 {
                 BISHOP_I
             } else {
@@ -289,7 +294,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
             sink.piece(role, s, S::bishop(s, occ) & target & line(ksq, s))
         });
         let orth_pinned = (r[ROOK_I] | r[QUEEN_I]) & own & pinned;
-        for_each(orth_pinned, |s| {
+        each_square!(orth_pinned, s => {
             let role = if r[ROOK_I] & (1 << s) != 0 {
                 ROOK_I
             } else {
@@ -297,7 +302,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
             };
             sink.piece(role, s, S::rook(s, occ) & target & line(ksq, s))
         });
-        for_each(pawns & pinned, |s| {
+        each_square!(pawns & pinned, s => {
             let l = line(ksq, s);
             pawn_moves(sink, white, 1 << s, empty, l, opp & l);
         });
@@ -306,7 +311,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     if b.ep != NO_EP {
         let ep = b.ep as usize;
         let cap = ep ^ 8;
-        for_each(PAWN[them][ep] & pawns, |from| {
+        each_square!(PAWN[them][ep] & pawns, from => {
             let occ2 = (occ ^ (1 << from) ^ (1 << cap)) | (1 << ep);
             let sliders = (S::bishop(ksq, occ2) & diag_opp) | (S::rook(ksq, occ2) & orth_opp);
             let others = checkers & !(1 << cap) & (r[KNIGHT_I] | r[PAWN_I]);

@@ -52,9 +52,18 @@ macro_rules! walker {
             }
             #[inline(always)]
             fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
+                // Written out (no closure) so that everything stays inside the recursive function.
                 while targets != 0 {
-                    movegen::pawn_moves_to(targets.trailing_zeros(), delta, promo, |m| self.child(m));
+                    let to = targets.trailing_zeros();
                     targets &= targets - 1;
+                    let base = ((to as i32 - delta) as u32) << 6 | to;
+                    if promo & (1 << to) != 0 {
+                        for p in [3u32, 2, 1, 0] {
+                            self.child(1 << 14 | p << 12 | base);
+                        }
+                    } else {
+                        self.child(base);
+                    }
                 }
             }
             #[inline(always)]
