@@ -160,49 +160,16 @@ fn kiwipete_perft_6() {
 
 #[test]
 fn detail_statistics_equal_cpw() {
-    for row in common::cpw_rows() {
-        if row.values[0] > 5_000_000 {
-            continue;
-        }
-        let setup = Setup::from_fen(&row.fen).unwrap();
-        let (n, s) = cpu().stats(&setup, row.depth).unwrap();
-        let got = [
-            n as u64,
-            s.captures,
-            s.en_passant,
-            s.castles,
-            s.promotions,
-            s.checks,
-            s.discovered_checks,
-            s.double_checks,
-            s.checkmates,
-        ];
-        assert_eq!(got, row.values, "{} depth {}", row.position, row.depth);
-    }
+    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| cpu().stats(s, d).unwrap());
+    assert_eq!(checked, 9);
 }
 
 #[test]
 #[ignore = "local: start depth 6 and Kiwipete depth 5 statistics, about 30 s on 2 cores"]
 fn detail_statistics_equal_cpw_deep() {
-    for row in common::cpw_rows() {
-        if row.values[0] <= 5_000_000 || row.values[0] > 200_000_000 {
-            continue;
-        }
-        let setup = Setup::from_fen(&row.fen).unwrap();
-        let (n, s) = cpu().stats(&setup, row.depth).unwrap();
-        let got = [
-            n as u64,
-            s.captures,
-            s.en_passant,
-            s.castles,
-            s.promotions,
-            s.checks,
-            s.discovered_checks,
-            s.double_checks,
-            s.checkmates,
-        ];
-        assert_eq!(got, row.values, "{} depth {}", row.position, row.depth);
-    }
+    let checked =
+        common::assert_cpw_stats(5_000_001..=200_000_000, |s, d| cpu().stats(s, d).unwrap());
+    assert_eq!(checked, 2);
 }
 
 #[test]

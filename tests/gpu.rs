@@ -4,13 +4,15 @@
 //! here. When `CI=true` a missing adapter fails the tests (and the adapter must be Vulkan on the CPU, i.e.
 //! lavapipe); elsewhere the tests print that they skip.
 
+mod common;
+
+use common::data;
 use perftlab::backend::EngineOptions;
 use perftlab::gpu::GpuBackend;
 use perftlab::perft::{reference_stats, Backend, ReferenceBackend};
 use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
 use perftlab::verify;
-use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -54,12 +56,6 @@ fn gpu_with(opts: EngineOptions, test: &str) -> Option<GpuBackend> {
 
 fn gpu(test: &str) -> Option<GpuBackend> {
     gpu_with(options(true, 16, Some(256)), test)
-}
-
-fn data(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
 }
 
 fn run_suite(backend: &dyn Backend, file: &str, max_nodes: u128, every: usize) -> suite::Report {
@@ -305,31 +301,7 @@ fn cli_gpu_perft_devices_and_bad_adapter() {
 /// GPU statistics against the Chess Programming Wiki detail tables (`tests/data/cpw-detail.csv`), every row with
 /// at most `max_nodes` leaves; returns the number of rows checked.
 fn check_cpw_tables(g: &GpuBackend, max_nodes: u64) -> usize {
-    let text = std::fs::read_to_string(data("cpw-detail.csv")).unwrap();
-    let mut checked = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let n: Vec<u64> = f[3..].iter().map(|x| x.trim().parse().unwrap()).collect();
-        if n[0] > max_nodes {
-            continue;
-        }
-        let depth: u32 = f[2].parse().unwrap();
-        let (nodes, s) = g.stats(&Setup::from_fen(f[1]).unwrap(), depth).unwrap();
-        let got = [
-            nodes as u64,
-            s.captures,
-            s.en_passant,
-            s.castles,
-            s.promotions,
-            s.checks,
-            s.discovered_checks,
-            s.double_checks,
-            s.checkmates,
-        ];
-        assert_eq!(&got[..], &n[..], "{line}");
-        checked += 1;
-    }
-    checked
+    common::assert_cpw_stats(0..=max_nodes, |s, d| g.stats(s, d).unwrap())
 }
 
 /// CPW rows up to 1 M leaves (startpos to depth 4, Kiwipete to depth 3).

@@ -64,25 +64,8 @@ fn startpos_perft_1_to_6_equals_cpw() {
 fn detail_statistics_equal_cpw() {
     // Includes the Kiwipete depth 4 row: 4085603 nodes, 757163 captures, 1929 e.p., 128013 castles,
     // 15172 promotions, 25523 checks, 42 discovered, 6 double checks, 43 mates.
-    for row in common::cpw_rows() {
-        if row.values[0] > 5_000_000 {
-            continue;
-        }
-        let setup = Setup::from_fen(&row.fen).unwrap();
-        let (nodes, s) = reference_stats(&setup, row.depth);
-        let got = [
-            nodes as u64,
-            s.captures,
-            s.en_passant,
-            s.castles,
-            s.promotions,
-            s.checks,
-            s.discovered_checks,
-            s.double_checks,
-            s.checkmates,
-        ];
-        assert_eq!(got, row.values, "{} depth {}", row.position, row.depth);
-    }
+    let checked = common::assert_cpw_stats(0..=5_000_000, reference_stats);
+    assert_eq!(checked, 9);
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: locating test data and reading the CPW detail table.
 #![allow(dead_code)]
 
+use perftlab::perft::Stats;
+use perftlab::position::Setup;
 use std::path::PathBuf;
 
 /// Path of a file under `tests/data/`.
@@ -44,4 +46,33 @@ pub fn cpw_rows() -> Vec<CpwRow> {
 /// The perftlab binary built for these tests.
 pub fn perftlab() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_perftlab"))
+}
+
+/// Check a backend's detail statistics against every CPW row whose node count lies in `nodes` (a range of
+/// leaf counts); returns the number of rows checked.
+pub fn assert_cpw_stats(
+    nodes: std::ops::RangeInclusive<u64>,
+    stats: impl Fn(&Setup, u32) -> (u128, Stats),
+) -> usize {
+    let mut checked = 0;
+    for row in cpw_rows()
+        .into_iter()
+        .filter(|r| nodes.contains(&r.values[0]))
+    {
+        let (n, s) = stats(&Setup::from_fen(&row.fen).unwrap(), row.depth);
+        let got = [
+            n as u64,
+            s.captures,
+            s.en_passant,
+            s.castles,
+            s.promotions,
+            s.checks,
+            s.discovered_checks,
+            s.double_checks,
+            s.checkmates,
+        ];
+        assert_eq!(got, row.values, "{} depth {}", row.position, row.depth);
+        checked += 1;
+    }
+    checked
 }
