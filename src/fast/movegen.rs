@@ -79,8 +79,12 @@ impl Sink for Counter {
     }
     #[inline(always)]
     fn pawns(&mut self, targets: u64, _delta: i32, promo: u64) {
-        self.0 +=
-            (targets & !promo).count_ones() as u64 + 4 * (targets & promo).count_ones() as u64;
+        // Promotions are rare: count every target once, then three more per promotion.
+        self.0 += targets.count_ones() as u64;
+        let promotions = targets & promo;
+        if promotions != 0 {
+            self.0 += 3 * promotions.count_ones() as u64;
+        }
     }
     #[inline(always)]
     fn en_passant(&mut self, _from: usize, _to: usize) {

@@ -158,29 +158,34 @@ macro_rules! walker {
                     }
                 }
             }
-            let mut n = 0;
-            let mut buf = Buffer::new();
+            let mut leaves = None;
             if depth == 2 {
                 // The last two plies: the moves into a stack buffer, then one inlined bulk count per child.
+                let mut buf = Buffer::new();
                 movegen::generate::<S, _>(b, cd, &mut buf);
                 if !buf.full {
+                    let mut n = 0;
                     for &m in &buf.moves[..buf.len] {
                         n += count::<S>(&b.make::<false>(cd, m), cd);
                     }
+                    leaves = Some(n);
                 }
             }
-            if depth != 2 || buf.full {
-                let mut sink = $sink::<S, HASH> {
-                    b,
-                    cd,
-                    depth,
-                    tt,
-                    n: 0,
-                    _s: std::marker::PhantomData,
-                };
-                movegen::generate::<S, _>(b, cd, &mut sink);
-                n = sink.n;
-            }
+            let n = match leaves {
+                Some(n) => n,
+                None => {
+                    let mut sink = $sink::<S, HASH> {
+                        b,
+                        cd,
+                        depth,
+                        tt,
+                        n: 0,
+                        _s: std::marker::PhantomData,
+                    };
+                    movegen::generate::<S, _>(b, cd, &mut sink);
+                    sink.n
+                }
+            };
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
                     t.store(b.key, depth, n);
