@@ -255,8 +255,11 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     }
 
     // Squares the enemy attacks with our king lifted off the board ("danger"): all of them when castling is
-    // possible or the king has many squares; otherwise each king square is tested on its own (cheaper).
-    let (king_targets, danger) = if castle_rights != 0 || king_squares.count_ones() > 3 {
+    // possible or when that is cheaper; otherwise each king square is tested on its own.
+    // Costs in slider lookups: two per king square, one per enemy slider (queens twice).
+    let per_square = 2 * king_squares.count_ones();
+    let full_map = diag_opp.count_ones() + orth_opp.count_ones();
+    let (king_targets, danger) = if castle_rights != 0 || per_square > full_map {
         let mut danger = if white {
             ((pawns_opp & !FILE_A) >> 9) | ((pawns_opp & !FILE_H) >> 7)
         } else {
