@@ -3,7 +3,8 @@
 //! [`MoveList`] expands targets into packed moves.
 //!
 //! Per node: checkers of our king; the squares the enemy attacks with our king lifted off the board ("danger",
-//! for king moves and castling); pinned pieces (an enemy slider's x-ray through exactly one of our pieces), each
+//! for king moves and castling; a full map only when castling is possible or it costs fewer slider lookups than
+//! testing each king square alone); pinned pieces (an enemy slider's x-ray through exactly one of our pieces), each
 //! restricted to the line through king and pinner; the check mask (checker plus the squares between it and the
 //! king, or everything when not in check). Double check: king moves only. En passant is checked by
 //! recomputing slider attacks on the king with both pawns moved (covers the rank "pin" of two pawns).
