@@ -3,7 +3,8 @@
 //! [`MoveList`] expands targets into packed moves.
 //!
 //! Per node: checkers of our king; the squares the enemy attacks with our king lifted off the board ("danger",
-//! for king moves and castling); pinned pieces (an enemy slider's x-ray through exactly one of our pieces), each
+//! for king moves and castling; a full map only when castling is possible or it costs fewer slider lookups than
+//! testing each king square alone); pinned pieces (an enemy slider's x-ray through exactly one of our pieces), each
 //! restricted to the line through king and pinner; the check mask (checker plus the squares between it and the
 //! king, or everything when not in check). Double check: king moves only. En passant is checked by
 //! recomputing slider attacks on the king with both pawns moved (covers the rank "pin" of two pawns).
@@ -79,8 +80,12 @@ impl Sink for Counter {
     }
     #[inline(always)]
     fn pawns(&mut self, targets: u64, _delta: i32, promo: u64) {
-        self.0 +=
-            (targets & !promo).count_ones() as u64 + 4 * (targets & promo).count_ones() as u64;
+        // Promotions are rare: count every target once, then three more per promotion.
+        self.0 += targets.count_ones() as u64;
+        let promotions = targets & promo;
+        if promotions != 0 {
+            self.0 += 3 * promotions.count_ones() as u64;
+        }
     }
     #[inline(always)]
     fn en_passant(&mut self, _from: usize, _to: usize) {
@@ -234,12 +239,28 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
         }
     });
 
-    // Squares the enemy attacks with our king lifted off the board; only needed when the king has a square to
-    // go to or may castle (often neither: then it is skipped).
+    // Castling rights whose squares between king, rook and destinations are empty (usually none: then the
+    // king's path need not be checked).
     let occ_nk = occ ^ king_bb;
     let king_squares = KING[ksq] & !own;
-    let may_castle = checkers == 0 && (b.castling >> (2 * us)) & 3 != 0;
-    let danger = if king_squares != 0 || may_castle {
+    let mut castle_rights = 0u8;
+    if checkers == 0 {
+        let mut rights = (b.castling >> (2 * us)) & 3;
+        while rights != 0 {
+            let right = 2 * us + rights.trailing_zeros() as usize;
+            rights &= rights - 1;
+            if cd.empty[right] & occ == 0 {
+                castle_rights |= 1 << right;
+            }
+        }
+    }
+
+    // Squares the enemy attacks with our king lifted off the board ("danger"): all of them when castling is
+    // possible or when that is cheaper; otherwise each king square is tested on its own.
+    // Costs in slider lookups: two per king square, one per enemy slider (queens twice).
+    let per_square = 2 * king_squares.count_ones();
+    let full_map = diag_opp.count_ones() + orth_opp.count_ones();
+    let (king_targets, danger) = if castle_rights != 0 || per_square > full_map {
         let mut danger = if white {
             ((pawns_opp & !FILE_A) >> 9) | ((pawns_opp & !FILE_H) >> 7)
         } else {
@@ -249,12 +270,24 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
         each_square!(r[KNIGHT_I] & opp, s => { danger |= KNIGHT[s]; });
         each_square!(diag_opp, s => { danger |= S::bishop(s, occ_nk); });
         each_square!(orth_opp, s => { danger |= S::rook(s, occ_nk); });
-        danger
+        (king_squares & !danger, danger)
     } else {
-        !0
+        let mut safe = 0u64;
+        each_square!(king_squares, s => {
+            let attackers = ((KNIGHT[s] & r[KNIGHT_I])
+                | (PAWN[us][s] & r[PAWN_I])
+                | (KING[s] & r[KING_I])
+                | (S::bishop(s, occ_nk) & (r[BISHOP_I] | r[QUEEN_I]))
+                | (S::rook(s, occ_nk) & (r[ROOK_I] | r[QUEEN_I])))
+                & opp;
+            if attackers == 0 {
+                safe |= 1 << s;
+            }
+        });
+        (safe, !0)
     };
 
-    sink.piece(KING_I, ksq, king_squares & !danger);
+    sink.piece(KING_I, ksq, king_targets);
     if checkers & checkers.wrapping_sub(1) != 0 {
         return;
     }
@@ -321,14 +354,13 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
         });
     }
 
-    if may_castle {
-        let mut rights = (b.castling >> (2 * us)) & 3;
+    if castle_rights != 0 {
+        let mut rights = castle_rights;
         while rights != 0 {
-            let right = 2 * us + rights.trailing_zeros() as usize;
+            let right = rights.trailing_zeros() as usize;
             rights &= rights - 1;
             let rook = cd.rook[right] as usize;
-            if cd.empty[right] & occ == 0
-                && cd.path[right] & danger == 0
+            if cd.path[right] & danger == 0
                 && S::rook(cd.king_to[right] as usize, occ_nk ^ (1 << rook)) & orth_opp == 0
             {
                 sink.castle(ksq, rook);

@@ -19,6 +19,71 @@ use rayon::prelude::*;
 /// Shallowest remaining depth whose subtree counts are stored in the table.
 const MIN_HASH_DEPTH: u32 = 2;
 
+/// Capacity of [`Buffer`]: more than any legal position's moves (218); positions with impossible material
+/// that exceed it fall back to the recursive walk.
+const BUFFER_MOVES: usize = 256;
+
+/// A fixed stack buffer of moves for the last two plies (no allocation); `full` when some did not fit.
+struct Buffer {
+    moves: [u32; BUFFER_MOVES],
+    len: usize,
+    full: bool,
+}
+
+impl Buffer {
+    #[inline(always)]
+    fn new() -> Buffer {
+        Buffer {
+            moves: [0; BUFFER_MOVES],
+            len: 0,
+            full: false,
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, m: u32) {
+        if self.len < BUFFER_MOVES {
+            self.moves[self.len] = m;
+            self.len += 1;
+        } else {
+            self.full = true;
+        }
+    }
+}
+
+impl movegen::Sink for Buffer {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
+        while targets != 0 {
+            self.push(movegen::pack(role, from, targets.trailing_zeros()));
+            targets &= targets - 1;
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
+        while targets != 0 {
+            let to = targets.trailing_zeros();
+            targets &= targets - 1;
+            let base = ((to as i32 - delta) as u32) << 6 | to;
+            if promo & (1 << to) != 0 {
+                for p in [3u32, 2, 1, 0] {
+                    self.push(1 << 14 | p << 12 | base);
+                }
+            } else {
+                self.push(base);
+            }
+        }
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.push(movegen::pack_ep(from, to));
+    }
+    #[inline(always)]
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.push(movegen::pack_castle(king, rook));
+    }
+}
+
 macro_rules! walker {
     ($name:ident, $sink:ident $(, #[$attr:meta])*) => {
         /// Recurses into each child as the generator yields it (no move list).
@@ -93,16 +158,34 @@ macro_rules! walker {
                     }
                 }
             }
-            let mut sink = $sink::<S, HASH> {
-                b,
-                cd,
-                depth,
-                tt,
-                n: 0,
-                _s: std::marker::PhantomData,
+            let mut leaves = None;
+            if depth == 2 {
+                // The last two plies: the moves into a stack buffer, then one inlined bulk count per child.
+                let mut buf = Buffer::new();
+                movegen::generate::<S, _>(b, cd, &mut buf);
+                if !buf.full {
+                    let mut n = 0;
+                    for &m in &buf.moves[..buf.len] {
+                        n += count::<S>(&b.make::<false>(cd, m), cd);
+                    }
+                    leaves = Some(n);
+                }
+            }
+            let n = match leaves {
+                Some(n) => n,
+                None => {
+                    let mut sink = $sink::<S, HASH> {
+                        b,
+                        cd,
+                        depth,
+                        tt,
+                        n: 0,
+                        _s: std::marker::PhantomData,
+                    };
+                    movegen::generate::<S, _>(b, cd, &mut sink);
+                    sink.n
+                }
             };
-            movegen::generate::<S, _>(b, cd, &mut sink);
-            let n = sink.n;
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
                     t.store(b.key, depth, n);
