@@ -316,7 +316,7 @@ fn stats_match_cpw_tables() {
 /// CPW rows up to 5 M leaves (adds startpos 5 and Kiwipete 4); about 40 s on lavapipe, so it runs only on
 /// request: `cargo test --release --test gpu -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "local: CPW rows up to 5 M leaves, about 40 s on lavapipe"]
 fn stats_match_cpw_tables_deeper() {
     let Some(g) = gpu("stats_match_cpw_tables_deeper") else {
         return;
