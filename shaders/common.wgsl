@@ -41,11 +41,14 @@ struct Params {
 
 // Table layout (Rust: src/gpu/tables.rs): knight attacks [0,64), king attacks [64,128), pawn attacks
 // [128 + 64 * colour + sq], rays [256 + 64 * dir + sq] for directions N, E, NE, NW (lsb side) and S, W, SW, SE
-// (msb side).
+// (msb side), then the squares strictly between two squares [768 + 64 * a + b] and the whole line through
+// them [4864 + 64 * a + b] (both empty when a and b share no line).
 const T_KNIGHT: u32 = 0u;
 const T_KING: u32 = 64u;
 const T_PAWN: u32 = 128u;
 const T_RAY: u32 = 256u;
+const T_BETWEEN: u32 = 768u;
+const T_LINE: u32 = 4864u;
 
 const PAWN: u32 = 0u;
 const KNIGHT: u32 = 1u;
@@ -150,6 +153,81 @@ fn role_at(p: Pos, s: u32) -> u32 {
 
 fn castle_rook(p: Pos, i: u32) -> u32 {
     return (p.castle >> (8u * i)) & 255u;
+}
+
+// The position after the pseudo-legal move `m` (copy-make). The en-passant square is kept only when an enemy
+// pawn attacks it, so that equal positions compare equal for merging.
+fn make(p: Pos, m: u32) -> Pos {
+    return make_role(p, m, role_at(p, (m >> 6u) & 63u));
+}
+
+// `make` when the moving piece's role is known (the lean generator packs it into the move).
+fn make_role(p: Pos, m: u32, role: u32) -> Pos {
+    var c = p;
+    let us = turn(p);
+    let to = m & 63u;
+    let orig = (m >> 6u) & 63u;
+    let kind = m >> 14u;
+    let clear = ~(bb_sq(orig) | bb_sq(to));
+    c.bb[0] &= clear;
+    c.bb[1] &= clear;
+    c.bb[2] &= clear;
+    c.bb[3] &= clear;
+    c.bb[4] &= clear;
+    c.bb[5] &= clear;
+    c.bb[6] &= clear;
+    var ep = NO_SQ;
+    if kind == 3u {
+        let base = orig & 56u;
+        var kt = base + 2u;
+        var rt = base + 3u;
+        if to > orig {
+            kt = base + 6u;
+            rt = base + 5u;
+        }
+        let placed = bb_sq(kt) | bb_sq(rt);
+        c.bb[KING] |= bb_sq(kt);
+        c.bb[ROOK] |= bb_sq(rt);
+        if us == 0u {
+            c.bb[6] |= placed;
+        }
+    } else {
+        var placed = role;
+        if kind == 1u {
+            placed = ((m >> 12u) & 3u) + 1u;
+        }
+        c.bb[placed] |= bb_sq(to);
+        if us == 0u {
+            c.bb[6] |= bb_sq(to);
+        }
+        if kind == 2u {
+            var victim = to + 8u;
+            if us == 0u {
+                victim = to - 8u;
+            }
+            let keep = ~bb_sq(victim);
+            c.bb[PAWN] &= keep;
+            c.bb[6] &= keep;
+        }
+        if role == PAWN && max(orig, to) - min(orig, to) == 16u {
+            let mid = (orig + to) / 2u;
+            if bb_any(tables[T_PAWN + 64u * us + mid] & p.bb[PAWN] & color_bb(p, us ^ 1u)) {
+                ep = mid;
+            }
+        }
+    }
+    // FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
+    var castle = 0u;
+    for (var i = 0u; i < 4u; i++) {
+        var r = castle_rook(p, i);
+        if r == orig || r == to || (role == KING && (i >> 1u) == us) {
+            r = NO_SQ;
+        }
+        castle |= r << (8u * i);
+    }
+    c.castle = castle;
+    c.info = (us ^ 1u) | (ep << 8u);
+    return c;
 }
 
 fn pos_eq(a: Pos, b: Pos) -> bool {

@@ -41,10 +41,12 @@ pub enum Kernel {
     Scan,
     /// `scan_add.wgsl`: add scanned block sums back.
     ScanAdd,
+    /// `leaf2.wgsl`: fused last two plies (lean generator, bulk counts).
+    Leaf2,
 }
 
 impl Kernel {
-    const ALL: [Kernel; 10] = [
+    const ALL: [Kernel; 11] = [
         Kernel::Moves,
         Kernel::Count,
         Kernel::Expand,
@@ -55,6 +57,7 @@ impl Kernel {
         Kernel::Stats,
         Kernel::Scan,
         Kernel::ScanAdd,
+        Kernel::Leaf2,
     ];
 
     fn source(self) -> (&'static str, &'static str) {
@@ -75,6 +78,7 @@ impl Kernel {
             Kernel::Stats => ("stats", include_str!("../../shaders/stats.wgsl")),
             Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
             Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
+            Kernel::Leaf2 => ("leaf2", include_str!("../../shaders/leaf2.wgsl")),
         }
     }
 
@@ -88,12 +92,25 @@ impl Kernel {
 
     /// Whether the kernel generates moves (and so reads the attack tables).
     pub fn uses_tables(self) -> bool {
-        matches!(self, Kernel::Moves | Kernel::Count | Kernel::Expand)
+        matches!(
+            self,
+            Kernel::Moves | Kernel::Count | Kernel::Expand | Kernel::Leaf2
+        )
+    }
+
+    /// The shared files prepended to the kernel's own (`common.wgsl` always).
+    fn includes(self) -> &'static [&'static str] {
+        match self {
+            Kernel::Moves | Kernel::Count | Kernel::Expand => &[COMMON, MOVEGEN],
+            Kernel::Leaf2 => &[COMMON, LEAN],
+            _ => &[COMMON],
+        }
     }
 }
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
 const MOVEGEN: &str = include_str!("../../shaders/movegen.wgsl");
+const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 
 /// One adapter as `perftlab devices` lists it.
 #[derive(Clone, Debug)]
@@ -364,11 +381,9 @@ impl GpuContext {
             .iter()
             .map(|k| {
                 let (label, body) = k.source();
-                let source = if k.uses_tables() {
-                    format!("{COMMON}\n{MOVEGEN}\n{body}")
-                } else {
-                    format!("{COMMON}\n{body}")
-                };
+                let mut source = k.includes().join("\n");
+                source.push('\n');
+                source.push_str(body);
                 let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: Some(label),
                     source: wgpu::ShaderSource::Wgsl(source.into()),

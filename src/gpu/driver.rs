@@ -105,6 +105,15 @@ fn run_tree(
                     &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
                 )?;
             }
+            // The last two plies are fused: counted without writing the children (leaf2.wgsl).
+            if !stats && remaining == 2 {
+                ctx.dispatch(
+                    Kernel::Leaf2,
+                    params(n, remaining, 0, 0),
+                    &[&lv.pos, &lv.flags, &lv.sub],
+                )?;
+                break;
+            }
             // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
             let first_only = stats && remaining == 0;
             ctx.dispatch(
