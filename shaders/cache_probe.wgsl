@@ -6,6 +6,8 @@
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sub: array<u32>;
 @group(0) @binding(5) var<storage, read> cache: array<CacheEntry>;
+// Cache hits per remaining depth: 64-bit counters as (lo, hi) at [2 * remaining] (src/gpu/report.rs).
+@group(0) @binding(6) var<storage, read_write> tally: array<atomic<u32>>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -20,5 +22,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         sub[2u * i] = e.lo;
         sub[2u * i + 1u] = e.hi;
         flags[i] = 0u;
+        if atomicAdd(&tally[2u * params.remaining], 1u) == 0xFFFFFFFFu {
+            atomicAdd(&tally[2u * params.remaining + 1u], 1u);
+        }
     }
 }

@@ -34,9 +34,9 @@ struct Params {
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info)
     mask: u32,       // hash table size - 1 (power of two)
     extra: u32,      // kernel-specific
+    first: u32,      // first position of the level slice of this dispatch (thread t handles first + t)
+    base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
-    pad1: u32,
-    pad2: u32,
 }
 
 // Table layout (Rust: src/gpu/tables.rs): knight attacks [0,64), king attacks [64,128), pawn attacks

@@ -33,8 +33,12 @@ pub struct GpuParams {
     pub mask: u32,
     /// Kernel-specific.
     pub extra: u32,
+    /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`).
+    pub first: u32,
+    /// Offset subtracted from the prefix sums of a slice (expand.wgsl: the slice's first child).
+    pub base: u32,
     /// Padding to 32 bytes.
-    pub pad: [u32; 3],
+    pub pad: u32,
 }
 
 /// WGSL `CacheEntry`: a subtree count keyed by the whole position and the remaining depth (0 = empty).

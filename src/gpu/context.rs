@@ -7,10 +7,16 @@
 //! Vulkan/Metal/DX12 over GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`) narrows the search.
 
 use super::buffers::GpuParams;
+use super::report::{GpuReport, LevelReport};
 use super::tables;
 use crate::error::{Error, Result};
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
+
+/// Words of the GPU tally buffer (cache hits and distinct positions per remaining depth < 32, see
+/// `super::report`).
+const TALLY_WORDS: usize = 128;
 
 /// The environment variable that picks an adapter when `--adapter` is not given.
 pub const ADAPTER_ENV: &str = "PERFTLAB_ADAPTER";
@@ -43,10 +49,13 @@ pub enum Kernel {
     ScanAdd,
     /// `leaf2.wgsl`: fused last two plies (lean generator, bulk counts).
     Leaf2,
+    /// `compact.wgsl`: indices of the flagged positions, packed.
+    Compact,
 }
 
 impl Kernel {
-    const ALL: [Kernel; 11] = [
+    /// Every kernel, in pipeline order.
+    pub const ALL: [Kernel; 12] = [
         Kernel::Moves,
         Kernel::Count,
         Kernel::Expand,
@@ -58,6 +67,7 @@ impl Kernel {
         Kernel::Scan,
         Kernel::ScanAdd,
         Kernel::Leaf2,
+        Kernel::Compact,
     ];
 
     fn source(self) -> (&'static str, &'static str) {
@@ -79,7 +89,13 @@ impl Kernel {
             Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
             Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
             Kernel::Leaf2 => ("leaf2", include_str!("../../shaders/leaf2.wgsl")),
+            Kernel::Compact => ("compact", include_str!("../../shaders/compact.wgsl")),
         }
+    }
+
+    /// Position in [`Kernel::ALL`] and in the pipeline list (checked by a test).
+    fn index(self) -> usize {
+        self as usize
     }
 
     /// Threads per workgroup.
@@ -98,6 +114,13 @@ impl Kernel {
         )
     }
 
+    /// Whether the kernel is built without naga's runtime checks (bounds checks, loop bounding) unless
+    /// `--checked-shaders` is given: only kernels whose every index is proven in range (see
+    /// [`trusted_module`]).
+    pub fn trusted(self) -> bool {
+        matches!(self, Kernel::Leaf2)
+    }
+
     /// The shared files prepended to the kernel's own (`common.wgsl` always).
     fn includes(self) -> &'static [&'static str] {
         match self {
@@ -111,6 +134,32 @@ impl Kernel {
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
 const MOVEGEN: &str = include_str!("../../shaders/movegen.wgsl");
 const LEAN: &str = include_str!("../../shaders/lean.wgsl");
+
+/// Build a shader module without runtime checks.
+///
+/// # Safety (the argument for each kernel that [`Kernel::trusted`] names)
+/// `leaf2.wgsl` with `common.wgsl` and `lean.wgsl`:
+/// - `positions[i]`, `flags[i]`, `sub[2i]`, `sub[2i + 1]`: the kernel returns unless `i < params.n`, and the
+///   host dispatches `n` no larger than the level buffers bound (`LevelBufs::cap`, sized for `n` by
+///   `ensure_level` before every dispatch);
+/// - `tables[…]`: every square index is `< 64`: it comes from `bb_lsb` (also of an empty set: `32 +
+///   firstTrailingBit(0)` wraps to 31), from `bb_msb` of a set tested non-empty, from a move's 6-bit fields, or
+///   from a castling/en-passant byte tested `< 64`; the largest index is `T_LINE + 64 * 63 + 63 < tables::LEN`,
+///   and `T_RAY + 64 * dir + s` has `dir < 8`;
+/// - private arrays: `l_moves[l_count - l_skip]` is guarded by `< LIST_LEN`, `l_moves[k]` has `k < listed ≤
+///   LIST_LEN`; `Pos::bb[role]` has `role ≤ 5` (a promotion piece is 1–4, a listed move's role 0–5);
+/// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds, and the
+///   outer loop of `leaf2` advances `k` up to `listed` or `l_skip` by `LIST_LEN` towards the move count.
+///
+/// So no access leaves its binding and no loop runs unbounded; `--checked-shaders` builds it checked anyway.
+#[allow(unsafe_code)]
+fn trusted_module(
+    device: &wgpu::Device,
+    desc: wgpu::ShaderModuleDescriptor<'_>,
+) -> wgpu::ShaderModule {
+    // SAFETY: see the argument above; only kernels listed by `Kernel::trusted` come here.
+    unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+}
 
 /// One adapter as `perftlab devices` lists it.
 #[derive(Clone, Debug)]
@@ -276,6 +325,26 @@ pub struct Cache {
     pub len: u32,
 }
 
+/// Work counters since the context was made (the `gpu` object of `perft --json`, see `super::report`).
+#[derive(Default, Debug)]
+pub struct Counters {
+    /// Command buffers submitted.
+    pub submits: Cell<u64>,
+    /// Blocking read-backs (buffer maps waited for).
+    pub readbacks: Cell<u64>,
+    /// Bytes written to device memory: by kernels (per-thread upper bounds times dispatched threads), clears
+    /// and uploads.
+    pub bytes_written: Cell<u64>,
+    /// Largest total of buffers held at once, bytes.
+    pub peak_bytes: Cell<u64>,
+}
+
+impl Counters {
+    fn add(c: &Cell<u64>, v: u64) {
+        c.set(c.get() + v);
+    }
+}
+
 /// The long-lived GPU state.
 pub struct GpuContext {
     /// The adapter's description.
@@ -297,6 +366,15 @@ pub struct GpuContext {
     pub dummy: wgpu::Buffer,
     errors: Arc<Mutex<Option<String>>>,
     allocated: u64,
+    /// Work counters.
+    pub counters: Counters,
+    /// GPU-side per-level counters (see `super::report`): 128 u32 words.
+    pub tally: wgpu::Buffer,
+    /// Host-side per-level counts by remaining depth: positions written, distinct positions counted on the
+    /// host (levels not merged on the GPU).
+    pub level_counts: std::collections::BTreeMap<u32, (u64, u64)>,
+    /// GPU runs executed.
+    pub runs: u64,
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -309,6 +387,14 @@ impl GpuContext {
     /// # Errors
     /// [`Error::Backend`] naming a missing adapter, capability or limit, or a device that cannot be opened.
     pub fn new(choice: Option<&str>) -> Result<GpuContext> {
+        GpuContext::with_checks(choice, false)
+    }
+
+    /// As [`GpuContext::new`]; `checked` keeps naga's runtime checks in every kernel (`--checked-shaders`).
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub fn with_checks(choice: Option<&str>, checked: bool) -> Result<GpuContext> {
         let env = std::env::var(ADAPTER_ENV).ok();
         let adapter = pick_adapter(choice.or(env.as_deref()))?;
         let info = adapter.get_info();
@@ -384,10 +470,15 @@ impl GpuContext {
                 let mut source = k.includes().join("\n");
                 source.push('\n');
                 source.push_str(body);
-                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
                     source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
+                };
+                let module = if k.trusted() && !checked {
+                    trusted_module(&device, desc)
+                } else {
+                    device.create_shader_module(desc)
+                };
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(label),
                     layout: None,
@@ -415,6 +506,11 @@ impl GpuContext {
             usage: STORAGE,
             mapped_at_creation: false,
         });
+        let tally = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("tally"),
+            contents: &[0u8; TALLY_WORDS * 4],
+            usage: STORAGE,
+        });
         let ctx = GpuContext {
             info,
             limits,
@@ -429,6 +525,10 @@ impl GpuContext {
             dummy,
             errors,
             allocated: 0,
+            counters: Counters::default(),
+            tally,
+            level_counts: Default::default(),
+            runs: 0,
         };
         ctx.check(&format!("{name}: building the kernels"))?;
         Ok(ctx)
@@ -478,6 +578,10 @@ impl GpuContext {
     pub fn buffer(&mut self, label: &str, size: u64) -> wgpu::Buffer {
         let size = size.max(16).next_multiple_of(16);
         self.allocated += size;
+        let held = self.held_bytes() + size;
+        if held > self.counters.peak_bytes.get() {
+            self.counters.peak_bytes.set(held);
+        }
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
@@ -548,6 +652,7 @@ impl GpuContext {
     pub fn upload(&self, buf: &wgpu::Buffer, data: &[u8]) {
         if !data.is_empty() {
             self.queue.write_buffer(buf, 0, data);
+            Counters::add(&self.counters.bytes_written, data.len() as u64);
         }
     }
 
@@ -559,11 +664,18 @@ impl GpuContext {
                 label: Some("clear"),
             });
         enc.clear_buffer(buf, 0, Some(size.next_multiple_of(4)));
+        self.submit(enc);
+        Counters::add(&self.counters.bytes_written, size.next_multiple_of(4));
+    }
+
+    fn submit(&self, enc: wgpu::CommandEncoder) {
         self.queue.submit(Some(enc.finish()));
+        Counters::add(&self.counters.submits, 1);
     }
 
     /// Run `kernel` over `params.n` threads with the given buffers at bindings 2, 3, … (binding 0 is the
-    /// attack tables, binding 1 the parameters).
+    /// attack tables, binding 1 the parameters). `writes` is an upper bound of the bytes the kernel writes
+    /// (counted in [`Counters::bytes_written`]).
     ///
     /// # Errors
     /// [`Error::Backend`] if the device reports an error.
@@ -572,11 +684,13 @@ impl GpuContext {
         kernel: Kernel,
         params: GpuParams,
         buffers: &[&wgpu::Buffer],
+        writes: u64,
     ) -> Result<()> {
         if params.n == 0 {
             return Ok(());
         }
-        let pipeline = &self.pipelines[Kernel::ALL.iter().position(|&k| k == kernel).unwrap_or(0)];
+        Counters::add(&self.counters.bytes_written, writes);
+        let pipeline = &self.pipelines[kernel.index()];
         self.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let mut entries = Vec::with_capacity(buffers.len() + 2);
@@ -622,7 +736,7 @@ impl GpuContext {
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(x, y, 1);
         }
-        self.queue.submit(Some(enc.finish()));
+        self.submit(enc);
         self.check("running a kernel")
     }
 
@@ -647,7 +761,8 @@ impl GpuContext {
                 label: Some("download"),
             });
         enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
-        self.queue.submit(Some(enc.finish()));
+        self.submit(enc);
+        Counters::add(&self.counters.readbacks, 1);
         let done: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>> =
             Arc::new(Mutex::new(None));
         let flag = done.clone();
@@ -687,6 +802,77 @@ impl GpuContext {
     pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
         let bytes = self.download(buf, n * 4)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
+    }
+
+    /// Count a GPU run.
+    pub fn note_run(&mut self) {
+        self.runs += 1;
+    }
+
+    /// Record a written level of `positions` at `remaining`; `host_distinct`: the level was not merged, so
+    /// all its positions count as distinct.
+    pub fn record_level(&mut self, remaining: u32, positions: u64, host_distinct: bool) {
+        let e = self.level_counts.entry(remaining).or_default();
+        e.0 += positions;
+        if host_distinct {
+            e.1 += positions;
+        }
+    }
+
+    /// The work report so far (reads the GPU tally back once).
+    ///
+    /// # Errors
+    /// A GPU failure while reading the tally.
+    pub fn report(&self) -> Result<GpuReport> {
+        let words = self.download_u32(&self.tally, TALLY_WORDS as u64)?;
+        let pair = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
+        let levels = self
+            .level_counts
+            .iter()
+            .rev()
+            .map(|(&remaining, &(positions, distinct))| {
+                let r = remaining as usize;
+                LevelReport {
+                    remaining,
+                    positions,
+                    distinct: distinct + if r < 32 { pair(64 + 2 * r) } else { 0 },
+                    cache_hits: if r < 32 { pair(2 * r) } else { 0 },
+                    ms: None,
+                }
+            })
+            .collect();
+        Ok(GpuReport {
+            adapter: self.describe(),
+            runs: self.runs,
+            retries: 0,
+            submits: self.counters.submits.get(),
+            readbacks: self.counters.readbacks.get(),
+            bytes_written: self.counters.bytes_written.get(),
+            peak_bytes: self.counters.peak_bytes.get(),
+            levels,
+        })
+    }
+
+    /// Bytes of the long-lived buffers held now (levels, merge table, cache, attack tables).
+    pub fn held_bytes(&self) -> u64 {
+        let levels: u64 = self
+            .levels
+            .iter()
+            .map(|l| {
+                [
+                    &l.pos, &l.flags, &l.rep, &l.parents, &l.counts, &l.offsets, &l.sub, &l.info,
+                ]
+                .iter()
+                .map(|b| b.size())
+                .sum::<u64>()
+            })
+            .sum();
+        let table = self.table.as_ref().map_or(0, |t| t.0.size());
+        let cache = self
+            .cache
+            .as_ref()
+            .map_or(0, |c| c.entries.size() + c.locks.size());
+        levels + table + cache + self.tables.size()
     }
 
     /// Bytes of buffers created so far.

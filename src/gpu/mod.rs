@@ -11,6 +11,7 @@
 pub mod buffers;
 pub mod context;
 pub mod driver;
+pub mod report;
 pub mod tables;
 
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
