@@ -94,7 +94,7 @@ impl Kernel {
     }
 
     /// Position in [`Kernel::ALL`] and in the pipeline list (checked by a test).
-    fn index(self) -> usize {
+    pub fn index(self) -> usize {
         self as usize
     }
 
@@ -112,6 +112,47 @@ impl Kernel {
             self,
             Kernel::Moves | Kernel::Count | Kernel::Expand | Kernel::Leaf2
         )
+    }
+
+    /// The kernel's WGSL module: the shared files it includes, then its own file.
+    pub fn wgsl(self) -> String {
+        let (_, body) = self.source();
+        let mut source = self.includes().join("\n");
+        source.push('\n');
+        source.push_str(body);
+        source
+    }
+
+    /// The kernel's file name without `.wgsl`.
+    pub fn name(self) -> &'static str {
+        self.source().0
+    }
+
+    /// The names of the storage buffers the kernel binds at 2, 3, … in the order [`GpuContext::dispatch`]
+    /// takes them (binding 0 is the attack tables, 1 the parameters); a test checks them against the
+    /// `@binding(n) var<…> name` lines of the WGSL.
+    pub fn bindings(self) -> &'static [&'static str] {
+        match self {
+            Kernel::Moves => &["positions", "offsets", "moves"],
+            Kernel::Count => &["positions", "flags", "counts"],
+            Kernel::Expand => &[
+                "positions",
+                "flags",
+                "offsets",
+                "children",
+                "parents",
+                "info",
+            ],
+            Kernel::Merge => &["positions", "table", "rep", "flags", "tally"],
+            Kernel::Backprop => &["parents", "rep", "child_counts", "parent_counts"],
+            Kernel::CacheProbe => &["positions", "flags", "sub", "cache", "tally"],
+            Kernel::CacheStore => &["positions", "flags", "sub", "cache", "locks"],
+            Kernel::Stats => &["info", "counts", "totals"],
+            Kernel::Scan => &["input", "output", "block_sums"],
+            Kernel::ScanAdd => &["block_offsets", "output"],
+            Kernel::Leaf2 => &["positions", "flags", "sub", "ids"],
+            Kernel::Compact => &["flags", "offsets", "ids"],
+        }
     }
 
     /// Whether the kernel is built without naga's runtime checks (bounds checks, loop bounding) unless
@@ -466,10 +507,8 @@ impl GpuContext {
         let pipelines = Kernel::ALL
             .iter()
             .map(|k| {
-                let (label, body) = k.source();
-                let mut source = k.includes().join("\n");
-                source.push('\n');
-                source.push_str(body);
+                let (label, _) = k.source();
+                let source = k.wgsl();
                 let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
                     source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -688,6 +727,15 @@ impl GpuContext {
     ) -> Result<()> {
         if params.n == 0 {
             return Ok(());
+        }
+        if buffers.len() != kernel.bindings().len() {
+            return Err(Error::Backend(format!(
+                "internal: kernel {} binds {} buffers ({}), {} given",
+                kernel.name(),
+                kernel.bindings().len(),
+                kernel.bindings().join(", "),
+                buffers.len()
+            )));
         }
         Counters::add(&self.counters.bytes_written, writes);
         let pipeline = &self.pipelines[kernel.index()];

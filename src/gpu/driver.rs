@@ -218,7 +218,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             };
         return Ok(());
     }
-    if remaining == 1 {
+    if !run.stats && remaining == 1 {
         // A root of depth 1 (remaining 2 is fused): its count is the answer.
         return Ok(());
     }

@@ -3,7 +3,10 @@
 //! - [`context`]: the long-lived device context, adapter choice, pipelines, buffers;
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
 //! - [`tables`]: the attack tables uploaded to the GPU;
-//! - [`driver`]: level-by-level expansion, merging, the subtree cache and the memory-bounded split.
+//! - [`driver`]: level-by-level expansion, merging, the subtree cache, fused leaves and the planned,
+//!   memory-bounded slicing;
+//! - [`report`]: the work report (`gpu` object of `perft --json`);
+//! - `options`: [`GpuOptions`].
 //!
 //! Bitboards are `vec2<u32>` pairs on the GPU (no optional feature needed; naga 30's 64-bit builtins are broken,
 //! see `../shared/GPU-NOTES.md`). Counts are exact u64 per run, summed in u128.
@@ -18,7 +21,7 @@ pub mod tables;
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
 pub use options::GpuOptions;
 
-use crate::backend::{Backend, Stats};
+use crate::backend::{Backend, Stats, WorkReport};
 use crate::error::Result;
 use crate::position::Setup;
 use crate::reference;
@@ -39,7 +42,7 @@ impl GpuBackend {
     /// # Errors
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
     pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
-        let mut ctx = GpuContext::new(opts.adapter.as_deref())?;
+        let mut ctx = GpuContext::with_checks(opts.adapter.as_deref(), opts.checked_shaders)?;
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
         ctx.ensure_cache(opts.hash_mb);
         let settings = Settings {
@@ -88,6 +91,14 @@ impl GpuBackend {
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
         self.ctx().info.clone()
     }
+
+    /// The work report so far (the `gpu` object of `perft --json`).
+    ///
+    /// # Errors
+    /// A GPU failure while reading the counters back.
+    pub fn work_report(&self) -> Result<report::GpuReport> {
+        self.ctx().report()
+    }
 }
 
 impl Backend for GpuBackend {
@@ -121,6 +132,17 @@ impl Backend for GpuBackend {
         let counts =
             driver::subtree_counts(&mut ctx, &kids, depth.saturating_sub(1), &self.settings)?;
         Ok(moves.into_iter().zip(counts).collect())
+    }
+
+    /// The `gpu` object: adapter, runs, retries, submits, read-backs, bytes written, peak bytes, levels.
+    fn report(&self) -> Result<Option<WorkReport>> {
+        let r = self.ctx().report()?;
+        let json = serde_json::to_value(&r)
+            .map_err(|e| crate::Error::Backend(format!("GPU report: {e}")))?;
+        Ok(Some(WorkReport {
+            json,
+            text: r.table(),
+        }))
     }
 
     /// Statistics on the GPU: the leaves are written and classified (merging and the cache are not used).

@@ -86,7 +86,7 @@ mod tests {
         assert_eq!(t[192 + 52], 1 << 43 | 1 << 45); // black pawn e7 attacks d6, f6
         assert_eq!(t[256], 0x0101_0101_0101_0100); // north ray from a1
         assert_eq!(t[256 + 64 * 4 + 63], 0x0080_8080_8080_8080); // south ray from h8
-        assert_eq!(t[BETWEEN + 64 * 0 + 3], 0b0110); // between a1 and d1: b1, c1
+        assert_eq!(t[BETWEEN + 3], 0b0110); // between a1 and d1: b1, c1
         assert_eq!(t[LINE + 64 * 9 + 18], 0x8040_2010_0804_0201); // line through b2, c3: the long diagonal
                                                                   // Increasing directions only reach higher squares, decreasing ones lower squares.
         for sq in 0..64 {
