@@ -546,3 +546,51 @@ fn checked_shaders_give_the_same_counts() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Nodes searched: 4085603"));
 }
+
+/// `ALLOW_SOFTWARE=1 QUICK=1 benches/gpu-check.sh` runs clean on this adapter (lavapipe in CI): every count
+/// checked, `gpu-check.json` written and parseable with each case ok; without ALLOW_SOFTWARE a software
+/// adapter is refused (exit 2).
+#[test]
+fn gpu_check_script_quick() {
+    let Some(g) = gpu("gpu_check_script_quick") else {
+        return;
+    };
+    let software = g.adapter_info().device_type != wgpu::DeviceType::DiscreteGpu;
+    let out_dir = std::env::temp_dir().join(format!("perftlab-gpu-check-{}", std::process::id()));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/gpu-check.sh");
+    let run = |allow: bool| {
+        let mut c = Command::new("bash");
+        c.arg(script)
+            .env("OUT", &out_dir)
+            .env("BIN", env!("CARGO_BIN_EXE_perftlab"))
+            .env("QUICK", "1");
+        if allow {
+            c.env("ALLOW_SOFTWARE", "1");
+        } else {
+            c.env_remove("ALLOW_SOFTWARE");
+        }
+        c.output().expect("bash runs benches/gpu-check.sh")
+    };
+    if software {
+        let out = run(false);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("not a discrete GPU"));
+    }
+    let out = run(true);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = std::fs::read_to_string(out_dir.join("gpu-check.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["ok"], true);
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    for c in cases {
+        assert_eq!(c["ok"], true, "{c}");
+        let runs = c["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 3);
+        for r in runs {
+            assert_eq!(r["nodes"], c["expected"]);
+            assert_eq!(r["gpu"]["retries"], 0);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
