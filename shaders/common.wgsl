@@ -1,7 +1,7 @@
 // common.wgsl: the position layout, `vec2<u32>` bitboards and the lookup tables, shared by every kernel.
 //
 // Bitboards are `vec2<u32>` (x = squares a1..h4, bits 0-31; y = squares a5..h8, bits 32-63): no optional
-// feature is needed (naga 30's u64 builtins are broken, see ../shared/GPU-NOTES.md) and the kernels stay
+// feature is needed (naga 30's u64 builtins are broken: see the facts in src/gpu/mod.rs) and the kernels stay
 // portable to every WebGPU implementation. Rust mirrors of the structs: src/gpu/buffers.rs.
 
 alias BB = vec2<u32>;

@@ -1,12 +1,13 @@
-//! The long-lived GPU context: instance, adapter, device, queue, the compute pipelines (one per kernel file,
-//! built once), the attack tables, the parameter buffer and the reusable level and cache buffers.
-//!
-//! Adapter choice: `--adapter NAME|INDEX` (or the environment variable `PERFTLAB_ADAPTER`) names an adapter by
-//! its index in `perftlab devices` or by a case-insensitive substring of its name or backend (`vulkan`, `gl`);
-//! without one, the first discrete GPU, then integrated, virtual, CPU (software) adapter is taken, preferring
-//! Vulkan/Metal/DX12 over GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`) narrows the search.
+//! The long-lived GPU context: device and queue with their errors, the compute pipelines (indexed by
+//! [`Kernel`], built once), the attack tables, the parameter buffer, the reusable level and cache buffers,
+//! upload / clear / dispatch / read-back, and the work counters. Adapter choice is in [`super::adapter`], the
+//! kernels in [`super::kernels`].
 
+use super::adapter::pick_adapter;
+pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
 use super::buffers::GpuParams;
+use super::kernels::trusted_module;
+pub use super::kernels::{Kernel, WORKGROUP};
 use super::report::{GpuReport, LevelReport};
 use super::tables;
 use crate::error::{Error, Result};
@@ -17,319 +18,6 @@ use wgpu::util::DeviceExt;
 /// Words of the GPU tally buffer (cache hits and distinct positions per remaining depth < 32, see
 /// `super::report`).
 const TALLY_WORDS: usize = 128;
-
-/// The environment variable that picks an adapter when `--adapter` is not given.
-pub const ADAPTER_ENV: &str = "PERFTLAB_ADAPTER";
-
-/// Threads per workgroup of every kernel (`@workgroup_size(64)`).
-pub const WORKGROUP: u32 = 64;
-
-/// The compute kernels, one per file in `shaders/`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kernel {
-    /// `moves.wgsl`: list legal moves.
-    Moves,
-    /// `count.wgsl`: count legal moves.
-    Count,
-    /// `expand.wgsl`: write child positions.
-    Expand,
-    /// `merge.wgsl`: transposition merging.
-    Merge,
-    /// `backprop.wgsl`: subtree counts one level up.
-    Backprop,
-    /// `cache_probe.wgsl`: subtree cache lookup.
-    CacheProbe,
-    /// `cache_store.wgsl`: subtree cache store.
-    CacheStore,
-    /// `stats.wgsl`: leaf statistics.
-    Stats,
-    /// `scan.wgsl`: block prefix sums (workgroups of 256).
-    Scan,
-    /// `scan_add.wgsl`: add scanned block sums back.
-    ScanAdd,
-    /// `leaf2.wgsl`: fused last two plies (lean generator, bulk counts).
-    Leaf2,
-    /// `compact.wgsl`: indices of the flagged positions, packed.
-    Compact,
-}
-
-impl Kernel {
-    /// Every kernel, in pipeline order.
-    pub const ALL: [Kernel; 12] = [
-        Kernel::Moves,
-        Kernel::Count,
-        Kernel::Expand,
-        Kernel::Merge,
-        Kernel::Backprop,
-        Kernel::CacheProbe,
-        Kernel::CacheStore,
-        Kernel::Stats,
-        Kernel::Scan,
-        Kernel::ScanAdd,
-        Kernel::Leaf2,
-        Kernel::Compact,
-    ];
-
-    fn source(self) -> (&'static str, &'static str) {
-        match self {
-            Kernel::Moves => ("moves", include_str!("../../shaders/moves.wgsl")),
-            Kernel::Count => ("count", include_str!("../../shaders/count.wgsl")),
-            Kernel::Expand => ("expand", include_str!("../../shaders/expand.wgsl")),
-            Kernel::Merge => ("merge", include_str!("../../shaders/merge.wgsl")),
-            Kernel::Backprop => ("backprop", include_str!("../../shaders/backprop.wgsl")),
-            Kernel::CacheProbe => (
-                "cache_probe",
-                include_str!("../../shaders/cache_probe.wgsl"),
-            ),
-            Kernel::CacheStore => (
-                "cache_store",
-                include_str!("../../shaders/cache_store.wgsl"),
-            ),
-            Kernel::Stats => ("stats", include_str!("../../shaders/stats.wgsl")),
-            Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
-            Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
-            Kernel::Leaf2 => ("leaf2", include_str!("../../shaders/leaf2.wgsl")),
-            Kernel::Compact => ("compact", include_str!("../../shaders/compact.wgsl")),
-        }
-    }
-
-    /// Position in [`Kernel::ALL`] and in the pipeline list (checked by a test).
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Threads per workgroup.
-    pub fn workgroup(self) -> u32 {
-        match self {
-            Kernel::Scan => 256,
-            _ => WORKGROUP,
-        }
-    }
-
-    /// Whether the kernel generates moves (and so reads the attack tables).
-    pub fn uses_tables(self) -> bool {
-        matches!(
-            self,
-            Kernel::Moves | Kernel::Count | Kernel::Expand | Kernel::Leaf2
-        )
-    }
-
-    /// The kernel's WGSL module: the shared files it includes, then its own file.
-    pub fn wgsl(self) -> String {
-        let (_, body) = self.source();
-        let mut source = self.includes().join("\n");
-        source.push('\n');
-        source.push_str(body);
-        source
-    }
-
-    /// The kernel's file name without `.wgsl`.
-    pub fn name(self) -> &'static str {
-        self.source().0
-    }
-
-    /// The names of the storage buffers the kernel binds at 2, 3, … in the order [`GpuContext::dispatch`]
-    /// takes them (binding 0 is the attack tables, 1 the parameters); a test checks them against the
-    /// `@binding(n) var<…> name` lines of the WGSL.
-    pub fn bindings(self) -> &'static [&'static str] {
-        match self {
-            Kernel::Moves => &["positions", "offsets", "moves"],
-            Kernel::Count => &["positions", "flags", "counts"],
-            Kernel::Expand => &[
-                "positions",
-                "flags",
-                "offsets",
-                "children",
-                "parents",
-                "info",
-            ],
-            Kernel::Merge => &["positions", "table", "rep", "flags", "tally"],
-            Kernel::Backprop => &["parents", "rep", "child_counts", "parent_counts"],
-            Kernel::CacheProbe => &["positions", "flags", "sub", "cache", "tally"],
-            Kernel::CacheStore => &["positions", "flags", "sub", "cache", "locks"],
-            Kernel::Stats => &["info", "counts", "totals"],
-            Kernel::Scan => &["input", "output", "block_sums"],
-            Kernel::ScanAdd => &["block_offsets", "output"],
-            Kernel::Leaf2 => &["positions", "flags", "sub", "ids"],
-            Kernel::Compact => &["flags", "offsets", "ids"],
-        }
-    }
-
-    /// Whether the kernel is built without naga's runtime checks (bounds checks, loop bounding) unless
-    /// `--checked-shaders` is given: only kernels whose every index is proven in range (see
-    /// [`trusted_module`]).
-    pub fn trusted(self) -> bool {
-        matches!(self, Kernel::Leaf2)
-    }
-
-    /// The shared files prepended to the kernel's own (`common.wgsl` always).
-    fn includes(self) -> &'static [&'static str] {
-        match self {
-            Kernel::Moves | Kernel::Count | Kernel::Expand => &[COMMON, MOVEGEN],
-            Kernel::Leaf2 => &[COMMON, LEAN],
-            _ => &[COMMON],
-        }
-    }
-}
-
-const COMMON: &str = include_str!("../../shaders/common.wgsl");
-const MOVEGEN: &str = include_str!("../../shaders/movegen.wgsl");
-const LEAN: &str = include_str!("../../shaders/lean.wgsl");
-
-/// Build a shader module without runtime checks.
-///
-/// # Safety (the argument for each kernel that [`Kernel::trusted`] names)
-/// `leaf2.wgsl` with `common.wgsl` and `lean.wgsl`:
-/// - `positions[i]`, `flags[i]`, `sub[2i]`, `sub[2i + 1]`: the kernel returns unless `i < params.n`, and the
-///   host dispatches `n` no larger than the level buffers bound (`LevelBufs::cap`, sized for `n` by
-///   `ensure_level` before every dispatch);
-/// - `tables[…]`: every square index is `< 64`: it comes from `bb_lsb` (also of an empty set: `32 +
-///   firstTrailingBit(0)` wraps to 31), from `bb_msb` of a set tested non-empty, from a move's 6-bit fields, or
-///   from a castling/en-passant byte tested `< 64`; the largest index is `T_LINE + 64 * 63 + 63 < tables::LEN`,
-///   and `T_RAY + 64 * dir + s` has `dir < 8`;
-/// - private arrays: `l_moves[l_count - l_skip]` is guarded by `< LIST_LEN`, `l_moves[k]` has `k < listed ≤
-///   LIST_LEN`; `Pos::bb[role]` has `role ≤ 5` (a promotion piece is 1–4, a listed move's role 0–5);
-/// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds, and the
-///   outer loop of `leaf2` advances `k` up to `listed` or `l_skip` by `LIST_LEN` towards the move count.
-///
-/// So no access leaves its binding and no loop runs unbounded; `--checked-shaders` builds it checked anyway.
-#[allow(unsafe_code)]
-fn trusted_module(
-    device: &wgpu::Device,
-    desc: wgpu::ShaderModuleDescriptor<'_>,
-) -> wgpu::ShaderModule {
-    // SAFETY: see the argument above; only kernels listed by `Kernel::trusted` come here.
-    unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
-}
-
-/// One adapter as `perftlab devices` lists it.
-#[derive(Clone, Debug)]
-pub struct AdapterSummary {
-    /// Index for `--adapter`.
-    pub index: usize,
-    /// Adapter name.
-    pub name: String,
-    /// Graphics API.
-    pub backend: String,
-    /// Discrete, integrated, virtual, CPU or other.
-    pub device_type: String,
-    /// Driver name and version.
-    pub driver: String,
-    /// Largest storage buffer binding, bytes.
-    pub max_storage_binding: u64,
-    /// Largest buffer, bytes.
-    pub max_buffer: u64,
-    /// Storage buffers per shader stage.
-    pub max_storage_buffers: u32,
-    /// Workgroups per dispatch dimension.
-    pub max_workgroups_per_dim: u32,
-    /// Invocations per workgroup.
-    pub max_invocations: u32,
-    /// Whether compute shaders are supported.
-    pub compute: bool,
-}
-
-fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
-}
-
-fn all_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
-    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
-}
-
-fn summary(index: usize, a: &wgpu::Adapter) -> AdapterSummary {
-    let info = a.get_info();
-    let l = a.limits();
-    AdapterSummary {
-        index,
-        name: info.name,
-        backend: format!("{:?}", info.backend).to_lowercase(),
-        device_type: format!("{:?}", info.device_type),
-        driver: format!("{} {}", info.driver, info.driver_info)
-            .trim()
-            .to_string(),
-        max_storage_binding: l.max_storage_buffer_binding_size,
-        max_buffer: l.max_buffer_size,
-        max_storage_buffers: l.max_storage_buffers_per_shader_stage,
-        max_workgroups_per_dim: l.max_compute_workgroups_per_dimension,
-        max_invocations: l.max_compute_invocations_per_workgroup,
-        compute: a
-            .get_downlevel_capabilities()
-            .flags
-            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS),
-    }
-}
-
-/// Every adapter wgpu finds, in the order `--adapter INDEX` uses.
-pub fn list_adapters() -> Vec<AdapterSummary> {
-    all_adapters(&instance())
-        .iter()
-        .enumerate()
-        .map(|(i, a)| summary(i, a))
-        .collect()
-}
-
-fn preference(a: &wgpu::Adapter) -> (u8, u8) {
-    let info = a.get_info();
-    let kind = match info.device_type {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Cpu => 3,
-        wgpu::DeviceType::Other => 4,
-    };
-    (kind, (info.backend == wgpu::Backend::Gl) as u8)
-}
-
-/// Pick the adapter named by `choice` (index or name substring), or the preferred one.
-fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
-    let adapters = all_adapters(&instance());
-    if adapters.is_empty() {
-        return Err(Error::Backend(
-            "no GPU adapter found (install a Vulkan, Metal, DX12 or GL driver; on a machine without a GPU, \
-             Mesa's lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)"
-                .into(),
-        ));
-    }
-    let names = adapters
-        .iter()
-        .enumerate()
-        .map(|(i, a)| format!("{i}: {} ({:?})", a.get_info().name, a.get_info().backend))
-        .collect::<Vec<_>>()
-        .join(", ");
-    match choice.map(str::trim) {
-        None | Some("") => adapters
-            .into_iter()
-            .min_by_key(preference)
-            .ok_or_else(|| Error::Backend("no GPU adapter found".into())),
-        Some(text) => {
-            if let Ok(i) = text.parse::<usize>() {
-                let n = adapters.len();
-                return adapters.into_iter().nth(i).ok_or_else(|| {
-                    Error::Backend(format!(
-                        "--adapter: no adapter with index '{i}' ({n} found: {names})"
-                    ))
-                });
-            }
-            let want = text.to_lowercase();
-            let found = adapters
-                .iter()
-                .filter(|a| {
-                    let info = a.get_info();
-                    format!("{} {:?}", info.name, info.backend)
-                        .to_lowercase()
-                        .contains(&want)
-                })
-                .min_by_key(|a| preference(a))
-                .cloned();
-            found.ok_or_else(|| {
-                Error::Backend(format!(
-                    "--adapter: no adapter whose name or backend contains '{text}' (found: {names})"
-                ))
-            })
-        }
-    }
-}
 
 /// Reusable buffers of one tree level.
 pub struct LevelBufs {
@@ -416,6 +104,25 @@ pub struct GpuContext {
     pub level_counts: std::collections::BTreeMap<u32, (u64, u64)>,
     /// GPU runs executed.
     pub runs: u64,
+    /// Timestamp queries around every dispatch, when the adapter has them.
+    timing: Option<Timing>,
+    /// Remaining depth the next dispatches work for (their time is added to that level).
+    level: Cell<u32>,
+}
+
+/// Pairs of timestamp queries per query set (resolved and read back when full and after each run).
+const TIMING_PAIRS: u32 = 1024;
+
+/// GPU time per level from timestamp queries written at the start and end of each compute pass.
+struct Timing {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    /// The remaining depth of each pair written so far.
+    owners: std::cell::RefCell<Vec<u32>>,
+    /// Nanoseconds per timestamp tick.
+    period: f64,
+    /// Milliseconds per remaining depth.
+    ms: std::cell::RefCell<std::collections::BTreeMap<u32, f64>>,
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -486,7 +193,7 @@ impl GpuContext {
         }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("perftlab"),
-            required_features: wgpu::Features::empty(),
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: limits.clone(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,
@@ -507,7 +214,7 @@ impl GpuContext {
         let pipelines = Kernel::ALL
             .iter()
             .map(|k| {
-                let (label, _) = k.source();
+                let label = k.name();
                 let source = k.wgsl();
                 let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
@@ -550,6 +257,25 @@ impl GpuContext {
             contents: &[0u8; TALLY_WORDS * 4],
             usage: STORAGE,
         });
+        let timing = device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| Timing {
+                set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 2 * TIMING_PAIRS,
+                }),
+                resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("timestamps resolved"),
+                    size: 16 * TIMING_PAIRS as u64,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                owners: Default::default(),
+                period: f64::from(queue.get_timestamp_period()),
+                ms: Default::default(),
+            });
         let ctx = GpuContext {
             info,
             limits,
@@ -567,6 +293,8 @@ impl GpuContext {
             counters: Counters::default(),
             tally,
             level_counts: Default::default(),
+            timing,
+            level: Cell::new(0),
             runs: 0,
         };
         ctx.check(&format!("{name}: building the kernels"))?;
@@ -776,16 +504,69 @@ impl GpuContext {
                 label: Some("dispatch"),
             });
         {
+            let timestamp_writes = self.timing.as_ref().map(|t| {
+                let mut owners = t.owners.borrow_mut();
+                let k = owners.len() as u32;
+                owners.push(self.level.get());
+                wgpu::ComputePassTimestampWrites {
+                    query_set: &t.set,
+                    beginning_of_pass_write_index: Some(2 * k),
+                    end_of_pass_write_index: Some(2 * k + 1),
+                }
+            });
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("kernel"),
-                timestamp_writes: None,
+                timestamp_writes,
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(x, y, 1);
         }
         self.submit(enc);
-        self.check("running a kernel")
+        self.check("running a kernel")?;
+        if self
+            .timing
+            .as_ref()
+            .is_some_and(|t| t.owners.borrow().len() as u32 >= TIMING_PAIRS)
+        {
+            self.flush_timing()?;
+        }
+        Ok(())
+    }
+
+    /// Set the remaining depth the next dispatches' GPU time is counted for.
+    pub fn set_level(&self, remaining: u32) {
+        self.level.set(remaining);
+    }
+
+    /// Resolve the timestamps written so far, read them back and add each pass's time to its level.
+    ///
+    /// # Errors
+    /// A GPU failure.
+    pub fn flush_timing(&self) -> Result<()> {
+        let Some(t) = &self.timing else {
+            return Ok(());
+        };
+        let owners = std::mem::take(&mut *t.owners.borrow_mut());
+        if owners.is_empty() {
+            return Ok(());
+        }
+        let n = 2 * owners.len() as u32;
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("timestamps"),
+            });
+        enc.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
+        self.submit(enc);
+        let bytes = self.download(&t.resolve, 8 * n as u64)?;
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..8 * n as usize]);
+        let mut ms = t.ms.borrow_mut();
+        for (pair, level) in ticks.chunks(2).zip(owners) {
+            let dt = pair[1].saturating_sub(pair[0]) as f64 * t.period / 1e6;
+            *ms.entry(level).or_default() += dt;
+        }
+        Ok(())
     }
 
     /// Read `size` bytes from the start of `buf` back to the host.
@@ -872,6 +653,7 @@ impl GpuContext {
     /// # Errors
     /// A GPU failure while reading the tally.
     pub fn report(&self) -> Result<GpuReport> {
+        self.flush_timing()?;
         let words = self.download_u32(&self.tally, TALLY_WORDS as u64)?;
         let pair = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
         let levels = self
@@ -885,7 +667,10 @@ impl GpuContext {
                     positions,
                     distinct: distinct + if r < 32 { pair(64 + 2 * r) } else { 0 },
                     cache_hits: if r < 32 { pair(2 * r) } else { 0 },
-                    ms: None,
+                    ms: self
+                        .timing
+                        .as_ref()
+                        .map(|t| t.ms.borrow().get(&remaining).copied().unwrap_or(0.0)),
                 }
             })
             .collect();

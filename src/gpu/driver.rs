@@ -94,6 +94,7 @@ fn run_tree(
     };
     ctx.ensure_level(0, n0);
     let mask = ctx.ensure_table(64);
+    ctx.set_level(depth);
     {
         let lv = &ctx.levels[0];
         ctx.upload(&lv.pos, bytemuck::cast_slice(roots));
@@ -138,6 +139,7 @@ fn room_for_roots(ctx: &GpuContext, s: &Settings, depth: u32) -> u64 {
 /// subtree counts (`sub`), or in statistics mode their leaves.
 fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> Result<()> {
     let remaining = run.depth - l as u32;
+    ctx.set_level(remaining);
     if !run.stats {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
@@ -246,6 +248,8 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         }
         ctx.ensure_level(l + 1, cnt);
         let mask = ctx.ensure_table(2 * cnt);
+        // Writing and merging the children, and later their back-propagation, count for the child level.
+        ctx.set_level(remaining - 1);
         {
             let (lv, next) = (&ctx.levels[l], &ctx.levels[l + 1]);
             let with_info = run.stats && remaining == 1;
@@ -279,6 +283,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         }
         ctx.record_level(remaining - 1, cnt, !run.merge);
         descend(ctx, run, l + 1, cnt, used + cnt)?;
+        ctx.set_level(remaining - 1);
         if !run.stats {
             let (child, parent) = (&ctx.levels[l + 1], &ctx.levels[l]);
             ctx.dispatch(
@@ -327,6 +332,7 @@ fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> 
     if !run.cache_on || remaining < 2 {
         return Ok(());
     }
+    ctx.set_level(remaining);
     let lv = &ctx.levels[l];
     let cache = ctx.cache.as_ref().expect("cache on");
     ctx.clear(&cache.locks, cache.len as u64 * 4);

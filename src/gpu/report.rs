@@ -39,7 +39,8 @@ pub struct LevelReport {
     pub distinct: u64,
     /// Positions whose subtree count came from the cache.
     pub cache_hits: u64,
-    /// Milliseconds of GPU time: not measured (no timestamp queries are issued), so always `null`.
+    /// Milliseconds of GPU time from timestamp queries around each compute pass (the passes that write the
+    /// level, work on it and carry its counts up); `null` when the adapter has no timestamp queries.
     pub ms: Option<f64>,
 }
 

@@ -1,9 +1,9 @@
-//! Attack tables uploaded to the GPU (a read-only storage buffer: WGSL `const` arrays are slow with a dynamic
-//! index, see `../shared/GPU-NOTES.md`). The leaper tables are the fast CPU generator's own (one table, two
-//! users; the reference generator stays independent and checks both); the rays are built here by a plain square
-//! walker. The layout is described in
-//! `shaders/common.wgsl` (knight, king, pawn attacks, rays in eight directions, then the fast generator's
-//! `between` and `line` masks, 64 × 64 each, used by the lean generator `shaders/lean.wgsl`).
+//! Attack tables uploaded to the GPU (a read-only storage buffer: a WGSL `const` array indexed dynamically is
+//! copied whole by naga on every access, about 15× slower than a storage buffer on lavapipe). The leaper tables
+//! and the `between`/`line` masks are the fast CPU generator's own (one table, two users; the reference
+//! generator stays independent and checks both); the rays are built here by a plain square walker. The layout
+//! is described in `shaders/common.wgsl`: knight, king, pawn attacks, rays in eight directions, then
+//! `between` and `line`, 64 × 64 each (used by the lean generator `shaders/lean.wgsl`).
 
 use crate::fast::attacks;
 
