@@ -1,6 +1,7 @@
-// cache_probe.wgsl: look each position to be expanded up in the subtree-count cache, keyed by the whole
-// position and the remaining depth (both compared in full). A hit presets the position's count and clears its
-// flag, so its subtree is not expanded again.
+// cache_probe.wgsl: look each position to be expanded up in the transposition table of its remaining depth
+// (entries `params.first ..= params.first + params.mask`; 64-bit key from two hashes of the whole position and
+// the depth). A hit (stored check XOR count equal to the key: a torn entry fails it) presets the position's
+// count and clears its flag, so its subtree is not expanded again.
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
@@ -15,12 +16,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n || flags[i] == 0u {
         return;
     }
-    let p = positions[i];
-    let s = pos_hash(p, 0x6C8E9CF5u + params.remaining * 0x9E3779B9u) & params.mask;
-    let e = cache[s];
-    if e.depth == params.remaining && pos_eq(e.pos, p) {
-        sub[2u * i] = e.lo;
-        sub[2u * i + 1u] = e.hi;
+    let key = tt_key(positions[i], params.remaining);
+    let e = cache[params.first + (key.y & params.mask)];
+    if all((e.check ^ e.count) == key) {
+        sub[2u * i] = e.count.x;
+        sub[2u * i + 1u] = e.count.y;
         flags[i] = 0u;
         if atomicAdd(&tally[2u * params.remaining], 1u) == 0xFFFFFFFFu {
             atomicAdd(&tally[2u * params.remaining + 1u], 1u);

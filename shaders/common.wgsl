@@ -17,24 +17,23 @@ struct Pos {
     info: u32,
 }
 
-// Per-dispatch parameters (uniform). Rust mirror: `GpuParams`.
-// One slot of the subtree-count cache (cache_probe.wgsl, cache_store.wgsl): the whole position, the remaining
-// depth and the 64-bit count as two words.
+// One 16-byte entry of the transposition tables (cache_probe.wgsl, cache_store.wgsl). Rust mirror:
+// `GpuCacheEntry`. `check` is the 64-bit key XOR the count, so a torn entry fails the key check.
 struct CacheEntry {
-    pos: Pos,
-    depth: u32,
-    pad: u32,
-    lo: u32,
-    hi: u32,
+    check: vec2<u32>,
+    count: vec2<u32>,
 }
+
+// Per-dispatch parameters (uniform). Rust mirror: `GpuParams`.
 
 struct Params {
     n: u32,          // positions (threads) in this dispatch
     remaining: u32,  // remaining depth of the positions of this level
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info)
-    mask: u32,       // hash table size - 1 (power of two)
+    mask: u32,       // hash table (region) size - 1 (power of two)
     extra: u32,      // kernel-specific
-    first: u32,      // first position of the level slice of this dispatch (thread t handles first + t)
+    first: u32,      // expand: first position of the level slice (thread t handles first + t);
+                     // cache kernels: first entry of the remaining depth's table
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
 }
@@ -241,6 +240,13 @@ fn mix(h: u32, w: u32) -> u32 {
     x = x ^ (x >> 15u);
     x = x * 0x85EBCA77u;
     return x ^ (x >> 13u);
+}
+
+// The 64-bit transposition-table key of a position at remaining depth `remaining`: two independent 32-bit
+// hashes of the whole position, the low bit forced to 1 (an all-zero entry never matches).
+fn tt_key(p: Pos, remaining: u32) -> vec2<u32> {
+    let d = remaining * 0x9E3779B9u;
+    return vec2<u32>(pos_hash(p, 0x6C8E9CF5u + d) | 1u, pos_hash(p, 0x2F3A1B97u ^ d));
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.

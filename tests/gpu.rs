@@ -126,7 +126,7 @@ fn suites_in_a_tiny_budget_with_and_without_merging() {
     }
 }
 
-/// A tiny memory budget forces the depth-first split into many chunks; counts must stay exact.
+/// The smallest `--gpu-mem` (1 MiB), with merging on and off: counts stay exact.
 #[test]
 fn small_memory_budget_splits_and_stays_exact() {
     for merge in [true, false] {
@@ -491,22 +491,34 @@ fn divide_matches_cpu_backend_deep() {
     }
 }
 
-/// A 1 MiB subtree cache (8192 entries) under Kiwipete perft 4 and startpos perft 5 (tens of thousands of
-/// distinct positions stored at remaining depth 2 and up): entries are evicted all the time, counts stay exact,
-/// and the second run of each finds hits.
+/// Transposition tables of 1024 entries (512 for remaining depth 2) under startpos perft 5 and Kiwipete perft 4
+/// (8,902 and 2,039 positions stored at remaining depth 2 alone): entries are evicted all the time, counts stay
+/// exact, and the second run of each finds hits.
 #[test]
 fn cache_forced_eviction_stays_exact() {
-    let Some(g) = gpu_with(options(true, 1, Some(256)), "cache_forced_eviction") else {
+    if gpu("cache_forced_eviction").is_none() {
         return;
-    };
-    let kiwi =
-        Checked::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-            .unwrap();
-    for _ in 0..2 {
-        assert_eq!(g.perft(&kiwi, 4).unwrap(), 4_085_603);
-        assert_eq!(g.perft(&Checked::startpos(), 5).unwrap(), 4_865_609);
     }
-    let r = g.work_report().unwrap();
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    ctx.ensure_cache_entries(1024);
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 64 << 20,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+    };
+    let roots = [
+        Setup::startpos(),
+        Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+            .unwrap(),
+    ];
+    for _ in 0..2 {
+        let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        let four = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
+        // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
+        assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
+    }
+    let r = ctx.report().unwrap();
     assert!(r.levels.iter().any(|l| l.cache_hits > 0), "{r:?}");
     assert_eq!(r.retries, 0);
 }

@@ -44,14 +44,29 @@ pub struct LevelBufs {
 /// Bytes per position slot of a level, all its buffers together, plus its share of the merge table.
 pub const SLOT_BYTES: u64 = 64 + 4 * 6 + 8 + 8;
 
-/// The subtree-count cache buffers.
+/// The transposition tables of subtree counts: one buffer of `GpuCacheEntry` (16 bytes), cut into one region
+/// per remaining depth ([`Cache::region`]).
 pub struct Cache {
-    /// Entries (`GpuCacheEntry`), a power of two.
+    /// Entries, a power of two.
     pub entries: wgpu::Buffer,
-    /// One lock word per entry, cleared before each store.
-    pub locks: wgpu::Buffer,
     /// Number of entries.
     pub len: u32,
+}
+
+impl Cache {
+    /// The table of remaining depth `remaining` (≥ 2) as (first entry, entries − 1): remaining 2 gets half of
+    /// the entries, 3 a quarter, 4 an eighth, and remaining 5 and up share the last eighth (their key includes
+    /// the depth). Shallow levels hold by far the most positions; separate tables keep them from evicting the
+    /// deep, valuable entries.
+    pub fn region(&self, remaining: u32) -> (u32, u32) {
+        let len = self.len;
+        match remaining {
+            0..=2 => (0, len / 2 - 1),
+            3 => (len / 2, len / 4 - 1),
+            4 => (len / 2 + len / 4, len / 8 - 1),
+            _ => (len - len / 8, len / 8 - 1),
+        }
+    }
 }
 
 /// Work counters since the context was made (the `gpu` object of `perft --json`, see `super::report`).
@@ -89,7 +104,7 @@ pub struct GpuContext {
     pub levels: Vec<LevelBufs>,
     /// The merge hash table (u32 per slot).
     pub table: Option<(wgpu::Buffer, u64)>,
-    /// The subtree cache, if on.
+    /// The transposition tables, if on.
     pub cache: Option<Cache>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
     pub dummy: wgpu::Buffer,
@@ -394,23 +409,32 @@ impl GpuContext {
         (self.table.as_ref().map_or(64, |t| t.1) - 1) as u32
     }
 
-    /// Create the subtree cache of about `mb` MiB (0 = none).
+    /// Create the transposition tables of about `mb` MiB (0 = none).
     pub fn ensure_cache(&mut self, mb: usize) {
-        if mb == 0 || self.cache.is_some() {
+        if mb == 0 {
             return;
         }
+        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
         let bytes = ((mb as u64) << 20).min(self.limits.max_storage_buffer_binding_size);
-        let len = (bytes / 80).max(64);
+        self.ensure_cache_entries(bytes / entry);
+    }
+
+    /// Create the transposition tables with `len` entries (rounded down to a power of two, at least 64), unless
+    /// they exist.
+    pub fn ensure_cache_entries(&mut self, len: u64) {
+        if self.cache.is_some() {
+            return;
+        }
+        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
+        let len = len.max(64);
         let len = if len.is_power_of_two() {
             len
         } else {
             len.next_power_of_two() / 2
         };
-        let entries = self.buffer("cache entries", len * 80);
-        let locks = self.buffer("cache locks", len * 4);
+        let entries = self.buffer("transposition tables", len * entry);
         self.cache = Some(Cache {
             entries,
-            locks,
             len: len as u32,
         });
     }
@@ -701,10 +725,7 @@ impl GpuContext {
             })
             .sum();
         let table = self.table.as_ref().map_or(0, |t| t.0.size());
-        let cache = self
-            .cache
-            .as_ref()
-            .map_or(0, |c| c.entries.size() + c.locks.size());
+        let cache = self.cache.as_ref().map_or(0, |c| c.entries.size());
         levels + table + cache + self.tables.size()
     }
 

@@ -1,5 +1,5 @@
 //! The host side of the GPU perft: level-by-level (breadth-first) expansion of a batch of roots, merging,
-//! the subtree cache, fused leaves, back-propagation of subtree counts, and memory-bounded slicing.
+//! the transposition tables, fused leaves, back-propagation of subtree counts, and memory-bounded slicing.
 //!
 //! One run ([`run_tree`]) takes a batch of roots and a depth. For each level above remaining depth 2 it counts
 //! the children of every position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only
@@ -29,7 +29,7 @@ use crate::types::Move;
 pub struct Settings {
     /// Merge transpositions.
     pub merge: bool,
-    /// Use the subtree cache (when the context has one).
+    /// Use the transposition tables (when the context has one).
     pub cache: bool,
     /// Memory budget in bytes for the level buffers of one run.
     pub budget_bytes: u64,
@@ -146,9 +146,13 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     if run.cache_on && remaining >= 2 {
         let lv = &ctx.levels[l];
         let cache = ctx.cache.as_ref().expect("cache on");
+        let (first, mask) = cache.region(remaining);
         ctx.dispatch(
             Kernel::CacheProbe,
-            params(n, remaining, 0, cache.len - 1),
+            GpuParams {
+                first,
+                ..params(n, remaining, 0, mask)
+            },
             &[&lv.pos, &lv.flags, &lv.sub, &cache.entries, &ctx.tally],
             n * 12,
         )?;
@@ -335,12 +339,15 @@ fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> 
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
     let cache = ctx.cache.as_ref().expect("cache on");
-    ctx.clear(&cache.locks, cache.len as u64 * 4);
+    let (first, mask) = cache.region(remaining);
     ctx.dispatch(
         Kernel::CacheStore,
-        params(n, remaining, 0, cache.len - 1),
-        &[&lv.pos, &lv.flags, &lv.sub, &cache.entries, &cache.locks],
-        n * 84,
+        GpuParams {
+            first,
+            ..params(n, remaining, 0, mask)
+        },
+        &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
+        n * 16,
     )
 }
 

@@ -18,9 +18,9 @@ pub enum Kernel {
     Merge,
     /// `backprop.wgsl`: subtree counts one level up.
     Backprop,
-    /// `cache_probe.wgsl`: subtree cache lookup.
+    /// `cache_probe.wgsl`: transposition table lookup.
     CacheProbe,
-    /// `cache_store.wgsl`: subtree cache store.
+    /// `cache_store.wgsl`: transposition table store.
     CacheStore,
     /// `stats.wgsl`: leaf statistics.
     Stats,
@@ -127,7 +127,7 @@ impl Kernel {
             Kernel::Merge => &["positions", "table", "rep", "flags", "tally"],
             Kernel::Backprop => &["parents", "rep", "child_counts", "parent_counts"],
             Kernel::CacheProbe => &["positions", "flags", "sub", "cache", "tally"],
-            Kernel::CacheStore => &["positions", "flags", "sub", "cache", "locks"],
+            Kernel::CacheStore => &["positions", "flags", "sub", "cache"],
             Kernel::Stats => &["info", "counts", "totals"],
             Kernel::Scan => &["input", "output", "block_sums"],
             Kernel::ScanAdd => &["block_offsets", "output"],

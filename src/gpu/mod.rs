@@ -6,7 +6,7 @@
 //! - [`kernels`]: the kernels, their WGSL sources, binding names and trusted builds;
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
 //! - [`tables`]: the attack tables uploaded to the GPU;
-//! - [`driver`]: level-by-level expansion, merging, the subtree cache, fused leaves and the planned,
+//! - [`driver`]: level-by-level expansion, merging, the transposition tables, fused leaves and the planned,
 //!   memory-bounded slicing;
 //! - [`report`]: the work report (`gpu` object of `perft --json`);
 //! - `options`: [`GpuOptions`].
@@ -89,10 +89,10 @@ impl GpuBackend {
                 ctx.limits.max_buffer_size >> 20
             );
             eprintln!(
-                "gpu: transposition merging {}, subtree cache {}",
+                "gpu: transposition merging {}, transposition tables {}",
                 if opts.merge { "on" } else { "off" },
                 match &ctx.cache {
-                    Some(c) => format!("{} entries ({} MiB)", c.len, (c.len as u64 * 84) >> 20),
+                    Some(c) => format!("{} entries ({} MiB)", c.len, (c.len as u64 * 16) >> 20),
                     None => "off".into(),
                 }
             );
