@@ -26,8 +26,8 @@
 //! Modules, lowest layer first; each depends only on layers listed before it (`tests/layering.rs` checks
 //! that there is no cycle):
 //! - [`types`]: squares, colours, pieces, packed moves, castling rights (the vocabulary);
-//! - [`error`]: [`Error`] and its exit codes;
 //! - [`position`]: [`position::Setup`] (plain data) and FEN/EPD;
+//! - [`error`]: [`Error`] and its exit codes;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
