@@ -12,7 +12,7 @@ use perftlab::suite::{self, Budget};
 use perftlab::verify::verify;
 use perftlab::Checked;
 
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+const KIWIPETE: &str = perftlab::cpw::KIWIPETE.fen;
 
 fn cpu() -> CpuBackend {
     CpuBackend::new(64, None, true).unwrap()
@@ -209,7 +209,7 @@ fn hash_merge_and_threads_do_not_change_counts() {
         (Checked::startpos(), 6),
         (Checked::from_fen(KIWIPETE).unwrap(), 4),
         (
-            Checked::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap(),
+            Checked::from_fen(perftlab::cpw::POSITIONS[2].fen).unwrap(),
             6,
         ),
         (

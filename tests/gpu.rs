@@ -8,6 +8,7 @@ mod common;
 
 use common::data;
 use perftlab::backend::{Backend, ReferenceBackend};
+use perftlab::cpw::{KIWIPETE, POSITIONS};
 use perftlab::gpu::{GpuBackend, GpuOptions};
 use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
@@ -134,10 +135,7 @@ fn small_memory_budget_splits_and_stays_exact() {
             return;
         };
         assert_eq!(g.perft(&Checked::startpos(), 5).unwrap(), 4_865_609);
-        let kiwi = Checked::from_fen(
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        )
-        .unwrap();
+        let kiwi = Checked::from_fen(KIWIPETE.fen).unwrap();
         assert_eq!(g.perft(&kiwi, 4).unwrap(), 4_085_603);
     }
 }
@@ -194,8 +192,8 @@ fn divide_matches_reference() {
     let reference = ReferenceBackend;
     for fen in [
         Setup::STARTPOS_FEN,
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        KIWIPETE.fen,
+        POSITIONS[2].fen,
         "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
     ] {
         let pos = Checked::from_fen(fen).unwrap();
@@ -216,19 +214,10 @@ fn stats_match_reference() {
     };
     for (fen, depth) in [
         (Setup::STARTPOS_FEN, 4),
-        (
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            3,
-        ),
-        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
-        (
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            3,
-        ),
-        (
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            3,
-        ),
+        (KIWIPETE.fen, 3),
+        (POSITIONS[2].fen, 4),
+        (POSITIONS[3].fen, 3),
+        (POSITIONS[4].fen, 3),
     ] {
         let pos = Checked::from_fen(fen).unwrap();
         assert_eq!(
@@ -361,7 +350,7 @@ fn host_split_above_run_depth_stays_exact() {
         };
         let roots = [
             Setup::startpos(),
-            Setup::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap(),
+            Setup::from_fen(POSITIONS[2].fen).unwrap(),
         ];
         let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);

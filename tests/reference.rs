@@ -71,8 +71,7 @@ fn detail_statistics_equal_cpw() {
 
 #[test]
 fn divide_sums_to_perft_and_lists_each_legal_move_once() {
-    let s = Checked::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -")
-        .unwrap();
+    let s = Checked::from_fen(perftlab::cpw::KIWIPETE.fen).unwrap();
     let d = ReferenceBackend.divide(&s, 3).unwrap();
     assert_eq!(d.len(), 48);
     assert_eq!(d.iter().map(|(_, n)| n).sum::<u128>(), 97862);

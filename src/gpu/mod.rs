@@ -14,7 +14,8 @@
 //! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128.
 //!
 //! # Facts about wgpu/naga 30 and lavapipe this design rests on
-//! (measured on this project's CPU-only machines with wgpu 30.0.2, naga 30.0.2, Mesa 22.3.6; re-check them when
+//! (the measurements behind them: `docs/gpu-notes.md`;
+//! measured on this project's CPU-only machines with wgpu 30.0.2, naga 30.0.2, Mesa 22.3.6; re-check them when
 //! versions change)
 //! - **64-bit builtins are broken in naga 30**: `countTrailingZeros`/`firstTrailingBit` on `u64` give wrong
 //!   results, `firstLeadingBit`/`countLeadingZeros`/`reverseBits` panic (wgpu issue 5276), `extractBits`/
