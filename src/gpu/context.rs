@@ -123,7 +123,19 @@ pub struct GpuContext {
     timing: Option<Timing>,
     /// Remaining depth the next dispatches work for (their time is added to that level).
     level: Cell<u32>,
+    /// Scratch buffers by slot (prefix-sum block sums), kept and grown, never made per call.
+    scratch: Vec<Option<wgpu::Buffer>>,
+    /// The command buffer being recorded: dispatches and clears are appended and submitted together at the
+    /// next read-back or upload (one submit per level rather than one per dispatch).
+    pending: std::cell::RefCell<Option<wgpu::CommandEncoder>>,
+    /// Next free parameter slot of the `params` ring (one slot per dispatch of the pending command buffer).
+    param_slot: Cell<u64>,
+    /// Bytes between parameter slots (the adapter's uniform offset alignment).
+    param_stride: u64,
 }
+
+/// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
+const PARAM_SLOTS: u64 = 256;
 
 /// Pairs of timestamp queries per query set (resolved and read back when full and after each run).
 const TIMING_PAIRS: u32 = 1024;
@@ -255,9 +267,11 @@ impl GpuContext {
             contents: bytemuck::cast_slice(&tables::build_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        let param_stride = u64::from(limits.min_uniform_buffer_offset_alignment)
+            .max(std::mem::size_of::<GpuParams>() as u64);
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("params"),
-            size: std::mem::size_of::<GpuParams>() as u64,
+            size: param_stride * PARAM_SLOTS,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -310,6 +324,10 @@ impl GpuContext {
             level_counts: Default::default(),
             timing,
             level: Cell::new(0),
+            scratch: Vec::new(),
+            pending: Default::default(),
+            param_slot: Cell::new(0),
+            param_stride,
             runs: 0,
         };
         ctx.check(&format!("{name}: building the kernels"))?;
@@ -370,6 +388,22 @@ impl GpuContext {
             usage: STORAGE,
             mapped_at_creation: false,
         })
+    }
+
+    /// The scratch buffer of `slot` with at least `size` bytes (made once, grown when too small).
+    pub fn scratch(&mut self, slot: usize, size: u64) -> wgpu::Buffer {
+        if self.scratch.len() <= slot {
+            self.scratch.resize(slot + 1, None);
+        }
+        if let Some(b) = &self.scratch[slot] {
+            if b.size() >= size {
+                return b.clone();
+            }
+        }
+        self.scratch[slot] = None;
+        let b = self.buffer("scratch", size.max(1024));
+        self.scratch[slot] = Some(b.clone());
+        b
     }
 
     /// Make sure level `l` can hold `n` positions; levels above `l` are dropped first when they are too small
@@ -440,28 +474,48 @@ impl GpuContext {
     }
 
     /// Write `data` to the start of `buf`.
-    pub fn upload(&self, buf: &wgpu::Buffer, data: &[u8]) {
+    ///
+    /// # Errors
+    /// A GPU failure of the commands recorded before (submitted first, so the write lands after them).
+    pub fn upload(&self, buf: &wgpu::Buffer, data: &[u8]) -> Result<()> {
+        self.flush()?;
         if !data.is_empty() {
             self.queue.write_buffer(buf, 0, data);
             Counters::add(&self.counters.bytes_written, data.len() as u64);
         }
+        Ok(())
     }
 
     /// Zero the first `size` bytes of `buf`.
     pub fn clear(&self, buf: &wgpu::Buffer, size: u64) {
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("clear"),
-            });
-        enc.clear_buffer(buf, 0, Some(size.next_multiple_of(4)));
-        self.submit(enc);
+        self.record(|enc| enc.clear_buffer(buf, 0, Some(size.next_multiple_of(4))));
         Counters::add(&self.counters.bytes_written, size.next_multiple_of(4));
     }
 
-    fn submit(&self, enc: wgpu::CommandEncoder) {
-        self.queue.submit(Some(enc.finish()));
-        Counters::add(&self.counters.submits, 1);
+    /// Append commands to the pending command buffer.
+    fn record(&self, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut pending = self.pending.borrow_mut();
+        let enc = pending.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("level"),
+                })
+        });
+        f(enc);
+    }
+
+    /// Submit the pending command buffer, if any.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] if the device reports an error.
+    pub fn flush(&self) -> Result<()> {
+        let enc = self.pending.borrow_mut().take();
+        if let Some(enc) = enc {
+            self.queue.submit(Some(enc.finish()));
+            Counters::add(&self.counters.submits, 1);
+        }
+        self.param_slot.set(0);
+        self.check("running the kernels")
     }
 
     /// Run `kernel` over `params.n` threads with the given buffers at bindings 2, 3, … (binding 0 is the
@@ -491,8 +545,13 @@ impl GpuContext {
         }
         Counters::add(&self.counters.bytes_written, writes);
         let pipeline = &self.pipelines[kernel.index()];
+        if self.param_slot.get() == PARAM_SLOTS {
+            self.flush()?;
+        }
+        let offset = self.param_slot.get() * self.param_stride;
+        self.param_slot.set(self.param_slot.get() + 1);
         self.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+            .write_buffer(&self.params, offset, bytemuck::bytes_of(&params));
         let mut entries = Vec::with_capacity(buffers.len() + 2);
         if kernel.uses_tables() {
             entries.push(wgpu::BindGroupEntry {
@@ -502,7 +561,11 @@ impl GpuContext {
         }
         entries.push(wgpu::BindGroupEntry {
             binding: 1,
-            resource: self.params.as_entire_binding(),
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.params,
+                offset,
+                size: std::num::NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
+            }),
         });
         for (i, b) in buffers.iter().enumerate() {
             entries.push(wgpu::BindGroupEntry {
@@ -522,12 +585,7 @@ impl GpuContext {
         } else {
             (max, groups.div_ceil(max))
         };
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("dispatch"),
-            });
-        {
+        self.record(|enc| {
             let timestamp_writes = self.timing.as_ref().map(|t| {
                 let mut owners = t.owners.borrow_mut();
                 let k = owners.len() as u32;
@@ -545,8 +603,7 @@ impl GpuContext {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(x, y, 1);
-        }
-        self.submit(enc);
+        });
         self.check("running a kernel")?;
         if self
             .timing
@@ -576,13 +633,7 @@ impl GpuContext {
             return Ok(());
         }
         let n = 2 * owners.len() as u32;
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("timestamps"),
-            });
-        enc.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
-        self.submit(enc);
+        self.record(|enc| enc.resolve_query_set(&t.set, 0..n, &t.resolve, 0));
         let bytes = self.download(&t.resolve, 8 * n as u64)?;
         let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..8 * n as usize]);
         let mut ms = t.ms.borrow_mut();
@@ -608,13 +659,8 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("download"),
-            });
-        enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
-        self.submit(enc);
+        self.record(|enc| enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size));
+        self.flush()?;
         Counters::add(&self.counters.readbacks, 1);
         let done: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>> =
             Arc::new(Mutex::new(None));
@@ -710,7 +756,8 @@ impl GpuContext {
         })
     }
 
-    /// Bytes of the long-lived buffers held now (levels, merge table, cache, attack tables).
+    /// Bytes of the long-lived buffers held now (levels, merge table, transposition tables, scratch, attack
+    /// tables).
     pub fn held_bytes(&self) -> u64 {
         let levels: u64 = self
             .levels
@@ -726,7 +773,8 @@ impl GpuContext {
             .sum();
         let table = self.table.as_ref().map_or(0, |t| t.0.size());
         let cache = self.cache.as_ref().map_or(0, |c| c.entries.size());
-        levels + table + cache + self.tables.size()
+        let scratch: u64 = self.scratch.iter().flatten().map(|b| b.size()).sum();
+        levels + table + cache + scratch + self.tables.size()
     }
 
     /// Bytes of buffers created so far.

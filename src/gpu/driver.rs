@@ -97,7 +97,7 @@ fn run_tree(
     ctx.set_level(depth);
     {
         let lv = &ctx.levels[0];
-        ctx.upload(&lv.pos, bytemuck::cast_slice(roots));
+        ctx.upload(&lv.pos, bytemuck::cast_slice(roots))?;
         let table = &ctx.table.as_ref().expect("table allocated").0;
         ctx.dispatch(
             Kernel::Merge,
@@ -359,8 +359,19 @@ fn gpu_scan(
     output: &wgpu::Buffer,
     n: u64,
 ) -> Result<u64> {
+    scan_at(ctx, input, output, n, 0)
+}
+
+/// [`gpu_scan`] at recursion depth `r` (its block sums in scratch slots `2r` and `2r + 1`).
+fn scan_at(
+    ctx: &mut GpuContext,
+    input: &wgpu::Buffer,
+    output: &wgpu::Buffer,
+    n: u64,
+    r: usize,
+) -> Result<u64> {
     let blocks = n.div_ceil(256);
-    let sums = ctx.buffer("block sums", blocks * 4);
+    let sums = ctx.scratch(2 * r, blocks * 4);
     ctx.dispatch(
         Kernel::Scan,
         params(n, 0, 0, 0),
@@ -370,8 +381,8 @@ fn gpu_scan(
     if blocks == 1 {
         return Ok(ctx.download_u32(&sums, 1)?[0] as u64);
     }
-    let sum_offsets = ctx.buffer("block offsets", blocks * 4);
-    let total = gpu_scan(ctx, &sums, &sum_offsets, blocks)?;
+    let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
+    let total = scan_at(ctx, &sums, &sum_offsets, blocks, r + 1)?;
     ctx.dispatch(
         Kernel::ScanAdd,
         params(n, 0, 0, 0),
@@ -470,7 +481,7 @@ pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Mov
         let mask = ctx.ensure_table(64);
         let counts = {
             let lv = &ctx.levels[0];
-            ctx.upload(&lv.pos, bytemuck::cast_slice(&gpu));
+            ctx.upload(&lv.pos, bytemuck::cast_slice(&gpu))?;
             let table = &ctx.table.as_ref().expect("table allocated").0;
             ctx.dispatch(
                 Kernel::Merge,
@@ -494,7 +505,7 @@ pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Mov
         }
         let moves = ctx.buffer("move lists", total as u64 * 4);
         let lv = &ctx.levels[0];
-        ctx.upload(&lv.offsets, bytemuck::cast_slice(&offsets));
+        ctx.upload(&lv.offsets, bytemuck::cast_slice(&offsets))?;
         ctx.dispatch(
             Kernel::Moves,
             params(n, 1, 0, 0),
