@@ -12,10 +12,12 @@
 #   on lavapipe from tests/gpu.rs).
 # - One untimed warm-up, then three timed repetitions (min/median/max of perftlab's own `seconds`) of: start
 #   position perft 8, 9, 10 without merging or tables (--no-merge --hash 0), perft 10 and 11 with merging and
-#   tables, Kiwipete 6 and 7. QUICK=1: start position 5 (both ways) and Kiwipete 4, for software adapters.
+#   tables (--hash 4096: as large as one storage binding allows), Kiwipete 6 and 7. QUICK=1: start position 5
+#   (both ways) and Kiwipete 4, for software adapters.
 # - Every count is checked against the published value (Chess Programming Wiki, "Perft Results"); a mismatch
-#   or a failed run voids the check: exit 1. Each case has a time limit so that the whole full check fits in
-#   10 minutes on a large GPU (a case over its limit is a failure, reported as such).
+#   or a failed run voids the check: exit 1. Each repetition has a time limit, and the whole check stops at
+#   DEADLINE seconds (default 570), so it ends inside 10 minutes; a case over its limit or past the deadline is a
+#   failure, reported as such.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:?set OUT to the directory for gpu-check.json}
@@ -67,10 +69,10 @@ else
     "startpos 8, no merging, no tables|$start|8|84998978956|60|--no-merge --hash 0"
     "startpos 9, no merging, no tables|$start|9|2439530234167|60|--no-merge --hash 0"
     "startpos 10, no merging, no tables|$start|10|69352859712417|150|--no-merge --hash 0"
-    "startpos 10, merging + tables|$start|10|69352859712417|60|"
-    "startpos 11, merging + tables|$start|11|2097651003696806|150|"
-    "kiwipete 6, merging + tables|$kiwi|6|8031647685|30|"
-    "kiwipete 7, merging + tables|$kiwi|7|374190009323|60|"
+    "startpos 10, merging + tables|$start|10|69352859712417|60|--hash 4096"
+    "startpos 11, merging + tables|$start|11|2097651003696806|150|--hash 4096"
+    "kiwipete 6, merging + tables|$kiwi|6|8031647685|30|--hash 4096"
+    "kiwipete 7, merging + tables|$kiwi|7|374190009323|60|--hash 4096"
   )
 fi
 
@@ -84,6 +86,14 @@ for c in "${cases[@]}"; do
   runs=""
   ok=1
   for rep in 1 2 3; do
+    left=$(( ${DEADLINE:-570} - SECONDS ))
+    if (( left <= 0 )); then
+      say "FAIL  $label (repetition $rep): not run, past the ${DEADLINE:-570} s deadline"
+      ok=0
+      status=1
+      break
+    fi
+    (( left < limit )) && limit=$left
     # shellcheck disable=SC2086
     json=$(timeout "$limit" "$bin" perft --backend gpu --fen "$fen" --depth "$depth" --json $flags "${adapter[@]}" \
       2>>"$out/gpu-check.stderr")
