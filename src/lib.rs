@@ -12,6 +12,7 @@
 //! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
 //! - [`table`]: CPW-style perft reference tables;
+//! - [`render`]: SVG board pictures and HTML reports of failures;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
@@ -27,6 +28,7 @@ pub mod gpu;
 pub mod perft;
 pub mod position;
 pub mod reference;
+pub mod render;
 pub mod suite;
 pub mod table;
 pub mod types;

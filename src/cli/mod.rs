@@ -192,6 +192,15 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
 }
 
+/// Write a picture or report to `path`; the error names the flag and the file.
+///
+/// # Errors
+/// [`Error::Usage`] when the file cannot be written.
+pub(crate) fn write_file(flag: &str, path: &std::path::Path, text: &str) -> Result<()> {
+    std::fs::write(path, text)
+        .map_err(|e| Error::Usage(format!("{flag}: cannot write '{}': {e}", path.display())))
+}
+
 /// Install the thread count for rayon's global pool (first call wins).
 pub(crate) fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
