@@ -10,6 +10,7 @@
 //! - [`suite`]: perft suite files and their runner;
 //! - [`verify`]: the per-node cross-check of two generators' legal move sets;
 //! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
+//! - [`crosscheck`]: the library API that checks any Rust move generator against the reference;
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
 //! - [`table`]: CPW-style perft reference tables;
 //! - [`render`]: SVG board pictures and HTML reports of failures;
@@ -22,6 +23,7 @@ pub mod analyze;
 pub mod backend;
 pub mod cli;
 pub mod compare;
+pub mod crosscheck;
 pub mod error;
 pub mod fast;
 pub mod gpu;

@@ -288,7 +288,7 @@ pub fn html(r: &Report) -> String {
     } else {
         format!(r#"<span class="bad">{} failures</span>"#, r.failures.len())
     };
-    let _ = write!(s, "<tr><td>result</td><td>{verdict}</td></tr></table>\n");
+    let _ = writeln!(s, "<tr><td>result</td><td>{verdict}</td></tr></table>");
     if !groups.is_empty() {
         s.push_str("<nav>by kind: ");
         for (g, fs) in &groups {
@@ -303,9 +303,9 @@ pub fn html(r: &Report) -> String {
         s.push_str("</nav>\n");
     }
     for (g, fs) in &groups {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "<section id=\"kind-{}\"><h2>{} &#8212; {} failure{}</h2>\n",
+            "<section id=\"kind-{}\"><h2>{} &#8212; {} failure{}</h2>",
             anchor(g),
             escape(g),
             fs.len(),
