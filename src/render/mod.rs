@@ -3,6 +3,7 @@
 //! the same offline in any browser. (Bench plots use the `plotters` crate; see the `bench` command.)
 
 pub mod board;
+pub mod plot;
 pub mod report;
 
 /// Escape text for XML/HTML content and attribute values.
