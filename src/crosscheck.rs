@@ -35,8 +35,9 @@
 
 use crate::compare::random::{random_position, Rng};
 use crate::compare::{classify, FailureKind};
-use crate::position::{validate, Setup};
+use crate::position::Setup;
 use crate::reference;
+use crate::validate;
 use std::collections::BTreeMap;
 use std::fmt;
 

@@ -11,7 +11,7 @@ use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
 use super::hash::Table;
 use super::movegen::{self, count, moves, to_move, Counter};
-use crate::perft::Stats;
+use crate::backend::Stats;
 use crate::types::MoveKind;
 use hashbrown::HashMap;
 use rayon::prelude::*;

@@ -10,9 +10,10 @@
 use super::escape;
 use crate::analyze;
 use crate::compare::looks_like_uci;
-use crate::position::{validate, Setup};
+use crate::position::Setup;
 use crate::reference;
 use crate::types::{Color, Role, Square};
+use crate::validate;
 use std::fmt::Write;
 
 /// Side of one square in SVG units.
@@ -236,7 +237,7 @@ pub fn board_svg(setup: &Setup, marks: &Marks) -> String {
     // Check and pins, only where they are well defined.
     let (mut checkers, mut pinned, mut checked_king) = (Vec::new(), Vec::new(), None);
     if validate::check(setup).is_ok() {
-        checkers = reference::Position::from_setup(setup).checkers();
+        checkers = reference::Mailbox::from_setup(setup).checkers();
         pinned = analyze::pinned(setup);
         if !checkers.is_empty() {
             checked_king = setup.kings(setup.turn).first().copied();

@@ -45,25 +45,26 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// The failure of a [`Comparison`] that did not agree.
-    pub fn from_comparison(label: &str, c: &Comparison) -> Failure {
-        Failure {
+    /// The failure of a [`Comparison`], or `None` when it agrees.
+    pub fn from_comparison(label: &str, c: &Comparison) -> Option<Failure> {
+        let f = c.failure.as_ref()?;
+        Some(Failure {
             label: label.to_string(),
             root: c.root.clone(),
-            path: c.path.clone(),
-            fen: c.fen.clone(),
-            failing_depth: c.failing_depth,
-            missing: c.missing.clone(),
-            extra: c.extra.clone(),
-            wrong_counts: c
+            path: f.path.clone(),
+            fen: f.fen.clone(),
+            failing_depth: f.depth,
+            missing: f.missing.clone(),
+            extra: f.extra.clone(),
+            wrong_counts: f
                 .wrong_counts
                 .iter()
                 .map(|w| (w.mv.clone(), w.engine, w.perftlab))
                 .collect(),
-            kinds: c.kinds.iter().map(|k| k.name().to_string()).collect(),
+            kinds: f.kinds.iter().map(|k| k.name().to_string()).collect(),
             divides: None,
             note: None,
-        }
+        })
     }
 
     /// The group this failure is listed under: its kinds joined, or `other`.
