@@ -2,10 +2,12 @@
 //! perftlab's, drilling down to the minimal failing position; one position or a whole suite.
 
 use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolArg, Summary};
+use super::pictures::{self, PictureArgs};
 use super::{BackendArgs, PositionArgs};
 use crate::analyze::{play_line, Line};
 use crate::compare::{self, Request};
 use crate::error::{Error, Result};
+use crate::render::report::Report;
 use crate::suite;
 use crate::validate::Checked;
 use clap::Args;
@@ -42,13 +44,30 @@ pub struct CompareArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub pictures: PictureArgs,
+}
+
+/// The report's title and summary rows.
+fn report_head(a: &CompareArgs, what: &str) -> Report {
+    Report {
+        title: format!("perftlab compare: {}", a.engine),
+        summary: vec![
+            ("engine".into(), a.engine.clone()),
+            ("compared".into(), what.to_string()),
+            ("depth".into(), a.depth.to_string()),
+        ],
+        failures: Vec::new(),
+    }
 }
 
 pub fn run(a: CompareArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();
+    a.pictures.create_files()?;
     if let Some(path) = &a.suite {
+        let mut report = report_head(&a, &format!("suite {}", path.display()));
         let entries = suite::load(path)?;
         let chess960 =
             a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
@@ -85,6 +104,19 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 }
                 Err(other) => return Err(other),
             };
+            if a.pictures.wanted() {
+                let label = format!("{}:{}", path.display(), e.line);
+                report.failures.extend(pictures::entry(
+                    &label,
+                    &c,
+                    engine.as_mut(),
+                    ours.as_ref(),
+                    &line.positions[0].to_fen(),
+                    &[],
+                    line.end(),
+                    chess960,
+                ));
+            }
             if !c.agree() && !a.json {
                 bar.suspend(|| {
                     println!("{}:{}:", path.display(), e.line);
@@ -96,6 +128,12 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         }
         bar.finish_and_clear();
         summary.print(a.json);
+        report.summary.extend(pictures::summary_rows(&summary));
+        let first = entries
+            .first()
+            .map(|e| e.setup.to_fen())
+            .unwrap_or_default();
+        a.pictures.write(&report, &first)?;
         return Ok(if !summary.engine_errors.is_empty() {
             2
         } else if summary.failures.is_empty() {
@@ -122,6 +160,25 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         })
     })?;
     spinner.finish_and_clear();
+    if a.pictures.wanted() {
+        let mut report = report_head(&a, &c.root);
+        let sent: Vec<String> = line.moves.iter().map(|m| m.to_uci(chess960)).collect();
+        report.summary.push((
+            "nodes".into(),
+            format!("engine {}, perftlab {}", c.engine_nodes, c.nodes),
+        ));
+        report.failures.extend(pictures::entry(
+            "compare",
+            &c,
+            engine.as_mut(),
+            ours.as_ref(),
+            &line.positions[0].to_fen(),
+            &sent,
+            line.end(),
+            chess960,
+        ));
+        a.pictures.write(&report, &c.root)?;
+    }
     if a.json {
         println!("{}", serde_json::to_string(&c).expect("serializable"));
     } else {

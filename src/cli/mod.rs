@@ -10,6 +10,7 @@ mod compare;
 mod devices;
 mod perft;
 mod perftree;
+mod pictures;
 mod stress;
 mod suite;
 mod table;
