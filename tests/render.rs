@@ -289,3 +289,127 @@ fn bench_plot_writes_valid_svg() {
         );
     }
 }
+
+const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_engine.py");
+
+#[test]
+fn stress_report_shows_each_failing_board_with_its_arrows() {
+    let (html, svg) = (svg_file("stress.html"), svg_file("stress.svg"));
+    let out = perftlab()
+        .args([
+            "stress",
+            "--engine",
+            &format!("python3 {FAKE} --bug castle-attacked --bug pin"),
+            "--positions",
+            "30",
+            "--depth",
+            "2",
+            "--seed",
+            "3",
+            "--quiet",
+            "--json",
+            "--report",
+        ])
+        .arg(&html)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failures = json["failures"].as_array().unwrap();
+    assert!(!failures.is_empty());
+    let page = std::fs::read_to_string(&html).unwrap();
+    // One board per failure, each with a red arrow per illegal move it gives (grouped promotions aside).
+    assert_eq!(page.matches("<svg ").count(), failures.len());
+    for f in failures {
+        assert!(page.contains(&format!(
+            r#"<code class="fen">{}</code>"#,
+            f["fen"].as_str().unwrap()
+        )));
+        for m in f["extra"].as_array().unwrap() {
+            let m = m.as_str().unwrap();
+            assert!(page.contains(&format!(r#"data-move="{m}""#)), "{m}");
+            assert!(page.contains(&format!(r#"<tr class="extra"><td><code>{m}</code>"#)));
+        }
+    }
+    assert!(page.contains("<details open>"));
+    // --svg: the first failure's board, parsed back.
+    let doc_text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&doc_text).unwrap();
+    let first = &failures[0];
+    assert_eq!(pieces_of(&doc), fen_pieces(first["fen"].as_str().unwrap()));
+    let mut extra: Vec<String> = first["extra"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    extra.sort();
+    assert_eq!(marked(&doc, "extra", "data-move"), extra);
+}
+
+#[test]
+fn compare_svg_draws_the_minimal_failing_position() {
+    let svg = svg_file("compare.svg");
+    let out = perftlab()
+        .args([
+            "compare",
+            "--engine",
+            &format!("python3 {FAKE} --bug no-underpromotion"),
+            "--fen",
+            "8/P7/8/8/8/8/8/k6K b - - 0 1",
+            "--depth",
+            "3",
+            "--quiet",
+            "--svg",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc_text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&doc_text).unwrap();
+    // The promotions missing: one green arrow a7a8, labelled with the three letters.
+    assert_eq!(marked(&doc, "missing", "data-move"), ["a7a8b a7a8n a7a8r"]);
+    assert_eq!(marked(&doc, "to-move", "data-side"), ["white"]);
+    assert_eq!(marked(&doc, "last-move", "data-square").len(), 2);
+}
+
+#[test]
+fn suite_report_lists_wrong_counts_and_unwritable_paths_fail_first() {
+    let dir = svg_file("suite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("wrong.epd");
+    // The second count is deliberately wrong (the CPW says 400).
+    std::fs::write(
+        &suite,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401\n",
+    )
+    .unwrap();
+    let html = dir.join("suite.html");
+    let out = perftlab()
+        .arg("suite")
+        .arg(&suite)
+        .arg("--report")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("depth 2: expected 401"), "{page}");
+    assert!(page.contains("wrong count &#8212; 1 failure<"));
+    // An unwritable report path is refused before anything runs.
+    let out = perftlab()
+        .args([
+            "stress",
+            "--engine",
+            "no-such-engine-binary",
+            "--report",
+            "/nonexistent-dir/r.html",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--report"));
+}

@@ -53,12 +53,12 @@ pub struct StressArgs {
 
 pub fn run(a: StressArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
+    a.pictures.create_files()?;
     let ours = a.backend.create()?;
     let mut engine = compare::start(a.protocol.into(), &a.engine, a.chess960, timeout)?;
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
-    a.pictures.create_files()?;
     let mut report = Report {
         title: format!("perftlab stress: {}", a.engine),
         summary: vec![
