@@ -33,6 +33,11 @@ pub struct CompareArgs {
     /// Compare every position of a suite file (EPD or `.perft` blocks) at `--depth`.
     #[arg(long, conflicts_with_all = ["fen", "startpos"])]
     pub suite: Option<PathBuf>,
+    /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
+    /// `position fen … moves …` instead of `go perft N`, with `{depth}` for the depth, e.g. 'perft {depth}'.
+    /// perftlab reads the last integer printed and asks each child's total to find the differing move.
+    #[arg(long, value_name = "COMMAND")]
+    pub perft_command: Option<String>,
     /// Seconds the engine may take for one answer.
     #[arg(long, default_value_t = 120.0)]
     pub timeout: f64,
@@ -71,7 +76,13 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         let entries = suite::load(path)?;
         let chess960 =
             a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
-        let mut engine = compare::start(protocol, &a.engine, chess960, timeout)?;
+        let mut engine = compare::start_with_perft_command(
+            protocol,
+            &a.engine,
+            a.perft_command.as_deref(),
+            chess960,
+            timeout,
+        )?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
         for e in &entries {
@@ -99,7 +110,13 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     summary
                         .engine_errors
                         .push(format!("{}:{}: {msg}", path.display(), e.line));
-                    engine = compare::start(protocol, &a.engine, chess960, timeout)?;
+                    engine = compare::start_with_perft_command(
+                        protocol,
+                        &a.engine,
+                        a.perft_command.as_deref(),
+                        chess960,
+                        timeout,
+                    )?;
                     continue;
                 }
                 Err(other) => return Err(other),
@@ -145,7 +162,13 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
     let line = play_line(&root, &compare::split_moves(&a.moves))?;
-    let mut engine = compare::start(protocol, &a.engine, chess960, timeout)?;
+    let mut engine = compare::start_with_perft_command(
+        protocol,
+        &a.engine,
+        a.perft_command.as_deref(),
+        chess960,
+        timeout,
+    )?;
     let spinner = spinner(a.quiet);
     let request = Request {
         line: &line,

@@ -36,6 +36,11 @@ pub struct StressArgs {
     /// Longest playout, in plies.
     #[arg(long, default_value_t = 60)]
     max_plies: u32,
+    /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
+    /// `position fen … moves …` instead of `go perft N`, with `{depth}` for the depth, e.g. 'perft {depth}'.
+    /// perftlab reads the last integer printed and asks each child's total to find the differing move.
+    #[arg(long, value_name = "COMMAND")]
+    perft_command: Option<String>,
     /// Seconds the engine may take for one answer.
     #[arg(long, default_value_t = 120.0)]
     timeout: f64,
@@ -55,7 +60,13 @@ pub fn run(a: StressArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
     a.pictures.create_files()?;
     let ours = a.backend.create()?;
-    let mut engine = compare::start(a.protocol.into(), &a.engine, a.chess960, timeout)?;
+    let mut engine = compare::start_with_perft_command(
+        a.protocol.into(),
+        &a.engine,
+        a.perft_command.as_deref(),
+        a.chess960,
+        timeout,
+    )?;
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
