@@ -202,11 +202,11 @@ impl UciEngine {
             if line.starts_with("(stderr)") {
                 continue;
             }
-            let integers = line
+            let mut integers = line
                 .split(|c: char| !c.is_ascii_digit())
                 .filter(|w| !w.is_empty())
                 .filter_map(|w| w.parse::<u128>().ok());
-            if let Some(n) = integers.last() {
+            if let Some(n) = integers.next_back() {
                 last = Some(n);
             }
         }
