@@ -130,6 +130,7 @@ code{font-family:monospace;background:#f0f0f0;padding:0 .2em}
 .missing{color:#15803d;font-weight:bold}.extra{color:#b91c1c;font-weight:bold}.differs{color:#a16207;font-weight:bold}
 table.divide td.n{text-align:right;font-family:monospace}
 table.divide tr:nth-child(even){background:#f4f4f4}
+.failure details.agree{border:none;padding:0;margin:.3em 0;background:none}.failure details.agree summary{font-weight:normal;color:#555}
 .ok{color:#15803d}.bad{color:#b91c1c}
 ";
 
@@ -151,10 +152,11 @@ fn divide_table(f: &Failure) -> String {
     let mut keys: Vec<&String> = theirs.keys().chain(ours.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut s = String::from(
-        r#"<table class="divide"><tr><th>move</th><th>engine</th><th>perftlab</th><th></th></tr>"#,
-    );
+    let head = r#"<table class="divide"><tr><th>move</th><th>engine</th><th>perftlab</th><th></th></tr>"#;
     let show = |n: Option<&u128>| n.map_or("-".to_string(), |n| n.to_string());
+    // The rows that differ first, then the total, then the agreeing rows folded away.
+    let (mut differ, mut agree) = (String::new(), String::new());
+    let mut agreeing = 0;
     for k in keys {
         let (e, o) = (theirs.get(k), ours.get(k));
         let (class, what) = match (e, o) {
@@ -163,21 +165,32 @@ fn divide_table(f: &Failure) -> String {
             (Some(a), Some(b)) if a != b => ("differs", "differs"),
             _ => ("", ""),
         };
-        let _ = write!(
-            s,
+        let row = format!(
             r#"<tr class="{class}"><td><code>{}</code></td><td class="n">{}</td><td class="n">{}</td><td>{what}</td></tr>"#,
             escape(k),
             show(e),
             show(o)
         );
+        if class.is_empty() {
+            agreeing += 1;
+            agree.push_str(&row);
+        } else {
+            differ.push_str(&row);
+        }
     }
     let total = |m: &BTreeMap<String, u128>| m.values().sum::<u128>();
-    let _ = write!(
-        s,
-        r#"<tr><th>total</th><td class="n">{}</td><td class="n">{}</td><td></td></tr></table>"#,
+    let mut s = format!(
+        r#"{head}{differ}<tr><th>total</th><td class="n">{}</td><td class="n">{}</td><td></td></tr></table>"#,
         total(theirs),
         total(ours)
     );
+    if agreeing > 0 {
+        let _ = write!(
+            s,
+            "<details class=\"agree\"><summary>{agreeing} move{} with the same count</summary>{head}{agree}</table></details>",
+            if agreeing == 1 { "" } else { "s" }
+        );
+    }
     s
 }
 
@@ -241,7 +254,13 @@ fn failure_html(out: &mut String, index: usize, f: &Failure, open: bool) {
         list(&f.missing, "missing"),
         list(&f.extra, "extra")
     );
-    for (m, e, o) in &f.wrong_counts {
+    // The divide table shows differing counts; without it, list them here.
+    let counts: &[(String, u128, u128)] = if f.divides.is_some() {
+        &[]
+    } else {
+        &f.wrong_counts
+    };
+    for (m, e, o) in counts {
         let _ = write!(
             out,
             r#"<dt>count</dt><dd><code class="differs">{}</code> engine {e}, perftlab {o}</dd>"#,
