@@ -19,7 +19,7 @@ mod uci;
 pub use classify::{classify, FailureKind};
 pub use drill::{compare, Comparison, Failure, Request, WrongCount};
 pub use engine::{looks_like_uci, split_command, start, Divide, Engine, Protocol};
-pub use script::{parse_output, ScriptEngine};
+pub use script::ScriptEngine;
 pub use total::{start_with_perft_command, TotalOnlyEngine};
 pub use uci::UciEngine;
 

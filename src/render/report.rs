@@ -152,7 +152,8 @@ fn divide_table(f: &Failure) -> String {
     let mut keys: Vec<&String> = theirs.keys().chain(ours.keys()).collect();
     keys.sort();
     keys.dedup();
-    let head = r#"<table class="divide"><tr><th>move</th><th>engine</th><th>perftlab</th><th></th></tr>"#;
+    let head =
+        r#"<table class="divide"><tr><th>move</th><th>engine</th><th>perftlab</th><th></th></tr>"#;
     let show = |n: Option<&u128>| n.map_or("-".to_string(), |n| n.to_string());
     // The rows that differ first, then the total, then the agreeing rows folded away.
     let (mut differ, mut agree) = (String::new(), String::new());
