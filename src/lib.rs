@@ -12,6 +12,7 @@
 //! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
 //! - [`table`]: CPW-style perft reference tables;
+//! - [`limits`]: the documented limits (depth, threads, memory, timeouts) every command checks;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
@@ -24,6 +25,7 @@ pub mod compare;
 pub mod error;
 pub mod fast;
 pub mod gpu;
+pub mod limits;
 pub mod perft;
 pub mod position;
 pub mod reference;

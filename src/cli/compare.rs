@@ -58,12 +58,7 @@ fn spinner(quiet: bool) -> indicatif::ProgressBar {
 
 /// Parse `--timeout`.
 pub(crate) fn timeout(secs: f64) -> Result<Duration> {
-    if !(secs > 0.0 && secs.is_finite()) {
-        return Err(Error::Usage(format!(
-            "--timeout: '{secs}' is not a positive number of seconds"
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    crate::limits::timeout("--timeout", secs)
 }
 
 /// Print one comparison as text.
@@ -103,6 +98,7 @@ pub(crate) fn print_comparison(c: &Comparison, engine: &str) {
 }
 
 pub fn run(a: CompareArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let timeout = timeout(a.timeout)?;
     let opts = a.backend.options()?;
     init_threads(opts.threads);

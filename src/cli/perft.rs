@@ -30,6 +30,7 @@ pub struct PerftArgs {
 }
 
 pub fn run(a: PerftArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let setup = a.position.setup()?;
     let chess960 = a.position.chess960_for(&setup);
     for w in check_position(&setup)? {
@@ -37,8 +38,10 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     }
     let opts = a.engine.options()?;
     init_threads(opts.threads);
+    let setup_start = Instant::now();
     let engine = backend::create(a.engine.backend, &opts)?;
     let start = Instant::now();
+    let setup_seconds = (start - setup_start).as_secs_f64();
     let mut divide = None;
     let mut stats: Option<Stats> = None;
     let nodes = if a.divide && a.depth > 0 {
@@ -79,6 +82,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             "backend": engine.name(),
             "nodes": nodes,
             "seconds": seconds,
+            "setup_seconds": setup_seconds,
             "nps": nps,
             "divide": divide_json,
             "stats": stats,
@@ -109,7 +113,8 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     }
     println!("Nodes searched: {nodes}");
     eprintln!(
-        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
+        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s (and {setup_seconds:.3} s before counting: backend start, \
+         hash table allocation)",
         engine.name(),
         a.depth,
         nps / 1e6

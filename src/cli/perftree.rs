@@ -23,6 +23,7 @@ pub struct PerftreeArgs {
 }
 
 pub fn run(a: PerftreeArgs) -> Result<i32> {
+    crate::limits::check_depth("DEPTH", a.depth)?;
     let root = Setup::from_fen(&a.fen).map_err(|e| Error::Usage(format!("FEN: {e}")))?;
     check_position(&root)?;
     let chess960 = root.needs_chess960_notation();

@@ -135,6 +135,8 @@ pub(crate) fn print_summary(s: &Summary, as_json: bool) {
 }
 
 pub fn run(a: StressArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
+    crate::limits::check_plies(a.max_plies)?;
     let timeout = timeout(a.timeout)?;
     let opts = a.backend.options()?;
     init_threads(opts.threads);

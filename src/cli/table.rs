@@ -27,6 +27,7 @@ pub struct TableArgs {
 }
 
 pub fn run(a: TableArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let setup = a.position.setup()?;
     if a.depth == 0 {
         return Err(Error::Usage(

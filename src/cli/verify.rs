@@ -37,6 +37,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(a: VerifyArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let roots: Vec<(String, Setup)> = match (&a.suite, &a.fen) {
         (Some(path), _) => suite::load(path)?
             .into_iter()
