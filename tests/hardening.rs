@@ -159,6 +159,53 @@ fn hash_larger_than_available_memory_is_refused_before_allocating() {
     );
 }
 
+/// Whether a GPU adapter is there; with `CI=true` its absence fails the test (CI installs lavapipe).
+fn gpu_available() -> bool {
+    let (code, _, err) = run(&["devices"]);
+    if code == 0 {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but no GPU adapter: {err}"
+    );
+    eprintln!("skipped: no GPU adapter ({err})");
+    false
+}
+
+// Defect 2, GPU side: `--gpu-mem 1000000000000` was echoed as a budget.
+#[test]
+fn gpu_budget_beyond_the_adapter_is_refused() {
+    if !gpu_available() {
+        return;
+    }
+    let (code, _, err) = run(&[
+        "perft",
+        "--depth",
+        "1",
+        "--backend",
+        "gpu",
+        "--gpu-mem",
+        "1000000000000",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--gpu-mem: '1000000000000' MiB is more than adapter"),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "perft",
+        "--depth",
+        "2",
+        "--backend",
+        "gpu",
+        "--gpu-mem",
+        "64",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 400\n");
+}
+
 // Defect 3: `--timeout 1e20` panicked converting to a Duration.
 #[test]
 fn timeout_out_of_range_is_refused() {
