@@ -7,10 +7,11 @@
 //! `#` starts a comment line; blank lines are ignored; a UTF-8 byte-order mark is skipped. A file without
 //! any position is an error, and so is a depth above [`crate::limits::MAX_DEPTH`].
 
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::limits::MAX_DEPTH;
-use crate::perft::{check_position, Backend};
 use crate::position::Setup;
+use crate::validate::Checked;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
@@ -283,26 +284,29 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
         actual,
         error,
     };
-    if let Err(err) = check_position(&e.setup) {
-        // Every count of the line fails, each named by its own depth and expected count.
-        let checks = if e.expected.is_empty() {
-            vec![(0, 0)]
-        } else {
-            e.expected.clone()
-        };
-        for (depth, expected) in checks {
-            r.failed += 1;
-            r.failures
-                .push(fail(depth, expected, None, Some(err.to_string())));
+    let pos = match Checked::new(e.setup.clone()) {
+        Ok(pos) => pos,
+        Err(err) => {
+            // Every count of the line fails, each named by its own depth and expected count.
+            let checks = if e.expected.is_empty() {
+                vec![(0, 0)]
+            } else {
+                e.expected.clone()
+            };
+            for (depth, expected) in checks {
+                r.failed += 1;
+                r.failures
+                    .push(fail(depth, expected, None, Some(err.to_string())));
+            }
+            return r;
         }
-        return r;
-    }
+    };
     for &(depth, expected) in &e.expected {
         if depth > budget.max_depth || expected > budget.max_nodes {
             r.skipped += 1;
             continue;
         }
-        match backend.perft(&e.setup, depth) {
+        match backend.perft(&pos, depth) {
             Ok(n) if n == expected => {
                 r.passed += 1;
                 r.nodes += n;

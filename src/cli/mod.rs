@@ -1,8 +1,11 @@
-//! The `perftlab` command line (clap derive). Each subcommand lives in its own module; this one parses,
-//! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
+//! The `perftlab` command line (clap derive; the only place clap is used). Each subcommand lives in its own
+//! module; this one parses, dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check,
+//! 2 bad input or usage). Helpers shared by several subcommands (choosing and building a backend, progress
+//! bars, summaries) are in `common`.
 
 mod analyze;
 mod bench;
+mod common;
 mod compare;
 mod devices;
 mod perft;
@@ -12,11 +15,13 @@ mod suite;
 mod table;
 mod verify;
 
-use crate::backend::{BackendKind, EngineOptions};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::position::Setup;
+use crate::validate::Checked;
 use clap::{Args, Parser, Subcommand};
+use common::BackendKind;
 
 /// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
 #[derive(Parser, Debug)]
@@ -74,17 +79,26 @@ impl PositionArgs {
     /// # Errors
     /// [`Error::Usage`] naming the FEN field and text.
     pub fn setup(&self) -> Result<Setup> {
-        let setup = match &self.fen {
-            Some(fen) => Setup::from_fen(fen).map_err(|e| Error::Usage(format!("--fen: {e}")))?,
-            None => Setup::startpos(),
-        };
-        if !self.chess960 && setup.needs_chess960_notation() {
+        match &self.fen {
+            Some(fen) => Setup::from_fen(fen).map_err(|e| Error::Usage(format!("--fen: {e}"))),
+            None => Ok(Setup::startpos()),
+        }
+    }
+
+    /// The parsed and checked position; its validity warnings are printed on stderr.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a malformed FEN or an invalid position.
+    pub fn checked(&self) -> Result<Checked> {
+        let pos = Checked::new(self.setup()?)?;
+        common::print_warnings(&pos);
+        if !self.chess960 && pos.needs_chess960_notation() {
             eprintln!(
                 "warning: castling rights read as Chess960 castling (a king or a castling rook is not on its \
                  standard square); moves are shown as king takes rook (--chess960 silences this)"
             );
         }
-        Ok(setup)
+        Ok(pos)
     }
 
     /// Whether moves are shown in Chess960 notation for this position.
@@ -93,9 +107,9 @@ impl PositionArgs {
     }
 }
 
-/// Options choosing and tuning the backend.
+/// Options choosing and tuning the backend (ours; an external program is an "engine").
 #[derive(Args, Debug, Clone)]
-pub struct EngineArgs {
+pub struct BackendArgs {
     /// Which move generator counts.
     #[arg(long, value_enum, default_value_t = BackendKind::DEFAULT)]
     pub backend: BackendKind,
@@ -119,14 +133,32 @@ pub struct EngineArgs {
     pub verbose: bool,
 }
 
-impl EngineArgs {
-    /// Options for [`crate::backend::create`], checked against [`crate::limits`] before anything is
-    /// allocated; warnings (too many threads, options the backend ignores) go to stderr.
-    pub fn options(&self) -> Result<EngineOptions> {
+impl BackendArgs {
+    /// The backend `--backend` names, built from these flags (the thread count installed for rayon).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a bad flag value; [`Error::Backend`] when the backend cannot start.
+    pub fn create(&self) -> Result<Box<dyn Backend>> {
+        self.create_kind(self.backend)
+    }
+
+    /// The backend `kind`, built from these flags.
+    ///
+    /// # Errors
+    /// As [`BackendArgs::create`].
+    pub fn create_kind(&self, kind: BackendKind) -> Result<Box<dyn Backend>> {
+        self.check(kind)?;
+        init_threads(self.threads);
+        common::create_backend(kind, self)
+    }
+
+    /// Check the flags against [`crate::limits`] before anything is allocated; warnings (too many threads,
+    /// options backend `kind` ignores) go to stderr, once per process.
+    fn check(&self, kind: BackendKind) -> Result<()> {
+        static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let mut warnings = Vec::new();
         if let Some(n) = self.threads {
-            if let Some(w) = limits::check_threads(n)? {
-                eprintln!("warning: {w}");
-            }
+            warnings.extend(limits::check_threads(n)?);
         }
         if self.gpu_mem == Some(0) {
             return Err(Error::Usage(
@@ -139,7 +171,7 @@ impl EngineArgs {
                     .into(),
             ));
         }
-        if self.backend == BackendKind::Cpu {
+        if kind == BackendKind::Cpu {
             limits::check_host_memory("--hash", self.hash as u64)?;
         }
         if self.backend != BackendKind::Gpu {
@@ -148,21 +180,19 @@ impl EngineArgs {
                 ("--adapter", self.adapter.is_some()),
             ] {
                 if given {
-                    eprintln!(
-                        "warning: {flag} does nothing on the {} backend (it is for --backend gpu)",
+                    warnings.push(format!(
+                        "{flag} does nothing on the {} backend (it is for --backend gpu)",
                         format!("{:?}", self.backend).to_lowercase()
-                    );
+                    ));
                 }
             }
         }
-        Ok(EngineOptions {
-            threads: self.threads,
-            hash_mb: self.hash,
-            merge: !self.no_merge,
-            gpu_mem_mb: self.gpu_mem,
-            adapter: self.adapter.clone(),
-            verbose: self.verbose,
-        })
+        if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+        Ok(())
     }
 }
 
@@ -286,7 +316,7 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 /// Install the thread count for rayon's global pool (first call wins).
-pub(crate) fn init_threads(threads: Option<usize>) {
+fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(n)

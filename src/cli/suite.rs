@@ -1,8 +1,7 @@
 //! `perftlab suite`: run a perft suite file; the last line is `N passed, M failed, K skipped`.
 
-use super::stress::progress_bar;
-use super::{init_threads, EngineArgs};
-use crate::backend;
+use super::common::progress_bar;
+use super::BackendArgs;
 use crate::error::Result;
 use crate::suite::{self, Budget};
 use clap::Args;
@@ -16,7 +15,7 @@ pub struct SuiteArgs {
     /// The suite file.
     file: PathBuf,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
     /// Skip depths deeper than this [default: no limit].
     #[arg(long)]
     max_depth: Option<u32>,
@@ -33,9 +32,7 @@ pub struct SuiteArgs {
 
 pub fn run(a: SuiteArgs) -> Result<i32> {
     let entries = suite::load(&a.file)?;
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let backend = a.backend.create()?;
     let start = Instant::now();
     let budget = Budget {
         max_depth: a.max_depth.unwrap_or(u32::MAX),
@@ -44,9 +41,9 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
     let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
     let report = suite::run_with_progress(
         &entries,
-        engine.as_ref(),
+        backend.as_ref(),
         budget,
-        engine.name() != "gpu",
+        backend.name() != "gpu",
         &|| bar.inc(1),
     );
     bar.finish_and_clear();
@@ -56,7 +53,7 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
             "{}",
             json!({
                 "file": a.file.display().to_string(),
-                "backend": engine.name(),
+                "backend": backend.name(),
                 "positions": entries.len(),
                 "passed": report.passed,
                 "failed": report.failed,
@@ -90,7 +87,7 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
         }
         eprintln!(
             "{}: {} positions, {} nodes in {seconds:.2} s ({:.1} M nodes/s)",
-            engine.name(),
+            backend.name(),
             entries.len(),
             report.nodes,
             report.nodes as f64 / seconds.max(1e-9) / 1e6
