@@ -697,3 +697,178 @@ fn every_flag_refuses_each_kind_of_extreme_value() {
         }
     }
 }
+
+/// A UCI engine in Python that completes the handshake and then answers `go` with `on_go` (Python code).
+fn python_uci_engine(name: &str, on_go: &str) -> String {
+    let script = format!(
+        "import sys\n\
+         for line in sys.stdin:\n\
+         \x20   l = line.strip()\n\
+         \x20   if l == 'uci': print('uciok', flush=True)\n\
+         \x20   elif l == 'isready': print('readyok', flush=True)\n\
+         \x20   elif l.startswith('go'):\n\
+         \x20       {on_go}\n\
+         \x20   elif l == 'quit': break\n"
+    );
+    let p = temp_file(name, &script);
+    format!("python3 {}", p.display())
+}
+
+// Defect 7: `compare --suite --json` said `"agree": true` when the engine died on some positions.
+#[test]
+fn agree_is_false_when_a_position_was_not_compared() {
+    let engine = python_uci_engine("crash.py", "sys.exit(3)");
+    let suite = temp_file(
+        "two.epd",
+        &format!("{START} ;D1 20\n4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15\n"),
+    );
+    let (code, out, err) = run(&[
+        "compare",
+        "--engine",
+        &engine,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["agree"], false, "{out}");
+    assert_eq!(v["engine_errors"].as_array().unwrap().len(), 2, "{out}");
+}
+
+// Stress goes on after an engine crash (a fresh engine per failure), counting the crashes.
+#[test]
+fn stress_restarts_a_crashed_engine_and_counts_it() {
+    let engine = python_uci_engine("crash2.py", "sys.exit(3)");
+    let (code, out, err) = run(&[
+        "stress",
+        "--engine",
+        &engine,
+        "--positions",
+        "3",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    for i in 1..=3 {
+        assert!(
+            err.contains(&format!("position {i} of seed 1: engine")),
+            "{err}"
+        );
+    }
+    assert!(out.contains("3 positions where the engine failed"), "{out}");
+}
+
+// `stress --start INDEX` re-runs one position of a seed, named as the output names it.
+#[test]
+fn stress_start_reruns_a_position_of_the_seed() {
+    let fake = format!(
+        "python3 {}/tests/fixtures/fake_engine.py --bug no-underpromotion --bug pin",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let args = [
+        "stress",
+        "--engine",
+        &fake,
+        "--positions",
+        "30",
+        "--depth",
+        "2",
+        "--seed",
+        "1",
+    ];
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 1, "{out}");
+    let header = out
+        .lines()
+        .filter(|l| l.starts_with("position "))
+        .nth(1)
+        .expect("two failures")
+        .to_string();
+    let index: String = header["position ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .into();
+    let root = out
+        .lines()
+        .skip_while(|l| *l != header)
+        .nth(2)
+        .unwrap()
+        .to_string();
+    assert!(root.starts_with("root:"), "{root}");
+    let (code, again, _) = run(&[
+        "stress",
+        "--engine",
+        &fake,
+        "--positions",
+        "1",
+        "--depth",
+        "2",
+        "--seed",
+        "1",
+        "--start",
+        &index,
+    ]);
+    assert_eq!(code, 1, "{again}");
+    assert!(again.starts_with(&format!("{header}\n")), "{again}");
+    assert!(again.contains(&format!("{root}\n")), "{again}");
+    assert!(again.contains("1 positions compared"), "{again}");
+    assert_usage(&["stress", "--engine", &fake, "--start", "0"], "--start");
+}
+
+// Defect 8: a timed-out script engine was killed, but what it started kept running.
+#[test]
+fn timed_out_engine_is_killed_with_its_children() {
+    let pid_file =
+        std::env::temp_dir().join(format!("perftlab-hard-child-{}.pid", std::process::id()));
+    let script = temp_file(
+        "hang.sh",
+        &format!("sleep 300 &\necho $! > {}\nwait\n", pid_file.display()),
+    );
+    let engine = format!("sh {}", script.display());
+    let (code, _, err) = run(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        &engine,
+        "--depth",
+        "1",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("did not finish within 1 s"), "{err}");
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    // Gone, or a zombie waiting for a reaper (killed either way).
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let alive = state
+        .rsplit(')')
+        .next()
+        .is_some_and(|rest| !rest.trim_start().starts_with('Z') && !rest.trim().is_empty());
+    if alive {
+        let _ = Command::new("kill").arg(&pid).status();
+    }
+    assert!(!alive, "the engine's child {pid} still runs: {state}");
+}
+
+// An engine printing moves that are not UCI is told so, not that its total is wrong.
+#[test]
+fn unreadable_move_lines_are_named() {
+    let engine = python_uci_engine(
+        "upper.py",
+        "print('G1F3: 20'); print(); print('Nodes searched: 20', flush=True)",
+    );
+    let (code, _, err) = run(&["compare", "--engine", &engine, "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("'G1F3: 20'") && err.contains("move lines are unreadable"),
+        "{err}"
+    );
+}

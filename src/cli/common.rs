@@ -85,9 +85,9 @@ pub(super) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}}"))
-    {
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}} ({{per_sec}}, ETA {{eta}})"
+    )) {
         bar.set_style(style);
     }
     bar
@@ -179,7 +179,8 @@ impl Summary {
         let by_kind = self.by_kind();
         if as_json {
             let v = json!({
-                "agree": self.failures.is_empty(),
+                // Only when every position was compared and agreed: not with engine errors or skips.
+                "agree": self.failures.is_empty() && self.engine_errors.is_empty() && self.skipped == 0,
                 "positions": self.compared,
                 "skipped": self.skipped,
                 "engine_errors": self.engine_errors,
