@@ -872,3 +872,40 @@ fn unreadable_move_lines_are_named() {
         "{err}"
     );
 }
+
+// `--moves` (UCI or SAN) on perft, table and verify, as Stockfish's `position … moves …`. Expected counts: the
+// same run on the FEN of 1.e4 e5 2.Nf3 written out, and Stockfish 15.1 `position startpos moves e2e4 e7e5
+// g1f3` / `go perft 2` printed 779 (`e2e4 e7e5`: 835).
+#[test]
+fn moves_are_played_before_counting() {
+    let after = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+    let (code, out, err) = run(&[
+        "perft", "--depth", "2", "--moves", "e4", "e7e5", "Nf3", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["nodes"], 779);
+    assert_eq!(v["fen"], after);
+    let (_, direct, _) = run(&["perft", "--depth", "2", "--fen", after]);
+    assert_eq!(direct, "Nodes searched: 779\n");
+    let (code, out, _) = run(&[
+        "table", "--depth", "2", "--moves", "e2e4 e5", "--format", "csv",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.lines().nth(2).unwrap().starts_with("2,835,"), "{out}");
+    let (code, out, _) = run(&["verify", "--depth", "2", "--moves", "e4", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["agree"], true);
+    assert_eq!(v["difference"], serde_json::Value::Null);
+    // 1 root + its 20 children: the nodes of plies 0..2 whose move sets are compared.
+    assert_eq!(v["positions_checked"], 21);
+    assert_usage(
+        &["perft", "--depth", "1", "--moves", "e5"],
+        "--moves: move 1 'e5' is not a legal move",
+    );
+    assert_usage(
+        &["table", "--depth", "1", "--moves", "e4", "e4"],
+        "--moves: move 2 'e4'",
+    );
+}

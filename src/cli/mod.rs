@@ -101,6 +101,20 @@ impl PositionArgs {
         Ok(pos)
     }
 
+    /// The checked position after `moves` (UCI or SAN, each value may hold several moves separated by
+    /// spaces), played by the one move-line player ([`crate::analyze::play_line`]).
+    ///
+    /// # Errors
+    /// As [`PositionArgs::checked`]; [`Error::Usage`] naming `--moves` for a move that is not legal.
+    pub fn checked_after(&self, moves: &[String]) -> Result<Checked> {
+        let root = self.checked()?;
+        if moves.is_empty() {
+            return Ok(root);
+        }
+        let line = crate::analyze::play_line(&root, &crate::compare::split_moves(moves))?;
+        Ok(line.end().clone())
+    }
+
     /// Whether moves are shown in Chess960 notation for this position.
     pub fn chess960_for(&self, setup: &Setup) -> bool {
         self.chess960 || setup.needs_chess960_notation()

@@ -15,6 +15,9 @@ pub struct PerftArgs {
     /// Depth in plies.
     #[arg(long)]
     depth: u32,
+    /// Moves (UCI or SAN) played from the position first, as Stockfish's `position … moves …`.
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
     #[command(flatten)]
     backend: BackendArgs,
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
@@ -30,7 +33,7 @@ pub struct PerftArgs {
 
 pub fn run(a: PerftArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
-    let pos = a.position.checked()?;
+    let pos = a.position.checked_after(&a.moves)?;
     let chess960 = a.position.chess960_for(&pos);
     let setup_start = Instant::now();
     let backend = a.backend.create()?;

@@ -35,6 +35,9 @@ pub struct TableArgs {
     /// Deepest row, in plies.
     #[arg(long)]
     depth: u32,
+    /// Moves (UCI or SAN) played from the position first.
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
     #[command(flatten)]
     backend: BackendArgs,
     /// Output format.
@@ -54,7 +57,7 @@ pub fn run(a: TableArgs) -> Result<i32> {
             "--depth: '0' gives an empty table (use 1 or more)".into(),
         ));
     }
-    let pos = a.position.checked()?;
+    let pos = a.position.checked_after(&a.moves)?;
     let backend = a.backend.create()?;
     let bar = progress_bar(a.depth as u64, a.quiet, "depth");
     let rows = table::compute(backend.as_ref(), &pos, a.depth, |d| {
