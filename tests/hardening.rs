@@ -909,3 +909,29 @@ fn moves_are_played_before_counting() {
         "--moves: move 2 'e4'",
     );
 }
+
+// An engine that printed no move lines, only a (right) total, is told so: a UCI engine's answer is
+// unreadable, a perftree script's mismatch carries a note.
+#[test]
+fn engine_that_lists_no_moves_is_told_so() {
+    let engine = python_uci_engine("nomoves.py", "print('Nodes searched: 20', flush=True)");
+    let (code, out, err) = run(&["compare", "--engine", &engine, "--depth", "1"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("it listed no moves, only a total"), "{err}");
+    let script = temp_file("nomoves.sh", "printf '\\n20\\n'\n");
+    let engine = format!("sh {}", script.display());
+    let (code, out, err) = run(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        &engine,
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("note:    the engine listed no moves here, only a total"),
+        "{out}"
+    );
+}

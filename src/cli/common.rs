@@ -131,6 +131,9 @@ pub(super) fn print_comparison(c: &Comparison, engine: &str) {
     println!("depth:   {}", f.depth);
     println!("missing: {}", f.missing.join(" "));
     println!("extra:   {}", f.extra.join(" "));
+    if engine_listed_no_moves(f) {
+        println!("note:    the engine listed no moves here, only a total (are its move lines in its format?)");
+    }
     for w in &f.wrong_counts {
         println!(
             "count:   {} engine {} perftlab {}",
@@ -139,6 +142,14 @@ pub(super) fn print_comparison(c: &Comparison, engine: &str) {
     }
     let kinds: Vec<&str> = f.kinds.iter().map(|k| k.name()).collect();
     println!("kinds:   {}", kinds.join(" "));
+}
+
+/// Whether every legal move of the failing position is missing and none extra: the engine printed no move
+/// lines at all there.
+fn engine_listed_no_moves(f: &crate::compare::Failure) -> bool {
+    f.extra.is_empty()
+        && !f.missing.is_empty()
+        && Checked::from_fen(&f.fen).is_ok_and(|p| p.legal_moves().len() == f.missing.len())
 }
 
 /// Totals of a many-position comparison (`compare --suite`, `stress`).

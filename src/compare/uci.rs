@@ -213,6 +213,13 @@ impl Engine for UciEngine {
                         "its move lines are unreadable: a move must be UCI, such as 'g1f3' or 'e7e8q'",
                     ));
                 }
+                if divide.total != sum && divide.moves.is_empty() {
+                    return Err(self.garbage(
+                        &request,
+                        t,
+                        "it listed no moves, only a total: move lines read 'e2e4: 20'",
+                    ));
+                }
                 if divide.total != sum {
                     return Err(self.garbage(
                         &request,
