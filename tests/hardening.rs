@@ -449,6 +449,24 @@ fn ignored_options_warn_and_empty_adapter_is_refused() {
     );
 }
 
+// Friction: Mesa's `XDG_RUNTIME_DIR` message was printed twice on every GPU run (lavapipe's device-select
+// layer prints it when the variable is unset; perftlab sets NODEVICE_SELECT=1 unless the user set it).
+#[test]
+fn mesa_device_select_message_is_silenced() {
+    if !gpu_available() {
+        return;
+    }
+    let out = perftlab()
+        .args(["perft", "--backend", "gpu", "--depth", "1"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}
+
 // Friction: the help shows "no limit", not raw type limits.
 #[test]
 fn help_says_no_limit() {
