@@ -49,9 +49,9 @@ pub struct TableArgs {
 }
 
 pub fn run(a: TableArgs) -> Result<i32> {
-    crate::limits::check_depth("--depth", a.depth)?;
     // A malformed FEN is reported before a bad --depth.
     a.position.setup()?;
+    crate::limits::check_depth("--depth", a.depth)?;
     if a.depth == 0 {
         return Err(Error::Usage(
             "--depth: '0' gives an empty table (use 1 or more)".into(),
