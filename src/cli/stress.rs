@@ -2,11 +2,13 @@
 //! playouts, optionally from random Chess960 starts) and group the failures by the kind of move involved.
 
 use super::common::{print_comparison, progress_bar, timeout, ProtocolArg, Summary};
+use super::pictures::{self, PictureArgs};
 use super::BackendArgs;
 use crate::analyze::Line;
 use crate::compare::random::{random_position, Rng};
 use crate::compare::{self, Request};
 use crate::error::{Error, Result};
+use crate::render::report::Report;
 use crate::validate::Checked;
 use clap::Args;
 
@@ -38,6 +40,11 @@ pub struct StressArgs {
     /// Longest playout, in plies (0: every position is the start position, or a random Chess960 start).
     #[arg(long, default_value_t = 60)]
     max_plies: u32,
+    /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
+    /// `position fen … moves …` instead of `go perft N`, with `{depth}` for the depth, e.g. 'perft {depth}'.
+    /// perftlab reads the last integer printed and asks each child's total to find the differing move.
+    #[arg(long, value_name = "COMMAND")]
+    perft_command: Option<String>,
     /// Seconds the engine may take for one answer.
     #[arg(long, default_value_t = 120.0)]
     timeout: f64,
@@ -49,6 +56,8 @@ pub struct StressArgs {
     quiet: bool,
     #[command(flatten)]
     backend: BackendArgs,
+    #[command(flatten)]
+    pictures: PictureArgs,
 }
 
 pub fn run(a: StressArgs) -> Result<i32> {
@@ -60,12 +69,40 @@ pub fn run(a: StressArgs) -> Result<i32> {
         ));
     }
     let timeout = timeout(a.timeout)?;
+    a.pictures.create_files()?;
     let ours = a.backend.create()?;
-    let protocol = a.protocol.into();
-    let mut engine = compare::start(protocol, &a.engine, a.chess960, timeout)?;
+    let start_engine = || {
+        compare::start_with_perft_command(
+            a.protocol.into(),
+            &a.engine,
+            a.perft_command.as_deref(),
+            a.chess960,
+            timeout,
+        )
+    };
+    let mut engine = start_engine()?;
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
+    let mut report = Report {
+        title: format!("perftlab stress: {}", a.engine),
+        summary: vec![
+            ("engine".into(), a.engine.clone()),
+            (
+                "positions".into(),
+                format!(
+                    "{} random{} (seed {}, up to {} plies), depth {}",
+                    a.positions,
+                    if a.chess960 { " Chess960" } else { "" },
+                    a.seed,
+                    a.max_plies,
+                    a.depth
+                ),
+            ),
+        ],
+        failures: Vec::new(),
+    };
+    let mut first_fen = String::new();
     let first = a.start - 1;
     for i in 0..first.saturating_add(a.positions) {
         // Reached by legal moves from a legal start, so valid by construction; checked all the same.
@@ -90,13 +127,28 @@ pub fn run(a: StressArgs) -> Result<i32> {
                 let msg = format!("position {} of seed {}: {msg}", i + 1, a.seed);
                 bar.suspend(|| eprintln!("{msg}"));
                 summary.engine_errors.push(msg);
-                engine = compare::start(protocol, &a.engine, a.chess960, timeout)?;
+                engine = start_engine()?;
                 bar.inc(1);
                 continue;
             }
             Err(other) => return Err(other),
         };
         bar.inc(1);
+        if a.pictures.wanted() {
+            if i == first {
+                first_fen = c.root.clone();
+            }
+            report.failures.extend(pictures::entry(
+                &format!("position {} of seed {}", i + 1, a.seed),
+                &c,
+                engine.as_mut(),
+                ours.as_ref(),
+                &c.root,
+                &[],
+                line.end(),
+                request.chess960,
+            ));
+        }
         if !c.agree() && !a.json {
             bar.suspend(|| {
                 println!("position {} of seed {}:", i + 1, a.seed);
@@ -108,6 +160,8 @@ pub fn run(a: StressArgs) -> Result<i32> {
     }
     bar.finish_and_clear();
     summary.print(a.json);
+    report.summary.extend(pictures::summary_rows(&summary));
+    a.pictures.write(&report, &first_fen)?;
     Ok(if !summary.engine_errors.is_empty() {
         2
     } else if summary.failures.is_empty() {
