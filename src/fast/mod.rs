@@ -57,9 +57,14 @@ impl CpuBackend {
             ),
             None => None,
         };
+        let table = HashTable::try_new(hash_mb).map_err(|e| {
+            Error::Backend(format!(
+                "cpu: cannot allocate the {hash_mb} MiB hash table: {e}"
+            ))
+        })?;
         Ok(CpuBackend {
             flavor: Flavor::detect(),
-            table: HashTable::new(hash_mb),
+            table,
             pool,
             merge,
         })
