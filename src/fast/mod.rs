@@ -10,7 +10,8 @@
 //! - `zobrist`: the keys; `board`: [`Board`](board::Board) and copy-make with incremental keys;
 //! - `movegen`: legal generation from check and pin masks into a counting or listing sink;
 //! - `hash`: the lock-free table ([`hash::Table`], false-hit probability in its docs);
-//! - `perft`: the walk (two compiled variants, chosen at run time), the parallel split with merging, stats.
+//! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging, stats;
+//! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds).
 //!
 //! PEXT vs magic: both are compiled; on CPUs with BMI2 the PEXT variant is the default (measured faster here,
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
@@ -21,9 +22,11 @@ pub mod hash;
 mod magics;
 mod movegen;
 mod perft;
+pub mod simd;
 mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
+pub use simd::Simd;
 
 use crate::error::{Error, Result};
 use crate::perft::{check_position, Backend, Stats};
@@ -58,19 +61,21 @@ impl CpuBackend {
             None => None,
         };
         Ok(CpuBackend {
-            flavor: Flavor::detect(),
+            flavor: Flavor::from_env()?,
             table: Table::new(hash_mb),
             pool,
             merge,
         })
     }
 
-    /// Force a compiled variant (ignored, falling back to portable, when the CPU lacks BMI2).
+    /// Force a compiled variant (ignored, falling back to portable, when the CPU lacks BMI2; a vector variant the
+    /// CPU lacks falls back to scalar PEXT).
     pub fn with_flavor(mut self, flavor: Flavor) -> CpuBackend {
-        self.flavor = if bmi2_available() {
-            flavor
-        } else {
-            Flavor::Portable
+        self.flavor = match flavor {
+            Flavor::Avx2 => Flavor::with_simd(Simd::Avx2),
+            Flavor::Avx512 => Flavor::with_simd(Simd::Avx512),
+            f if bmi2_available() => f,
+            _ => Flavor::Portable,
         };
         self
     }

@@ -11,6 +11,7 @@ use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
 use super::hash::Table;
 use super::movegen::{self, count, moves, to_move, Counter};
+use super::simd::{self, Simd};
 use crate::perft::Stats;
 use crate::types::MoveKind;
 use hashbrown::HashMap;
@@ -85,7 +86,7 @@ impl movegen::Sink for Buffer {
 }
 
 macro_rules! walker {
-    ($name:ident, $sink:ident $(, #[$attr:meta])*) => {
+    ($name:ident, $sink:ident, $children:ident $(, #[$attr:meta])*) => {
         /// Recurses into each child as the generator yields it (no move list).
         struct $sink<'a, S, const HASH: bool> {
             b: &'a Board,
@@ -164,11 +165,7 @@ macro_rules! walker {
                 let mut buf = Buffer::new();
                 movegen::generate::<S, _>(b, cd, &mut buf);
                 if !buf.full {
-                    let mut n = 0;
-                    for &m in &buf.moves[..buf.len] {
-                        n += count::<S>(&b.make::<false>(cd, m), cd);
-                    }
-                    leaves = Some(n);
+                    leaves = Some(simd::$children::<S>(b, cd, &buf.moves[..buf.len]));
                 }
             }
             let n = match leaves {
@@ -196,8 +193,13 @@ macro_rules! walker {
     };
 }
 
-walker!(walk_portable, RecursePortable);
-walker!(walk_bmi2, RecurseBmi2, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+walker!(walk_portable, RecursePortable, scalar_children);
+walker!(walk_bmi2, RecurseBmi2, scalar_children, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+// The vector builds: PEXT sliders, and the last ply counted in lanes (`super::simd`).
+walker!(walk_avx2, RecurseAvx2, lane_children,
+    #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]);
+walker!(walk_avx512, RecurseAvx512, lane_children,
+    #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]);
 
 /// Which compiled variant of the walk runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -208,6 +210,10 @@ pub enum Flavor {
     Magic,
     /// PEXT slider lookups with POPCNT/BMI2 code generation.
     Pext,
+    /// [`Flavor::Pext`] with the last ply counted in vector lanes, AVX2 build (`super::simd`).
+    Avx2,
+    /// [`Flavor::Pext`] with the last ply counted in vector lanes, AVX-512 build (`super::simd`).
+    Avx512,
 }
 
 /// Whether this CPU has POPCNT and BMI2.
@@ -228,12 +234,43 @@ impl Flavor {
     /// The fastest variant this CPU runs, unless `PERFTLAB_SLIDERS` names another (ignored when the CPU
     /// lacks BMI2).
     pub fn detect() -> Flavor {
+        Flavor::from_env().unwrap_or_else(|_| Flavor::with_simd(Simd::best()))
+    }
+
+    /// As [`Flavor::detect`], with `PERFTLAB_SIMD` (which applies to the PEXT variant) checked.
+    ///
+    /// # Errors
+    /// [`crate::Error::Usage`] for an unknown `PERFTLAB_SIMD` value or a path this CPU lacks.
+    pub fn from_env() -> crate::error::Result<Flavor> {
         let has = bmi2_available();
-        match std::env::var("PERFTLAB_SLIDERS").as_deref() {
+        let simd = Simd::from_env()?;
+        Ok(match std::env::var("PERFTLAB_SLIDERS").as_deref() {
             Ok("portable") => Flavor::Portable,
             Ok("magic") if has => Flavor::Magic,
-            _ if has => Flavor::Pext,
-            _ => Flavor::Portable,
+            _ => Flavor::with_simd(simd),
+        })
+    }
+
+    /// The PEXT variant with the vector path `simd` (the portable one without BMI2; a vector path the CPU
+    /// lacks falls back to scalar PEXT).
+    pub fn with_simd(simd: Simd) -> Flavor {
+        if !bmi2_available() {
+            return Flavor::Portable;
+        }
+        match simd {
+            Simd::Avx512 if simd.available() => Flavor::Avx512,
+            Simd::Avx2 if simd.available() => Flavor::Avx2,
+            _ => Flavor::Pext,
+        }
+    }
+
+    /// Whether this CPU runs the variant.
+    pub fn available(self) -> bool {
+        match self {
+            Flavor::Portable => true,
+            Flavor::Magic | Flavor::Pext => bmi2_available(),
+            Flavor::Avx2 => Simd::Avx2.available(),
+            Flavor::Avx512 => Simd::Avx512.available(),
         }
     }
 
@@ -243,6 +280,8 @@ impl Flavor {
             Flavor::Portable => "portable",
             Flavor::Magic => "magic",
             Flavor::Pext => "pext",
+            Flavor::Avx2 => "pext+avx2",
+            Flavor::Avx512 => "pext+avx512",
         }
     }
 
@@ -251,11 +290,17 @@ impl Flavor {
         if depth == 0 {
             return 1;
         }
-        match (self, tt.is_some()) {
+        // `Flavor` is public: a variant built by hand for a CPU without its features runs portably.
+        let flavor = if self.available() {
+            self
+        } else {
+            Flavor::Portable
+        };
+        match (flavor, tt.is_some()) {
             (Flavor::Portable, false) => walk_portable::<MagicSliders, false>(b, cd, depth, None),
             (Flavor::Portable, true) => walk_portable::<MagicSliders, true>(b, cd, depth, tt),
-            // Safety (the four calls below): `Magic` and `Pext` are only built by `detect`, after
-            // `bmi2_available()` confirmed POPCNT, BMI1 and BMI2.
+            // Safety (the four calls below): `flavor.available()` confirmed POPCNT, BMI1 and BMI2 for `Magic`
+            // and `Pext`.
             #[allow(unsafe_code)]
             (Flavor::Magic, false) => unsafe {
                 walk_bmi2::<MagicSliders, false>(b, cd, depth, None)
@@ -266,6 +311,18 @@ impl Flavor {
             (Flavor::Pext, false) => unsafe { walk_bmi2::<PextSliders, false>(b, cd, depth, None) },
             #[allow(unsafe_code)]
             (Flavor::Pext, true) => unsafe { walk_bmi2::<PextSliders, true>(b, cd, depth, tt) },
+            // Safety (the four calls below): `flavor.available()` confirmed the features these builds enable
+            // (`Simd::available`, see `super::simd`).
+            #[allow(unsafe_code)]
+            (Flavor::Avx2, false) => unsafe { walk_avx2::<PextSliders, false>(b, cd, depth, None) },
+            #[allow(unsafe_code)]
+            (Flavor::Avx2, true) => unsafe { walk_avx2::<PextSliders, true>(b, cd, depth, tt) },
+            #[allow(unsafe_code)]
+            (Flavor::Avx512, false) => unsafe {
+                walk_avx512::<PextSliders, false>(b, cd, depth, None)
+            },
+            #[allow(unsafe_code)]
+            (Flavor::Avx512, true) => unsafe { walk_avx512::<PextSliders, true>(b, cd, depth, tt) },
         }
     }
 }
@@ -408,7 +465,9 @@ fn stats_walk(flavor: Flavor, b: &Board, cd: &CastlingData, depth: u32, stats: &
             #[allow(unsafe_code)]
             Flavor::Magic => unsafe { leaf_stats_bmi2::<MagicSliders>(b, cd, stats) },
             #[allow(unsafe_code)]
-            Flavor::Pext => unsafe { leaf_stats_bmi2::<PextSliders>(b, cd, stats) },
+            Flavor::Pext | Flavor::Avx2 | Flavor::Avx512 => unsafe {
+                leaf_stats_bmi2::<PextSliders>(b, cd, stats)
+            },
         };
     }
     moves::<MagicSliders>(b, cd)
