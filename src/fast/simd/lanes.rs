@@ -19,9 +19,13 @@
 //!   removed from the blockers, its knight jumps, pawn captures and king steps;
 //! - double check: king moves only; a pinned piece never moves while in check (FIDE 3.9: it cannot resolve it).
 //!
-//! En passant (FIDE 3.7 d: the horizontal discovered check needs both pawns lifted) and castling (FIDE 3.8) are
-//! not counted here: the caller counts positions with a usable e.p. square or a castling right whose squares are
-//! empty with the scalar generator (see `super::castling_or_ep`).
+//! - castling (FIDE 3.8, Chess960 rules as in `movegen`): the right, its squares empty, not in check, no square of
+//!   the king's path in danger.
+//!
+//! Not counted here: en passant (FIDE 3.7 d: the horizontal discovered check needs both pawns lifted), and
+//! castling where the castling rook could shield the king's destination on the rank from beyond (Chess960 only:
+//! a square lies on the far side of the rook). The caller counts such positions with the scalar generator (see
+//! [`shield`] and `super::needs_scalar`).
 
 use crate::fast::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
@@ -248,13 +252,15 @@ fn pawn_captures(white: bool, p: V) -> V {
     }
 }
 
-/// A batch of positions as structure of arrays: per role and per colour one [`V`].
+/// A batch of positions as structure of arrays: per role and per colour one [`V`], and the castling rights.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch {
     /// Pieces of each role, both colours.
     pub roles: [V; 6],
     /// Pieces of each colour.
     pub colors: [V; 2],
+    /// Castling rights (bits as in [`Board::castling`]; only the side to move's are read).
+    pub castling: V,
 }
 
 impl Batch {
@@ -263,18 +269,29 @@ impl Batch {
         Batch {
             roles: [V::splat(0); 6],
             colors: [V::splat(0); 2],
+            castling: V::splat(0),
         }
     }
 
-    /// Put a position's bitboards in lane `i`.
+    /// Put a position in lane `i`.
     #[inline(always)]
-    pub fn set(&mut self, i: usize, roles: &[u64; 6], colors: &[u64; 2]) {
+    pub fn set(&mut self, i: usize, b: &Board) {
         for r in 0..6 {
-            self.roles[r].0[i] = roles[r];
+            self.roles[r].0[i] = b.roles[r];
         }
-        self.colors[0].0[i] = colors[0];
-        self.colors[1].0[i] = colors[1];
+        self.colors[0].0[i] = b.colors[0];
+        self.colors[1].0[i] = b.colors[1];
+        self.castling.0[i] = b.castling as u64;
     }
+}
+
+/// Whether the castling rook of `right` could shield the king's destination from a rook or queen beyond it on
+/// the rank (a square lies on the rook's far side from the destination): then the lanes leave that castling
+/// to the scalar generator. Never in standard chess (rooks in the corners).
+#[inline(always)]
+pub fn shield(cd: &CastlingData, right: usize) -> bool {
+    let (rook, to) = (cd.rook[right] % 8, cd.king_to[right] % 8);
+    (rook > to && rook < 7) || (rook < to && rook > 0)
 }
 
 impl Default for Batch {
@@ -309,23 +326,38 @@ pub fn children(parent: &Board, cd: &CastlingData, m: V) -> (Batch, V) {
     let beside = ((tb & !FILE_A).sh(-1) | (tb & !FILE_H).sh(1))
         & (parent.roles[PAWN_I] & parent.colors[other]);
     scalar = scalar | (double & beside.nonzero());
-    // The reply side's castling rights: kept unless its rook is captured; usable when the squares are empty.
+    // The reply side's castling rights: kept unless its rook is captured (the mover's are not read).
     let occ = b.colors[0] | b.colors[1];
+    b.castling = V::splat(parent.castling as u64);
     for right in 2 * other..2 * other + 2 {
         if parent.castling & (1 << right) != 0 {
-            let kept = !tb.eq(1u64 << cd.rook[right]);
-            scalar = scalar | (kept & (occ & cd.empty[right]).is_zero());
+            let lost = tb.eq(1u64 << cd.rook[right]);
+            b.castling = b.castling & !(lost & (1 << right));
+            if shield(cd, right) {
+                scalar = scalar | (!lost & (occ & cd.empty[right]).is_zero());
+            }
         }
     }
     (b, scalar)
 }
 
-/// The number of legal moves, castling and en passant excluded, of each lane's position with side `us` to move
-/// (0 White). Lanes must hold legal positions (one king each; anything else gives a meaningless count but no
-/// error: the arithmetic has no indexing).
+/// The number of legal moves, en passant and [`shield`]ed castling excluded, of each lane's position with side
+/// `us` to move (0 White). Lanes must hold legal positions (one king each; anything else gives a meaningless
+/// count but no error: the arithmetic has no indexing).
 #[inline(always)]
-pub fn count(us: usize, b: &Batch) -> V {
-    let white = us == 0;
+pub fn count(us: usize, b: &Batch, cd: &CastlingData) -> V {
+    // One copy per side, so that every shift amount is a constant.
+    if us == 0 {
+        count_side::<true>(b, cd)
+    } else {
+        count_side::<false>(b, cd)
+    }
+}
+
+#[inline(always)]
+fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
+    let white = WHITE;
+    let us = (!WHITE) as usize;
     let r = &b.roles;
     let own = b.colors[us];
     let opp = b.colors[us ^ 1];
@@ -368,8 +400,15 @@ pub fn count(us: usize, b: &Batch) -> V {
         pinned_on[d / 2] = pinned_on[d / 2] | (ray & own & enemy[d ^ 1]);
     });
 
-    let kings = (king_steps(king) & !own & !danger).popcnt();
+    let mut kings = (king_steps(king) & !own & !danger).popcnt();
     let not_check = checks.is_zero();
+    for right in 2 * us..2 * us + 2 {
+        if !shield(cd, right) {
+            let has = (b.castling & (1 << right)).nonzero();
+            let free = (occ & cd.empty[right]).is_zero() & (danger & cd.path[right]).is_zero();
+            kings = kings + (has & free & not_check & 1);
+        }
+    }
     let single = checks.at_most(1);
     let checkmask = checkmask | not_check;
     let target = !own & checkmask;

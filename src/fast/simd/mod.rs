@@ -6,8 +6,8 @@
 //! path measured on this CPU kind is taken (AVX-512 when the CPU has AVX-512 F, BW, VL and VPOPCNTDQ, else
 //! scalar; the README's SIMD section has the measurements). Forcing a path the CPU lacks is refused.
 //!
-//! Children with a usable en-passant square or a castling right whose squares are empty are counted by the
-//! scalar generator (the lanes count neither move kind); all others go through the lanes.
+//! Children with a usable en-passant square (or, in Chess960, a castling whose rook could shield the king's
+//! destination) are counted by the scalar generator; all others go through the lanes.
 
 pub mod lanes;
 
@@ -125,7 +125,8 @@ impl Simd {
 }
 
 /// Whether the lanes cannot count `c`: a usable en-passant square, or a castling right of the side to move
-/// whose squares between king, rook and destinations are empty.
+/// whose squares between king, rook and destinations are empty and whose rook could shield the king's
+/// destination ([`lanes::shield`]).
 #[inline(always)]
 pub fn needs_scalar(c: &Board, cd: &CastlingData) -> bool {
     if c.ep != NO_EP {
@@ -140,7 +141,7 @@ pub fn needs_scalar(c: &Board, cd: &CastlingData) -> bool {
     while rights != 0 {
         let right = 2 * us + rights.trailing_zeros() as usize;
         rights &= rights - 1;
-        if cd.empty[right] & occ == 0 {
+        if cd.empty[right] & occ == 0 && lanes::shield(cd, right) {
             return true;
         }
     }
@@ -164,7 +165,7 @@ pub fn lane_children<S: Sliders>(b: &Board, cd: &CastlingData, moves: &[u32]) ->
             real.0[i] = !0;
         }
         let (batch, scalar) = lanes::children(b, cd, m);
-        acc = acc + (lanes::count(us, &batch) & real & !scalar);
+        acc = acc + (lanes::count(us, &batch, cd) & real & !scalar);
         for (i, &x) in chunk.iter().enumerate() {
             if scalar.0[i] != 0 {
                 n += count::<S>(&b.make::<false>(cd, x), cd);
@@ -212,18 +213,18 @@ pub fn count_positions(simd: Simd, boards: &[Board], cd: &CastlingData) -> u64 {
             .map(|b| count::<super::attacks::MagicSliders>(b, cd))
             .sum();
     }
-    positions_lanes(boards)
+    positions_lanes(boards, cd)
 }
 
 #[inline(always)]
-fn positions_lanes(boards: &[Board]) -> u64 {
+fn positions_lanes(boards: &[Board], cd: &CastlingData) -> u64 {
     let mut acc = V::splat(0);
     for chunk in boards.chunks(LANES) {
         let mut batch = Batch::new();
         for (i, b) in chunk.iter().enumerate() {
-            batch.set(i, &b.roles, &b.colors);
+            batch.set(i, b);
         }
-        let v = lanes::count(chunk[0].turn as usize, &batch);
+        let v = lanes::count(chunk[0].turn as usize, &batch, cd);
         let mut keep = V::splat(0);
         for i in 0..chunk.len() {
             keep.0[i] = !0;
@@ -244,14 +245,14 @@ fn positions_scalar_bmi2(boards: &[Board], cd: &CastlingData) -> u64 {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
-fn positions_avx2(boards: &[Board], _cd: &CastlingData) -> u64 {
-    positions_lanes(boards)
+fn positions_avx2(boards: &[Board], cd: &CastlingData) -> u64 {
+    positions_lanes(boards, cd)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
-fn positions_avx512(boards: &[Board], _cd: &CastlingData) -> u64 {
-    positions_lanes(boards)
+fn positions_avx512(boards: &[Board], cd: &CastlingData) -> u64 {
+    positions_lanes(boards, cd)
 }
 
 /// The children of `b` (all legal moves played), for benches and tests.

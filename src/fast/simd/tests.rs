@@ -7,53 +7,56 @@ use crate::fast::attacks::MagicSliders;
 use crate::fast::movegen::moves;
 use crate::position::Setup;
 
+/// One compiled build of [`lanes::count`].
+type Build = fn(usize, &Batch, &CastlingData) -> lanes::V;
+
 /// Lane counts of `boards` (same side to move, none needing the scalar path), `LANES` at a time, by `f`.
-fn lane_counts(boards: &[Board], f: fn(usize, &Batch) -> lanes::V) -> Vec<u64> {
+fn lane_counts(boards: &[Board], cd: &CastlingData, f: Build) -> Vec<u64> {
     let mut out = Vec::new();
     for chunk in boards.chunks(LANES) {
         let mut batch = Batch::new();
         for (i, b) in chunk.iter().enumerate() {
-            batch.set(i, &b.roles, &b.colors);
+            batch.set(i, b);
         }
-        let v = f(chunk[0].turn as usize, &batch);
+        let v = f(chunk[0].turn as usize, &batch, cd);
         out.extend_from_slice(&v.0[..chunk.len()]);
     }
     out
 }
 
-fn plain(us: usize, b: &Batch) -> lanes::V {
-    lanes::count(us, b)
+fn plain(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
+    lanes::count(us, b, cd)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
-fn avx2_build(us: usize, b: &Batch) -> lanes::V {
-    lanes::count(us, b)
+fn avx2_build(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
+    lanes::count(us, b, cd)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
-fn avx512_build(us: usize, b: &Batch) -> lanes::V {
-    lanes::count(us, b)
+fn avx512_build(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
+    lanes::count(us, b, cd)
 }
 
 /// The builds this CPU runs, by name.
-fn builds() -> Vec<(&'static str, fn(usize, &Batch) -> lanes::V)> {
-    let mut v: Vec<(&'static str, fn(usize, &Batch) -> lanes::V)> = vec![("plain", plain)];
+fn builds() -> Vec<(&'static str, Build)> {
+    let mut v: Vec<(&'static str, Build)> = vec![("plain", plain)];
     #[cfg(target_arch = "x86_64")]
     {
-        fn avx2(us: usize, b: &Batch) -> lanes::V {
+        fn avx2(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
             // Safety: listed only after `avx2_available()` (the features `avx2_build` enables).
             #[allow(unsafe_code)]
             unsafe {
-                avx2_build(us, b)
+                avx2_build(us, b, cd)
             }
         }
-        fn avx512(us: usize, b: &Batch) -> lanes::V {
+        fn avx512(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
             // Safety: listed only after `avx512_available()` (the features `avx512_build` enables).
             #[allow(unsafe_code)]
             unsafe {
-                avx512_build(us, b)
+                avx512_build(us, b, cd)
             }
         }
         if avx2_available() {
@@ -107,7 +110,7 @@ fn compare_tree(fen: &str, depth: u32) -> usize {
             .map(|b| count::<MagicSliders>(b, &cd))
             .collect();
         for (name, f) in builds() {
-            let got = lane_counts(&boards, f);
+            let got = lane_counts(&boards, &cd, f);
             for i in 0..boards.len() {
                 assert_eq!(
                     got[i],
