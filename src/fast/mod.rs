@@ -123,20 +123,24 @@ impl Backend for CpuBackend {
     }
 
     fn legal_moves(&self, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
-        Ok(self.install(|| {
+        // On a vector path each position is also counted in the lanes and checked against the list.
+        let simd = self.flavor.simd();
+        self.install(|| {
             setups
                 .par_iter()
                 .with_min_len(64)
                 .map(|s| {
                     let (b, cd) = Board::from_setup(s);
-                    movegen::moves::<attacks::MagicSliders>(&b, &cd)
+                    let list = movegen::moves::<attacks::MagicSliders>(&b, &cd);
+                    simd::check_lanes(simd, &b, &cd, list.as_slice().len())?;
+                    Ok(list
                         .as_slice()
                         .iter()
                         .map(|&m| movegen::to_move(m))
-                        .collect()
+                        .collect())
                 })
                 .collect()
-        }))
+        })
     }
 
     fn divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(Move, u128)>> {

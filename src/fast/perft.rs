@@ -264,6 +264,15 @@ impl Flavor {
         }
     }
 
+    /// The vector path of the variant ([`Simd::Off`] for the scalar ones).
+    pub fn simd(self) -> Simd {
+        match self {
+            Flavor::Avx2 => Simd::Avx2,
+            Flavor::Avx512 => Simd::Avx512,
+            _ => Simd::Off,
+        }
+    }
+
     /// Whether this CPU runs the variant.
     pub fn available(self) -> bool {
         match self {

@@ -101,6 +101,12 @@ impl V {
         self.map(|x| ((x == 0) as u64).wrapping_neg())
     }
 
+    /// Whether any lane is non-zero.
+    #[inline(always)]
+    fn any(self) -> bool {
+        self.0.iter().fold(0, |a, &x| a | x) != 0
+    }
+
     /// All ones where the lane equals `k`.
     #[inline(always)]
     fn eq(self, k: u64) -> V {
@@ -369,6 +375,9 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
     let orth = r[ROOK_I] | r[QUEEN_I];
     let (diag_opp, orth_opp) = (diag & opp, orth & opp);
     let (diag_own, orth_own) = (diag & own, orth & own);
+    // Directions whose fills are needed (no lane has such sliders: skipped, as in endgames).
+    let (any_diag_opp, any_orth_opp) = (diag_opp.any(), orth_opp.any());
+    let (any_diag_own, any_orth_own) = (diag_own.any(), orth_own.any());
 
     // Enemy leapers: danger, and the leapers checking our king.
     let knights_opp = r[KNIGHT_I] & opp;
@@ -385,19 +394,23 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
     // Enemy slider fills with our king lifted: danger, and (seen from the far side) the pinners' rays.
     let mut enemy = [V::splat(0); 8];
     each_dir!(|d, s, w, orth| {
-        let gen = if orth { orth_opp } else { diag_opp };
-        enemy[d] = fill(gen, &props(empty_nk, s, w), s, w);
-        danger = danger | enemy[d];
+        if (orth && any_orth_opp) || (!orth && any_diag_opp) {
+            let gen = if orth { orth_opp } else { diag_opp };
+            enemy[d] = fill(gen, &props(empty_nk, s, w), s, w);
+            danger = danger | enemy[d];
+        }
     });
 
     // The king's rays: slider checks and pins (per axis).
     let mut pinned_on = [V::splat(0); 4];
     each_dir!(|d, s, w, orth| {
-        let ray = fill(king, &props(empty, s, w), s, w);
-        let checker = ray & if orth { orth_opp } else { diag_opp };
-        checks = checks + checker.popcnt();
-        checkmask = checkmask | (ray & checker.nonzero());
-        pinned_on[d / 2] = pinned_on[d / 2] | (ray & own & enemy[d ^ 1]);
+        if (orth && any_orth_opp) || (!orth && any_diag_opp) {
+            let ray = fill(king, &props(empty, s, w), s, w);
+            let checker = ray & if orth { orth_opp } else { diag_opp };
+            checks = checks + checker.popcnt();
+            checkmask = checkmask | (ray & checker.nonzero());
+            pinned_on[d / 2] = pinned_on[d / 2] | (ray & own & enemy[d ^ 1]);
+        }
     });
 
     let mut kings = (king_steps(king) & !own & !danger).popcnt();
@@ -426,8 +439,10 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
         n = n + (knights.sh(s) & w & target).popcnt();
     });
     each_dir!(|d, s, w, orth| {
-        let gen = if orth { orth_own } else { diag_own } & along[d / 2];
-        n = n + (fill(gen, &props(empty, s, w), s, w) & target).popcnt();
+        if (orth && any_orth_own) || (!orth && any_diag_own) {
+            let gen = if orth { orth_own } else { diag_own } & along[d / 2];
+            n = n + (fill(gen, &props(empty, s, w), s, w) & target).popcnt();
+        }
     });
 
     // Pawns: pushes along the file axis (0), captures along a diagonal axis (2: a1–h8, 3: a8–h1).

@@ -255,6 +255,27 @@ fn positions_avx512(boards: &[Board], cd: &CastlingData) -> u64 {
     positions_lanes(boards, cd)
 }
 
+/// Check the lanes of `simd` against the scalar generator's `moves` legal moves of `b` (the per-node check under
+/// `verify` and `legal_moves` on a vector path; positions the lanes leave to the scalar generator, and
+/// [`Simd::Off`], pass unchecked).
+///
+/// # Errors
+/// [`Error::Mismatch`] naming the position and both counts.
+pub fn check_lanes(simd: Simd, b: &Board, cd: &CastlingData, moves: usize) -> Result<()> {
+    if simd == Simd::Off || needs_scalar(b, cd) {
+        return Ok(());
+    }
+    let lanes = count_positions(simd, std::slice::from_ref(b), cd);
+    if lanes != moves as u64 {
+        return Err(Error::Mismatch(format!(
+            "cpu {}: the vector lanes count {lanes} legal moves, the scalar generator {moves}, in {}",
+            simd.name(),
+            b.to_setup(cd).to_fen()
+        )));
+    }
+    Ok(())
+}
+
 /// The children of `b` (all legal moves played), for benches and tests.
 pub fn legal_children(b: &Board, cd: &CastlingData) -> Vec<Board> {
     super::movegen::moves::<super::attacks::MagicSliders>(b, cd)
