@@ -58,8 +58,8 @@ impl V {
     #[inline(always)]
     fn map(self, f: impl Fn(u64) -> u64) -> V {
         let mut r = [0u64; LANES];
-        for i in 0..LANES {
-            r[i] = f(self.0[i]);
+        for (r, &x) in r.iter_mut().zip(&self.0) {
+            *r = f(x);
         }
         V(r)
     }
@@ -67,8 +67,8 @@ impl V {
     #[inline(always)]
     fn zip(self, o: V, f: impl Fn(u64, u64) -> u64) -> V {
         let mut r = [0u64; LANES];
-        for i in 0..LANES {
-            r[i] = f(self.0[i], o.0[i]);
+        for ((r, &x), &y) in r.iter_mut().zip(&self.0).zip(&o.0) {
+            *r = f(x, y);
         }
         V(r)
     }
@@ -472,6 +472,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // lanes side by side read most plainly by index
     fn fills_equal_the_walker() {
         use crate::fast::attacks::{bishop_walk, rook_walk};
         // Pseudo-random occupancies; a single slider per lane.

@@ -2,9 +2,10 @@
 //! at once (one position per 64-bit lane, [`lanes`]), in builds compiled for AVX2 and for AVX-512 and chosen at
 //! run time like the BMI2 build (`is_x86_feature_detected!`).
 //!
-//! `PERFTLAB_SIMD=off|avx2|avx512` forces a path (`off`: the scalar generator, the oracle); unset, the fastest
-//! path measured on this CPU kind is taken (AVX-512 when the CPU has AVX-512 F, BW, VL and VPOPCNTDQ, else
-//! scalar; the README's SIMD section has the measurements). Forcing a path the CPU lacks is refused.
+//! `PERFTLAB_SIMD=off|avx2|avx512` forces a path (`off`: the scalar generator, the oracle); unset, the widest
+//! path the CPU runs is taken (AVX-512 when it has AVX-512 F, BW, VL and VPOPCNTDQ, else AVX2, else scalar: both
+//! vector paths measured faster than scalar, see the README's SIMD section). Forcing a path the CPU lacks is
+//! refused.
 //!
 //! Children with a usable en-passant square (or, in Chess960, a castling whose rook could shield the king's
 //! destination) are counted by the scalar generator; all others go through the lanes.
@@ -82,6 +83,8 @@ impl Simd {
     pub fn best() -> Simd {
         if avx512_available() {
             Simd::Avx512
+        } else if avx2_available() {
+            Simd::Avx2
         } else {
             Simd::Off
         }

@@ -223,3 +223,49 @@ fn perftlab_simd_values_are_checked() {
         assert_eq!(Simd::parse(s.name()).is_ok(), s.available());
     }
 }
+
+#[test]
+fn children_made_in_lanes_equal_copy_make() {
+    // Every node to depth 3 below the CPW positions 1-6 (and Chess960 ones): each child of a normal move made
+    // eight at a time equals `Board::make` (pieces and the reply side's castling rights), and exactly the
+    // children the lanes cannot count are flagged for the scalar generator.
+    use crate::types::MoveKind;
+    let mut checked = 0;
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        "1rqbkrbn/1ppppp1p/1n6/p1N3p1/8/2P4P/PP1PPPP1/1RQBKRBN w FBfb - 0 9",
+    ] {
+        let (all, cd) = tree(fen, 2);
+        for parent in &all {
+            let list = moves::<MagicSliders>(parent, &cd);
+            for chunk in list.as_slice().chunks(LANES) {
+                let mut m = lanes::V::splat(chunk[0] as u64);
+                for (i, &x) in chunk.iter().enumerate() {
+                    m.0[i] = x as u64;
+                }
+                let (batch, scalar) = lanes::children(parent, &cd, m);
+                for (i, &x) in chunk.iter().enumerate() {
+                    let c = parent.make::<false>(&cd, x);
+                    let normal = crate::fast::movegen::to_move(x).kind() == MoveKind::Normal;
+                    assert_eq!(scalar.0[i] != 0, !normal || needs_scalar(&c, &cd), "{x:#x}");
+                    if normal {
+                        for r in 0..6 {
+                            assert_eq!(batch.roles[r].0[i], c.roles[r]);
+                        }
+                        assert_eq!(batch.colors[0].0[i], c.colors[0]);
+                        assert_eq!(batch.colors[1].0[i], c.colors[1]);
+                        let theirs = 3 << (2 * c.turn);
+                        assert_eq!(batch.castling.0[i] as u8 & theirs, c.castling & theirs);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100_000, "{checked} children checked");
+}
