@@ -5,9 +5,10 @@
 //!
 //! `#` starts a comment line; blank lines are ignored.
 
+use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::perft::{check_position, Backend};
 use crate::position::Setup;
+use crate::validate::Checked;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
@@ -146,9 +147,9 @@ pub struct Budget {
     pub max_nodes: u128,
 }
 
-/// One failed check.
+/// One failed check of a suite (a wrong count, or a position refused or a backend failure).
 #[derive(Clone, Debug, Serialize)]
-pub struct Failure {
+pub struct CheckFailure {
     /// The position's FEN.
     pub fen: String,
     /// Suite line.
@@ -175,7 +176,7 @@ pub struct Report {
     /// Nodes counted.
     pub nodes: u128,
     /// Details of each failure.
-    pub failures: Vec<Failure>,
+    pub failures: Vec<CheckFailure>,
 }
 
 /// Run every entry within `budget`. Positions run in parallel when the backend allows it.
@@ -204,7 +205,7 @@ pub fn run(
 
 fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
     let mut r = Report::default();
-    let fail = |depth, expected, actual, error| Failure {
+    let fail = |depth, expected, actual, error| CheckFailure {
         fen: e.fen.clone(),
         line: e.line,
         depth,
@@ -212,17 +213,20 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
         actual,
         error,
     };
-    if let Err(err) = check_position(&e.setup) {
-        r.failed = e.expected.len().max(1);
-        r.failures.push(fail(0, 0, None, Some(err.to_string())));
-        return r;
-    }
+    let pos = match Checked::new(e.setup.clone()) {
+        Ok(pos) => pos,
+        Err(err) => {
+            r.failed = e.expected.len().max(1);
+            r.failures.push(fail(0, 0, None, Some(err.to_string())));
+            return r;
+        }
+    };
     for &(depth, expected) in &e.expected {
         if depth > budget.max_depth || expected > budget.max_nodes {
             r.skipped += 1;
             continue;
         }
-        match backend.perft(&e.setup, depth) {
+        match backend.perft(&pos, depth) {
             Ok(n) if n == expected => {
                 r.passed += 1;
                 r.nodes += n;

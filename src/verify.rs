@@ -5,11 +5,10 @@
 //! same walker. The tree is walked in batches (depth-first over batches of at most [`BATCH`] positions), so
 //! memory stays bounded at any depth.
 
+use crate::backend::Backend;
 use crate::error::Result;
-use crate::perft::Backend;
-use crate::position::Setup;
-use crate::reference;
 use crate::types::Move;
+use crate::validate::Checked;
 use std::collections::BTreeSet;
 
 /// Positions sent to the generators at once.
@@ -28,9 +27,9 @@ pub struct Difference {
     pub extra: Vec<String>,
 }
 
-/// The outcome of a walk.
+/// The result of a walk (not to be confused with [`crate::analyze::Outcome`], the end of a game).
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct Verification {
     /// Nodes whose move sets were compared.
     pub nodes_checked: u64,
     /// The first difference, if any.
@@ -38,7 +37,7 @@ pub struct Outcome {
 }
 
 struct Node {
-    setup: Setup,
+    pos: Checked,
     path: Vec<Move>,
 }
 
@@ -48,27 +47,27 @@ struct Node {
 /// # Errors
 /// A backend failure.
 pub fn verify(
-    root: &Setup,
+    root: &Checked,
     depth: u32,
     candidate: &dyn Backend,
     oracle: &dyn Backend,
     chess960: bool,
-) -> Result<Outcome> {
-    let mut outcome = Outcome::default();
+) -> Result<Verification> {
+    let mut verification = Verification::default();
     if depth > 0 {
         walk(
             vec![Node {
-                setup: root.clone(),
+                pos: root.clone(),
                 path: Vec::new(),
             }],
             depth,
             candidate,
             oracle,
             chess960,
-            &mut outcome,
+            &mut verification,
         )?;
     }
-    Ok(outcome)
+    Ok(verification)
 }
 
 fn walk(
@@ -77,12 +76,12 @@ fn walk(
     candidate: &dyn Backend,
     oracle: &dyn Backend,
     chess960: bool,
-    outcome: &mut Outcome,
+    verification: &mut Verification,
 ) -> Result<()> {
-    let setups: Vec<Setup> = batch.iter().map(|n| n.setup.clone()).collect();
-    let theirs = candidate.legal_moves(&setups)?;
-    let ours = oracle.legal_moves(&setups)?;
-    outcome.nodes_checked += batch.len() as u64;
+    let positions: Vec<Checked> = batch.iter().map(|n| n.pos.clone()).collect();
+    let theirs = candidate.legal_moves(&positions)?;
+    let ours = oracle.legal_moves(&positions)?;
+    verification.nodes_checked += batch.len() as u64;
     for ((node, c), o) in batch.iter().zip(&theirs).zip(&ours) {
         let cs: BTreeSet<Move> = c.iter().copied().collect();
         let os: BTreeSet<Move> = o.iter().copied().collect();
@@ -96,8 +95,8 @@ fn walk(
                     cs.len()
                 ));
             }
-            outcome.difference = Some(Difference {
-                fen: node.setup.to_fen(),
+            verification.difference = Some(Difference {
+                fen: node.pos.to_fen(),
                 path: node.path.iter().map(uci).collect(),
                 missing: os.difference(&cs).map(uci).collect(),
                 extra,
@@ -114,7 +113,7 @@ fn walk(
             let mut path = node.path.clone();
             path.push(m);
             next.push(Node {
-                setup: reference::play(&node.setup, m),
+                pos: node.pos.play(m)?,
                 path,
             });
             if next.len() == BATCH {
@@ -124,16 +123,23 @@ fn walk(
                     candidate,
                     oracle,
                     chess960,
-                    outcome,
+                    verification,
                 )?;
-                if outcome.difference.is_some() {
+                if verification.difference.is_some() {
                     return Ok(());
                 }
             }
         }
     }
     if !next.is_empty() {
-        walk(next, remaining - 1, candidate, oracle, chess960, outcome)?;
+        walk(
+            next,
+            remaining - 1,
+            candidate,
+            oracle,
+            chess960,
+            verification,
+        )?;
     }
     Ok(())
 }

@@ -5,9 +5,10 @@
 
 mod common;
 
+use perftlab::backend::Backend;
 use perftlab::fast::{CpuBackend, Flavor, Simd};
-use perftlab::perft::Backend;
 use perftlab::suite::{self, Budget};
+use perftlab::Checked;
 
 /// The paths this CPU runs, the others named on stderr.
 fn paths() -> Vec<Simd> {
@@ -89,14 +90,10 @@ fn suites_count_right_on_every_vector_path() {
 #[test]
 fn cpw_start_and_kiwipete_on_every_vector_path() {
     // https://www.chessprogramming.org/Perft_Results
-    let start = perftlab::position::Setup::from_fen(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    )
-    .unwrap();
-    let kiwipete = perftlab::position::Setup::from_fen(
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    )
-    .unwrap();
+    let start = Checked::startpos();
+    let kiwipete =
+        Checked::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+            .unwrap();
     for s in paths() {
         let b = CpuBackend::new(0, Some(1), false)
             .unwrap()

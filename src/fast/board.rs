@@ -75,7 +75,7 @@ fn span(a: usize, b: usize) -> u64 {
 }
 
 impl Board {
-    /// Convert plain data. The setup should be valid ([`crate::position::validate`]); rights whose rook or king
+    /// Convert plain data. The setup should be valid ([`crate::validate::Checked`]); rights whose rook or king
     /// is missing are dropped rather than trusted.
     pub fn from_setup(setup: &Setup) -> (Board, CastlingData) {
         let mut b = Board {
@@ -160,6 +160,7 @@ impl Board {
     }
 
     /// Back to plain data (clocks reset: perft does not read them).
+    #[allow(clippy::wrong_self_convention)] // a 72-byte board: by reference, though it is `Copy`
     pub fn to_setup(&self, cd: &CastlingData) -> Setup {
         let mut s = Setup::empty();
         for sq in 0..64 {

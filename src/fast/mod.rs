@@ -7,9 +7,9 @@
 //! Modules:
 //! - `attacks`: leaper tables, `between`/`line`, slider attacks by magic bitboards and by PEXT (`const` built);
 //! - `magics`: the magic multipliers;
-//! - `zobrist`: the keys; `board`: [`Board`](board::Board) and copy-make with incremental keys;
-//! - `movegen`: legal generation from check and pin masks into a counting or listing sink;
-//! - `hash`: the lock-free table ([`hash::Table`], false-hit probability in its docs);
+//! - `zobrist`: the keys; `board`: `Board` and copy-make with incremental keys;
+//! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
+//! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
 //! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging, stats;
 //! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds).
 //!
@@ -17,29 +17,29 @@
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
 
 pub(crate) mod attacks;
-pub mod board;
-pub mod hash;
+pub(crate) mod board;
+pub(crate) mod hash;
 mod magics;
 mod movegen;
 mod perft;
-pub mod simd;
+pub(crate) mod simd;
 mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
 
+use crate::backend::{Backend, Stats};
 use crate::error::{Error, Result};
-use crate::perft::{check_position, Backend, Stats};
-use crate::position::Setup;
 use crate::types::Move;
+use crate::validate::Checked;
 use board::Board;
-use hash::Table;
+use hash::HashTable;
 use rayon::prelude::*;
 
-/// The fast CPU perft engine.
+/// The fast CPU backend (`--backend cpu`).
 pub struct CpuBackend {
     flavor: Flavor,
-    table: Option<Table>,
+    table: Option<HashTable>,
     pool: Option<rayon::ThreadPool>,
     merge: bool,
 }
@@ -62,7 +62,7 @@ impl CpuBackend {
         };
         Ok(CpuBackend {
             flavor: Flavor::from_env()?,
-            table: Table::new(hash_mb),
+            table: HashTable::new(hash_mb),
             pool,
             merge,
         })
@@ -87,7 +87,7 @@ impl CpuBackend {
 
     /// Bytes held by the hash table (0 when off).
     pub fn hash_bytes(&self) -> usize {
-        self.table.as_ref().map_or(0, Table::bytes)
+        self.table.as_ref().map_or(0, HashTable::bytes)
     }
 
     /// Empty the hash table (benchmarks use this so runs do not feed each other).
@@ -105,28 +105,23 @@ impl CpuBackend {
     }
 }
 
-fn checked(setup: &Setup) -> Result<()> {
-    check_position(setup).map(|_| ())
-}
-
 impl Backend for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
     }
 
-    fn perft(&self, setup: &Setup, depth: u32) -> Result<u128> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
+        let (b, cd) = Board::from_setup(pos);
         Ok(self.install(|| {
             perft::perft_parallel(self.flavor, &b, &cd, depth, self.table.as_ref(), self.merge)
         }))
     }
 
-    fn legal_moves(&self, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
+    fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
         // On a vector path each position is also counted in the lanes and checked against the list.
         let simd = self.flavor.simd();
         self.install(|| {
-            setups
+            positions
                 .par_iter()
                 .with_min_len(64)
                 .map(|s| {
@@ -143,17 +138,15 @@ impl Backend for CpuBackend {
         })
     }
 
-    fn divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(Move, u128)>> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
+        let (b, cd) = Board::from_setup(pos);
         Ok(self.install(|| {
             perft::divide(self.flavor, &b, &cd, depth, self.table.as_ref(), self.merge)
         }))
     }
 
-    fn stats(&self, setup: &Setup, depth: u32) -> Result<(u128, Stats)> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn stats(&self, pos: &Checked, depth: u32) -> Result<(u128, Stats)> {
+        let (b, cd) = Board::from_setup(pos);
         Ok(self.install(|| perft::stats(self.flavor, &b, &cd, depth)))
     }
 }

@@ -1,4 +1,4 @@
-//! The perft engine: recursive walk with bulk counting at the last ply and the shared hash table, split into
+//! The perft walk: recursion with bulk counting at the last ply and the shared hash table, split into
 //! parallel work at a shallow frontier where transpositions are merged (each distinct position counted once,
 //! times its multiplicity), and the CPW detail statistics path.
 //!
@@ -9,10 +9,10 @@
 
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
-use super::hash::Table;
+use super::hash::HashTable;
 use super::movegen::{self, count, moves, to_move, Counter};
 use super::simd::{self, Simd};
-use crate::perft::Stats;
+use crate::backend::Stats;
 use crate::types::MoveKind;
 use hashbrown::HashMap;
 use rayon::prelude::*;
@@ -52,36 +52,10 @@ impl Buffer {
     }
 }
 
-impl movegen::Sink for Buffer {
+impl movegen::Consumer for Buffer {
     #[inline(always)]
-    fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
-        while targets != 0 {
-            self.push(movegen::pack(role, from, targets.trailing_zeros()));
-            targets &= targets - 1;
-        }
-    }
-    #[inline(always)]
-    fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
-        while targets != 0 {
-            let to = targets.trailing_zeros();
-            targets &= targets - 1;
-            let base = ((to as i32 - delta) as u32) << 6 | to;
-            if promo & (1 << to) != 0 {
-                for p in [3u32, 2, 1, 0] {
-                    self.push(1 << 14 | p << 12 | base);
-                }
-            } else {
-                self.push(base);
-            }
-        }
-    }
-    #[inline(always)]
-    fn en_passant(&mut self, from: usize, to: usize) {
-        self.push(movegen::pack_ep(from, to));
-    }
-    #[inline(always)]
-    fn castle(&mut self, king: usize, rook: usize) {
-        self.push(movegen::pack_castle(king, rook));
+    fn take(&mut self, m: u32) {
+        self.push(m);
     }
 }
 
@@ -92,14 +66,14 @@ macro_rules! walker {
             b: &'a Board,
             cd: &'a CastlingData,
             depth: u32,
-            tt: Option<&'a Table>,
+            tt: Option<&'a HashTable>,
             n: u64,
             _s: std::marker::PhantomData<S>,
         }
 
-        impl<S: Sliders, const HASH: bool> $sink<'_, S, HASH> {
+        impl<S: Sliders, const HASH: bool> movegen::Consumer for $sink<'_, S, HASH> {
             #[inline(always)]
-            fn child(&mut self, m: u32) {
+            fn take(&mut self, m: u32) {
                 let child = self.b.make::<HASH>(self.cd, m);
                 // Safety: only reached from `$name`, whose caller guaranteed its target features.
                 #[allow(unused_unsafe, unsafe_code)]
@@ -108,46 +82,12 @@ macro_rules! walker {
             }
         }
 
-        impl<S: Sliders, const HASH: bool> movegen::Sink for $sink<'_, S, HASH> {
-            #[inline(always)]
-            fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
-                while targets != 0 {
-                    self.child(movegen::pack(role, from, targets.trailing_zeros()));
-                    targets &= targets - 1;
-                }
-            }
-            #[inline(always)]
-            fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
-                // Written out (no closure) so that everything stays inside the recursive function.
-                while targets != 0 {
-                    let to = targets.trailing_zeros();
-                    targets &= targets - 1;
-                    let base = ((to as i32 - delta) as u32) << 6 | to;
-                    if promo & (1 << to) != 0 {
-                        for p in [3u32, 2, 1, 0] {
-                            self.child(1 << 14 | p << 12 | base);
-                        }
-                    } else {
-                        self.child(base);
-                    }
-                }
-            }
-            #[inline(always)]
-            fn en_passant(&mut self, from: usize, to: usize) {
-                self.child(movegen::pack_ep(from, to));
-            }
-            #[inline(always)]
-            fn castle(&mut self, king: usize, rook: usize) {
-                self.child(movegen::pack_castle(king, rook));
-            }
-        }
-
         $(#[$attr])*
         fn $name<S: Sliders, const HASH: bool>(
             b: &Board,
             cd: &CastlingData,
             depth: u32,
-            tt: Option<&Table>,
+            tt: Option<&HashTable>,
         ) -> u64 {
             if depth == 1 {
                 return count::<S>(b, cd);
@@ -295,7 +235,7 @@ impl Flavor {
     }
 
     /// Perft of one position on the current thread.
-    pub fn walk(self, b: &Board, cd: &CastlingData, depth: u32, tt: Option<&Table>) -> u64 {
+    pub fn walk(self, b: &Board, cd: &CastlingData, depth: u32, tt: Option<&HashTable>) -> u64 {
         if depth == 0 {
             return 1;
         }
@@ -350,13 +290,14 @@ pub fn frontier(root: &Board, cd: &CastlingData, plies: u32, merge: bool) -> Vec
                 .collect::<Vec<_>>()
         });
         if merge {
-            let mut map: HashMap<Board, u64> = HashMap::new();
+            // The merge map: each distinct position once, with the number of paths reaching it.
+            let mut merge_map: HashMap<Board, u64> = HashMap::new();
             for batch in children.collect::<Vec<_>>() {
                 for (b, m) in batch {
-                    *map.entry(b).or_insert(0) += m;
+                    *merge_map.entry(b).or_insert(0) += m;
                 }
             }
-            level = map.into_iter().collect();
+            level = merge_map.into_iter().collect();
         } else {
             level = children.flatten().collect();
         }
@@ -371,7 +312,7 @@ pub fn perft_parallel(
     root: &Board,
     cd: &CastlingData,
     depth: u32,
-    tt: Option<&Table>,
+    tt: Option<&HashTable>,
     merge: bool,
 ) -> u128 {
     let threads = rayon::current_num_threads();
@@ -398,7 +339,7 @@ pub fn divide(
     root: &Board,
     cd: &CastlingData,
     depth: u32,
-    tt: Option<&Table>,
+    tt: Option<&HashTable>,
     merge: bool,
 ) -> Vec<(crate::types::Move, u128)> {
     let list = moves::<MagicSliders>(root, cd);

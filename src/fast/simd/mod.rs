@@ -187,11 +187,8 @@ pub fn scalar_children<S: Sliders>(b: &Board, cd: &CastlingData, moves: &[u32]) 
         .sum()
 }
 
-#[cfg(test)]
-mod tests;
-
 /// Bulk counts of many positions (all with the same side to move, none of them [`needs_scalar`]) summed: the
-/// lanes in the build of `simd`, or the scalar PEXT generator for [`Simd::Off`] (for the criterion bench and the
+/// lanes in the build of `simd`, or the scalar PEXT generator for [`Simd::Off`] (for [`check_lanes`] and the
 /// tests; a path this CPU lacks runs the plain build of the lanes).
 pub fn count_positions(simd: Simd, boards: &[Board], cd: &CastlingData) -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -279,11 +276,5 @@ pub fn check_lanes(simd: Simd, b: &Board, cd: &CastlingData, moves: usize) -> Re
     Ok(())
 }
 
-/// The children of `b` (all legal moves played), for benches and tests.
-pub fn legal_children(b: &Board, cd: &CastlingData) -> Vec<Board> {
-    super::movegen::moves::<super::attacks::MagicSliders>(b, cd)
-        .as_slice()
-        .iter()
-        .map(|&m| b.make::<false>(cd, m))
-        .collect()
-}
+#[cfg(test)]
+mod tests;

@@ -163,7 +163,7 @@ fn lanes_equal_scalar_counts_on_the_tricky_positions() {
     let entries = crate::suite::load(std::path::Path::new(path)).unwrap();
     let mut n = 0;
     for e in &entries {
-        if crate::perft::check_position(&e.setup).is_err() {
+        if crate::validate::Checked::new(e.setup.clone()).is_err() {
             continue;
         }
         n += compare_tree(&e.setup.to_fen(), 2);
