@@ -2,10 +2,11 @@
 //! parallel work at a shallow frontier where transpositions are merged (each distinct position counted once,
 //! times its multiplicity), and the CPW detail statistics path.
 //!
-//! The hot walk is compiled twice from one macro: plainly (portable x86-64 or any target) and with
+//! The hot walk is compiled four times from one macro: plainly (portable x86-64 or any target), with
 //! `#[target_feature(enable = "popcnt,bmi1,bmi2")]`, so that `count_ones` is one instruction and the PEXT
-//! lookups are inlined. [`Flavor`] picks one at run time (`is_x86_feature_detected!`); the environment variable
-//! `PERFTLAB_SLIDERS=magic|pext|portable` overrides the choice (for measuring).
+//! lookups are inlined, and twice more with AVX2 and AVX-512 added, where the last ply is counted in vector
+//! lanes (`super::simd`). [`Flavor`] picks one at run time (`is_x86_feature_detected!`); the environment
+//! variables `PERFTLAB_SLIDERS=magic|pext|portable` and `PERFTLAB_SIMD=off|avx2|avx512` override the choice.
 
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
