@@ -1,6 +1,8 @@
 //! Eight positions at once: the bulk count (number of legal moves) of a batch of positions with the same side
 //! to move, one position per 64-bit lane, by set-wise bitboard arithmetic only (no table lookups).
 //!
+//! [`children`] makes the eight children of a depth-2 node in the lanes from the parent and eight moves.
+//!
 //! Written as plain Rust on `[u64; 8]` so that one source serves every build: inlined into a function compiled
 //! with `#[target_feature(enable = "avx512f,avx512vpopcntdq,…")]` LLVM turns each lane loop into one 512-bit
 //! instruction (`vpternlogq`, `vpsllq`, `vpopcntq`, …); with `avx2` into two 256-bit ones; without features into
@@ -17,8 +19,7 @@
 //!   opposite direction is pinned on `d`'s axis and moves only along that axis (fills of that axis only);
 //! - "danger" (squares the enemy attacks with our king lifted off the board) from the enemy's fills with the king
 //!   removed from the blockers, its knight jumps, pawn captures and king steps;
-//! - double check: king moves only; a pinned piece never moves while in check (FIDE 3.9: it cannot resolve it).
-//!
+//! - double check: king moves only; a pinned piece never moves while in check (FIDE 3.9: it cannot resolve it);
 //! - castling (FIDE 3.8, Chess960 rules as in `movegen`): the right, its squares empty, not in check, no square of
 //!   the king's path in danger.
 //!
