@@ -40,6 +40,8 @@
 //! - [`table`]: the rows of the `table` command (CPW-style detail tables);
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN, the move-line player;
 //! - [`compare`]: comparing external engines (UCI, perftree scripts) with a backend, drill-down, stress;
+//! - [`crosscheck`]: the library API that checks any Rust move generator against the reference;
+//! - [`render`]: SVG board pictures, HTML reports of failures, bench plots;
 //! - [`cli`]: the `perftlab` command line (the only user of clap).
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -49,11 +51,13 @@ pub mod backend;
 pub mod cli;
 pub mod compare;
 pub mod cpw;
+pub mod crosscheck;
 pub mod error;
 pub mod fast;
 pub mod gpu;
 pub mod position;
 pub mod reference;
+pub mod render;
 pub mod suite;
 pub mod table;
 pub mod types;
