@@ -13,6 +13,8 @@
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
 //! - [`table`]: CPW-style perft reference tables;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
+//! - [`dist`]: deep runs: split frontier, checkpoint journal, work units (plan, run-unit, status, merge);
+//! - [`interrupt`]: stopping on SIGINT/SIGTERM with a message of what was done (exit 130/143);
 //! - [`cli`]: the `perftlab` command line.
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -21,9 +23,11 @@ pub mod analyze;
 pub mod backend;
 pub mod cli;
 pub mod compare;
+pub mod dist;
 pub mod error;
 pub mod fast;
 pub mod gpu;
+pub mod interrupt;
 pub mod perft;
 pub mod position;
 pub mod reference;

@@ -1,7 +1,7 @@
 //! `perftlab compare`: compare an external engine's divide (UCI `go perft` or a perftree script) with
 //! perftlab's, drilling down to the minimal failing position; one position or a whole suite.
 
-use super::stress::{print_summary, progress_bar, Summary};
+use super::stress::{note_progress, print_summary, progress_bar, Summary};
 use super::{init_threads, EngineArgs, PositionArgs};
 use crate::backend;
 use crate::compare::{self, Comparison, Protocol};
@@ -114,6 +114,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         let mut engine = compare::start(a.protocol, &a.engine, chess960, timeout)?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
+        note_progress(&summary, entries.len(), a.json);
         for e in &entries {
             bar.inc(1);
             if let Err(err) = check_position(&e.setup) {
@@ -152,6 +153,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 });
             }
             summary.add(c);
+            note_progress(&summary, entries.len(), a.json);
         }
         bar.finish_and_clear();
         print_summary(&summary, a.json);

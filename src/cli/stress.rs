@@ -98,23 +98,42 @@ impl Summary {
     }
 }
 
-/// Print the summary (text or one JSON object).
-pub(crate) fn print_summary(s: &Summary, as_json: bool) {
-    let by_kind = s.by_kind();
-    if as_json {
-        let v = json!({
+/// The summary as one JSON object.
+pub(crate) fn summary_json(s: &Summary) -> serde_json::Value {
+    json!({
             "agree": s.failures.is_empty(),
             "positions": s.compared,
             "skipped": s.skipped,
             "engine_errors": s.engine_errors,
             "failed": s.failures.len(),
             "nodes": s.nodes,
-            "by_kind": by_kind,
+            "by_kind": s.by_kind(),
             "failures": s.failures,
-        });
-        println!("{v}");
+    })
+}
+
+/// After each position: what an interruption prints (the JSON summary so far with `--json`) and says.
+pub(crate) fn note_progress(s: &Summary, total: usize, as_json: bool) {
+    crate::interrupt::set_status(format!(
+        "{} of {total} positions compared ({} failed, {} skipped)",
+        s.compared,
+        s.failures.len(),
+        s.skipped
+    ));
+    if as_json {
+        let mut v = summary_json(s);
+        v["interrupted"] = json!(true);
+        crate::interrupt::set_partial_stdout(Some(v.to_string()));
+    }
+}
+
+/// Print the summary (text or one JSON object).
+pub(crate) fn print_summary(s: &Summary, as_json: bool) {
+    if as_json {
+        println!("{}", summary_json(s));
         return;
     }
+    let by_kind = s.by_kind();
     println!(
         "{} positions compared ({} nodes), {} failed, {} skipped",
         s.compared,
@@ -143,6 +162,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
+    note_progress(&summary, a.positions as usize, a.json);
     for i in 0..a.positions {
         let setup = random_position(&mut rng, a.chess960, a.max_plies);
         let fen = setup.to_fen();
@@ -164,6 +184,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
             });
         }
         summary.add(c);
+        note_progress(&summary, a.positions as usize, a.json);
     }
     bar.finish_and_clear();
     print_summary(&summary, a.json);
