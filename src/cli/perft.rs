@@ -35,7 +35,7 @@ pub struct PerftArgs {
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
     /// Ply of the split frontier for --checkpoint and the progress bar (default: the first ply with at
-    /// least 200 distinct positions, at most 4).
+    /// least 2000 distinct positions, at most 3).
     #[arg(long)]
     split_depth: Option<u32>,
     /// No progress bar.
