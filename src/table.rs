@@ -2,13 +2,13 @@
 //! nodes, captures, e.p., castles, promotions, checks, discovered checks, double checks, checkmates (and
 //! stalemates), as Markdown, CSV or JSON.
 
+use crate::backend::{Backend, Stats};
 use crate::error::Result;
-use crate::perft::{Backend, Stats};
-use crate::position::Setup;
+use crate::validate::Checked;
 use serde::Serialize;
 
 /// Output format of a table.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Format {
     /// A Markdown table (CPW's column names).
     Md,
@@ -36,13 +36,13 @@ pub struct Row {
 /// A backend failure.
 pub fn compute(
     backend: &dyn Backend,
-    setup: &Setup,
+    pos: &Checked,
     depth: u32,
     mut done: impl FnMut(u32),
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for d in 1..=depth {
-        let (nodes, stats) = backend.stats(setup, d)?;
+        let (nodes, stats) = backend.stats(pos, d)?;
         rows.push(Row {
             depth: d,
             nodes,

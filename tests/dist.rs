@@ -100,10 +100,7 @@ fn checkpointed_perft_killed_with_sigkill_resumes_to_the_exact_total() {
     assert!(done_before < 5362, "{done_before}");
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains(&format!("resuming from {j}: ")),
-        "{stderr}"
-    );
+    assert!(stderr.contains(&format!("resuming from {j}: ")), "{stderr}");
     assert_eq!(
         stdout.trim(),
         format!("Nodes searched: {}", cpw("start", 6)[0])
@@ -123,7 +120,10 @@ fn foreign_or_damaged_journals_are_refused() {
     // Another depth: refused, exit 2, naming the file.
     let (code, _, stderr) = run(&["perft", "--depth", "5", "--checkpoint", j]);
     assert_eq!(code, 2);
-    assert!(stderr.contains(j) && stderr.contains("other arguments"), "{stderr}");
+    assert!(
+        stderr.contains(j) && stderr.contains("other arguments"),
+        "{stderr}"
+    );
     // A changed count: refused as damaged.
     let text = std::fs::read_to_string(&journal).unwrap();
     let line: Vec<&str> = text.lines().collect();
@@ -131,7 +131,10 @@ fn foreign_or_damaged_journals_are_refused() {
     std::fs::write(&journal, text.replacen(line[3], &edited, 1)).unwrap();
     let (code, _, stderr) = run(&["perft", "--depth", "4", "--checkpoint", j]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("damaged") && stderr.contains("line 4"), "{stderr}");
+    assert!(
+        stderr.contains("damaged") && stderr.contains("line 4"),
+        "{stderr}"
+    );
     // A cut-off last line (killed while writing) is dropped and counted again.
     std::fs::write(&journal, &text[..text.len() - 20]).unwrap();
     let (code, stdout, stderr) = run(&["perft", "--depth", "4", "--checkpoint", j]);
@@ -162,10 +165,7 @@ fn run_unit_killed_with_sigkill_resumes_and_merges_exactly() {
     let dir = temp_dir("unit");
     let d = dir.join("plan");
     let ds = d.to_str().unwrap();
-    plan(
-        &d,
-        &["--depth", "6", "--split-depth", "3", "--shards", "4"],
-    );
+    plan(&d, &["--depth", "6", "--split-depth", "3", "--shards", "4"]);
     let journal = d.join("journal/shard-00000.jsonl");
     let args = [
         "run-unit",
@@ -254,7 +254,10 @@ fn merge_refuses_missing_foreign_edited_truncated_and_disagreeing_results() {
     let refused = |why: &str| {
         let (code, _, stderr) = run(&["merge", ds]);
         assert_eq!(code, 1, "{why}: {stderr}");
-        assert!(stderr.contains("shard 1") && stderr.contains(why), "{stderr}");
+        assert!(
+            stderr.contains("shard 1") && stderr.contains(why),
+            "{stderr}"
+        );
     };
     // Edited: one count changed.
     let v: Value = serde_json::from_str(&good).unwrap();
@@ -274,7 +277,10 @@ fn merge_refuses_missing_foreign_edited_truncated_and_disagreeing_results() {
     refused("belongs to shard 0");
     // Another plan's result (same arguments, a new plan).
     let other = dir.join("other");
-    plan(&other, &["--depth", "4", "--split-depth", "2", "--shards", "3"]);
+    plan(
+        &other,
+        &["--depth", "4", "--split-depth", "2", "--shards", "3"],
+    );
     let os = other.to_str().unwrap();
     assert_eq!(run(&["run-unit", os, "--shard", "1", "--quiet"]).0, 0);
     std::fs::copy(other.join("results/shard-00001.json"), &r1).unwrap();
@@ -334,7 +340,8 @@ fn sigint_and_sigterm_stop_within_a_second_with_130_and_143() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        // Time to start and install the handlers even on a loaded machine.
+        std::thread::sleep(Duration::from_millis(1000));
         signal(child.id(), sig);
         let t = Instant::now();
         let got = wait_exit(&mut child, Duration::from_secs(1));
@@ -374,7 +381,14 @@ fn interrupted_stress_json_still_prints_its_summary() {
     let engine = format!("{} perftree", env!("CARGO_BIN_EXE_perftlab"));
     let mut child = perftlab()
         .args(["stress", "--engine", &engine, "--protocol", "script"])
-        .args(["--positions", "1000000", "--depth", "2", "--json", "--quiet"])
+        .args([
+            "--positions",
+            "1000000",
+            "--depth",
+            "2",
+            "--json",
+            "--quiet",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -499,7 +513,15 @@ fn gnu_parallel_runs_the_units_of_start_perft_7_with_stats() {
     let d = dir.join("plan");
     plan(
         &d,
-        &["--depth", "7", "--split-depth", "3", "--shards", "6", "--stats"],
+        &[
+            "--depth",
+            "7",
+            "--split-depth",
+            "3",
+            "--shards",
+            "6",
+            "--stats",
+        ],
     );
     let script = d.join("run-parallel.sh");
     let o = Command::new("bash")
@@ -584,7 +606,10 @@ impl Slurm {
         .unwrap();
         let t = Instant::now();
         while !socket.exists() {
-            assert!(t.elapsed() < Duration::from_secs(10), "munged did not start");
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "munged did not start"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let mut s = Slurm {
@@ -633,8 +658,7 @@ impl Slurm {
             .env("SLURM_CONF", &self.conf)
             .output()
             .unwrap();
-        String::from_utf8_lossy(&o.stdout).into_owned()
-            + &String::from_utf8_lossy(&o.stderr)
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
     }
 }
 
@@ -680,7 +704,15 @@ fn slurm_array_runs_the_units_of_start_perft_7_with_stats() {
     let d = dir.join("plan");
     plan(
         &d,
-        &["--depth", "7", "--split-depth", "3", "--shards", "4", "--stats"],
+        &[
+            "--depth",
+            "7",
+            "--split-depth",
+            "3",
+            "--shards",
+            "4",
+            "--stats",
+        ],
     );
     let slurm = Slurm::start(&dir.join("cluster"));
     let submitted = slurm.client("sbatch", &[d.join("slurm.sbatch").to_str().unwrap()]);
@@ -696,7 +728,10 @@ fn slurm_array_runs_the_units_of_start_perft_7_with_stats() {
         if q.trim().is_empty() || q.contains("Invalid job id") {
             break;
         }
-        assert!(t.elapsed() < Duration::from_secs(1200), "jobs still queued: {q}");
+        assert!(
+            t.elapsed() < Duration::from_secs(1200),
+            "jobs still queued: {q}"
+        );
         std::thread::sleep(Duration::from_millis(500));
     }
     let (code, stdout, _) = run(&["status", d.to_str().unwrap()]);

@@ -1,13 +1,12 @@
 //! `perftlab plan`, `run-unit`, `status` and `merge`: work units for Slurm, Kubernetes and GNU parallel (see
 //! [`crate::dist::units`]).
 
-use super::{init_threads, EngineArgs, PositionArgs};
-use crate::backend;
+use super::{BackendArgs, PositionArgs};
+use crate::analyze::play_line;
 use crate::compare;
 use crate::dist::units::{self, PlanOptions, RunUnitOptions};
 use crate::dist::work;
 use crate::error::{Error, Result};
-use crate::perft::check_position;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -54,7 +53,7 @@ pub struct PlanArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
 }
 
 pub fn plan(a: PlanArgs) -> Result<i32> {
@@ -69,15 +68,11 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
             "--cpus-per-unit: '0' is not a CPU count (use 1 or more)".into(),
         ));
     }
-    let given = a.position.setup()?;
-    check_position(&given)?;
+    let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
     let moves = compare::split_moves(&a.moves);
-    let (_, root) = compare::prepare_moves(&given, &moves, chess960)?;
-    check_position(&root)?;
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let root = play_line(&given, &moves)?.end().clone();
+    let engine = a.backend.create()?;
     let o = PlanOptions {
         root,
         fen: given.to_fen(),
@@ -90,7 +85,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         out: a.out.clone(),
         cpus_per_unit: a.cpus_per_unit,
         slurm_time: a.slurm_time,
-        threads: opts.threads.unwrap_or_else(rayon::current_num_threads),
+        threads: a.backend.threads.unwrap_or_else(rayon::current_num_threads),
     };
     let (plan, est) = units::plan(engine.as_ref(), &o)?;
     if a.json {
@@ -133,13 +128,11 @@ pub struct RunUnitArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
 }
 
 pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let engine = a.backend.create()?;
     units::run_unit(
         engine.as_ref(),
         &RunUnitOptions {

@@ -1,10 +1,9 @@
 //! `perftlab perft`: count, divide (Stockfish's format), detail statistics, JSON.
 
-use super::{init_threads, EngineArgs, PositionArgs};
-use crate::backend;
+use super::{BackendArgs, PositionArgs};
+use crate::backend::Stats;
 use crate::dist::{self, work};
 use crate::error::Result;
-use crate::perft::{check_position, Stats};
 use clap::Args;
 use serde_json::{json, Map, Value};
 use std::io::IsTerminal;
@@ -20,7 +19,7 @@ pub struct PerftArgs {
     #[arg(long)]
     depth: u32,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
     #[arg(long)]
     divide: bool,
@@ -47,19 +46,14 @@ pub struct PerftArgs {
 const PROGRESS_DEPTH: u32 = 7;
 
 pub fn run(a: PerftArgs) -> Result<i32> {
-    let setup = a.position.setup()?;
-    let chess960 = a.position.chess960_for(&setup);
-    for w in check_position(&setup)? {
-        eprintln!("warning: {w}");
-    }
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let pos = a.position.checked()?;
+    let chess960 = a.position.chess960_for(&pos);
     crate::interrupt::set_status(format!(
         "perft depth {} of {} had not finished (no result)",
         a.depth,
-        setup.to_fen()
+        pos.to_fen()
     ));
+    let backend = a.backend.create()?;
     let start = Instant::now();
     let split_run = a.depth >= 2
         && (a.checkpoint.is_some()
@@ -67,8 +61,8 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
     if split_run {
         let totals = dist::perft_split(
-            engine.as_ref(),
-            &setup,
+            backend.as_ref(),
+            &pos,
             a.depth,
             &dist::SplitRun {
                 split: a.split_depth,
@@ -87,9 +81,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         };
         if a.json {
             let mut obj = Map::new();
-            obj.insert("fen".into(), json!(setup.to_fen()));
+            obj.insert("fen".into(), json!(pos.to_fen()));
             obj.insert("depth".into(), json!(a.depth));
-            obj.insert("backend".into(), json!(engine.name()));
+            obj.insert("backend".into(), json!(backend.name()));
             obj.insert("seconds".into(), json!(seconds));
             obj.insert("nps".into(), json!(nps));
             work::json_fields(&totals, &mut obj);
@@ -98,7 +92,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             work::print_text(&totals);
             eprintln!(
                 "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
-                engine.name(),
+                backend.name(),
                 a.depth,
                 nps / 1e6
             );
@@ -114,18 +108,18 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     let mut divide = None;
     let mut stats: Option<Stats> = None;
     let nodes = if a.divide && a.depth > 0 {
-        let mut d = engine.divide(&setup, a.depth)?;
+        let mut d = backend.divide(&pos, a.depth)?;
         d.sort_by_key(|(m, _)| m.to_uci(chess960));
         let total = d.iter().map(|(_, n)| n).sum();
         divide = Some(d);
         total
     } else if !a.stats {
-        engine.perft(&setup, a.depth)?
+        backend.perft(&pos, a.depth)?
     } else {
         0
     };
     let nodes = if a.stats {
-        let (n, s) = engine.stats(&setup, a.depth)?;
+        let (n, s) = backend.stats(&pos, a.depth)?;
         stats = Some(s);
         n
     } else {
@@ -146,9 +140,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             Value::Object(m)
         });
         let out = json!({
-            "fen": setup.to_fen(),
+            "fen": pos.to_fen(),
             "depth": a.depth,
-            "backend": engine.name(),
+            "backend": backend.name(),
             "nodes": nodes,
             "seconds": seconds,
             "nps": nps,
@@ -182,7 +176,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     println!("Nodes searched: {nodes}");
     eprintln!(
         "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
-        engine.name(),
+        backend.name(),
         a.depth,
         nps / 1e6
     );

@@ -18,9 +18,9 @@ pub mod split;
 pub mod units;
 pub mod work;
 
+use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::perft::Backend;
-use crate::position::Setup;
+use crate::validate::Checked;
 use journal::Journal;
 use serde_json::json;
 use std::path::Path;
@@ -67,7 +67,7 @@ pub struct SplitRun<'a> {
 /// [`Error::Usage`] for a bad split depth or a foreign/damaged journal; backend failures.
 pub fn perft_split(
     engine: &dyn Backend,
-    root: &Setup,
+    root: &Checked,
     depth: u32,
     o: &SplitRun<'_>,
 ) -> Result<Totals> {
@@ -89,7 +89,10 @@ pub fn perft_split(
             let mut s = 1;
             loop {
                 let f = split::frontier(engine, root, s, o.chess960)?;
-                if f.pieces.len() >= AUTO_SPLIT_POSITIONS || s + 1 >= depth || s >= AUTO_SPLIT_MAX_PLY {
+                if f.pieces.len() >= AUTO_SPLIT_POSITIONS
+                    || s + 1 >= depth
+                    || s >= AUTO_SPLIT_MAX_PLY
+                {
                     break (s, f);
                 }
                 s += 1;
@@ -122,13 +125,13 @@ pub fn perft_split(
         }
         None => None,
     };
-    let todo: Vec<(usize, Setup, String)> = f
+    let todo: Vec<(usize, Checked, String)> = f
         .pieces
         .iter()
         .zip(fens)
         .enumerate()
-        .map(|(i, (p, fen))| (i, p.setup.clone(), fen))
-        .collect();
+        .map(|(i, (p, fen))| Ok((i, Checked::new(p.setup.clone())?, fen)))
+        .collect::<Result<_>>()?;
     let bar = work::progress_bar(todo.len() as u64, o.quiet);
     let resume = match o.checkpoint {
         Some(p) => format!(

@@ -6,11 +6,12 @@
 //! en-passant square agree (FIDE 3.7.d: the square counts only when a legal en-passant capture exists); the
 //! move clocks do not change perft and are reset to `0 1`.
 
+use crate::backend::Backend;
 use crate::error::Result;
-use crate::perft::Backend;
 use crate::position::Setup;
 use crate::reference;
 use crate::types::{Move, MoveKind};
+use crate::validate::Checked;
 use hashbrown::HashMap;
 
 /// One position of the frontier.
@@ -100,6 +101,12 @@ fn drop_unusable_ep<T: AsRef<[Move]>>(level: Vec<(Piece, Option<T>)>) -> Vec<(Pi
     }
 }
 
+/// The positions as [`Checked`] (each child of a legal move from a valid position is valid; checked anyway).
+fn checked(setups: &[Setup]) -> Result<Vec<Checked>> {
+    use rayon::prelude::*;
+    setups.par_iter().map(|s| Checked::new(s.clone())).collect()
+}
+
 fn setups(level: &[Piece]) -> Vec<Setup> {
     level.iter().map(|p| p.setup.clone()).collect()
 }
@@ -114,12 +121,12 @@ fn setups(level: &[Piece]) -> Vec<Setup> {
 /// A backend failure.
 pub fn frontier(
     engine: &dyn Backend,
-    root: &Setup,
+    root: &Checked,
     plies: u32,
     chess960: bool,
 ) -> Result<Frontier> {
-    let root = normalized(root.clone());
-    let root_legal = engine.legal_moves(std::slice::from_ref(&root))?;
+    let root = normalized(root.setup().clone());
+    let root_legal = engine.legal_moves(&checked(std::slice::from_ref(&root))?)?;
     let mut root_moves: Vec<(String, Move)> = root_legal[0]
         .iter()
         .map(|&m| (m.to_uci(chess960), m))
@@ -134,7 +141,7 @@ pub fn frontier(
         let moves: Vec<Vec<Move>> = if ply == 0 {
             vec![root_moves.iter().map(|(_, m)| *m).collect()]
         } else {
-            engine.legal_moves(&setups(&level))?
+            engine.legal_moves(&checked(&setups(&level))?)?
         };
         // Now that these positions' moves are known, unusable e.p. squares can be dropped (this only merges
         // more positions).
@@ -156,7 +163,7 @@ pub fn frontier(
         .filter(|p| p.setup.ep_square.is_some())
         .map(|p| p.setup.clone())
         .collect();
-    let mut ep_moves = engine.legal_moves(&with_ep)?.into_iter();
+    let mut ep_moves = engine.legal_moves(&checked(&with_ep)?)?.into_iter();
     let tagged: Vec<(Piece, Option<Vec<Move>>)> = level
         .into_iter()
         .map(|p| {
@@ -202,13 +209,13 @@ fn expand(level: &[(Piece, Option<Vec<Move>>)], at_root: bool) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perft::ReferenceBackend;
+    use crate::backend::ReferenceBackend;
 
     #[test]
     fn start_position_distinct_counts_match_the_published_ones() {
         // Distinct positions of the start position by ply: 20, 400, 5,362 (OEIS A083276).
         for (plies, distinct, paths) in [(1, 20, 20), (2, 400, 400), (3, 5362, 8902)] {
-            let f = frontier(&ReferenceBackend, &Setup::startpos(), plies, false).unwrap();
+            let f = frontier(&ReferenceBackend, &Checked::startpos(), plies, false).unwrap();
             assert_eq!(f.pieces.len(), distinct, "ply {plies}");
             assert_eq!(f.paths(), paths, "ply {plies}");
             let by_move: u128 = f

@@ -20,9 +20,9 @@ use super::journal::Journal;
 use super::seal::{as_u128, is_sealed, seal, sha256_hex, u128_value, write_atomic};
 use super::split::{self, Frontier};
 use super::work::{self, PieceResult, Totals};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::perft::Backend;
-use crate::position::Setup;
+use crate::validate::Checked;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ pub const FORMAT: u64 = 1;
 /// Options of `plan`.
 pub struct PlanOptions {
     /// The position searched (after any moves).
-    pub root: Setup,
+    pub root: Checked,
     /// The FEN given (before moves).
     pub fen: String,
     /// Moves played first (UCI).
@@ -120,7 +120,8 @@ fn estimate(
         let t = Instant::now();
         let mut next = Vec::with_capacity(k);
         for p in &sample {
-            next.push(work::evaluate(engine, &p.setup, depth, stats)?.nodes as f64);
+            let pos = Checked::new(p.setup.clone())?;
+            next.push(work::evaluate(engine, &pos, depth, stats)?.nodes as f64);
         }
         let secs = t.elapsed().as_secs_f64().max(1e-6);
         rate = next.iter().sum::<f64>() / secs / threads.max(1) as f64;
@@ -494,7 +495,7 @@ impl Plan {
         for x in v["positions"].as_array().ok_or_else(bad)? {
             let i = x["i"].as_u64().ok_or_else(bad)? as usize;
             let fen = x["fen"].as_str().ok_or_else(bad)?.to_string();
-            let setup = Setup::from_fen(&fen).map_err(|_| bad())?;
+            let setup = Checked::from_fen(&fen).map_err(|_| bad())?;
             let mult = as_u128(&x["mult"]).ok_or_else(bad)?;
             let by_move = x["by_move"]
                 .as_object()
@@ -525,7 +526,7 @@ fn tag_suffix(tag: Option<&str>) -> String {
 struct UnitPosition {
     i: usize,
     fen: String,
-    setup: Setup,
+    setup: Checked,
     mult: u128,
     by_move: Vec<(String, u128)>,
 }
@@ -739,7 +740,7 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
             unit.positions.len()
         );
     }
-    let todo: Vec<(usize, Setup, String)> = unit
+    let todo: Vec<(usize, Checked, String)> = unit
         .positions
         .iter()
         .map(|p| (p.i, p.setup.clone(), p.fen.clone()))

@@ -4,9 +4,9 @@
 use super::journal::Journal;
 use super::seal::{as_u128, u128_value};
 use super::split::Frontier;
+use crate::backend::{Backend, Stats};
 use crate::error::Result;
-use crate::perft::{Backend, Stats};
-use crate::position::Setup;
+use crate::validate::Checked;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -78,19 +78,19 @@ pub fn columns_json(c: &Columns) -> Value {
 /// A backend failure.
 pub fn evaluate(
     engine: &dyn Backend,
-    setup: &Setup,
+    pos: &Checked,
     rest: u32,
     stats: bool,
 ) -> Result<PieceResult> {
     if stats {
-        let (nodes, s) = engine.stats(setup, rest)?;
+        let (nodes, s) = engine.stats(pos, rest)?;
         Ok(PieceResult {
             nodes,
             stats: Some(columns(&s)),
         })
     } else {
         Ok(PieceResult {
-            nodes: engine.perft(setup, rest)?,
+            nodes: engine.perft(pos, rest)?,
             stats: None,
         })
     }
@@ -119,7 +119,7 @@ pub fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
 #[allow(clippy::too_many_arguments)]
 pub fn run_positions(
     engine: &dyn Backend,
-    setups: &[(usize, Setup, String)],
+    setups: &[(usize, Checked, String)],
     rest: u32,
     stats: bool,
     mut journal: Option<&mut Journal>,

@@ -25,10 +25,10 @@ mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
 
+use crate::backend::{Backend, Stats};
 use crate::error::{Error, Result};
-use crate::perft::{check_position, Backend, Stats};
-use crate::position::Setup;
 use crate::types::Move;
+use crate::validate::Checked;
 use board::Board;
 use hash::Table;
 use rayon::prelude::*;
@@ -100,26 +100,21 @@ impl CpuBackend {
     }
 }
 
-fn checked(setup: &Setup) -> Result<()> {
-    check_position(setup).map(|_| ())
-}
-
 impl Backend for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
     }
 
-    fn perft(&self, setup: &Setup, depth: u32) -> Result<u128> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
+        let (b, cd) = Board::from_setup(pos);
         Ok(self.install(|| {
             perft::perft_parallel(self.flavor, &b, &cd, depth, self.table.as_ref(), self.merge)
         }))
     }
 
-    fn legal_moves(&self, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
+    fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
         Ok(self.install(|| {
-            setups
+            positions
                 .par_iter()
                 .with_min_len(64)
                 .map(|s| {
@@ -134,17 +129,15 @@ impl Backend for CpuBackend {
         }))
     }
 
-    fn divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(Move, u128)>> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
+        let (b, cd) = Board::from_setup(pos);
         Ok(self.install(|| {
             perft::divide(self.flavor, &b, &cd, depth, self.table.as_ref(), self.merge)
         }))
     }
 
-    fn stats(&self, setup: &Setup, depth: u32) -> Result<(u128, Stats)> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn stats(&self, pos: &Checked, depth: u32) -> Result<(u128, Stats)> {
+        let (b, cd) = Board::from_setup(pos);
         Ok(self.install(|| perft::stats(self.flavor, &b, &cd, depth)))
     }
 }

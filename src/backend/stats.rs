@@ -4,7 +4,7 @@
 //! checks only in their own column), a double check, or mates;
 //! stalemates are an extra column.
 
-use crate::reference::Position;
+use crate::reference::Mailbox;
 use crate::types::{Move, MoveKind};
 use serde::Serialize;
 use std::ops::Add;
@@ -35,7 +35,7 @@ pub struct Stats {
 
 impl Stats {
     /// Account one leaf move `m` played from `pos` (reference generator).
-    pub fn add_leaf(&mut self, pos: &Position, m: Move) {
+    pub fn add_leaf(&mut self, pos: &Mailbox, m: Move) {
         let capture = m.kind() == MoveKind::EnPassant
             || (m.kind() != MoveKind::Castling && pos.piece_at(m.to()).is_some());
         self.captures += capture as u64;
