@@ -33,8 +33,8 @@ pub struct PerftArgs {
     /// from it. A journal for other arguments, or a damaged one, is refused (exit 2).
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
-    /// Ply of the split frontier for --checkpoint and the progress bar (default: the first ply with at
-    /// least 2000 distinct positions, at most 3).
+    /// Ply of the split frontier for --checkpoint and the progress bar (default: 4 with --checkpoint from
+    /// depth 8, else the first ply with at least 2000 distinct positions, at most 3).
     #[arg(long)]
     split_depth: Option<u32>,
     /// No progress bar.

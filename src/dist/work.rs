@@ -11,6 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
+use rayon::prelude::*;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Statistics columns by name (the keys [`Stats`] serializes to), summed in u128.
@@ -144,28 +146,56 @@ pub fn run_positions(
         ))
     };
     status(results.len());
-    let mut last_sync = Instant::now();
-    for (i, setup, fen) in setups {
-        if results.contains_key(i) {
-            continue;
-        }
-        let r = evaluate(engine, setup, rest, stats)?;
-        if let Some(j) = journal.as_deref_mut() {
+    let todo: Vec<&(usize, Checked, String)> = setups
+        .iter()
+        .filter(|(i, _, _)| !results.contains_key(i))
+        .collect();
+    struct Shared<'j> {
+        results: BTreeMap<usize, PieceResult>,
+        journal: Option<&'j mut Journal>,
+        last_sync: Instant,
+    }
+    let shared = Mutex::new(Shared {
+        results,
+        journal: journal.take(),
+        last_sync: Instant::now(),
+    });
+    let one = |(i, pos, fen): &(usize, Checked, String)| -> Result<()> {
+        let r = evaluate(engine, pos, rest, stats)?;
+        let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
+        let g = &mut *g;
+        if let Some(j) = g.journal.as_deref_mut() {
             j.record(*i, fen, &r)?;
-            if last_sync.elapsed() > Duration::from_secs(2) {
+            if g.last_sync.elapsed() > Duration::from_secs(2) {
                 j.sync();
-                last_sync = Instant::now();
+                g.last_sync = Instant::now();
             }
         }
-        results.insert(*i, r);
-        status(results.len());
+        g.results.insert(*i, r);
+        status(g.results.len());
         bar.inc(1);
+        Ok(())
+    };
+    if parallel_pieces(engine) {
+        // Several positions at once (each backend call parallel inside as well): no idle threads at the end
+        // of each position, and a killed run loses at most one position per thread.
+        todo.par_iter().with_max_len(1).try_for_each(|t| one(t))?;
+    } else {
+        todo.into_iter().try_for_each(one)?;
     }
-    if let Some(j) = journal.as_deref() {
+    let shared = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(j) = shared.journal.as_deref() {
         j.sync();
     }
+    let results = shared.results;
     bar.finish_and_clear();
     Ok(results)
+}
+
+/// Whether positions are counted several at once: yes for the CPU backends; the GPU backend counts one
+/// position at a time with the whole device (its memory budget is per call).
+fn parallel_pieces(engine: &dyn Backend) -> bool {
+    engine.name() != "gpu"
 }
 
 /// Totals of a split run.
