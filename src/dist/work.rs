@@ -8,10 +8,10 @@ use crate::backend::{Backend, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use rayon::prelude::*;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 

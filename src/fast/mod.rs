@@ -7,17 +7,17 @@
 //! Modules:
 //! - `attacks`: leaper tables, `between`/`line`, slider attacks by magic bitboards and by PEXT (`const` built);
 //! - `magics`: the magic multipliers;
-//! - `zobrist`: the keys; `board`: [`Board`](board::Board) and copy-make with incremental keys;
-//! - `movegen`: legal generation from check and pin masks into a counting or listing sink;
-//! - `hash`: the lock-free table ([`hash::Table`], false-hit probability in its docs);
+//! - `zobrist`: the keys; `board`: `Board` and copy-make with incremental keys;
+//! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
+//! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
 //! - `perft`: the walk (two compiled variants, chosen at run time), the parallel split with merging, stats.
 //!
 //! PEXT vs magic: both are compiled; on CPUs with BMI2 the PEXT variant is the default (measured faster here,
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
 
 pub(crate) mod attacks;
-pub mod board;
-pub mod hash;
+pub(crate) mod board;
+pub(crate) mod hash;
 mod magics;
 mod movegen;
 mod perft;
@@ -30,13 +30,13 @@ use crate::error::{Error, Result};
 use crate::types::Move;
 use crate::validate::Checked;
 use board::Board;
-use hash::Table;
+use hash::HashTable;
 use rayon::prelude::*;
 
-/// The fast CPU perft engine.
+/// The fast CPU backend (`--backend cpu`).
 pub struct CpuBackend {
     flavor: Flavor,
-    table: Option<Table>,
+    table: Option<HashTable>,
     pool: Option<rayon::ThreadPool>,
     merge: bool,
 }
@@ -59,7 +59,7 @@ impl CpuBackend {
         };
         Ok(CpuBackend {
             flavor: Flavor::detect(),
-            table: Table::new(hash_mb),
+            table: HashTable::new(hash_mb),
             pool,
             merge,
         })
@@ -82,7 +82,7 @@ impl CpuBackend {
 
     /// Bytes held by the hash table (0 when off).
     pub fn hash_bytes(&self) -> usize {
-        self.table.as_ref().map_or(0, Table::bytes)
+        self.table.as_ref().map_or(0, HashTable::bytes)
     }
 
     /// Empty the hash table (benchmarks use this so runs do not feed each other).
