@@ -8,7 +8,6 @@ use crate::backend::{Backend, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -178,8 +177,34 @@ pub fn run_positions(
     };
     if parallel_pieces(engine) {
         // Several positions at once (each backend call parallel inside as well): no idle threads at the end
-        // of each position, and a killed run loses at most one position per thread.
-        todo.par_iter().with_max_len(1).try_for_each(|t| one(t))?;
+        // of each position, and a killed run loses at most one position per thread. Plain threads pull the
+        // positions, not rayon tasks: a rayon worker waiting inside a backend call would steal further
+        // positions onto its own stack and overflow it.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let workers = rayon::current_num_threads().max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| -> Result<()> {
+                        loop {
+                            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(t) = todo.get(k) else {
+                                return Ok(());
+                            };
+                            if let Err(e) = one(t) {
+                                // Stop the other workers too.
+                                next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
+                                return Err(e);
+                            }
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect::<Result<Vec<()>>>()
+        })?;
     } else {
         todo.into_iter().try_for_each(one)?;
     }
