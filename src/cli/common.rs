@@ -186,24 +186,44 @@ impl Summary {
         m
     }
 
+    /// The summary as one JSON object.
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            // Only when every position was compared and agreed: not with engine errors or skips.
+            "agree": self.failures.is_empty() && self.engine_errors.is_empty() && self.skipped == 0,
+            "positions": self.compared,
+            "skipped": self.skipped,
+            "engine_errors": self.engine_errors,
+            "failed": self.failures.len(),
+            "nodes": self.nodes,
+            "by_kind": self.by_kind(),
+            "failures": self.failures,
+        })
+    }
+
+    /// After each position: what an interruption (SIGINT/SIGTERM) prints, the JSON summary so far with
+    /// `--json`, and says on stderr.
+    pub fn note_progress(&self, total: usize, as_json: bool) {
+        crate::interrupt::set_status(format!(
+            "{} of {total} positions compared ({} failed, {} skipped)",
+            self.compared,
+            self.failures.len(),
+            self.skipped
+        ));
+        if as_json {
+            let mut v = self.to_json();
+            v["interrupted"] = json!(true);
+            crate::interrupt::set_partial_stdout(Some(v.to_string()));
+        }
+    }
+
     /// Print the summary (text or one JSON object).
     pub fn print(&self, as_json: bool) {
-        let by_kind = self.by_kind();
         if as_json {
-            let v = json!({
-                // Only when every position was compared and agreed: not with engine errors or skips.
-                "agree": self.failures.is_empty() && self.engine_errors.is_empty() && self.skipped == 0,
-                "positions": self.compared,
-                "skipped": self.skipped,
-                "engine_errors": self.engine_errors,
-                "failed": self.failures.len(),
-                "nodes": self.nodes,
-                "by_kind": by_kind,
-                "failures": self.failures,
-            });
-            println!("{v}");
+            println!("{}", self.to_json());
             return;
         }
+        let by_kind = self.by_kind();
         println!(
             "{} positions compared ({} nodes), {} failed, {} skipped",
             self.compared,

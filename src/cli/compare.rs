@@ -86,6 +86,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         )?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
+        summary.note_progress(entries.len(), a.json);
         for e in &entries {
             bar.inc(1);
             let line = match Checked::new(e.setup.clone()) {
@@ -143,6 +144,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 });
             }
             summary.add(c);
+            summary.note_progress(entries.len(), a.json);
         }
         bar.finish_and_clear();
         summary.print(a.json);

@@ -8,6 +8,7 @@ mod bench;
 mod common;
 mod compare;
 mod devices;
+mod dist;
 mod perft;
 mod perftree;
 mod pictures;
@@ -57,6 +58,14 @@ pub(crate) enum Command {
     Bench(bench::BenchArgs),
     /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
     Devices(devices::DevicesArgs),
+    /// Split a deep perft into work units for Slurm, Kubernetes or GNU parallel (plan.json, units/, launchers).
+    Plan(dist::PlanArgs),
+    /// Count one shard of a plan (idempotent, resumable; atomic result file).
+    RunUnit(dist::RunUnitArgs),
+    /// Which shards of a plan are done, partial or missing (exit 0 when complete, 1 otherwise).
+    Status(dist::StatusArgs),
+    /// Check every shard's result and sum multiplicity × result (printed like `perft`).
+    Merge(dist::MergeArgs),
 }
 
 /// Where the position comes from.
@@ -228,6 +237,7 @@ pub fn main() -> i32 {
         return 2;
     }
     exit_on_write_errors();
+    crate::interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -330,6 +340,10 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::Table(a) => table::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Devices(a) => devices::run(a),
+        Command::Plan(a) => dist::plan(a),
+        Command::RunUnit(a) => dist::run_unit(a),
+        Command::Status(a) => dist::status(a),
+        Command::Merge(a) => dist::merge(a),
     }
 }
 

@@ -84,6 +84,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
+    summary.note_progress(a.positions as usize, a.json);
     let mut report = Report {
         title: format!("perftlab stress: {}", a.engine),
         summary: vec![
@@ -157,6 +158,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
             });
         }
         summary.add(c);
+        summary.note_progress(a.positions as usize, a.json);
     }
     bar.finish_and_clear();
     summary.print(a.json);
