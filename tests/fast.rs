@@ -7,7 +7,7 @@
 mod common;
 
 use perftlab::fast::{bmi2_available, CpuBackend, Flavor};
-use perftlab::perft::{check_position, Backend, ReferenceBackend};
+use perftlab::perft::{check_position, Backend, Detail, ReferenceBackend};
 use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
 use perftlab::verify::verify;
@@ -160,15 +160,18 @@ fn kiwipete_perft_6() {
 
 #[test]
 fn detail_statistics_equal_cpw() {
-    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| cpu().stats(s, d).unwrap());
+    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| {
+        cpu().stats(s, d, Detail::Cpw).unwrap()
+    });
     assert_eq!(checked, 9);
 }
 
 #[test]
 #[ignore = "local: start depth 6 and Kiwipete depth 5 statistics, about 30 s on 2 cores"]
 fn detail_statistics_equal_cpw_deep() {
-    let checked =
-        common::assert_cpw_stats(5_000_001..=200_000_000, |s, d| cpu().stats(s, d).unwrap());
+    let checked = common::assert_cpw_stats(5_000_001..=200_000_000, |s, d| {
+        cpu().stats(s, d, Detail::Cpw).unwrap()
+    });
     assert_eq!(checked, 2);
 }
 
@@ -182,8 +185,10 @@ fn stats_equal_reference_stats_on_tricky_positions() {
             2
         };
         assert_eq!(
-            cpu().stats(&e.setup, depth).unwrap(),
-            ReferenceBackend.stats(&e.setup, depth).unwrap(),
+            cpu().stats(&e.setup, depth, Detail::Full).unwrap(),
+            ReferenceBackend
+                .stats(&e.setup, depth, Detail::Full)
+                .unwrap(),
             "{}",
             e.fen
         );

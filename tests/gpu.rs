@@ -9,7 +9,7 @@ mod common;
 use common::data;
 use perftlab::backend::EngineOptions;
 use perftlab::gpu::GpuBackend;
-use perftlab::perft::{reference_stats, Backend, ReferenceBackend};
+use perftlab::perft::{Backend, Detail, ReferenceBackend};
 use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
 use perftlab::verify;
@@ -214,8 +214,8 @@ fn stats_match_reference() {
     ] {
         let setup = Setup::from_fen(fen).unwrap();
         assert_eq!(
-            g.stats(&setup, depth).unwrap(),
-            reference_stats(&setup, depth),
+            g.stats(&setup, depth, Detail::Cpw).unwrap(),
+            ReferenceBackend.stats(&setup, depth, Detail::Cpw).unwrap(),
             "{fen} depth {depth}"
         );
     }
@@ -301,7 +301,9 @@ fn cli_gpu_perft_devices_and_bad_adapter() {
 /// GPU statistics against the Chess Programming Wiki detail tables (`tests/data/cpw-detail.csv`), every row with
 /// at most `max_nodes` leaves; returns the number of rows checked.
 fn check_cpw_tables(g: &GpuBackend, max_nodes: u64) -> usize {
-    common::assert_cpw_stats(0..=max_nodes, |s, d| g.stats(s, d).unwrap())
+    common::assert_cpw_stats(0..=max_nodes as u128, |s, d| {
+        g.stats(s, d, Detail::Cpw).unwrap()
+    })
 }
 
 /// CPW rows up to 1 M leaves (startpos to depth 4, Kiwipete to depth 3).

@@ -3,7 +3,7 @@
 use super::{init_threads, EngineArgs, PositionArgs};
 use crate::backend;
 use crate::error::Result;
-use crate::perft::{check_position, Stats};
+use crate::perft::{check_position, Detail, Stats};
 use clap::Args;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -21,9 +21,11 @@ pub struct PerftArgs {
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
     #[arg(long)]
     divide: bool,
-    /// Print CPW detail statistics (captures, e.p., castles, promotions, checks, mates, …).
-    #[arg(long)]
-    stats: bool,
+    /// Print detail statistics: `--stats` the CPW columns (captures, e.p., castles, promotions, checks,
+    /// discovered and double checks, mates) and stalemates; `--stats full` also the check and mate categories.
+    #[arg(long, value_name = "full", num_args = 0..=1, default_missing_value = "cpw",
+          value_parser = Detail::parse)]
+    stats: Option<Detail>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -47,13 +49,13 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         let total = d.iter().map(|(_, n)| n).sum();
         divide = Some(d);
         total
-    } else if !a.stats {
+    } else if a.stats.is_none() {
         engine.perft(&setup, a.depth)?
     } else {
         0
     };
-    let nodes = if a.stats {
-        let (n, s) = engine.stats(&setup, a.depth)?;
+    let nodes = if let Some(detail) = a.stats {
+        let (n, s) = engine.stats(&setup, a.depth, detail)?;
         stats = Some(s);
         n
     } else {
@@ -81,7 +83,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             "seconds": seconds,
             "nps": nps,
             "divide": divide_json,
-            "stats": stats,
+            "stats": stats.zip(a.stats).map(|(s, d)| s.to_json(d)),
         });
         println!("{out}");
         return Ok(0);
@@ -92,19 +94,10 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         }
         println!();
     }
-    if let Some(s) = &stats {
-        for (name, v) in [
-            ("captures", s.captures),
-            ("en passant", s.en_passant),
-            ("castles", s.castles),
-            ("promotions", s.promotions),
-            ("checks", s.checks),
-            ("discovered checks", s.discovered_checks),
-            ("double checks", s.double_checks),
-            ("checkmates", s.checkmates),
-            ("stalemates", s.stalemates),
-        ] {
-            println!("{name:<18} {v}");
+    if let (Some(s), Some(detail)) = (&stats, a.stats) {
+        let width = detail.columns().iter().map(|c| c.label().len()).max();
+        for (c, v) in s.columns(detail) {
+            println!("{:<w$} {v}", c.label(), w = width.unwrap_or(0) + 1);
         }
     }
     println!("Nodes searched: {nodes}");

@@ -4,7 +4,7 @@ use super::stress::progress_bar;
 use super::{init_threads, EngineArgs, PositionArgs};
 use crate::backend;
 use crate::error::{Error, Result};
-use crate::perft::check_position;
+use crate::perft::{check_position, Detail};
 use crate::table::{self, Format};
 use clap::Args;
 
@@ -21,6 +21,9 @@ pub struct TableArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     format: Format,
+    /// Columns: `cpw` (CPW's columns and stalemates) or `full` (also the check and mate categories).
+    #[arg(long, value_name = "cpw|full", default_value = "cpw", value_parser = Detail::parse)]
+    stats: Detail,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -40,13 +43,13 @@ pub fn run(a: TableArgs) -> Result<i32> {
     init_threads(opts.threads);
     let engine = backend::create(a.engine.backend, &opts)?;
     let bar = progress_bar(a.depth as u64, a.quiet, "depth");
-    let rows = table::compute(engine.as_ref(), &setup, a.depth, |d| {
+    let rows = table::compute(engine.as_ref(), &setup, a.depth, a.stats, |d| {
         bar.set_position(d as u64)
     })?;
     bar.finish_and_clear();
     print!(
         "{}",
-        table::render(&rows, a.format, &setup.to_fen(), engine.name())
+        table::render(&rows, a.stats, a.format, &setup.to_fen(), engine.name())
     );
     Ok(0)
 }

@@ -16,7 +16,7 @@
 use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel, SLOT_BYTES};
 use crate::error::Result;
-use crate::perft::Stats;
+use crate::perft::{Detail, Stats};
 use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;
@@ -43,7 +43,7 @@ impl Settings {
 /// Outcome of one run.
 enum Tree {
     /// Per-root counts, and in statistics mode the leaf statistics.
-    Done(Vec<u64>, Option<Stats>),
+    Done(Vec<u64>, Option<Box<Stats>>),
     /// A level would exceed the budget: `needed` positions in all levels together.
     Split { needed: u64 },
 }
@@ -121,17 +121,12 @@ fn run_tree(
                 )?;
                 let t = ctx.download_u32(&ctx.dummy, 9)?;
                 let t: Vec<u64> = t.into_iter().map(u64::from).collect();
-                leaf_stats = Some(Stats {
-                    captures: t[0],
-                    en_passant: t[1],
-                    castles: t[2],
-                    promotions: t[3],
-                    checks: t[4],
-                    discovered_checks: t[5],
-                    double_checks: t[6],
-                    checkmates: t[7],
-                    stalemates: t[8],
-                });
+                // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
+                let mut v = Stats::default();
+                for (&c, n) in Detail::Cpw.columns().iter().zip(t) {
+                    v[c] = n as u128;
+                }
+                leaf_stats = Some(Box::new(v));
                 break;
             }
             if !stats && remaining == 1 {
@@ -188,7 +183,7 @@ fn run_tree(
         };
         return Ok(Tree::Done(
             vec![leaves],
-            leaf_stats.or(Some(Stats::default())),
+            leaf_stats.or_else(|| Some(Box::default())),
         ));
     }
     // Counts flow up, level by level.
@@ -328,7 +323,7 @@ pub fn tree_stats(
     match run_tree(ctx, &gpu, depth, true, s)? {
         Tree::Done(leaves, stats) => Ok((
             leaves.iter().map(|&n| n as u128).sum(),
-            stats.unwrap_or_default(),
+            stats.map_or_else(Stats::default, |s| *s),
         )),
         Tree::Split { needed } if roots.len() > 1 => {
             let size = roots.len().div_ceil(parts(roots.len(), needed, ctx, s));

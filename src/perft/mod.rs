@@ -3,7 +3,7 @@
 
 mod stats;
 
-pub use stats::Stats;
+pub use stats::{CheckKind, Column, Detail, Stats, BASE_COLUMNS, COLUMNS};
 
 use crate::error::{Error, Result};
 use crate::position::{validate, Setup};
@@ -49,12 +49,13 @@ pub trait Backend: Sync {
             .collect()
     }
 
-    /// Leaf count with CPW detail statistics.
+    /// Leaf count with detail statistics: the columns of `detail` (the others zero).
     ///
     /// # Errors
-    /// A backend failure.
-    fn stats(&self, setup: &Setup, depth: u32) -> Result<(u128, Stats)> {
-        Ok(reference_stats(setup, depth))
+    /// A backend failure; [`Error::Usage`] when the backend cannot compute the columns of `detail`.
+    fn stats(&self, setup: &Setup, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
+        let (n, s) = reference_stats(setup, depth);
+        Ok((n, s.only(detail)))
     }
 }
 
@@ -98,8 +99,13 @@ pub fn reference_perft(pos: &reference::Position, depth: u32) -> u64 {
     }
 }
 
-/// Perft with detail statistics on the reference generator (CPW convention: counted at the leaves).
+/// Perft with every detail statistics column on the reference generator (counted at the leaves).
 pub fn reference_stats(setup: &Setup, depth: u32) -> (u128, Stats) {
+    let (n, s) = reference_base_stats(setup, depth);
+    (n, s.with_totals())
+}
+
+fn reference_base_stats(setup: &Setup, depth: u32) -> (u128, Stats) {
     fn walk(pos: &reference::Position, depth: u32, stats: &mut Stats) -> u64 {
         if depth == 0 {
             return 1;
