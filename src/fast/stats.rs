@@ -24,7 +24,7 @@
 //! the vacated square, so at most two pieces). So with at least four such pieces no move of ours stalemates;
 //! otherwise every non-checking move is played and the replies counted.
 
-use super::attacks::{between, line, Sliders, KNIGHT, PAWN};
+use super::attacks::{between, line, Sliders, KING, KNIGHT, PAWN};
 use super::board::{Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use super::movegen::{self, count, moves, pack, pack_castle, pack_ep};
 use super::stats_table::StatsTable;
@@ -92,7 +92,7 @@ impl<S: Sliders> Leaf<'_, S> {
     #[inline(always)]
     fn checking(&mut self, m: u32, kind: usize) {
         self.t.base[CHECKS + kind] += 1;
-        if count::<S>(&self.b.make::<false>(self.cd, m), self.cd) == 0 {
+        if !has_reply::<S>(&self.b.make::<false>(self.cd, m), self.cd) {
             self.t.base[MATES + kind] += 1;
         }
     }
@@ -234,6 +234,25 @@ impl<S: Sliders> movegen::Sink for Leaf<'_, S> {
         let rook_to = if rook > king { rank + 5 } else { rank + 3 };
         self.played(pack_castle(king, rook), rook_to);
     }
+}
+
+/// Whether the side to move in `b` has a legal move: first a king step to a square not attacked with the king
+/// lifted (most checks leave one), else the full count.
+#[inline(always)]
+fn has_reply<S: Sliders>(b: &Board, cd: &CastlingData) -> bool {
+    let us = b.turn as usize;
+    let king = b.roles[KING_I] & b.colors[us];
+    let ksq = king.trailing_zeros() as usize & 63;
+    let occ = (b.colors[0] | b.colors[1]) ^ king;
+    let mut steps = KING[ksq] & !b.colors[us];
+    while steps != 0 {
+        let s = steps.trailing_zeros() as usize;
+        steps &= steps - 1;
+        if movegen::attackers_of::<S>(b, s, occ) == 0 {
+            return true;
+        }
+    }
+    count::<S>(b, cd) != 0
 }
 
 /// Whether the side not to move (`them`) keeps a legal move after any non-checking move of ours: at least
