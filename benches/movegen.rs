@@ -2,16 +2,17 @@
 //! and the standard suite's roots), with the total number of moves asserted against the reference generator.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use perftlab::backend::{Backend, ReferenceBackend};
 use perftlab::fast::CpuBackend;
-use perftlab::perft::{Backend, ReferenceBackend};
 use perftlab::suite;
+use perftlab::Checked;
 
 fn movegen(c: &mut Criterion) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/standard.epd");
     let setups: Vec<_> = suite::load(std::path::Path::new(path))
         .unwrap()
         .into_iter()
-        .map(|e| e.setup)
+        .map(|e| Checked::new(e.setup).unwrap())
         .collect();
     let expected: usize = ReferenceBackend
         .legal_moves(&setups)

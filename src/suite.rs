@@ -5,9 +5,10 @@
 //!
 //! `#` starts a comment line; blank lines are ignored.
 
+use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::perft::{check_position, Backend};
 use crate::position::Setup;
+use crate::validate::Checked;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
@@ -212,17 +213,20 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
         actual,
         error,
     };
-    if let Err(err) = check_position(&e.setup) {
-        r.failed = e.expected.len().max(1);
-        r.failures.push(fail(0, 0, None, Some(err.to_string())));
-        return r;
-    }
+    let pos = match Checked::new(e.setup.clone()) {
+        Ok(pos) => pos,
+        Err(err) => {
+            r.failed = e.expected.len().max(1);
+            r.failures.push(fail(0, 0, None, Some(err.to_string())));
+            return r;
+        }
+    };
     for &(depth, expected) in &e.expected {
         if depth > budget.max_depth || expected > budget.max_nodes {
             r.skipped += 1;
             continue;
         }
-        match backend.perft(&e.setup, depth) {
+        match backend.perft(&pos, depth) {
             Ok(n) if n == expected => {
                 r.passed += 1;
                 r.nodes += n;

@@ -1,13 +1,13 @@
 //! Perft reference tables in the Chess Programming Wiki's "Perft Results" style: one row per depth with
-//! nodes and the statistics columns of [`crate::perft::Column`] (the CPW columns and stalemates, or all of
+//! nodes and the statistics columns of [`crate::backend::Column`] (the CPW columns and stalemates, or all of
 //! them with [`Detail::Full`]), as Markdown, CSV or JSON.
 
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::Result;
-use crate::perft::{Backend, Detail, Stats};
-use crate::position::Setup;
+use crate::validate::Checked;
 
 /// Output format of a table.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Format {
     /// A Markdown table (CPW's column names).
     Md,
@@ -34,14 +34,14 @@ pub struct Row {
 /// A backend failure, or a backend that cannot compute the columns of `detail`.
 pub fn compute(
     backend: &dyn Backend,
-    setup: &Setup,
+    pos: &Checked,
     depth: u32,
     detail: Detail,
     mut done: impl FnMut(u32),
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for d in 1..=depth {
-        let (nodes, stats) = backend.stats(setup, d, detail)?;
+        let (nodes, stats) = backend.stats(pos, d, detail)?;
         rows.push(Row {
             depth: d,
             nodes,

@@ -5,11 +5,10 @@
 //! same walker. The tree is walked in batches (depth-first over batches of at most [`BATCH`] positions), so
 //! memory stays bounded at any depth.
 
+use crate::backend::Backend;
 use crate::error::Result;
-use crate::perft::Backend;
-use crate::position::Setup;
-use crate::reference;
 use crate::types::Move;
+use crate::validate::Checked;
 use std::collections::BTreeSet;
 
 /// Positions sent to the generators at once.
@@ -38,7 +37,7 @@ pub struct Outcome {
 }
 
 struct Node {
-    setup: Setup,
+    pos: Checked,
     path: Vec<Move>,
 }
 
@@ -48,7 +47,7 @@ struct Node {
 /// # Errors
 /// A backend failure.
 pub fn verify(
-    root: &Setup,
+    root: &Checked,
     depth: u32,
     candidate: &dyn Backend,
     oracle: &dyn Backend,
@@ -58,7 +57,7 @@ pub fn verify(
     if depth > 0 {
         walk(
             vec![Node {
-                setup: root.clone(),
+                pos: root.clone(),
                 path: Vec::new(),
             }],
             depth,
@@ -79,9 +78,9 @@ fn walk(
     chess960: bool,
     outcome: &mut Outcome,
 ) -> Result<()> {
-    let setups: Vec<Setup> = batch.iter().map(|n| n.setup.clone()).collect();
-    let theirs = candidate.legal_moves(&setups)?;
-    let ours = oracle.legal_moves(&setups)?;
+    let positions: Vec<Checked> = batch.iter().map(|n| n.pos.clone()).collect();
+    let theirs = candidate.legal_moves(&positions)?;
+    let ours = oracle.legal_moves(&positions)?;
     outcome.nodes_checked += batch.len() as u64;
     for ((node, c), o) in batch.iter().zip(&theirs).zip(&ours) {
         let cs: BTreeSet<Move> = c.iter().copied().collect();
@@ -97,7 +96,7 @@ fn walk(
                 ));
             }
             outcome.difference = Some(Difference {
-                fen: node.setup.to_fen(),
+                fen: node.pos.to_fen(),
                 path: node.path.iter().map(uci).collect(),
                 missing: os.difference(&cs).map(uci).collect(),
                 extra,
@@ -114,7 +113,7 @@ fn walk(
             let mut path = node.path.clone();
             path.push(m);
             next.push(Node {
-                setup: reference::play(&node.setup, m),
+                pos: node.pos.play(m)?,
                 path,
             });
             if next.len() == BATCH {

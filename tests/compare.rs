@@ -3,13 +3,14 @@
 //! fake engine `tests/fixtures/fake_engine.py` (each planted bug must be found at the exact position and
 //! move), with the perftree script protocol, and with engines that die, hang or print garbage.
 
+use perftlab::cpw::POSITIONS;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_perftlab");
 const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_engine.py");
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+const KIWIPETE: &str = perftlab::cpw::KIWIPETE.fen;
 
 fn stockfish() -> Option<String> {
     let found = std::env::var_os("PATH")
@@ -66,17 +67,9 @@ fn compare_agrees_with_stockfish() {
         ("startpos", "5", None),
         (KIWIPETE, "4", None),
         (KIWIPETE, "4", Some("e1g1 h3g2")),
-        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "5", None),
-        (
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "4",
-            None,
-        ),
-        (
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "4",
-            None,
-        ),
+        (POSITIONS[2].fen, "5", None),
+        (POSITIONS[3].fen, "4", None),
+        (POSITIONS[4].fen, "4", None),
         // Chess960 (Shredder-FEN castling): castling is sent and compared as king takes rook.
         (
             "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
@@ -169,11 +162,8 @@ fn fake_engine_without_bugs_agrees() {
     // Keeps the planted-bug tests honest: the fixture's own generator is right when no bug is planted.
     for (fen, depth) in [
         (KIWIPETE, "3"),
-        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "4"),
-        (
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "3",
-        ),
+        (POSITIONS[2].fen, "4"),
+        (POSITIONS[3].fen, "3"),
         ("8/8/8/8/4p3/8/3PK3/k7 w - - 0 1", "3"),
         ("k7/5r2/8/8/8/8/8/R3K2R b KQ - 0 1", "3"),
         ("4k3/8/8/8/8/8/r7/4K3 b - - 0 1", "4"),

@@ -6,13 +6,13 @@
 
 mod common;
 
+use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::fast::{bmi2_available, CpuBackend, Flavor};
-use perftlab::perft::{check_position, Backend, Detail, ReferenceBackend};
-use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
 use perftlab::verify::verify;
+use perftlab::Checked;
 
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+const KIWIPETE: &str = perftlab::cpw::KIWIPETE.fen;
 
 fn cpu() -> CpuBackend {
     CpuBackend::new(64, None, true).unwrap()
@@ -71,10 +71,10 @@ fn verify_suite(file: &str) {
     let backend = cpu();
     let mut checked = 0;
     for e in &entries {
-        if check_position(&e.setup).is_err() {
+        let Ok(pos) = Checked::new(e.setup.clone()) else {
             continue;
-        }
-        let out = verify(&e.setup, 3, &backend, &ReferenceBackend, true).unwrap();
+        };
+        let out = verify(&pos, 3, &backend, &ReferenceBackend, true).unwrap();
         assert!(
             out.difference.is_none(),
             "{file}:{} {}: {:?}",
@@ -120,7 +120,7 @@ const KIWIPETE_COUNTS: [u128; 6] = [48, 2_039, 97_862, 4_085_603, 193_690_690, 8
 #[test]
 fn startpos_perft_1_to_7() {
     let b = cpu();
-    let s = Setup::startpos();
+    let s = Checked::startpos();
     for depth in 1..=7 {
         assert_eq!(
             b.perft(&s, depth).unwrap(),
@@ -134,13 +134,13 @@ fn startpos_perft_1_to_7() {
 #[ignore = "local: about 30 s on 2 cores with --hash 256"]
 fn startpos_perft_8() {
     let b = CpuBackend::new(256, None, true).unwrap();
-    assert_eq!(b.perft(&Setup::startpos(), 8).unwrap(), STARTPOS[7]);
+    assert_eq!(b.perft(&Checked::startpos(), 8).unwrap(), STARTPOS[7]);
 }
 
 #[test]
 fn kiwipete_perft_1_to_5() {
     let b = cpu();
-    let s = Setup::from_fen(KIWIPETE).unwrap();
+    let s = Checked::from_fen(KIWIPETE).unwrap();
     for depth in 1..=5 {
         assert_eq!(
             b.perft(&s, depth).unwrap(),
@@ -154,7 +154,7 @@ fn kiwipete_perft_1_to_5() {
 #[ignore = "local: about 10 s on 2 cores"]
 fn kiwipete_perft_6() {
     let b = CpuBackend::new(256, None, true).unwrap();
-    let s = Setup::from_fen(KIWIPETE).unwrap();
+    let s = Checked::from_fen(KIWIPETE).unwrap();
     assert_eq!(b.perft(&s, 6).unwrap(), KIWIPETE_COUNTS[5]);
 }
 
@@ -178,17 +178,18 @@ fn detail_statistics_equal_cpw_deep() {
 #[test]
 fn stats_equal_reference_stats_on_tricky_positions() {
     let entries = suite::load(&common::data("tricky.perft")).unwrap();
-    for e in entries.iter().filter(|e| check_position(&e.setup).is_ok()) {
+    for (e, pos) in entries
+        .iter()
+        .filter_map(|e| Some((e, Checked::new(e.setup.clone()).ok()?)))
+    {
         let depth = if e.expected.iter().any(|&(d, n)| d == 3 && n < 200_000) {
             3
         } else {
             2
         };
         assert_eq!(
-            cpu().stats(&e.setup, depth, Detail::Full).unwrap(),
-            ReferenceBackend
-                .stats(&e.setup, depth, Detail::Full)
-                .unwrap(),
+            cpu().stats(&pos, depth, Detail::Full).unwrap(),
+            ReferenceBackend.stats(&pos, depth, Detail::Full).unwrap(),
             "{}",
             e.fen
         );
@@ -197,7 +198,7 @@ fn stats_equal_reference_stats_on_tricky_positions() {
 
 #[test]
 fn divide_equals_reference_divide() {
-    let s = Setup::from_fen(KIWIPETE).unwrap();
+    let s = Checked::from_fen(KIWIPETE).unwrap();
     let mut ours = cpu().divide(&s, 3).unwrap();
     let mut theirs = ReferenceBackend.divide(&s, 3).unwrap();
     ours.sort();
@@ -208,14 +209,14 @@ fn divide_equals_reference_divide() {
 #[test]
 fn hash_merge_and_threads_do_not_change_counts() {
     let positions = [
-        (Setup::startpos(), 6),
-        (Setup::from_fen(KIWIPETE).unwrap(), 4),
+        (Checked::startpos(), 6),
+        (Checked::from_fen(KIWIPETE).unwrap(), 4),
         (
-            Setup::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap(),
+            Checked::from_fen(perftlab::cpw::POSITIONS[2].fen).unwrap(),
             6,
         ),
         (
-            Setup::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
+            Checked::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
                 .unwrap(),
             5,
         ),
@@ -245,7 +246,7 @@ fn hash_merge_and_threads_do_not_change_counts() {
 
 #[test]
 fn every_compiled_variant_counts_the_same() {
-    let s = Setup::from_fen(KIWIPETE).unwrap();
+    let s = Checked::from_fen(KIWIPETE).unwrap();
     for f in [Flavor::Portable, Flavor::Magic, Flavor::Pext] {
         let b = CpuBackend::new(0, Some(1), false).unwrap().with_flavor(f);
         if f != Flavor::Portable && !bmi2_available() {
@@ -312,16 +313,23 @@ fn hashed_merged_stats_equal_the_plain_walk() {
     for (fen, depth) in [
         (KIWIPETE, 4),
         ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5),
-        ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 4),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            4,
+        ),
         ("8/8/8/4B2b/6nN/8/5P2/2R1K2k w Q - 0 1", 5),
         ("R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1", 4),
         ("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1", 5),
     ] {
-        let s = Setup::from_fen(fen).unwrap();
+        let s = Checked::from_fen(fen).unwrap();
         let plain = CpuBackend::new(0, Some(1), false).unwrap();
         let hashed = CpuBackend::new(1, None, true).unwrap();
         let want = plain.stats(&s, depth, Detail::Full).unwrap();
-        assert_eq!(hashed.stats(&s, depth, Detail::Full).unwrap(), want, "{fen}");
+        assert_eq!(
+            hashed.stats(&s, depth, Detail::Full).unwrap(),
+            want,
+            "{fen}"
+        );
         assert_eq!(want.0, plain.perft(&s, depth).unwrap(), "{fen}");
         for d in 1..=2 {
             assert_eq!(
@@ -331,7 +339,7 @@ fn hashed_merged_stats_equal_the_plain_walk() {
             );
         }
     }
-    let s = Setup::from_fen("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1").unwrap();
+    let s = Checked::from_fen("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1").unwrap();
     let (_, st) = cpu().stats(&s, 1, Detail::Full).unwrap();
-    assert_eq!(st[perftlab::perft::Column::DoubleDiscoveredChecks], 1);
+    assert_eq!(st[perftlab::backend::Column::DoubleDiscoveredChecks], 1);
 }

@@ -1,8 +1,9 @@
 //! Property tests: random bytes and mutated FENs never make the parser, the validity check or the reference
 //! generator panic; valid FENs round-trip.
 
-use perftlab::position::{validate, Setup};
+use perftlab::position::Setup;
 use perftlab::reference;
+use perftlab::validate;
 use proptest::prelude::*;
 
 const SEEDS: &[&str] = &[

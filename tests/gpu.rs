@@ -7,12 +7,13 @@
 mod common;
 
 use common::data;
-use perftlab::backend::EngineOptions;
-use perftlab::gpu::GpuBackend;
-use perftlab::perft::{Backend, Detail, ReferenceBackend};
+use perftlab::backend::{Backend, Detail, ReferenceBackend};
+use perftlab::cpw::{KIWIPETE, POSITIONS};
+use perftlab::gpu::{GpuBackend, GpuOptions};
 use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
 use perftlab::verify;
+use perftlab::Checked;
 use std::process::Command;
 use std::time::Instant;
 
@@ -20,9 +21,8 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
-fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> EngineOptions {
-    EngineOptions {
-        threads: None,
+fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> GpuOptions {
+    GpuOptions {
         hash_mb,
         merge,
         gpu_mem_mb,
@@ -32,7 +32,7 @@ fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> EngineOption
 }
 
 /// A GPU backend, or `None` (with a message) when there is no adapter outside CI.
-fn gpu_with(opts: EngineOptions, test: &str) -> Option<GpuBackend> {
+fn gpu_with(opts: GpuOptions, test: &str) -> Option<GpuBackend> {
     match GpuBackend::new(&opts) {
         Ok(b) => {
             if in_ci() {
@@ -117,10 +117,8 @@ fn small_memory_budget_splits_and_stays_exact() {
         let Some(g) = gpu_with(options(merge, 0, Some(1)), "small_memory_budget") else {
             return;
         };
-        assert_eq!(g.perft(&Setup::startpos(), 5).unwrap(), 4_865_609);
-        let kiwi =
-            Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-                .unwrap();
+        assert_eq!(g.perft(&Checked::startpos(), 5).unwrap(), 4_865_609);
+        let kiwi = Checked::from_fen(KIWIPETE.fen).unwrap();
         assert_eq!(g.perft(&kiwi, 4).unwrap(), 4_085_603);
     }
 }
@@ -153,11 +151,12 @@ fn merging_and_cache_do_not_change_counts() {
             .map(|&(d, _)| d)
             .max()
             .unwrap_or(1);
-        let want = reference.perft(&e.setup, depth).unwrap();
+        let pos = Checked::new(e.setup.clone()).unwrap();
+        let want = reference.perft(&pos, depth).unwrap();
         // Twice each, so the second run meets a warm cache.
         for _ in 0..2 {
             for (merge, hash, g) in &backends {
-                let got = g.perft(&e.setup, depth).unwrap();
+                let got = g.perft(&pos, depth).unwrap();
                 assert_eq!(
                     got, want,
                     "{} depth {depth} merge {merge} hash {hash}",
@@ -176,14 +175,14 @@ fn divide_matches_reference() {
     let reference = ReferenceBackend;
     for fen in [
         Setup::STARTPOS_FEN,
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        KIWIPETE.fen,
+        POSITIONS[2].fen,
         "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
     ] {
-        let setup = Setup::from_fen(fen).unwrap();
+        let pos = Checked::from_fen(fen).unwrap();
         for depth in [1, 3] {
-            let mut a = g.divide(&setup, depth).unwrap();
-            let mut b = reference.divide(&setup, depth).unwrap();
+            let mut a = g.divide(&pos, depth).unwrap();
+            let mut b = reference.divide(&pos, depth).unwrap();
             a.sort();
             b.sort();
             assert_eq!(a, b, "{fen} depth {depth}");
@@ -198,24 +197,15 @@ fn stats_match_reference() {
     };
     for (fen, depth) in [
         (Setup::STARTPOS_FEN, 4),
-        (
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            3,
-        ),
-        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
-        (
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            3,
-        ),
-        (
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            3,
-        ),
+        (KIWIPETE.fen, 3),
+        (POSITIONS[2].fen, 4),
+        (POSITIONS[3].fen, 3),
+        (POSITIONS[4].fen, 3),
     ] {
-        let setup = Setup::from_fen(fen).unwrap();
+        let pos = Checked::from_fen(fen).unwrap();
         assert_eq!(
-            g.stats(&setup, depth, Detail::Cpw).unwrap(),
-            ReferenceBackend.stats(&setup, depth, Detail::Cpw).unwrap(),
+            g.stats(&pos, depth, Detail::Cpw).unwrap(),
+            ReferenceBackend.stats(&pos, depth, Detail::Cpw).unwrap(),
             "{fen} depth {depth}"
         );
     }
@@ -233,7 +223,8 @@ fn verify_against_reference() {
     let mut nodes = 0;
     for file in ["standard.epd", "tricky.perft", "chess960.epd"] {
         for e in suite::load(&data(file)).unwrap() {
-            let out = verify::verify(&e.setup, 3, &g, &reference, true).unwrap();
+            let pos = Checked::new(e.setup.clone()).unwrap();
+            let out = verify::verify(&pos, 3, &g, &reference, true).unwrap();
             assert!(
                 out.difference.is_none(),
                 "{file}:{} {:?}",
@@ -344,7 +335,7 @@ fn host_split_above_run_depth_stays_exact() {
         };
         let roots = [
             Setup::startpos(),
-            Setup::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap(),
+            Setup::from_fen(POSITIONS[2].fen).unwrap(),
         ];
         let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);

@@ -3,9 +3,9 @@
 
 mod common;
 
-use perftlab::perft::{reference_stats, Backend, ReferenceBackend};
-use perftlab::position::Setup;
+use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::suite::{self, Budget};
+use perftlab::Checked;
 
 fn run_suite(file: &str, max_nodes: u128) -> suite::Report {
     let entries = suite::load(&common::data(file)).unwrap();
@@ -49,7 +49,7 @@ fn tricky_suite_in_full() {
 fn startpos_perft_1_to_6_equals_cpw() {
     // CPW "Perft Results", initial position.
     let expected = [20u128, 400, 8902, 197281, 4865609, 119060324];
-    let s = Setup::startpos();
+    let s = Checked::startpos();
     for (i, &n) in expected.iter().enumerate() {
         assert_eq!(
             ReferenceBackend.perft(&s, i as u32 + 1).unwrap(),
@@ -64,14 +64,15 @@ fn startpos_perft_1_to_6_equals_cpw() {
 fn detail_statistics_equal_cpw() {
     // Includes the Kiwipete depth 4 row: 4085603 nodes, 757163 captures, 1929 e.p., 128013 castles,
     // 15172 promotions, 25523 checks, 42 discovered, 6 double checks, 43 mates.
-    let checked = common::assert_cpw_stats(0..=5_000_000, reference_stats);
+    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| {
+        ReferenceBackend.stats(s, d, Detail::Cpw).unwrap()
+    });
     assert_eq!(checked, 9);
 }
 
 #[test]
 fn divide_sums_to_perft_and_lists_each_legal_move_once() {
-    let s = Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -")
-        .unwrap();
+    let s = Checked::from_fen(perftlab::cpw::KIWIPETE.fen).unwrap();
     let d = ReferenceBackend.divide(&s, 3).unwrap();
     assert_eq!(d.len(), 48);
     assert_eq!(d.iter().map(|(_, n)| n).sum::<u128>(), 97862);

@@ -1,7 +1,8 @@
 //! Validity checks (FIDE 3.10.3): named errors where perft is ill-defined, named warnings where the position is
 //! impossible but playable.
 
-use perftlab::position::{validate, Setup, ValidityError, ValidityWarning};
+use perftlab::position::Setup;
+use perftlab::validate::{self, ValidityError, ValidityWarning};
 
 fn check(fen: &str) -> validate::Validity {
     validate::check(&Setup::from_fen(fen).unwrap())

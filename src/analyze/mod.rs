@@ -18,9 +18,10 @@
 pub mod san;
 
 use crate::error::{Error, Result};
-use crate::position::{validate, Setup};
+use crate::position::Setup;
 use crate::reference;
 use crate::types::{Color, Move, MoveKind, Role, Square};
+use crate::validate::{self, Checked};
 use serde::Serialize;
 
 /// How the game has ended, if it has (FIDE 5.1.1, 5.2.1, 5.2.2, 9.6).
@@ -168,16 +169,40 @@ pub fn insufficient_material(setup: &Setup) -> bool {
     minors <= 1 || (knights == 0 && !(bishop_colours[0] && bishop_colours[1]))
 }
 
-/// Play `moves` (UCI, either castling notation, or SAN) from `root`; returns every position of the history,
-/// the root first.
+/// A line of play: the moves and every position they pass through.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// The moves played.
+    pub moves: Vec<Move>,
+    /// The positions, the root first and the position after the last move last (one more than `moves`).
+    pub positions: Vec<Checked>,
+}
+
+impl Line {
+    /// The empty line at `root`.
+    pub fn new(root: Checked) -> Line {
+        Line {
+            moves: Vec::new(),
+            positions: vec![root],
+        }
+    }
+
+    /// The position the line ends in.
+    pub fn end(&self) -> &Checked {
+        self.positions.last().expect("a line holds its root")
+    }
+}
+
+/// The one move-line player of `analyze`, `compare` and `perftree`: play `moves` (each UCI in either
+/// castling notation, or SAN) from `root`.
 ///
 /// # Errors
-/// [`Error::Usage`] naming the move number, its text and the position when a move is not legal.
-pub fn play_moves(root: &Setup, moves: &[String]) -> Result<Vec<Setup>> {
-    let mut history = vec![root.clone()];
+/// [`Error::Usage`] naming `--moves`, the move number, its text and the position when a move is not legal.
+pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
+    let mut line = Line::new(root.clone());
     for (i, text) in moves.iter().enumerate() {
-        let cur = history.last().expect("history is never empty");
-        let legal = reference::legal_moves(cur);
+        let cur = line.end();
+        let legal = cur.legal_moves();
         let m = Move::find_uci(&legal, text)
             .or_else(|| san::parse_san(cur, &legal, text))
             .ok_or_else(|| {
@@ -187,9 +212,11 @@ pub fn play_moves(root: &Setup, moves: &[String]) -> Result<Vec<Setup>> {
                     cur.to_fen()
                 ))
             })?;
-        history.push(reference::play(cur, m));
+        let next = cur.play(m)?;
+        line.moves.push(m);
+        line.positions.push(next);
     }
-    Ok(history)
+    Ok(line)
 }
 
 /// Analyse the last position of `history` (the positions of the game so far, oldest first).
@@ -217,7 +244,7 @@ pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
     if !a.valid {
         return a;
     }
-    let pos = reference::Position::from_setup(setup);
+    let pos = reference::Mailbox::from_setup(setup);
     let mut checkers = pos.checkers();
     checkers.sort();
     a.in_check = !checkers.is_empty();

@@ -10,7 +10,7 @@ use crate::types::{Move, MoveKind, Role, Square};
 /// The SAN text of `m`, a legal move of `setup` (`legal` is the full list of legal moves there).
 pub fn to_san(setup: &Setup, legal: &[Move], m: Move) -> String {
     let mut out = san_without_suffix(setup, legal, m);
-    let next = reference::Position::from_setup(&reference::play(setup, m));
+    let next = reference::Mailbox::from_setup(&reference::play(setup, m));
     if next.in_check() {
         out.push(if next.legal_moves().is_empty() {
             '#'

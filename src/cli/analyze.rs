@@ -5,7 +5,7 @@ use super::PositionArgs;
 use crate::analyze::{self, Analysis};
 use crate::compare;
 use crate::error::{Error, Result};
-use crate::position::validate;
+use crate::validate::Checked;
 use clap::Args;
 
 /// Arguments of `perftlab analyze`.
@@ -71,17 +71,19 @@ fn print_text(a: &Analysis) {
 pub fn run(a: AnalyzeArgs) -> Result<i32> {
     let root = a.position.setup()?;
     let moves = compare::split_moves(&a.moves);
-    if !moves.is_empty() {
-        let v = validate::check(&root);
-        if !v.is_ok() {
-            return Err(Error::Usage(format!(
-                "--moves: cannot play moves from the invalid position '{}': {v}",
-                root.to_fen()
-            )));
-        }
-    }
-    let history = analyze::play_moves(&root, &moves)?;
     let chess960 = a.position.chess960_for(&root);
+    // An invalid position can be analysed (it is reported as such), but no move can be played from it.
+    let history = if moves.is_empty() {
+        vec![root]
+    } else {
+        let start = Checked::new(root)
+            .map_err(|e| Error::Usage(format!("--moves: cannot play moves from the {e}")))?;
+        let line = analyze::play_line(&start, &moves)?;
+        line.positions
+            .into_iter()
+            .map(Checked::into_setup)
+            .collect()
+    };
     let analysis = analyze::analyze(&history, chess960);
     if a.json {
         println!(

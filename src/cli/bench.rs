@@ -2,76 +2,21 @@
 //! the CPW table; nodes, seconds and nodes/s per position and in total (`--json` too). `--stockfish` runs
 //! Stockfish's `go perft` on the same positions in the same run and prints the speed ratio.
 
-use super::{init_threads, EngineArgs};
-use crate::backend;
+use super::common::timeout;
+use super::BackendArgs;
+use crate::compare::{Engine, UciEngine};
+use crate::cpw::POSITIONS;
 use crate::error::{Error, Result};
-use crate::perft::check_position;
-use crate::position::Setup;
+use crate::validate::Checked;
 use clap::Args;
 use serde_json::json;
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::Instant;
-
-/// One bench position: name, FEN, full depth and count, quick depth and count (Chess Programming Wiki,
-/// "Perft Results", positions 1–6).
-pub struct BenchPosition {
-    /// Short name.
-    pub name: &'static str,
-    /// FEN.
-    pub fen: &'static str,
-    /// (depth, nodes) of the full bench.
-    pub full: (u32, u128),
-    /// (depth, nodes) of `--quick`.
-    pub quick: (u32, u128),
-}
-
-/// The six CPW positions with their published counts.
-pub const POSITIONS: [BenchPosition; 6] = [
-    BenchPosition {
-        name: "start",
-        fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        full: (6, 119_060_324),
-        quick: (5, 4_865_609),
-    },
-    BenchPosition {
-        name: "kiwipete",
-        fen: "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        full: (5, 193_690_690),
-        quick: (4, 4_085_603),
-    },
-    BenchPosition {
-        name: "pos3",
-        fen: "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-        full: (7, 178_633_661),
-        quick: (6, 11_030_083),
-    },
-    BenchPosition {
-        name: "pos4",
-        fen: "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-        full: (5, 15_833_292),
-        quick: (4, 422_333),
-    },
-    BenchPosition {
-        name: "pos5",
-        fen: "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-        full: (5, 89_941_194),
-        quick: (4, 2_103_487),
-    },
-    BenchPosition {
-        name: "pos6",
-        fen: "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
-        full: (5, 164_075_551),
-        quick: (4, 3_894_594),
-    },
-];
+use std::time::{Duration, Instant};
 
 /// Arguments of `perftlab bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
     /// One ply shallower everywhere (about 30× faster), for smoke tests.
     #[arg(long)]
     quick: bool,
@@ -79,95 +24,49 @@ pub struct BenchArgs {
     /// `stockfish` on PATH, then `/usr/games/stockfish`).
     #[arg(long, num_args = 0..=1, default_missing_value = "")]
     stockfish: Option<String>,
+    /// Seconds Stockfish may take for one position.
+    #[arg(long, default_value_t = 600.0)]
+    timeout: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
 }
 
-/// A running Stockfish process speaking UCI.
+/// Stockfish as a UCI engine (the one UCI client, [`UciEngine`]), for timing `go perft`.
 struct Stockfish {
-    child: std::process::Child,
-    out: BufReader<std::process::ChildStdout>,
+    uci: UciEngine,
 }
 
 impl Stockfish {
-    fn start(path: &str) -> Result<Stockfish> {
-        let candidates: Vec<PathBuf> = if path.is_empty() {
-            vec!["stockfish".into(), "/usr/games/stockfish".into()]
+    /// Start `path` (empty: `stockfish` on PATH, then `/usr/games/stockfish`).
+    fn start(path: &str, timeout: Duration) -> Result<Stockfish> {
+        let candidates: Vec<&str> = if path.is_empty() {
+            vec!["stockfish", "/usr/games/stockfish"]
         } else {
-            vec![path.into()]
+            vec![path]
         };
         let mut last = String::new();
         for c in candidates {
-            match Command::new(&c)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-            {
-                Ok(mut child) => {
-                    let out = BufReader::new(child.stdout.take().expect("piped stdout"));
-                    let mut sf = Stockfish { child, out };
-                    sf.send("uci\nisready")?;
-                    sf.wait_for("readyok")?;
-                    return Ok(sf);
-                }
-                Err(e) => last = format!("'{}': {e}", c.display()),
+            // Quoted, so that a path with spaces stays one word.
+            let command = format!("'{}'", c.replace('\'', "'\\''"));
+            match UciEngine::start(&command, false, timeout) {
+                Ok(uci) => return Ok(Stockfish { uci }),
+                Err(Error::Usage(e)) => last = e.replacen("--engine", "--stockfish", 1),
+                Err(e) => return Err(e),
             }
         }
-        Err(Error::Usage(format!("--stockfish: cannot start {last}")))
-    }
-
-    fn send(&mut self, text: &str) -> Result<()> {
-        let stdin = self.child.stdin.as_mut().expect("piped stdin");
-        writeln!(stdin, "{text}")
-            .and_then(|_| stdin.flush())
-            .map_err(|e| Error::Backend(format!("stockfish: write failed: {e}")))
-    }
-
-    fn wait_for(&mut self, prefix: &str) -> Result<String> {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let n = self
-                .out
-                .read_line(&mut line)
-                .map_err(|e| Error::Backend(format!("stockfish: read failed: {e}")))?;
-            if n == 0 {
-                return Err(Error::Backend(format!(
-                    "stockfish exited before '{prefix}'"
-                )));
-            }
-            if line.starts_with(prefix) {
-                return Ok(line.trim().to_string());
-            }
-        }
+        Err(Error::Usage(last))
     }
 
     /// (nodes, wall seconds, CPU seconds) of `go perft depth`, timed from the command to the result line.
     fn perft(&mut self, fen: &str, depth: u32) -> Result<(u128, f64, f64)> {
-        self.send(&format!("position fen {fen}\nisready"))?;
-        self.wait_for("readyok")?;
-        let pid = Some(self.child.id());
+        let pid = Some(self.uci.pid());
         let cpu0 = cpu_seconds(pid).unwrap_or(0.0);
         let start = Instant::now();
-        self.send(&format!("go perft {depth}"))?;
-        let line = self.wait_for("Nodes searched:")?;
+        let nodes = self.uci.divide(fen, &[], depth)?.total;
         let seconds = start.elapsed().as_secs_f64();
         let cpu = cpu_seconds(pid).unwrap_or(0.0) - cpu0;
-        let nodes = line
-            .trim_start_matches("Nodes searched:")
-            .trim()
-            .parse()
-            .map_err(|_| Error::Backend(format!("stockfish: cannot read '{line}'")))?;
         Ok((nodes, seconds, cpu))
-    }
-}
-
-impl Drop for Stockfish {
-    fn drop(&mut self) {
-        let _ = self.send("quit");
-        let _ = self.child.wait();
     }
 }
 
@@ -199,10 +98,9 @@ struct Totals {
 }
 
 pub fn run(a: BenchArgs) -> Result<i32> {
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
+    let timeout = timeout(a.timeout)?;
     let mut stockfish = match &a.stockfish {
-        Some(path) => Some(Stockfish::start(path)?),
+        Some(path) => Some(Stockfish::start(path, timeout)?),
         None => None,
     };
     let mut rows = Vec::new();
@@ -225,17 +123,16 @@ pub fn run(a: BenchArgs) -> Result<i32> {
     }
     for p in &POSITIONS {
         let (depth, expected) = if a.quick { p.quick } else { p.full };
-        let setup = Setup::from_fen(p.fen).expect("bench FEN is valid");
-        check_position(&setup)?;
+        let pos = Checked::from_fen(p.fen)?;
         // A fresh backend per position: its hash table starts empty, as in a separate run.
-        let engine = backend::create(a.engine.backend, &opts)?;
-        name = engine.name();
+        let backend = a.backend.create()?;
+        name = backend.name();
         let cpu0 = cpu_seconds(None).unwrap_or(0.0);
         let start = Instant::now();
-        let n = engine.perft(&setup, depth)?;
+        let n = backend.perft(&pos, depth)?;
         let s = start.elapsed().as_secs_f64();
         let cpu = cpu_seconds(None).unwrap_or(0.0) - cpu0;
-        drop(engine);
+        drop(backend);
         if n != expected {
             eprintln!(
                 "error: {} depth {depth}: expected {expected} nodes (CPW), got {n}",
@@ -291,9 +188,9 @@ pub fn run(a: BenchArgs) -> Result<i32> {
             "{}",
             json!({
                 "backend": name,
-                "threads": opts.threads,
-                "hash_mb": opts.hash_mb,
-                "merge": opts.merge,
+                "threads": a.backend.threads,
+                "hash_mb": a.backend.hash,
+                "merge": !a.backend.no_merge,
                 "quick": a.quick,
                 "positions": rows,
                 "total": {

@@ -1,17 +1,15 @@
 //! `perftlab compare`: compare an external engine's divide (UCI `go perft` or a perftree script) with
 //! perftlab's, drilling down to the minimal failing position; one position or a whole suite.
 
-use super::stress::{print_summary, progress_bar, Summary};
-use super::{init_threads, EngineArgs, PositionArgs};
-use crate::backend;
-use crate::compare::{self, Comparison, Protocol};
+use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolArg, Summary};
+use super::{BackendArgs, PositionArgs};
+use crate::analyze::{play_line, Line};
+use crate::compare::{self, Request};
 use crate::error::{Error, Result};
-use crate::perft::check_position;
 use crate::suite;
+use crate::validate::Checked;
 use clap::Args;
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Arguments of `perftlab compare`.
 #[derive(Args, Debug)]
@@ -20,11 +18,11 @@ pub struct CompareArgs {
     #[arg(long)]
     pub engine: String,
     /// What the engine speaks: UCI (`go perft`) or perftree's script protocol.
-    #[arg(long, value_enum, default_value_t = Protocol::Uci)]
-    pub protocol: Protocol,
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Uci)]
+    pub protocol: ProtocolArg,
     #[command(flatten)]
     pub position: PositionArgs,
-    /// Moves (UCI) played from the position first; several per value or several values.
+    /// Moves (UCI or SAN) played from the position first; several per value or several values.
     #[arg(long, num_args = 1.., conflicts_with = "suite")]
     pub moves: Vec<String>,
     /// Depth in plies.
@@ -43,94 +41,37 @@ pub struct CompareArgs {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
-    pub backend: EngineArgs,
-}
-
-/// A spinner on stderr for one comparison, hidden when stderr is not a terminal or with `--quiet`.
-fn spinner(quiet: bool) -> indicatif::ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let s = indicatif::ProgressBar::new_spinner();
-    s.enable_steady_tick(Duration::from_millis(120));
-    s
-}
-
-/// Parse `--timeout`.
-pub(crate) fn timeout(secs: f64) -> Result<Duration> {
-    if !(secs > 0.0 && secs.is_finite()) {
-        return Err(Error::Usage(format!(
-            "--timeout: '{secs}' is not a positive number of seconds"
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// Print one comparison as text.
-pub(crate) fn print_comparison(c: &Comparison, engine: &str) {
-    if c.agree {
-        println!(
-            "agree: {} nodes at depth {} (engine '{engine}' and perftlab)",
-            c.nodes, c.depth
-        );
-        return;
-    }
-    println!(
-        "MISMATCH at depth {}: engine '{engine}' {} nodes, perftlab {}",
-        c.depth, c.engine_nodes, c.nodes
-    );
-    println!("root:    {}", c.root);
-    println!(
-        "path:    {}",
-        if c.path.is_empty() {
-            "(root)".to_string()
-        } else {
-            c.path.join(" ")
-        }
-    );
-    println!("fen:     {}", c.fen);
-    println!("depth:   {}", c.failing_depth);
-    println!("missing: {}", c.missing.join(" "));
-    println!("extra:   {}", c.extra.join(" "));
-    for w in &c.wrong_counts {
-        println!(
-            "count:   {} engine {} perftlab {}",
-            w.mv, w.engine, w.perftlab
-        );
-    }
-    let kinds: Vec<&str> = c.kinds.iter().map(|k| k.name()).collect();
-    println!("kinds:   {}", kinds.join(" "));
+    pub backend: BackendArgs,
 }
 
 pub fn run(a: CompareArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
-    let opts = a.backend.options()?;
-    init_threads(opts.threads);
-    let ours = backend::create(a.backend.backend, &opts)?;
+    let ours = a.backend.create()?;
+    let protocol = a.protocol.into();
     if let Some(path) = &a.suite {
         let entries = suite::load(path)?;
         let chess960 =
             a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
-        let mut engine = compare::start(a.protocol, &a.engine, chess960, timeout)?;
+        let mut engine = compare::start(protocol, &a.engine, chess960, timeout)?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
         for e in &entries {
             bar.inc(1);
-            if let Err(err) = check_position(&e.setup) {
-                bar.suspend(|| eprintln!("skipped line {}: {err}", e.line));
-                summary.skipped += 1;
-                continue;
-            }
-            let fen = e.setup.to_fen();
-            let c = match compare::compare(
-                engine.as_mut(),
-                ours.as_ref(),
-                &fen,
-                &[],
-                &e.setup,
-                a.depth,
+            let line = match Checked::new(e.setup.clone()) {
+                Ok(pos) => Line::new(pos),
+                Err(err) => {
+                    bar.suspend(|| eprintln!("skipped line {}: {err}", e.line));
+                    summary.skipped += 1;
+                    continue;
+                }
+            };
+            let request = Request {
+                line: &line,
+                depth: a.depth,
                 chess960,
-            ) {
+            };
+            let c = match compare::compare(engine.as_mut(), ours.as_ref(), &request, &mut |_, _| {})
+            {
                 Ok(c) => c,
                 // The engine failed on this position (some crash on impossible ones): report it, start a
                 // fresh engine and go on; the run then ends with exit 2.
@@ -139,12 +80,12 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     summary
                         .engine_errors
                         .push(format!("{}:{}: {msg}", path.display(), e.line));
-                    engine = compare::start(a.protocol, &a.engine, chess960, timeout)?;
+                    engine = compare::start(protocol, &a.engine, chess960, timeout)?;
                     continue;
                 }
                 Err(other) => return Err(other),
             };
-            if !c.agree && !a.json {
+            if !c.agree() && !a.json {
                 bar.suspend(|| {
                     println!("{}:{}:", path.display(), e.line);
                     print_comparison(&c, &engine.describe());
@@ -154,7 +95,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
             summary.add(c);
         }
         bar.finish_and_clear();
-        print_summary(&summary, a.json);
+        summary.print(a.json);
         return Ok(if !summary.engine_errors.is_empty() {
             2
         } else if summary.failures.is_empty() {
@@ -163,35 +104,28 @@ pub fn run(a: CompareArgs) -> Result<i32> {
             1
         });
     }
-    let root = a.position.setup()?;
-    check_position(&root)?;
+    let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
-    let moves = compare::split_moves(&a.moves);
-    let (prefix, start) = compare::prepare_moves(&root, &moves, chess960)?;
-    check_position(&start)?;
-    let mut engine = compare::start(a.protocol, &a.engine, chess960, timeout)?;
+    let line = play_line(&root, &compare::split_moves(&a.moves))?;
+    let mut engine = compare::start(protocol, &a.engine, chess960, timeout)?;
     let spinner = spinner(a.quiet);
-    let c = compare::compare_with_progress(
-        engine.as_mut(),
-        ours.as_ref(),
-        &root.to_fen(),
-        &prefix,
-        &start,
-        a.depth,
+    let request = Request {
+        line: &line,
+        depth: a.depth,
         chess960,
-        &mut |path, d| {
-            spinner.set_message(if path.is_empty() {
-                format!("comparing the root at depth {d}")
-            } else {
-                format!("drilling down: {} at depth {d}", path.join(" "))
-            })
-        },
-    )?;
+    };
+    let c = compare::compare(engine.as_mut(), ours.as_ref(), &request, &mut |path, d| {
+        spinner.set_message(if path.is_empty() {
+            format!("comparing the root at depth {d}")
+        } else {
+            format!("drilling down: {} at depth {d}", path.join(" "))
+        })
+    })?;
     spinner.finish_and_clear();
     if a.json {
         println!("{}", serde_json::to_string(&c).expect("serializable"));
     } else {
         print_comparison(&c, &engine.describe());
     }
-    Ok(if c.agree { 0 } else { 1 })
+    Ok(if c.agree() { 0 } else { 1 })
 }

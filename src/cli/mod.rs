@@ -1,8 +1,11 @@
-//! The `perftlab` command line (clap derive). Each subcommand lives in its own module; this one parses,
-//! dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check, 2 bad input or usage).
+//! The `perftlab` command line (clap derive; the only place clap is used). Each subcommand lives in its own
+//! module; this one parses, dispatches and maps errors to exit codes (0 success, 1 mismatch or failed check,
+//! 2 bad input or usage). Helpers shared by several subcommands (choosing and building a backend, progress
+//! bars, summaries) are in `common`.
 
 mod analyze;
 mod bench;
+mod common;
 mod compare;
 mod devices;
 mod perft;
@@ -12,10 +15,12 @@ mod suite;
 mod table;
 mod verify;
 
-use crate::backend::{BackendKind, EngineOptions};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::position::Setup;
+use crate::validate::Checked;
 use clap::{Args, Parser, Subcommand};
+use common::BackendKind;
 
 /// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
 #[derive(Parser, Debug)]
@@ -79,15 +84,25 @@ impl PositionArgs {
         }
     }
 
+    /// The parsed and checked position; its validity warnings are printed on stderr.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a malformed FEN or an invalid position.
+    pub fn checked(&self) -> Result<Checked> {
+        let pos = Checked::new(self.setup()?)?;
+        common::print_warnings(&pos);
+        Ok(pos)
+    }
+
     /// Whether moves are shown in Chess960 notation for this position.
     pub fn chess960_for(&self, setup: &Setup) -> bool {
         self.chess960 || setup.needs_chess960_notation()
     }
 }
 
-/// Options choosing and tuning the backend.
+/// Options choosing and tuning the backend (ours; an external program is an "engine").
 #[derive(Args, Debug, Clone)]
-pub struct EngineArgs {
+pub struct BackendArgs {
     /// Which move generator counts.
     #[arg(long, value_enum, default_value_t = BackendKind::DEFAULT)]
     pub backend: BackendKind,
@@ -111,9 +126,20 @@ pub struct EngineArgs {
     pub verbose: bool,
 }
 
-impl EngineArgs {
-    /// Options for [`crate::backend::create`].
-    pub fn options(&self) -> Result<EngineOptions> {
+impl BackendArgs {
+    /// The backend `--backend` names, built from these flags (the thread count installed for rayon).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a bad flag value; [`Error::Backend`] when the backend cannot start.
+    pub fn create(&self) -> Result<Box<dyn Backend>> {
+        self.create_kind(self.backend)
+    }
+
+    /// The backend `kind`, built from these flags.
+    ///
+    /// # Errors
+    /// As [`BackendArgs::create`].
+    pub fn create_kind(&self, kind: BackendKind) -> Result<Box<dyn Backend>> {
         if self.threads == Some(0) {
             return Err(Error::Usage(
                 "--threads: '0' is not a valid thread count (use 1 or more)".into(),
@@ -124,14 +150,8 @@ impl EngineArgs {
                 "--gpu-mem: '0' MiB cannot hold anything (use 1 or more)".into(),
             ));
         }
-        Ok(EngineOptions {
-            threads: self.threads,
-            hash_mb: self.hash,
-            merge: !self.no_merge,
-            gpu_mem_mb: self.gpu_mem,
-            adapter: self.adapter.clone(),
-            verbose: self.verbose,
-        })
+        init_threads(self.threads);
+        common::create_backend(kind, self)
     }
 }
 
@@ -193,7 +213,7 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 /// Install the thread count for rayon's global pool (first call wins).
-pub(crate) fn init_threads(threads: Option<usize>) {
+fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(n)

@@ -1,9 +1,8 @@
 //! `perftlab perft`: count, divide (Stockfish's format), detail statistics, JSON.
 
-use super::{init_threads, EngineArgs, PositionArgs};
-use crate::backend;
+use super::{BackendArgs, PositionArgs};
+use crate::backend::{Detail, Stats};
 use crate::error::Result;
-use crate::perft::{check_position, Detail, Stats};
 use clap::Args;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -17,7 +16,7 @@ pub struct PerftArgs {
     #[arg(long)]
     depth: u32,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
     #[arg(long)]
     divide: bool,
@@ -32,30 +31,25 @@ pub struct PerftArgs {
 }
 
 pub fn run(a: PerftArgs) -> Result<i32> {
-    let setup = a.position.setup()?;
-    let chess960 = a.position.chess960_for(&setup);
-    for w in check_position(&setup)? {
-        eprintln!("warning: {w}");
-    }
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let pos = a.position.checked()?;
+    let chess960 = a.position.chess960_for(&pos);
+    let backend = a.backend.create()?;
     let start = Instant::now();
     let mut divide = None;
     let mut stats: Option<Stats> = None;
     let nodes = if a.divide && a.depth > 0 {
-        let mut d = engine.divide(&setup, a.depth)?;
+        let mut d = backend.divide(&pos, a.depth)?;
         d.sort_by_key(|(m, _)| m.to_uci(chess960));
         let total = d.iter().map(|(_, n)| n).sum();
         divide = Some(d);
         total
     } else if a.stats.is_none() {
-        engine.perft(&setup, a.depth)?
+        backend.perft(&pos, a.depth)?
     } else {
         0
     };
     let nodes = if let Some(detail) = a.stats {
-        let (n, s) = engine.stats(&setup, a.depth, detail)?;
+        let (n, s) = backend.stats(&pos, a.depth, detail)?;
         stats = Some(s);
         n
     } else {
@@ -76,9 +70,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             Value::Object(m)
         });
         let out = json!({
-            "fen": setup.to_fen(),
+            "fen": pos.to_fen(),
             "depth": a.depth,
-            "backend": engine.name(),
+            "backend": backend.name(),
             "nodes": nodes,
             "seconds": seconds,
             "nps": nps,
@@ -103,7 +97,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     println!("Nodes searched: {nodes}");
     eprintln!(
         "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
-        engine.name(),
+        backend.name(),
         a.depth,
         nps / 1e6
     );

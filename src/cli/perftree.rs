@@ -1,12 +1,13 @@
 //! `perftlab perftree DEPTH FEN [MOVES]`: behave as a perftree script (`move count` lines, a blank line, the
 //! total), so perftree users can plug perftlab in where they used Stockfish.
 
-use super::{init_threads, EngineArgs};
-use crate::backend;
+use super::common::print_warnings;
+use super::BackendArgs;
+use crate::analyze::play_line;
 use crate::compare;
 use crate::error::{Error, Result};
-use crate::perft::check_position;
 use crate::position::Setup;
+use crate::validate::Checked;
 use clap::Args;
 
 /// Arguments of `perftlab perftree`.
@@ -16,28 +17,26 @@ pub struct PerftreeArgs {
     depth: u32,
     /// The position in FEN.
     fen: String,
-    /// Moves (UCI) played first, separated by spaces, as one argument.
+    /// Moves (UCI or SAN) played first, separated by spaces, as one argument.
     moves: Option<String>,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
 }
 
 pub fn run(a: PerftreeArgs) -> Result<i32> {
     let root = Setup::from_fen(&a.fen).map_err(|e| Error::Usage(format!("FEN: {e}")))?;
-    check_position(&root)?;
+    let root = Checked::new(root)?;
+    print_warnings(&root);
     let chess960 = root.needs_chess960_notation();
     let moves = compare::split_moves(a.moves.as_slice());
-    let (_, setup) = compare::prepare_moves(&root, &moves, chess960)
+    let line = play_line(&root, &moves)
         .map_err(|e| Error::Usage(e.to_string().replacen("--moves", "MOVES", 1)))?;
-    check_position(&setup)?;
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let backend = a.backend.create()?;
     if a.depth == 0 {
         println!("\n1");
         return Ok(0);
     }
-    let mut d = engine.divide(&setup, a.depth)?;
+    let mut d = backend.divide(line.end(), a.depth)?;
     d.sort_by_key(|(m, _)| m.to_uci(chess960));
     let mut total = 0u128;
     for (m, n) in &d {

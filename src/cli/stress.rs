@@ -1,17 +1,14 @@
 //! `perftlab stress`: compare an external engine with perftlab on random reachable positions (biased
 //! playouts, optionally from random Chess960 starts) and group the failures by the kind of move involved.
 
-use super::compare::{print_comparison, timeout};
-use super::{init_threads, EngineArgs};
-use crate::backend;
+use super::common::{print_comparison, progress_bar, timeout, ProtocolArg, Summary};
+use super::BackendArgs;
+use crate::analyze::Line;
 use crate::compare::random::{random_position, Rng};
-use crate::compare::{self, Comparison, FailureKind, Protocol};
+use crate::compare::{self, Request};
 use crate::error::Result;
+use crate::validate::Checked;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
 
 /// Arguments of `perftlab stress`.
 #[derive(Args, Debug)]
@@ -20,8 +17,8 @@ pub struct StressArgs {
     #[arg(long)]
     engine: String,
     /// What the engine speaks.
-    #[arg(long, value_enum, default_value_t = Protocol::Uci)]
-    protocol: Protocol,
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Uci)]
+    protocol: ProtocolArg,
     /// How many random positions.
     #[arg(long, default_value_t = 100)]
     positions: u64,
@@ -47,116 +44,31 @@ pub struct StressArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    backend: EngineArgs,
-}
-
-/// A progress bar on stderr, hidden when stderr is not a terminal or with `--quiet`.
-pub(crate) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}}"))
-    {
-        bar.set_style(style);
-    }
-    bar
-}
-
-/// Totals of a many-position run.
-#[derive(Default)]
-pub(crate) struct Summary {
-    pub compared: u64,
-    pub skipped: u64,
-    /// Positions where the engine failed (died, hung, garbage), with the message (suites only).
-    pub engine_errors: Vec<String>,
-    pub nodes: u128,
-    pub failures: Vec<Comparison>,
-}
-
-impl Summary {
-    pub fn add(&mut self, c: Comparison) {
-        self.compared += 1;
-        self.nodes += c.nodes;
-        if !c.agree {
-            self.failures.push(c);
-        }
-    }
-
-    fn by_kind(&self) -> BTreeMap<&'static str, usize> {
-        let mut m = BTreeMap::new();
-        for f in &self.failures {
-            for k in &f.kinds {
-                *m.entry(k.name()).or_insert(0) += 1;
-            }
-            if f.kinds.is_empty() {
-                *m.entry(FailureKind::Other.name()).or_insert(0) += 1;
-            }
-        }
-        m
-    }
-}
-
-/// Print the summary (text or one JSON object).
-pub(crate) fn print_summary(s: &Summary, as_json: bool) {
-    let by_kind = s.by_kind();
-    if as_json {
-        let v = json!({
-            "agree": s.failures.is_empty(),
-            "positions": s.compared,
-            "skipped": s.skipped,
-            "engine_errors": s.engine_errors,
-            "failed": s.failures.len(),
-            "nodes": s.nodes,
-            "by_kind": by_kind,
-            "failures": s.failures,
-        });
-        println!("{v}");
-        return;
-    }
-    println!(
-        "{} positions compared ({} nodes), {} failed, {} skipped",
-        s.compared,
-        s.nodes,
-        s.failures.len(),
-        s.skipped
-    );
-    if !s.engine_errors.is_empty() {
-        println!(
-            "{} positions where the engine failed (see stderr)",
-            s.engine_errors.len()
-        );
-    }
-    if !by_kind.is_empty() {
-        let parts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
-        println!("failures by kind: {}", parts.join(", "));
-    }
+    backend: BackendArgs,
 }
 
 pub fn run(a: StressArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
-    let opts = a.backend.options()?;
-    init_threads(opts.threads);
-    let ours = backend::create(a.backend.backend, &opts)?;
-    let mut engine = compare::start(a.protocol, &a.engine, a.chess960, timeout)?;
+    let ours = a.backend.create()?;
+    let mut engine = compare::start(a.protocol.into(), &a.engine, a.chess960, timeout)?;
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
     for i in 0..a.positions {
-        let setup = random_position(&mut rng, a.chess960, a.max_plies);
-        let fen = setup.to_fen();
-        let c = compare::compare(
-            engine.as_mut(),
-            ours.as_ref(),
-            &fen,
-            &[],
-            &setup,
-            a.depth,
-            a.chess960 || setup.needs_chess960_notation(),
-        )?;
+        // Reached by legal moves from a legal start, so valid by construction; checked all the same.
+        let line = Line::new(Checked::new(random_position(
+            &mut rng,
+            a.chess960,
+            a.max_plies,
+        ))?);
+        let request = Request {
+            line: &line,
+            depth: a.depth,
+            chess960: a.chess960 || line.end().needs_chess960_notation(),
+        };
+        let c = compare::compare(engine.as_mut(), ours.as_ref(), &request, &mut |_, _| {})?;
         bar.inc(1);
-        if !c.agree && !a.json {
+        if !c.agree() && !a.json {
             bar.suspend(|| {
                 println!("position {} of seed {}:", i + 1, a.seed);
                 print_comparison(&c, &engine.describe());
@@ -166,6 +78,6 @@ pub fn run(a: StressArgs) -> Result<i32> {
         summary.add(c);
     }
     bar.finish_and_clear();
-    print_summary(&summary, a.json);
+    summary.print(a.json);
     Ok(if summary.failures.is_empty() { 0 } else { 1 })
 }

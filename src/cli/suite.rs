@@ -1,7 +1,6 @@
 //! `perftlab suite`: run a perft suite file; the last line is `N passed, M failed, K skipped`.
 
-use super::{init_threads, EngineArgs};
-use crate::backend;
+use super::BackendArgs;
 use crate::error::Result;
 use crate::suite::{self, Budget};
 use clap::Args;
@@ -15,7 +14,7 @@ pub struct SuiteArgs {
     /// The suite file.
     file: PathBuf,
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
     /// Skip depths deeper than this.
     #[arg(long, default_value_t = u32::MAX)]
     max_depth: u32,
@@ -29,22 +28,20 @@ pub struct SuiteArgs {
 
 pub fn run(a: SuiteArgs) -> Result<i32> {
     let entries = suite::load(&a.file)?;
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let engine = backend::create(a.engine.backend, &opts)?;
+    let backend = a.backend.create()?;
     let start = Instant::now();
     let budget = Budget {
         max_depth: a.max_depth,
         max_nodes: a.max_nodes,
     };
-    let report = suite::run(&entries, engine.as_ref(), budget, engine.name() != "gpu");
+    let report = suite::run(&entries, backend.as_ref(), budget, backend.name() != "gpu");
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         println!(
             "{}",
             json!({
                 "file": a.file.display().to_string(),
-                "backend": engine.name(),
+                "backend": backend.name(),
                 "positions": entries.len(),
                 "passed": report.passed,
                 "failed": report.failed,
@@ -78,7 +75,7 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
         }
         eprintln!(
             "{}: {} positions, {} nodes in {seconds:.2} s ({:.1} M nodes/s)",
-            engine.name(),
+            backend.name(),
             entries.len(),
             report.nodes,
             report.nodes as f64 / seconds.max(1e-9) / 1e6

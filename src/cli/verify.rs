@@ -1,11 +1,11 @@
 //! `perftlab verify`: per-node cross-check of a backend's legal move sets against another's.
 
-use super::{init_threads, EngineArgs};
-use crate::backend::{self, BackendKind};
+use super::common::{path_text, print_warnings, BackendKind};
+use super::BackendArgs;
 use crate::error::{Error, Result};
-use crate::perft::check_position;
 use crate::position::Setup;
 use crate::suite;
+use crate::validate::Checked;
 use crate::verify::verify;
 use clap::Args;
 use std::path::PathBuf;
@@ -30,7 +30,7 @@ pub struct VerifyArgs {
     chess960: bool,
     /// The generator checked (`--backend`).
     #[command(flatten)]
-    engine: EngineArgs,
+    backend: BackendArgs,
     /// The generator it is checked against.
     #[arg(long, value_enum, default_value_t = BackendKind::Reference)]
     against: BackendKind,
@@ -48,27 +48,22 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
         )],
         (None, None) => vec![(Setup::STARTPOS_FEN.to_string(), Setup::startpos())],
     };
-    let opts = a.engine.options()?;
-    init_threads(opts.threads);
-    let candidate = backend::create(a.engine.backend, &opts)?;
-    let oracle = backend::create(a.against, &opts)?;
+    let candidate = a.backend.create()?;
+    let oracle = a.backend.create_kind(a.against)?;
     let mut checked = 0u64;
-    for (fen, setup) in &roots {
-        if let Err(e) = check_position(setup) {
-            if a.suite.is_some() {
+    let root_count = roots.len();
+    for (fen, setup) in roots {
+        let pos = match Checked::new(setup) {
+            Ok(pos) => pos,
+            Err(e) if a.suite.is_some() => {
                 eprintln!("skipped {fen}: {e}");
                 continue;
             }
-            return Err(e);
-        }
-        let chess960 = a.chess960 || setup.needs_chess960_notation();
-        let out = verify(
-            setup,
-            a.depth,
-            candidate.as_ref(),
-            oracle.as_ref(),
-            chess960,
-        )?;
+            Err(e) => return Err(e),
+        };
+        print_warnings(&pos);
+        let chess960 = a.chess960 || pos.needs_chess960_notation();
+        let out = verify(&pos, a.depth, candidate.as_ref(), oracle.as_ref(), chess960)?;
         checked += out.nodes_checked;
         if let Some(d) = out.difference {
             println!(
@@ -77,14 +72,7 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
                 oracle.name()
             );
             println!("root:    {fen}");
-            println!(
-                "path:    {}",
-                if d.path.is_empty() {
-                    "(root)".to_string()
-                } else {
-                    d.path.join(" ")
-                }
-            );
+            println!("path:    {}", path_text(&d.path));
             println!("fen:     {}", d.fen);
             println!("missing: {}", d.missing.join(" "));
             println!("extra:   {}", d.extra.join(" "));
@@ -96,7 +84,7 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
         checked,
         oracle.name(),
         a.depth,
-        roots.len()
+        root_count
     );
     Ok(0)
 }

@@ -6,7 +6,7 @@
 //! A seeded SplitMix64 generator makes runs reproducible (`--seed`).
 
 use crate::position::Setup;
-use crate::reference::Position;
+use crate::reference::Mailbox;
 use crate::types::{Move, MoveKind, Role};
 
 /// SplitMix64: tiny, seeded, good enough for choosing moves.
@@ -91,7 +91,7 @@ pub fn chess960_start(n: u32) -> Setup {
 }
 
 /// The weight of a move in a playout: special moves and forcing moves are favoured.
-fn weight(pos: &Position, m: Move) -> u64 {
+fn weight(pos: &Mailbox, m: Move) -> u64 {
     let mut w = 1;
     match m.kind() {
         MoveKind::Castling | MoveKind::EnPassant | MoveKind::Promotion => w += 12,
@@ -120,7 +120,7 @@ pub fn random_position(rng: &mut Rng, chess960: bool, max_plies: u32) -> Setup {
         Setup::startpos()
     };
     let plies = rng.below(max_plies as u64 + 1);
-    let mut pos = Position::from_setup(&start);
+    let mut pos = Mailbox::from_setup(&start);
     for _ in 0..plies {
         let moves = pos.legal_moves();
         if moves.is_empty() {
@@ -171,7 +171,7 @@ mod tests {
         for _ in 0..20 {
             let p = random_position(&mut a, true, 40);
             assert_eq!(p, random_position(&mut b, true, 40));
-            assert!(crate::position::validate::check(&p).is_ok());
+            assert!(crate::validate::check(&p).is_ok());
         }
     }
 }

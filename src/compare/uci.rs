@@ -80,6 +80,11 @@ impl UciEngine {
         Ok(engine)
     }
 
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     fn said(&self) -> String {
         if self.recent.is_empty() {
             "nothing".to_string()

@@ -75,7 +75,7 @@ fn span(a: usize, b: usize) -> u64 {
 }
 
 impl Board {
-    /// Convert plain data. The setup should be valid ([`crate::position::validate`]); rights whose rook or king
+    /// Convert plain data. The setup should be valid ([`crate::validate::Checked`]); rights whose rook or king
     /// is missing are dropped rather than trusted.
     pub fn from_setup(setup: &Setup) -> (Board, CastlingData) {
         let mut b = Board {

@@ -31,10 +31,10 @@ mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
 
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::{Error, Result};
-use crate::perft::{check_position, Backend, Detail, Stats};
-use crate::position::Setup;
 use crate::types::Move;
+use crate::validate::Checked;
 use board::Board;
 use hash::Table;
 use rayon::prelude::*;
@@ -147,6 +147,14 @@ impl CpuBackend {
         }
     }
 
+    /// The count table, when hashing is on.
+    fn counts<R>(&self, f: impl FnOnce(Option<&Table>) -> R) -> R {
+        self.with_table(false, |t| match t {
+            Tables::Counts(t) => f(Some(t)),
+            _ => f(None),
+        })
+    }
+
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
             Some(p) => p.install(f),
@@ -155,30 +163,21 @@ impl CpuBackend {
     }
 }
 
-fn checked(setup: &Setup) -> Result<()> {
-    check_position(setup).map(|_| ())
-}
-
 impl Backend for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
     }
 
-    fn perft(&self, setup: &Setup, depth: u32) -> Result<u128> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
-        Ok(self.with_table(false, |t| {
-            let tt = match t {
-                Tables::Counts(t) => Some(t),
-                _ => None,
-            };
+    fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
+        let (b, cd) = Board::from_setup(pos);
+        Ok(self.counts(|tt| {
             self.install(|| perft::perft_parallel(self.flavor, &b, &cd, depth, tt, self.merge))
         }))
     }
 
-    fn legal_moves(&self, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
+    fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
         Ok(self.install(|| {
-            setups
+            positions
                 .par_iter()
                 .with_min_len(64)
                 .map(|s| {
@@ -193,21 +192,15 @@ impl Backend for CpuBackend {
         }))
     }
 
-    fn divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(Move, u128)>> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
-        Ok(self.with_table(false, |t| {
-            let tt = match t {
-                Tables::Counts(t) => Some(t),
-                _ => None,
-            };
+    fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
+        let (b, cd) = Board::from_setup(pos);
+        Ok(self.counts(|tt| {
             self.install(|| perft::divide(self.flavor, &b, &cd, depth, tt, self.merge))
         }))
     }
 
-    fn stats(&self, setup: &Setup, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
-        checked(setup)?;
-        let (b, cd) = Board::from_setup(setup);
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
+        let (b, cd) = Board::from_setup(pos);
         let (n, s) = self.with_table(true, |t| {
             let tt = match t {
                 Tables::Stats(t) => Some(t),

@@ -1,6 +1,7 @@
 //! Fully legal move generation from the check mask and pin masks (no make-and-test), written once and
-//! consumed through a [`Sink`]: [`Counter`] adds popcounts (bulk counting at the last ply: no move is built),
-//! [`MoveList`] expands targets into packed moves.
+//! consumed through a [`Sink`]: [`Counter`] adds popcounts (bulk counting at the last ply: no move is built);
+//! every [`Consumer`] ([`MoveList`], and the perft walk's buffer and recursion) takes packed moves one at a time,
+//! expanded from the target sets in one place.
 //!
 //! Per node: checkers of our king; the squares the enemy attacks with our king lifted off the board ("danger",
 //! for king moves and castling; a full map only when castling is possible or it costs fewer slider lookups than
@@ -31,17 +32,17 @@ pub fn pack(role: usize, from: usize, to: u32) -> u32 {
     (role as u32) << 16 | (from as u32) << 6 | to
 }
 
-/// Pack the pawn moves to `to` from `to - delta` and call `f` with each (four when promoting).
+/// Pack the pawn moves to `to` from `to - delta` and hand each to `c` (four when promoting).
 #[inline(always)]
-pub fn pawn_moves_to(to: u32, delta: i32, promo: u64, mut f: impl FnMut(u32)) {
+pub fn pawn_moves_to<C: Consumer + ?Sized>(to: u32, delta: i32, promo: u64, c: &mut C) {
     let from = (to as i32 - delta) as u32;
     let base = from << 6 | to;
     if promo & (1 << to) != 0 {
         for p in [3u32, 2, 1, 0] {
-            f(1 << 14 | p << 12 | base);
+            c.take(1 << 14 | p << 12 | base);
         }
     } else {
-        f(base);
+        c.take(base);
     }
 }
 
@@ -67,6 +68,39 @@ pub trait Sink {
     fn en_passant(&mut self, from: usize, to: usize);
     /// One castling move (king takes own rook).
     fn castle(&mut self, king: usize, rook: usize);
+}
+
+/// Takes generated moves one at a time, packed. Every consumer is a [`Sink`] (the impl below is the one place
+/// target sets are expanded into packed moves): the move list, the perft walk's last-two-plies buffer and its
+/// recursion.
+pub trait Consumer {
+    /// One packed move.
+    fn take(&mut self, m: u32);
+}
+
+impl<C: Consumer> Sink for C {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
+        while targets != 0 {
+            self.take(pack(role, from, targets.trailing_zeros()));
+            targets &= targets - 1;
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
+        while targets != 0 {
+            pawn_moves_to(targets.trailing_zeros(), delta, promo, self);
+            targets &= targets - 1;
+        }
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.take(pack_ep(from, to));
+    }
+    #[inline(always)]
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.take(pack_castle(king, rook));
+    }
 }
 
 /// Counts moves without building them.
@@ -109,9 +143,11 @@ impl MoveList {
     pub fn as_slice(&self) -> &[u32] {
         &self.0
     }
+}
 
+impl Consumer for MoveList {
     #[inline(always)]
-    fn push(&mut self, m: u32) {
+    fn take(&mut self, m: u32) {
         self.0.push(m);
     }
 }
@@ -120,31 +156,6 @@ impl MoveList {
 #[inline(always)]
 pub fn to_move(m: u32) -> Move {
     Move(m as u16)
-}
-
-impl Sink for MoveList {
-    #[inline(always)]
-    fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
-        while targets != 0 {
-            self.push(pack(role, from, targets.trailing_zeros()));
-            targets &= targets - 1;
-        }
-    }
-    #[inline(always)]
-    fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
-        while targets != 0 {
-            pawn_moves_to(targets.trailing_zeros(), delta, promo, |m| self.push(m));
-            targets &= targets - 1;
-        }
-    }
-    #[inline(always)]
-    fn en_passant(&mut self, from: usize, to: usize) {
-        self.push(pack_ep(from, to));
-    }
-    #[inline(always)]
-    fn castle(&mut self, king: usize, rook: usize) {
-        self.push(pack_castle(king, rook));
-    }
 }
 
 /// Pieces of the side not to move that attack square `sq` of the side to move's king, given occupancy `occ`.

@@ -49,36 +49,10 @@ impl Buffer {
     }
 }
 
-impl movegen::Sink for Buffer {
+impl movegen::Consumer for Buffer {
     #[inline(always)]
-    fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
-        while targets != 0 {
-            self.push(movegen::pack(role, from, targets.trailing_zeros()));
-            targets &= targets - 1;
-        }
-    }
-    #[inline(always)]
-    fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
-        while targets != 0 {
-            let to = targets.trailing_zeros();
-            targets &= targets - 1;
-            let base = ((to as i32 - delta) as u32) << 6 | to;
-            if promo & (1 << to) != 0 {
-                for p in [3u32, 2, 1, 0] {
-                    self.push(1 << 14 | p << 12 | base);
-                }
-            } else {
-                self.push(base);
-            }
-        }
-    }
-    #[inline(always)]
-    fn en_passant(&mut self, from: usize, to: usize) {
-        self.push(movegen::pack_ep(from, to));
-    }
-    #[inline(always)]
-    fn castle(&mut self, king: usize, rook: usize) {
-        self.push(movegen::pack_castle(king, rook));
+    fn take(&mut self, m: u32) {
+        self.push(m);
     }
 }
 
@@ -94,48 +68,14 @@ macro_rules! walker {
             _s: std::marker::PhantomData<S>,
         }
 
-        impl<S: Sliders, const HASH: bool> $sink<'_, S, HASH> {
+        impl<S: Sliders, const HASH: bool> movegen::Consumer for $sink<'_, S, HASH> {
             #[inline(always)]
-            fn child(&mut self, m: u32) {
+            fn take(&mut self, m: u32) {
                 let child = self.b.make::<HASH>(self.cd, m);
                 // Safety: only reached from `$name`, whose caller guaranteed its target features.
                 #[allow(unused_unsafe, unsafe_code)]
                 let n = unsafe { $name::<S, HASH>(&child, self.cd, self.depth - 1, self.tt) };
                 self.n += n;
-            }
-        }
-
-        impl<S: Sliders, const HASH: bool> movegen::Sink for $sink<'_, S, HASH> {
-            #[inline(always)]
-            fn piece(&mut self, role: usize, from: usize, mut targets: u64) {
-                while targets != 0 {
-                    self.child(movegen::pack(role, from, targets.trailing_zeros()));
-                    targets &= targets - 1;
-                }
-            }
-            #[inline(always)]
-            fn pawns(&mut self, mut targets: u64, delta: i32, promo: u64) {
-                // Written out (no closure) so that everything stays inside the recursive function.
-                while targets != 0 {
-                    let to = targets.trailing_zeros();
-                    targets &= targets - 1;
-                    let base = ((to as i32 - delta) as u32) << 6 | to;
-                    if promo & (1 << to) != 0 {
-                        for p in [3u32, 2, 1, 0] {
-                            self.child(1 << 14 | p << 12 | base);
-                        }
-                    } else {
-                        self.child(base);
-                    }
-                }
-            }
-            #[inline(always)]
-            fn en_passant(&mut self, from: usize, to: usize) {
-                self.child(movegen::pack_ep(from, to));
-            }
-            #[inline(always)]
-            fn castle(&mut self, king: usize, rook: usize) {
-                self.child(movegen::pack_castle(king, rook));
             }
         }
 

@@ -1,6 +1,6 @@
 //! Detail statistics at counting speed: the last ply classified in bulk, subtrees hashed, transpositions merged.
 //!
-//! **Additivity.** Every column counts last-ply moves (see [`crate::perft::stats`]), so the statistics of a
+//! **Additivity.** Every column counts last-ply moves (see [`crate::backend::stats`]), so the statistics of a
 //! subtree depend on its root position and remaining depth only: they are stored in a [`StatsTable`] keyed like
 //! the count table, and a frontier position reached by `k` move paths is walked once and counted `k` times.
 //!
@@ -28,7 +28,7 @@ use super::attacks::{between, line, Sliders, KING, KNIGHT, PAWN};
 use super::board::{Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use super::movegen::{self, count, moves, pack, pack_castle, pack_ep};
 use super::stats_table::StatsTable;
-use crate::perft::{Stats, BASE_COLUMNS};
+use crate::backend::{Stats, BASE_COLUMNS};
 
 /// Indices into [`Tally::base`] (the order of [`Column::BASE`]).
 const CAPTURES: usize = 0;
@@ -154,6 +154,17 @@ impl<S: Sliders> Leaf<'_, S> {
     }
 }
 
+/// The four promotion moves to one square (encoded by `movegen::pawn_moves_to`).
+struct Promotions([u32; 4], usize);
+
+impl movegen::Consumer for Promotions {
+    #[inline(always)]
+    fn take(&mut self, m: u32) {
+        self.0[self.1 & 3] = m;
+        self.1 += 1;
+    }
+}
+
 impl<S: Sliders> movegen::Sink for Leaf<'_, S> {
     #[inline(always)]
     fn piece(&mut self, role: usize, from: usize, targets: u64) {
@@ -209,11 +220,13 @@ impl<S: Sliders> movegen::Sink for Leaf<'_, S> {
             let to = p.trailing_zeros();
             p &= p - 1;
             let capture = (self.opp >> to) & 1;
-            for piece in [3u32, 2, 1, 0] {
+            let mut four = Promotions([0; 4], 0);
+            movegen::pawn_moves_to(to, delta, promo, &mut four);
+            for m in four.0 {
                 self.t.nodes += 1;
                 self.t.base[PROMOTIONS] += 1;
                 self.t.base[CAPTURES] += capture;
-                self.played(1 << 14 | piece << 12 | from_of(to) << 6 | to, to as usize);
+                self.played(m, to as usize);
             }
         }
     }
@@ -460,7 +473,7 @@ pub fn stats_parallel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perft::Column;
+    use crate::backend::Column;
 
     #[test]
     fn tally_indices_follow_the_base_columns() {
@@ -469,7 +482,7 @@ mod tests {
         assert_eq!(Column::BASE[CASTLES], Column::Castles);
         assert_eq!(Column::BASE[PROMOTIONS], Column::Promotions);
         assert_eq!(Column::BASE[STALEMATES], Column::Stalemates);
-        use crate::perft::CheckKind::*;
+        use crate::backend::CheckKind::*;
         for (i, k) in [Direct, SingleDiscovered, DirectDiscovered, DoubleDiscovered]
             .into_iter()
             .enumerate()
@@ -478,7 +491,7 @@ mod tests {
             assert_eq!(Column::BASE[MATES + i], k.mate_column());
             let (n, direct) = [(1, true), (1, false), (2, true), (2, false)][i];
             assert_eq!(kind(n, direct), i);
-            assert_eq!(crate::perft::CheckKind::of(n, direct), Some(k));
+            assert_eq!(crate::backend::CheckKind::of(n, direct), Some(k));
         }
     }
 }

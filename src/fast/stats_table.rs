@@ -1,5 +1,5 @@
 //! The shared table of subtree statistics ([`StatsTable`]), keyed like the count table ([`super::hash`]) by
-//! Zobrist key and remaining depth, holding a leaf count and the [`crate::perft::Column::BASE`] counts.
+//! Zobrist key and remaining depth, holding a leaf count and the [`crate::backend::Column::BASE`] counts.
 //!
 //! Layout: buckets of two 128-byte entries (key, depth, leaf count, thirteen `u32` counts). The first entry of
 //! a bucket keeps the deeper subtree, the second takes whatever the first refused.
@@ -15,7 +15,7 @@
 //! machine finishes: a depth-6 subtree has at most a few 10^9 leaves).
 
 use super::stats::Tally;
-use crate::perft::BASE_COLUMNS;
+use crate::backend::BASE_COLUMNS;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 #[derive(Default)]

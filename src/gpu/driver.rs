@@ -15,8 +15,8 @@
 
 use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel, SLOT_BYTES};
+use crate::backend::{Detail, Stats};
 use crate::error::Result;
-use crate::perft::{Detail, Stats};
 use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;

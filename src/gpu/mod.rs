@@ -11,16 +11,18 @@
 pub mod buffers;
 pub mod context;
 pub mod driver;
+mod options;
 pub mod tables;
 
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
+pub use options::GpuOptions;
 
-use crate::backend::EngineOptions;
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::{Error, Result};
-use crate::perft::{Backend, Detail, Stats};
 use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;
+use crate::validate::Checked;
 use driver::Settings;
 use std::sync::Mutex;
 
@@ -35,7 +37,7 @@ impl GpuBackend {
     ///
     /// # Errors
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
-    pub fn new(opts: &EngineOptions) -> Result<GpuBackend> {
+    pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
         let mut ctx = GpuContext::new(opts.adapter.as_deref())?;
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
         ctx.ensure_cache(opts.hash_mb);
@@ -92,22 +94,24 @@ impl Backend for GpuBackend {
         "gpu"
     }
 
-    fn perft(&self, setup: &Setup, depth: u32) -> Result<u128> {
+    fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
         let counts = driver::subtree_counts(
             &mut self.ctx(),
-            std::slice::from_ref(setup),
+            std::slice::from_ref(pos.setup()),
             depth,
             &self.settings,
         )?;
         Ok(counts.first().copied().unwrap_or(0))
     }
 
-    fn legal_moves(&self, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
-        driver::legal_moves(&mut self.ctx(), setups)
+    fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
+        let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
+        driver::legal_moves(&mut self.ctx(), &setups)
     }
 
     /// All root moves in one batch, so their subtrees share merging and the cache.
-    fn divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(Move, u128)>> {
+    fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
+        let setup = pos.setup();
         let mut ctx = self.ctx();
         let moves = driver::legal_moves(&mut ctx, std::slice::from_ref(setup))?
             .pop()
@@ -120,7 +124,7 @@ impl Backend for GpuBackend {
 
     /// Statistics on the GPU: the leaves are written and classified (merging and the cache are not used).
     /// Only the CPW columns ([`Detail::Cpw`]); `Detail::Full` is refused.
-    fn stats(&self, setup: &Setup, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
         if detail == Detail::Full {
             return Err(Error::Usage(
                 "--stats full: the gpu backend computes only the CPW columns (use --stats, or --backend cpu)"
@@ -129,7 +133,7 @@ impl Backend for GpuBackend {
         }
         driver::tree_stats(
             &mut self.ctx(),
-            std::slice::from_ref(setup),
+            std::slice::from_ref(pos.setup()),
             depth,
             &self.settings,
         )

@@ -1,12 +1,10 @@
-//! Positions as plain data ([`Setup`]), their FEN/EPD text form ([`fen`]) and validity checks ([`validate`]).
+//! Positions as plain data ([`Setup`]) and their FEN/EPD text form ([`fen`]).
 //!
-//! Flow, as in shakmaty: text → [`Setup::from_fen`] (syntax only) → [`validate::check`] (FIDE 3.10.3 and
-//! perft-ability) → a generator's own position type.
+//! Flow, as in shakmaty: text → [`Setup::from_fen`] (syntax only) → [`crate::validate::Checked::new`]
+//! (FIDE 3.10.3 and perft-ability, a layer above the reference generator) → a backend.
 
 pub mod fen;
 mod setup;
-pub mod validate;
 
 pub use fen::FenError;
 pub use setup::Setup;
-pub use validate::{Validity, ValidityError, ValidityWarning};

@@ -3,7 +3,7 @@
 use crate::types::{CastlingRights, Color, Piece, Role, Square};
 
 /// A position as plain data: what FEN says, nothing derived. It may be invalid; see
-/// [`crate::position::validate`].
+/// [`crate::validate::Checked`].
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Setup {
     /// Piece on each square, indexed a1 = 0 … h8 = 63.

@@ -49,9 +49,10 @@ fn decode(c: i8) -> Option<Piece> {
     ))
 }
 
-/// A position on the mailbox board. Build one with [`Position::from_setup`].
+/// A position on the 10×12 mailbox board (the reference generator's own board; plain data is
+/// [`Setup`]). Build one with [`Mailbox::from_setup`].
 #[derive(Clone, Debug)]
-pub struct Position {
+pub struct Mailbox {
     board: [i8; 120],
     turn: Color,
     castling: CastlingRights,
@@ -60,14 +61,14 @@ pub struct Position {
     fullmoves: u32,
 }
 
-impl Position {
-    /// Build a mailbox position. No validity check is done here; see [`crate::position::validate`].
-    pub fn from_setup(setup: &Setup) -> Position {
+impl Mailbox {
+    /// Build a mailbox position. No validity check is done here; see `crate::validate` (a layer above this one).
+    pub fn from_setup(setup: &Setup) -> Mailbox {
         let mut board = [OFF; 120];
         for sq in Square::all() {
             board[mailbox(sq)] = setup.piece_at(sq).map_or(0, code);
         }
-        Position {
+        Mailbox {
             board,
             turn: setup.turn,
             castling: setup.castling,
@@ -316,7 +317,7 @@ impl Position {
     }
 
     /// Play a pseudo-legal move and return the new position (copy-make).
-    pub fn play(&self, m: Move) -> Position {
+    pub fn play(&self, m: Move) -> Mailbox {
         let mut next = self.clone();
         let us = self.turn;
         let (from, to) = (mailbox(m.from()), mailbox(m.to()));
@@ -395,7 +396,7 @@ impl Position {
 
 /// Squares of `by`'s pieces that attack `target` in `setup` (used by validity checks).
 pub fn attackers(setup: &Setup, target: Square, by: Color) -> Vec<Square> {
-    Position::from_setup(setup)
+    Mailbox::from_setup(setup)
         .attackers_mb(mailbox(target), by)
         .into_iter()
         .map(square_of)
@@ -404,12 +405,12 @@ pub fn attackers(setup: &Setup, target: Square, by: Color) -> Vec<Square> {
 
 /// Legal moves of a plain [`Setup`].
 pub fn legal_moves(setup: &Setup) -> Vec<Move> {
-    Position::from_setup(setup).legal_moves()
+    Mailbox::from_setup(setup).legal_moves()
 }
 
 /// Play a move on a plain [`Setup`] (the move must be legal there).
 pub fn play(setup: &Setup, m: Move) -> Setup {
-    Position::from_setup(setup).play(m).to_setup()
+    Mailbox::from_setup(setup).play(m).to_setup()
 }
 
 #[cfg(test)]

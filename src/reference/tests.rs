@@ -238,6 +238,6 @@ fn fide_1_5_stalemate_versus_mate() {
     assert!(mate.legal_moves().is_empty() && mate.in_check());
 }
 
-fn reference_pos(fen: &str) -> Position {
-    Position::from_setup(&Setup::from_fen(fen).unwrap())
+fn reference_pos(fen: &str) -> Mailbox {
+    Mailbox::from_setup(&Setup::from_fen(fen).unwrap())
 }

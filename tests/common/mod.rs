@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests: locating test data and reading the CPW detail table.
 #![allow(dead_code)]
 
-use perftlab::perft::{Column, Stats};
-use perftlab::position::Setup;
+use perftlab::backend::{Column, Stats};
+use perftlab::Checked;
 use std::path::PathBuf;
 
 /// Path of a file under `tests/data/`.
@@ -61,11 +61,11 @@ pub fn perftlab() -> std::process::Command {
 /// leaf counts); returns the number of rows checked.
 pub fn assert_cpw_stats(
     nodes: std::ops::RangeInclusive<u128>,
-    stats: impl Fn(&Setup, u32) -> (u128, Stats),
+    stats: impl Fn(&Checked, u32) -> (u128, Stats),
 ) -> usize {
     let mut checked = 0;
     for row in cpw_rows().into_iter().filter(|r| nodes.contains(&r.nodes)) {
-        let (n, s) = stats(&Setup::from_fen(&row.fen).unwrap(), row.depth);
+        let (n, s) = stats(&Checked::from_fen(&row.fen).unwrap(), row.depth);
         let got: Vec<(Column, u128)> = row.columns.iter().map(|&(c, _)| (c, s[c])).collect();
         assert_eq!(
             (n, got),

@@ -26,7 +26,7 @@
 //! `double_checks = direct_discovered_checks + double_discovered_checks - direct_discovered_mates -
 //! double_discovered_mates`. `checks` and `checkmates` are the totals of the four categories.
 
-use crate::reference::Position;
+use crate::reference::Mailbox;
 use crate::types::{Move, MoveKind};
 use std::ops::{Add, AddAssign, Index, IndexMut, Mul};
 
@@ -329,7 +329,7 @@ impl Stats {
 
     /// Account one leaf move `m` played from `pos` (reference generator), base columns only: call
     /// [`Stats::with_totals`] after the last leaf.
-    pub fn add_leaf(&mut self, pos: &Position, m: Move) {
+    pub fn add_leaf(&mut self, pos: &Mailbox, m: Move) {
         use Column::*;
         let capture = m.kind() == MoveKind::EnPassant
             || (m.kind() != MoveKind::Castling && pos.piece_at(m.to()).is_some());

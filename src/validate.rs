@@ -1,5 +1,9 @@
 //! Validity of a position, kept apart from FEN syntax (FIDE 3.10.3: a position is impossible if no series of
-//! possible moves can reach it).
+//! possible moves can reach it), and [`Checked`], the type of a position perft is defined on.
+//!
+//! Flow, as in shakmaty (`Setup` → `Chess`): text → [`Setup::from_fen`] (syntax only) → [`Checked::new`]
+//! (validity) → any [`crate::backend::Backend`]. Every backend method takes a [`Checked`], so no backend can
+//! count a position nobody checked.
 //!
 //! Two tiers, as perft tools need them:
 //! - [`ValidityError`]: perft is ill-defined (no king to protect, a king that can be captured, a pawn that
@@ -9,10 +13,97 @@
 //!
 //! Attacks are computed by the reference generator ([`crate::reference`]), the project's oracle.
 
-use super::Setup;
+use crate::error::{Error, Result};
+use crate::position::Setup;
 use crate::reference;
-use crate::types::{CastlingSide, Color, Piece, Role, Square};
+use crate::types::{CastlingSide, Color, Move, Piece, Role, Square};
 use std::fmt;
+
+/// A position [`check`] found no [`ValidityError`] in, with the warnings it found. The only ways to get
+/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both run [`check`].
+///
+/// It dereferences to its [`Setup`] for reading.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Checked {
+    setup: Setup,
+    warnings: Vec<ValidityWarning>,
+}
+
+impl Checked {
+    /// Check `setup`.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] quoting the FEN and listing every validity error.
+    pub fn new(setup: Setup) -> Result<Checked> {
+        let v = check(&setup);
+        if !v.is_ok() {
+            return Err(Error::Usage(format!(
+                "invalid position '{}': {}",
+                setup.to_fen(),
+                v
+            )));
+        }
+        Ok(Checked {
+            setup,
+            warnings: v.warnings,
+        })
+    }
+
+    /// Parse and check a FEN.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a malformed FEN or an invalid position.
+    pub fn from_fen(fen: &str) -> Result<Checked> {
+        Checked::new(Setup::from_fen(fen)?)
+    }
+
+    /// The FIDE initial position.
+    pub fn startpos() -> Checked {
+        Checked::new(Setup::startpos()).expect("the initial position is valid")
+    }
+
+    /// The position as plain data.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// Impossible-but-playable findings (perft still counts the position).
+    pub fn warnings(&self) -> &[ValidityWarning] {
+        &self.warnings
+    }
+
+    /// The plain data back.
+    pub fn into_setup(self) -> Setup {
+        self.setup
+    }
+
+    /// The legal moves, by the reference generator.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        reference::legal_moves(&self.setup)
+    }
+
+    /// The position after `m`, checked again (a legal move keeps a valid position valid, so an error here
+    /// means `m` was not legal).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] when the result is invalid.
+    pub fn play(&self, m: Move) -> Result<Checked> {
+        Checked::new(reference::play(&self.setup, m))
+    }
+}
+
+impl std::ops::Deref for Checked {
+    type Target = Setup;
+    fn deref(&self) -> &Setup {
+        &self.setup
+    }
+}
+
+impl AsRef<Setup> for Checked {
+    fn as_ref(&self) -> &Setup {
+        &self.setup
+    }
+}
 
 /// A reason perft is ill-defined on a position.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -1,0 +1,60 @@
+//! The [`Backend`] trait that every perft generator of ours implements (the reference oracle here, the fast
+//! CPU backend in [`crate::fast`], the GPU backend in [`crate::gpu`]), the detail [`Stats`] they report (one column list, [`Column`]),
+//! and [`ReferenceBackend`], the reference generator behind the same trait.
+//!
+//! Every method takes a [`Checked`] position: validity is settled once, by [`Checked::new`], before any
+//! backend counts. Choosing and building a backend from command-line flags is the CLI's business
+//! (`src/cli/common.rs`), not this module's.
+
+mod reference;
+mod stats;
+
+pub use reference::ReferenceBackend;
+pub use stats::{CheckKind, Column, Detail, Stats, BASE_COLUMNS, COLUMNS};
+
+use crate::error::Result;
+use crate::types::Move;
+use crate::validate::Checked;
+use rayon::prelude::*;
+
+/// A perft generator. [`Backend::perft`], [`Backend::legal_moves`] and [`Backend::stats`] are required;
+/// [`Backend::divide`] has a generic default built on `legal_moves`, [`Checked::play`] and `perft`.
+pub trait Backend: Sync {
+    /// Name used in output (`reference`, `cpu`, `gpu`).
+    fn name(&self) -> &'static str;
+
+    /// Leaf count of the legal move tree of depth `depth` (perft(0) = 1).
+    ///
+    /// # Errors
+    /// A backend failure ([`crate::Error::Backend`]).
+    fn perft(&self, pos: &Checked, depth: u32) -> Result<u128>;
+
+    /// The legal moves of each position, in any order (used by the per-node cross-check).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>>;
+
+    /// Per root move counts of depth `depth - 1` subtrees. `depth` must be at least 1.
+    ///
+    /// # Errors
+    /// A backend failure, or [`crate::Error::Usage`] when a move this backend lists leads to an invalid
+    /// position (it was not legal).
+    fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
+        let moves = self
+            .legal_moves(std::slice::from_ref(pos))?
+            .pop()
+            .unwrap_or_default();
+        moves
+            .par_iter()
+            .map(|&m| Ok((m, self.perft(&pos.play(m)?, depth.saturating_sub(1))?)))
+            .collect()
+    }
+
+    /// Leaf count with detail statistics: the columns of `detail` (the others zero). Required, so that no
+    /// backend silently hands the work to another generator.
+    ///
+    /// # Errors
+    /// A backend failure; [`crate::Error::Usage`] when the backend cannot compute the columns of `detail`.
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)>;
+}

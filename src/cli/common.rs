@@ -1,0 +1,217 @@
+//! Helpers shared by several subcommands: the `--backend` and `--protocol` choices (clap `ValueEnum`s that
+//! convert to library types), building a backend, printing validity warnings, `--timeout` parsing, progress
+//! bars, printing a move path, one comparison and the summary of many.
+
+use super::BackendArgs;
+use crate::backend::{Backend, ReferenceBackend};
+use crate::compare::{Comparison, FailureKind, Protocol};
+use crate::error::{Error, Result};
+use crate::fast::CpuBackend;
+use crate::gpu::{GpuBackend, GpuOptions};
+use crate::validate::Checked;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::time::Duration;
+
+/// Which of our backends counts (`--backend`, `--against`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum BackendKind {
+    /// The simple mailbox oracle (slow, obviously correct).
+    Reference,
+    /// The fast bitboard generator on all cores, with hash table and transposition merging.
+    Cpu,
+    /// WGSL compute kernels on wgpu (Vulkan, Metal, DX12, GL).
+    Gpu,
+}
+
+impl BackendKind {
+    /// The default backend of every command.
+    pub const DEFAULT: BackendKind = BackendKind::Cpu;
+}
+
+/// Build backend `kind` from the flags (already validated by [`BackendArgs::create_kind`]).
+///
+/// # Errors
+/// [`Error::Backend`] when the backend cannot start (e.g. no GPU adapter).
+pub(super) fn create_backend(kind: BackendKind, a: &BackendArgs) -> Result<Box<dyn Backend>> {
+    Ok(match kind {
+        BackendKind::Reference => Box::new(ReferenceBackend),
+        BackendKind::Cpu => Box::new(CpuBackend::new(a.hash, a.threads, !a.no_merge)?),
+        BackendKind::Gpu => Box::new(GpuBackend::new(&GpuOptions {
+            hash_mb: a.hash,
+            merge: !a.no_merge,
+            gpu_mem_mb: a.gpu_mem,
+            adapter: a.adapter.clone(),
+            verbose: a.verbose,
+        })?),
+    })
+}
+
+/// What an external engine speaks (`--protocol`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum ProtocolArg {
+    /// UCI: `position fen … moves …`, `go perft N`, `move: count` lines and `Nodes searched: N`.
+    Uci,
+    /// perftree's script protocol: `CMD "$depth" "$fen" "$moves"`, `move count` lines, a blank line, the total.
+    Script,
+}
+
+impl From<ProtocolArg> for Protocol {
+    fn from(p: ProtocolArg) -> Protocol {
+        match p {
+            ProtocolArg::Uci => Protocol::Uci,
+            ProtocolArg::Script => Protocol::Script,
+        }
+    }
+}
+
+/// Print a position's validity warnings on stderr (perft still counts it).
+pub(super) fn print_warnings(pos: &Checked) {
+    for w in pos.warnings() {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// Parse `--timeout`.
+pub(super) fn timeout(secs: f64) -> Result<Duration> {
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(Error::Usage(format!(
+            "--timeout: '{secs}' is not a positive number of seconds"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or with `--quiet`.
+pub(super) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}}"))
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// A spinner on stderr for one long step, hidden when stderr is not a terminal or with `--quiet`.
+pub(super) fn spinner(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let s = ProgressBar::new_spinner();
+    s.enable_steady_tick(Duration::from_millis(120));
+    s
+}
+
+/// A move path as printed after `path:` (`(root)` when empty).
+pub(super) fn path_text(path: &[String]) -> String {
+    if path.is_empty() {
+        "(root)".to_string()
+    } else {
+        path.join(" ")
+    }
+}
+
+/// Print one comparison as text.
+pub(super) fn print_comparison(c: &Comparison, engine: &str) {
+    let Some(f) = &c.failure else {
+        println!(
+            "agree: {} nodes at depth {} (engine '{engine}' and perftlab)",
+            c.nodes, c.depth
+        );
+        return;
+    };
+    println!(
+        "MISMATCH at depth {}: engine '{engine}' {} nodes, perftlab {}",
+        c.depth, c.engine_nodes, c.nodes
+    );
+    println!("root:    {}", c.root);
+    println!("path:    {}", path_text(&f.path));
+    println!("fen:     {}", f.fen);
+    println!("depth:   {}", f.depth);
+    println!("missing: {}", f.missing.join(" "));
+    println!("extra:   {}", f.extra.join(" "));
+    for w in &f.wrong_counts {
+        println!(
+            "count:   {} engine {} perftlab {}",
+            w.mv, w.engine, w.perftlab
+        );
+    }
+    let kinds: Vec<&str> = f.kinds.iter().map(|k| k.name()).collect();
+    println!("kinds:   {}", kinds.join(" "));
+}
+
+/// Totals of a many-position comparison (`compare --suite`, `stress`).
+#[derive(Default)]
+pub(super) struct Summary {
+    pub compared: u64,
+    pub skipped: u64,
+    /// Positions where the engine failed (died, hung, garbage), with the message (suites only).
+    pub engine_errors: Vec<String>,
+    pub nodes: u128,
+    pub failures: Vec<Comparison>,
+}
+
+impl Summary {
+    pub fn add(&mut self, c: Comparison) {
+        self.compared += 1;
+        self.nodes += c.nodes;
+        if c.failure.is_some() {
+            self.failures.push(c);
+        }
+    }
+
+    fn by_kind(&self) -> BTreeMap<&'static str, usize> {
+        let mut m = BTreeMap::new();
+        for f in self.failures.iter().filter_map(|c| c.failure.as_ref()) {
+            for k in &f.kinds {
+                *m.entry(k.name()).or_insert(0) += 1;
+            }
+            if f.kinds.is_empty() {
+                *m.entry(FailureKind::Other.name()).or_insert(0) += 1;
+            }
+        }
+        m
+    }
+
+    /// Print the summary (text or one JSON object).
+    pub fn print(&self, as_json: bool) {
+        let by_kind = self.by_kind();
+        if as_json {
+            let v = json!({
+                "agree": self.failures.is_empty(),
+                "positions": self.compared,
+                "skipped": self.skipped,
+                "engine_errors": self.engine_errors,
+                "failed": self.failures.len(),
+                "nodes": self.nodes,
+                "by_kind": by_kind,
+                "failures": self.failures,
+            });
+            println!("{v}");
+            return;
+        }
+        println!(
+            "{} positions compared ({} nodes), {} failed, {} skipped",
+            self.compared,
+            self.nodes,
+            self.failures.len(),
+            self.skipped
+        );
+        if !self.engine_errors.is_empty() {
+            println!(
+                "{} positions where the engine failed (see stderr)",
+                self.engine_errors.len()
+            );
+        }
+        if !by_kind.is_empty() {
+            let parts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            println!("failures by kind: {}", parts.join(", "));
+        }
+    }
+}

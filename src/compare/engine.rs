@@ -1,0 +1,134 @@
+//! The external engine side of a comparison: the [`Engine`] trait (a program that can divide), the
+//! [`Divide`] it reports, the [`Protocol`]s it may speak, its factory [`start`], and splitting an `--engine`
+//! command line into words.
+
+use super::{ScriptEngine, UciEngine};
+use crate::error::{Error, Result};
+use crate::types::Square;
+use std::collections::BTreeMap;
+
+/// A divide as an engine reports it: each root move's (UCI) count, and the total it printed.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Divide {
+    /// Move text → count. A move printed twice is summed (and so shows up as a wrong count).
+    pub moves: BTreeMap<String, u128>,
+    /// The total the engine printed.
+    pub total: u128,
+}
+
+/// An external move generator that can divide.
+pub trait Engine {
+    /// How to name the engine in messages (its command line).
+    fn describe(&self) -> String;
+
+    /// The divide of the position reached by playing `moves` (UCI, in the notation the engine was set up
+    /// for) from `fen`, at `depth` (at least 1).
+    ///
+    /// # Errors
+    /// [`Error::Backend`] when the engine dies, hangs past the timeout, or prints something unreadable; the
+    /// message quotes what it said.
+    fn divide(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<Divide>;
+}
+
+/// Which protocol the external engine speaks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Protocol {
+    /// UCI: `position fen … moves …`, `go perft N`, `move: count` lines and `Nodes searched: N`.
+    Uci,
+    /// perftree's script protocol: `CMD "$depth" "$fen" "$moves"`, `move count` lines, a blank line, the total.
+    Script,
+}
+
+/// Start an engine.
+///
+/// # Errors
+/// [`Error::Usage`] when the command cannot be parsed or started; [`Error::Backend`] when it does not
+/// complete the UCI handshake.
+pub fn start(
+    protocol: Protocol,
+    command: &str,
+    chess960: bool,
+    timeout: std::time::Duration,
+) -> Result<Box<dyn Engine>> {
+    Ok(match protocol {
+        Protocol::Uci => Box::new(UciEngine::start(command, chess960, timeout)?),
+        Protocol::Script => Box::new(ScriptEngine::new(command, timeout)?),
+    })
+}
+
+/// Split an `--engine` command line into program and arguments (whitespace separated; single and double
+/// quotes group; backslash escapes the next character outside single quotes).
+///
+/// # Errors
+/// [`Error::Usage`] for an empty command or an unclosed quote.
+pub fn split_command(text: &str) -> Result<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('\''), c) => cur.push(c),
+            (_, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+                in_word = true;
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(Error::Usage(format!(
+            "--engine: unclosed quote in '{text}'"
+        )));
+    }
+    if in_word {
+        words.push(cur);
+    }
+    if words.is_empty() {
+        return Err(Error::Usage("--engine: the command is empty".into()));
+    }
+    Ok(words)
+}
+
+/// Whether `text` looks like a UCI move (`e2e4`, `e7e8q`): two squares and an optional
+/// promotion letter.
+pub fn looks_like_uci(text: &str) -> bool {
+    let b = text.as_bytes();
+    text.is_ascii()
+        && (b.len() == 4 || (b.len() == 5 && b"nbrqNBRQ".contains(&b[4])))
+        && Square::parse(&text[0..2]).is_some()
+        && Square::parse(&text[2..4]).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_commands_like_a_shell() {
+        assert_eq!(
+            split_command("python3 'a b.py' --bug \"ep check\" x\\ y").unwrap(),
+            vec!["python3", "a b.py", "--bug", "ep check", "x y"]
+        );
+        assert!(split_command("  ").is_err());
+        assert!(split_command("a 'b").is_err());
+    }
+}

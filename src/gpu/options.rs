@@ -1,0 +1,16 @@
+//! [`GpuOptions`]: what the GPU backend is built from (plain data; the CLI fills it from its flags).
+
+/// Options of [`super::GpuBackend::new`].
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// Subtree cache size in MiB; 0 turns it off.
+    pub hash_mb: usize,
+    /// Merge transpositions (identical positions counted once with multiplicity).
+    pub merge: bool,
+    /// GPU memory budget in MiB (None = a safe share of the adapter's limits).
+    pub gpu_mem_mb: Option<u64>,
+    /// GPU adapter by name substring or index (None = `PERFTLAB_ADAPTER` or the default adapter).
+    pub adapter: Option<String>,
+    /// Print backend details (adapter, memory budget) on stderr.
+    pub verbose: bool,
+}
