@@ -1,20 +1,46 @@
-//! perftlab: counts chess move trees (perft) on the GPU and CPU, checks move generators against each other,
-//! and analyses positions.
+//! perftlab counts chess move trees (perft) on the CPU and the GPU, checks move generators against each other
+//! node by node, and analyses positions. This crate is the library behind the `perftlab` command line.
 //!
-//! Layers, each depending only on those above it:
-//! - [`types`]: squares, pieces, packed moves, castling rights;
-//! - [`position`]: [`position::Setup`] (plain data), FEN/EPD;
-//! - [`reference`]: the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
-//! - [`validate`]: validity checks (FIDE 3.10.3) and [`Checked`], the type of a position perft is defined on;
+//! Parse a FEN into a [`Checked`] position (validity is settled there, once), count it with a backend, and
+//! compare two backends:
+//!
+//! ```
+//! use perftlab::backend::{Backend, ReferenceBackend};
+//! use perftlab::fast::CpuBackend;
+//! use perftlab::Checked;
+//!
+//! // Kiwipete, CPW "Perft Results" position 2.
+//! let pos = Checked::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")?;
+//! // The fast CPU backend: a 16 MiB hash table, one thread, transpositions merged.
+//! let cpu = CpuBackend::new(16, Some(1), true)?;
+//! assert_eq!(cpu.perft(&pos, 3)?, 97_862);
+//! // The same count from the reference generator, and the same legal move set at every node of the tree.
+//! assert_eq!(ReferenceBackend.perft(&pos, 3)?, 97_862);
+//! let report = perftlab::verify::verify(&pos, 2, &cpu, &ReferenceBackend, false)?;
+//! assert!(report.difference.is_none());
+//! // Invalid positions never reach a backend.
+//! assert!(Checked::from_fen("8/8/8/8/8/8/8/4K3 w - - 0 1").is_err());
+//! # Ok::<(), perftlab::Error>(())
+//! ```
+//!
+//! Modules, lowest layer first; each depends only on layers listed before it (`tests/layering.rs` checks
+//! that there is no cycle):
+//! - [`types`]: squares, colours, pieces, packed moves, castling rights (the vocabulary);
+//! - [`error`]: [`Error`] and its exit codes;
+//! - [`position`]: [`position::Setup`] (plain data) and FEN/EPD;
+//! - [`cpw`]: the CPW benchmark positions and their published counts;
+//! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
+//!   it imports only `types` and `position`;
+//! - [`validate`]: validity (FIDE 3.10.3) and [`Checked`], the type of a position perft is defined on;
 //! - [`backend`]: the [`backend::Backend`] trait, CPW detail [`backend::Stats`], the reference backend;
 //! - [`fast`]: the fast CPU backend (bitboards, bulk counting, lock-free hash table, rayon, merging);
-//! - [`suite`]: perft suite files and their runner;
-//! - [`verify`]: the per-node cross-check of two generators' legal move sets;
-//! - [`compare`]: comparing external engines (UCI, perftree scripts), drill-down, random stress;
-//! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN;
-//! - [`table`]: CPW-style perft reference tables;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
-//! - [`cli`]: the `perftlab` command line.
+//! - [`suite`]: perft suite files and their runner;
+//! - [`verify`]: the per-node cross-check of two backends' legal move sets;
+//! - [`table`]: the rows of the `table` command (CPW-style detail tables);
+//! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN, the move-line player;
+//! - [`compare`]: comparing external engines (UCI, perftree scripts) with a backend, drill-down, stress;
+//! - [`cli`]: the `perftlab` command line (the only user of clap).
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 

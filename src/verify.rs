@@ -27,9 +27,9 @@ pub struct Difference {
     pub extra: Vec<String>,
 }
 
-/// The outcome of a walk.
+/// The result of a walk (not to be confused with [`crate::analyze::Outcome`], the end of a game).
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct Verification {
     /// Nodes whose move sets were compared.
     pub nodes_checked: u64,
     /// The first difference, if any.
@@ -52,8 +52,8 @@ pub fn verify(
     candidate: &dyn Backend,
     oracle: &dyn Backend,
     chess960: bool,
-) -> Result<Outcome> {
-    let mut outcome = Outcome::default();
+) -> Result<Verification> {
+    let mut verification = Verification::default();
     if depth > 0 {
         walk(
             vec![Node {
@@ -64,10 +64,10 @@ pub fn verify(
             candidate,
             oracle,
             chess960,
-            &mut outcome,
+            &mut verification,
         )?;
     }
-    Ok(outcome)
+    Ok(verification)
 }
 
 fn walk(
@@ -76,12 +76,12 @@ fn walk(
     candidate: &dyn Backend,
     oracle: &dyn Backend,
     chess960: bool,
-    outcome: &mut Outcome,
+    verification: &mut Verification,
 ) -> Result<()> {
     let positions: Vec<Checked> = batch.iter().map(|n| n.pos.clone()).collect();
     let theirs = candidate.legal_moves(&positions)?;
     let ours = oracle.legal_moves(&positions)?;
-    outcome.nodes_checked += batch.len() as u64;
+    verification.nodes_checked += batch.len() as u64;
     for ((node, c), o) in batch.iter().zip(&theirs).zip(&ours) {
         let cs: BTreeSet<Move> = c.iter().copied().collect();
         let os: BTreeSet<Move> = o.iter().copied().collect();
@@ -95,7 +95,7 @@ fn walk(
                     cs.len()
                 ));
             }
-            outcome.difference = Some(Difference {
+            verification.difference = Some(Difference {
                 fen: node.pos.to_fen(),
                 path: node.path.iter().map(uci).collect(),
                 missing: os.difference(&cs).map(uci).collect(),
@@ -123,16 +123,23 @@ fn walk(
                     candidate,
                     oracle,
                     chess960,
-                    outcome,
+                    verification,
                 )?;
-                if outcome.difference.is_some() {
+                if verification.difference.is_some() {
                     return Ok(());
                 }
             }
         }
     }
     if !next.is_empty() {
-        walk(next, remaining - 1, candidate, oracle, chess960, outcome)?;
+        walk(
+            next,
+            remaining - 1,
+            candidate,
+            oracle,
+            chess960,
+            verification,
+        )?;
     }
     Ok(())
 }

@@ -25,7 +25,7 @@ use common::BackendKind;
 /// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
 #[derive(Parser, Debug)]
 #[command(name = "perftlab", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -33,7 +33,7 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Count the leaves of the legal move tree (with divide and detail statistics).
     Perft(perft::PerftArgs),
     /// Run a perft suite file (EPD `;D1 n` lines or `id`/`epd`/`perft` blocks).
@@ -59,7 +59,7 @@ pub enum Command {
 
 /// Where the position comes from.
 #[derive(Args, Debug, Clone)]
-pub struct PositionArgs {
+pub(crate) struct PositionArgs {
     /// Position in FEN (6 fields) or EPD-style FEN (4 fields); Shredder-FEN and X-FEN castling accepted.
     #[arg(long, conflicts_with = "startpos")]
     pub fen: Option<String>,
@@ -102,7 +102,7 @@ impl PositionArgs {
 
 /// Options choosing and tuning the backend (ours; an external program is an "engine").
 #[derive(Args, Debug, Clone)]
-pub struct BackendArgs {
+pub(crate) struct BackendArgs {
     /// Which move generator counts.
     #[arg(long, value_enum, default_value_t = BackendKind::DEFAULT)]
     pub backend: BackendKind,
@@ -197,7 +197,7 @@ fn quiet_on_closed_stdout() {
 ///
 /// # Errors
 /// Any [`Error`]; the caller maps it to its exit code.
-pub fn run(cli: Cli) -> Result<i32> {
+pub(crate) fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Perft(a) => perft::run(a),
         Command::Suite(a) => suite::run(a),

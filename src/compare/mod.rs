@@ -17,7 +17,7 @@ mod uci;
 pub use classify::{classify, FailureKind};
 pub use drill::{compare, Comparison, Failure, Request, WrongCount};
 pub use engine::{looks_like_uci, split_command, start, Divide, Engine, Protocol};
-pub use script::{parse_output, ScriptEngine};
+pub use script::ScriptEngine;
 pub use uci::UciEngine;
 
 /// Split `--moves` values that hold several moves separated by spaces.

@@ -160,6 +160,7 @@ impl Board {
     }
 
     /// Back to plain data (clocks reset: perft does not read them).
+    #[allow(clippy::wrong_self_convention)] // a 72-byte board: by reference, though it is `Copy`
     pub fn to_setup(&self, cd: &CastlingData) -> Setup {
         let mut s = Setup::empty();
         for sq in 0..64 {

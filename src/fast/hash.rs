@@ -11,8 +11,9 @@
 //! most 4 stored entries, so one probe is a false hit with probability at most 4 · 2^-64 ≈ 2.2 · 10^-19.
 //! Perft(8) of the start position probes about 3 · 10^9 times: at most ≈ 6.5 · 10^-10 for a wrong total.
 //!
-//! **Memory.** `Table::new(mb)` allocates `floor(mb · 2^20 / 64)` buckets, never more than `mb` MiB; the bucket
-//! index is `(key · buckets) >> 64` (Lemire's multiply-shift), so any size is usable, not only powers of two.
+//! **Memory.** `HashTable::new(mb)` allocates `floor(mb · 2^20 / 64)` buckets, never more than `mb` MiB; the
+//! bucket index is `(key · buckets) >> 64` (Lemire's multiply-shift), so any size is usable, not only powers of
+//! two.
 //! Counts of 2^56 or more are not stored (never reached below depth 11).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -27,16 +28,17 @@ struct Entry {
 #[repr(align(64))]
 struct Bucket([Entry; 4]);
 
-/// The shared table. `Sync`: every access is atomic.
-pub struct Table {
+/// The CPU backend's hash table of subtree counts (`--hash`), shared by all threads. `Sync`: every access is
+/// atomic.
+pub struct HashTable {
     buckets: Vec<Bucket>,
 }
 
 const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 
-impl Table {
+impl HashTable {
     /// A table of at most `mb` MiB; `None` when `mb` is 0 (hashing off).
-    pub fn new(mb: usize) -> Option<Table> {
+    pub fn new(mb: usize) -> Option<HashTable> {
         let n = mb.saturating_mul(1 << 20) / BUCKET_BYTES;
         if n == 0 {
             return None;
@@ -44,7 +46,7 @@ impl Table {
         let mut buckets = Vec::new();
         buckets.reserve_exact(n);
         buckets.resize_with(n, Bucket::default);
-        Some(Table { buckets })
+        Some(HashTable { buckets })
     }
 
     /// Bytes allocated.
@@ -112,9 +114,9 @@ mod tests {
 
     #[test]
     fn never_allocates_more_than_asked() {
-        assert!(Table::new(0).is_none());
+        assert!(HashTable::new(0).is_none());
         for mb in [1, 3, 7, 64] {
-            let t = Table::new(mb).unwrap();
+            let t = HashTable::new(mb).unwrap();
             assert!(t.bytes() <= mb << 20, "{mb} MiB: {} bytes", t.bytes());
             assert!(t.bytes() > (mb << 20) - 64);
         }
@@ -122,7 +124,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_by_key_and_depth() {
-        let t = Table::new(1).unwrap();
+        let t = HashTable::new(1).unwrap();
         t.store(0xdead_beef_1234_5678, 5, 4_865_609);
         assert_eq!(t.probe(0xdead_beef_1234_5678, 5), Some(4_865_609));
         assert_eq!(t.probe(0xdead_beef_1234_5678, 4), None);

@@ -7,9 +7,9 @@
 //! Modules:
 //! - `attacks`: leaper tables, `between`/`line`, slider attacks by magic bitboards and by PEXT (`const` built);
 //! - `magics`: the magic multipliers;
-//! - `zobrist`: the keys; `board`: [`Board`](board::Board) and copy-make with incremental keys;
-//! - `movegen`: legal generation from check and pin masks into a counting or listing sink;
-//! - `hash`: the lock-free table ([`hash::Table`], false-hit probability in its docs);
+//! - `zobrist`: the keys; `board`: `Board` and copy-make with incremental keys;
+//! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
+//! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
 //! - `perft`: the walk (two compiled variants, chosen at run time), the parallel split with merging;
 //! - `stats`: detail statistics at counting speed (last ply classified in bulk, hashed in `stats_table`).
 //!
@@ -20,8 +20,8 @@
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
 
 pub(crate) mod attacks;
-pub mod board;
-pub mod hash;
+pub(crate) mod board;
+pub(crate) mod hash;
 mod magics;
 mod movegen;
 mod perft;
@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 use crate::types::Move;
 use crate::validate::Checked;
 use board::Board;
-use hash::Table;
+use hash::HashTable;
 use rayon::prelude::*;
 use stats_table::StatsTable;
 use std::sync::RwLock;
@@ -44,11 +44,11 @@ use std::sync::RwLock;
 /// The hash table in use: counts and statistics share the `--hash` budget, so only one is held.
 enum Tables {
     Off,
-    Counts(Table),
+    Counts(HashTable),
     Stats(StatsTable),
 }
 
-/// The fast CPU perft engine.
+/// The fast CPU backend (`--backend cpu`).
 pub struct CpuBackend {
     flavor: Flavor,
     hash_mb: usize,
@@ -76,7 +76,7 @@ impl CpuBackend {
         Ok(CpuBackend {
             flavor: Flavor::detect(),
             hash_mb,
-            tables: RwLock::new(Table::new(hash_mb).map_or(Tables::Off, Tables::Counts)),
+            tables: RwLock::new(HashTable::new(hash_mb).map_or(Tables::Off, Tables::Counts)),
             pool,
             merge,
         })
@@ -137,7 +137,7 @@ impl CpuBackend {
                     *g = if stats {
                         StatsTable::new(self.hash_mb).map_or(Tables::Off, Tables::Stats)
                     } else {
-                        Table::new(self.hash_mb).map_or(Tables::Off, Tables::Counts)
+                        HashTable::new(self.hash_mb).map_or(Tables::Off, Tables::Counts)
                     };
                     if matches!(*g, Tables::Off) {
                         return f(&Tables::Off);
@@ -148,7 +148,7 @@ impl CpuBackend {
     }
 
     /// The count table, when hashing is on.
-    fn counts<R>(&self, f: impl FnOnce(Option<&Table>) -> R) -> R {
+    fn counts<R>(&self, f: impl FnOnce(Option<&HashTable>) -> R) -> R {
         self.with_table(false, |t| match t {
             Tables::Counts(t) => f(Some(t)),
             _ => f(None),

@@ -1,4 +1,4 @@
-//! The perft engine: recursive walk with bulk counting at the last ply and the shared hash table, split into
+//! The perft walk: recursion with bulk counting at the last ply and the shared hash table, split into
 //! parallel work at a shallow frontier where transpositions are merged (each distinct position counted once,
 //! times its multiplicity; the statistics walk in `super::stats` splits the same way).
 //!
@@ -9,7 +9,7 @@
 
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
-use super::hash::Table;
+use super::hash::HashTable;
 use super::movegen::{self, count, moves, to_move};
 use hashbrown::HashMap;
 use rayon::prelude::*;
@@ -63,7 +63,7 @@ macro_rules! walker {
             b: &'a Board,
             cd: &'a CastlingData,
             depth: u32,
-            tt: Option<&'a Table>,
+            tt: Option<&'a HashTable>,
             n: u64,
             _s: std::marker::PhantomData<S>,
         }
@@ -84,7 +84,7 @@ macro_rules! walker {
             b: &Board,
             cd: &CastlingData,
             depth: u32,
-            tt: Option<&Table>,
+            tt: Option<&HashTable>,
         ) -> u64 {
             if depth == 1 {
                 return count::<S>(b, cd);
@@ -185,7 +185,7 @@ impl Flavor {
     }
 
     /// Perft of one position on the current thread.
-    pub fn walk(self, b: &Board, cd: &CastlingData, depth: u32, tt: Option<&Table>) -> u64 {
+    pub fn walk(self, b: &Board, cd: &CastlingData, depth: u32, tt: Option<&HashTable>) -> u64 {
         if depth == 0 {
             return 1;
         }
@@ -222,13 +222,14 @@ pub fn frontier(root: &Board, cd: &CastlingData, plies: u32, merge: bool) -> Vec
                 .collect::<Vec<_>>()
         });
         if merge {
-            let mut map: HashMap<Board, u64> = HashMap::new();
+            // The merge map: each distinct position once, with the number of paths reaching it.
+            let mut merge_map: HashMap<Board, u64> = HashMap::new();
             for batch in children.collect::<Vec<_>>() {
                 for (b, m) in batch {
-                    *map.entry(b).or_insert(0) += m;
+                    *merge_map.entry(b).or_insert(0) += m;
                 }
             }
-            level = map.into_iter().collect();
+            level = merge_map.into_iter().collect();
         } else {
             level = children.flatten().collect();
         }
@@ -260,7 +261,7 @@ pub fn perft_parallel(
     root: &Board,
     cd: &CastlingData,
     depth: u32,
-    tt: Option<&Table>,
+    tt: Option<&HashTable>,
     merge: bool,
 ) -> u128 {
     let threads = rayon::current_num_threads();
@@ -281,7 +282,7 @@ pub fn divide(
     root: &Board,
     cd: &CastlingData,
     depth: u32,
-    tt: Option<&Table>,
+    tt: Option<&HashTable>,
     merge: bool,
 ) -> Vec<(crate::types::Move, u128)> {
     let list = moves::<MagicSliders>(root, cd);

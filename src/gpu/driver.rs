@@ -1,7 +1,7 @@
 //! The host side of the GPU perft: level-by-level (breadth-first) expansion of a batch of roots, merging,
 //! the subtree cache, back-propagation of subtree counts, and the memory-bounded depth-first split into chunks.
 //!
-//! One run ([`run_tree`]) takes a batch of roots and a depth. For each level it counts the children of every
+//! One run (`run_tree`) takes a batch of roots and a depth. For each level it counts the children of every
 //! position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only the total comes back,
 //! to size the next level), writes the children (expand.wgsl) and merges transpositions (merge.wgsl);
 //! positions found in the cache are not expanded (cache_probe.wgsl). The last level is bulk-counted without

@@ -6,7 +6,7 @@
 //! - [`driver`]: level-by-level expansion, merging, the subtree cache and the memory-bounded split.
 //!
 //! Bitboards are `vec2<u32>` pairs on the GPU (no optional feature needed; naga 30's 64-bit builtins are broken,
-//! see `../shared/GPU-NOTES.md`). Counts are exact u64 per run, summed in u128.
+//! see `docs/gpu-notes.md`). Counts are exact u64 per run, summed in u128.
 
 pub mod buffers;
 pub mod context;

@@ -1,5 +1,5 @@
 //! Attack tables uploaded to the GPU (a read-only storage buffer: WGSL `const` arrays are slow with a dynamic
-//! index, see `../shared/GPU-NOTES.md`). The leaper tables are the fast CPU generator's own (one table, two
+//! index, see `docs/gpu-notes.md`). The leaper tables are the fast CPU generator's own (one table, two
 //! users; the reference generator stays independent and checks both); the rays are built here by a plain square
 //! walker. The layout is described in
 //! `shaders/common.wgsl` (knight, king, pawn attacks, then rays in eight directions).
