@@ -166,8 +166,9 @@ fn detail_statistics_equal_cpw() {
     assert_eq!(checked, 9);
 }
 
+/// Start depth 6 and Kiwipete depth 5 (a few seconds with the fast statistics; Kiwipete 5 has the 8
+/// double-check mates that CPW's double checks leave out).
 #[test]
-#[ignore = "local: start depth 6 and Kiwipete depth 5 statistics, about 30 s on 2 cores"]
 fn detail_statistics_equal_cpw_deep() {
     let checked = common::assert_cpw_stats(5_000_001..=200_000_000, |s, d| {
         cpu().stats(s, d, Detail::Cpw).unwrap()
