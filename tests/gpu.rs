@@ -201,6 +201,10 @@ fn stats_match_reference() {
         (POSITIONS[2].fen, 4),
         (POSITIONS[3].fen, 3),
         (POSITIONS[4].fen, 3),
+        // Discovered mates (CPW's discovered and double checks leave mates out) and an e.p. capture giving a
+        // double discovered check.
+        ("8/8/8/4B2b/6nN/8/5P2/2R1K2k w Q - 0 1", 3),
+        ("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1", 3),
     ] {
         let pos = Checked::from_fen(fen).unwrap();
         assert_eq!(
