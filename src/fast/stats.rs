@@ -1,6 +1,6 @@
 //! Detail statistics at counting speed: the last ply classified in bulk, subtrees hashed, transpositions merged.
 //!
-//! **Additivity.** Every column counts last-ply moves (see [`crate::backend::stats`]), so the statistics of a
+//! **Additivity.** Every column counts last-ply moves (see [`crate::backend::Column`]), so the statistics of a
 //! subtree depend on its root position and remaining depth only: they are stored in a [`StatsTable`] keyed like
 //! the count table, and a frontier position reached by `k` move paths is walked once and counted `k` times.
 //!
@@ -30,7 +30,7 @@ use super::movegen::{self, count, moves, pack, pack_castle, pack_ep};
 use super::stats_table::StatsTable;
 use crate::backend::{Stats, BASE_COLUMNS};
 
-/// Indices into [`Tally::base`] (the order of [`Column::BASE`]).
+/// Indices into [`Tally::base`] (the order of [`crate::backend::Column::BASE`]).
 const CAPTURES: usize = 0;
 const EN_PASSANT: usize = 1;
 const CASTLES: usize = 2;
@@ -41,12 +41,12 @@ const CHECKS: usize = 5;
 /// First mate category, same order.
 const MATES: usize = 9;
 
-/// Leaf count and [`Column::BASE`] counts of a subtree (the derived columns are computed once, at the end).
+/// Leaf count and [`crate::backend::Column::BASE`] counts of a subtree (the derived columns are computed once, at the end).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Tally {
     /// Leaves.
     pub nodes: u64,
-    /// Counts in [`Column::BASE`] order.
+    /// Counts in [`crate::backend::Column::BASE`] order.
     pub base: [u64; BASE_COLUMNS],
 }
 
@@ -379,13 +379,20 @@ macro_rules! stats_walker {
                 }
             }
             let mut sub = Tally::default();
-            for &m in moves::<S>(b, cd).as_slice() {
-                let child = b.make::<HASH>(cd, m);
-                // Safety: only reached from `$name`, whose caller guaranteed its target features.
-                #[allow(unused_unsafe, unsafe_code)]
-                unsafe {
-                    $name::<S, HASH>(&child, cd, depth - 1, tt, &mut sub)
-                };
+            if depth == 2 {
+                // The children are classified, not probed: their keys are not needed.
+                for &m in moves::<S>(b, cd).as_slice() {
+                    leaf::<S>(&b.make::<false>(cd, m), cd, &mut sub);
+                }
+            } else {
+                for &m in moves::<S>(b, cd).as_slice() {
+                    let child = b.make::<HASH>(cd, m);
+                    // Safety: only reached from `$name`, whose caller guaranteed its target features.
+                    #[allow(unused_unsafe, unsafe_code)]
+                    unsafe {
+                        $name::<S, HASH>(&child, cd, depth - 1, tt, &mut sub)
+                    };
+                }
             }
             if HASH {
                 if let Some(table) = tt {
