@@ -26,8 +26,8 @@
 //! Modules, lowest layer first; each depends only on layers listed before it (`tests/layering.rs` checks
 //! that there is no cycle):
 //! - [`types`]: squares, colours, pieces, packed moves, castling rights (the vocabulary);
-//! - [`error`]: [`Error`] and its exit codes;
 //! - [`position`]: [`position::Setup`] (plain data) and FEN/EPD;
+//! - [`error`]: [`Error`] and its exit codes;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
@@ -40,6 +40,8 @@
 //! - [`table`]: the rows of the `table` command (CPW-style detail tables);
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN, the move-line player;
 //! - [`compare`]: comparing external engines (UCI, perftree scripts) with a backend, drill-down, stress;
+//! - [`crosscheck`]: the library API that checks any Rust move generator against the reference;
+//! - [`render`]: SVG board pictures, HTML reports of failures, bench plots;
 //! - [`cli`]: the `perftlab` command line (the only user of clap).
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -49,11 +51,13 @@ pub mod backend;
 pub mod cli;
 pub mod compare;
 pub mod cpw;
+pub mod crosscheck;
 pub mod error;
 pub mod fast;
 pub mod gpu;
 pub mod position;
 pub mod reference;
+pub mod render;
 pub mod suite;
 pub mod table;
 pub mod types;

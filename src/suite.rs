@@ -147,9 +147,9 @@ pub struct Budget {
     pub max_nodes: u128,
 }
 
-/// One failed check.
+/// One failed check of a suite (a wrong count, or a position refused or a backend failure).
 #[derive(Clone, Debug, Serialize)]
-pub struct Failure {
+pub struct CheckFailure {
     /// The position's FEN.
     pub fen: String,
     /// Suite line.
@@ -176,7 +176,7 @@ pub struct Report {
     /// Nodes counted.
     pub nodes: u128,
     /// Details of each failure.
-    pub failures: Vec<Failure>,
+    pub failures: Vec<CheckFailure>,
 }
 
 /// Run every entry within `budget`. Positions run in parallel when the backend allows it.
@@ -205,7 +205,7 @@ pub fn run(
 
 fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
     let mut r = Report::default();
-    let fail = |depth, expected, actual, error| Failure {
+    let fail = |depth, expected, actual, error| CheckFailure {
         fen: e.fen.clone(),
         line: e.line,
         depth,

@@ -551,3 +551,32 @@ fn a_suite_run_goes_on_after_an_engine_failure() {
         "{v}"
     );
 }
+
+#[test]
+fn bench_times_stockfish_through_the_uci_client() {
+    // `bench --stockfish` drives Stockfish with compare's UCI client; both sides' counts are checked against
+    // the CPW table (`ok`).
+    let Some(sf) = stockfish() else { return };
+    let (code, v) = json(&[
+        "bench",
+        "--quick",
+        "--threads",
+        "1",
+        "--stockfish",
+        &sf,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["ratio"].as_f64().unwrap() > 0.0, "{v}");
+    assert_eq!(v["positions"].as_array().unwrap().len(), 6);
+    let (code, _, err) = run(&["bench", "--quick", "--stockfish", "/nonexistent/stockfish"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--stockfish") && err.contains("/nonexistent/stockfish"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["bench", "--quick", "--stockfish", &sf, "--timeout", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timeout"), "{err}");
+}

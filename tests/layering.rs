@@ -1,7 +1,7 @@
 //! The module graph is what `src/lib.rs` says it is: this test reads every `crate::…` path in the code of
 //! `src/` (in `use` lines and inline; comments skipped), maps each file and each path to its top-level module,
 //! and fails on a cycle between top-level modules, or when the reference generator imports anything but the
-//! vocabulary (`types`) and `position`.
+//! vocabulary (`types`) and `position`. It also fails when code outside `src/cli/` mentions clap.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -202,4 +202,26 @@ fn fast_does_not_import_the_reference_generator() {
     // The fast generator shares only vocabulary and plain data with the oracle, so a bug cannot hide in
     // shared code.
     assert!(!graph()["fast"].contains("reference"));
+}
+
+#[test]
+fn clap_is_used_only_in_the_cli() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let outside: Vec<String> = files
+        .iter()
+        .filter(|f| module_of(&src, f).is_some_and(|m| m != "cli"))
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .any(|l| code(l).contains("clap"))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "clap used outside src/cli/: {outside:?}"
+    );
 }

@@ -19,6 +19,9 @@ pub struct AnalyzeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Also draw the position as a self-contained SVG board (checkers, pins, the last move of `--moves`).
+    #[arg(long, value_name = "FILE")]
+    svg: Option<std::path::PathBuf>,
 }
 
 fn yes(b: bool) -> &'static str {
@@ -85,6 +88,23 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
             .collect()
     };
     let analysis = analyze::analyze(&history, chess960);
+    if let Some(path) = &a.svg {
+        let marks = crate::render::board::Marks {
+            last_move: moves.last().and_then(|_| {
+                let before = &history[history.len() - 2];
+                let legal = crate::reference::legal_moves(before);
+                let after = history.last().expect("not empty");
+                legal
+                    .into_iter()
+                    .find(|&m| crate::reference::play(before, m) == *after)
+                    .map(|m| m.to_uci(chess960))
+            }),
+            caption: Some(analysis.fen.clone()),
+            ..Default::default()
+        };
+        let svg = crate::render::board::board_svg(history.last().expect("not empty"), &marks);
+        super::write_file("--svg", path, &svg)?;
+    }
     if a.json {
         println!(
             "{}",

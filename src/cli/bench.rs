@@ -3,13 +3,15 @@
 //! Stockfish's `go perft` on the same positions in the same run and prints the speed ratio.
 
 use super::common::timeout;
-use super::BackendArgs;
+use super::{write_file, BackendArgs};
 use crate::compare::{Engine, UciEngine};
 use crate::cpw::POSITIONS;
 use crate::error::{Error, Result};
+use crate::render::plot::{self, Bar};
 use crate::validate::Checked;
 use clap::Args;
 use serde_json::json;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Arguments of `perftlab bench`.
@@ -30,6 +32,76 @@ pub struct BenchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Draw the speeds as an SVG chart: nodes/s per position (Stockfish's beside it with `--stockfish`)
+    /// and the aggregate; with `--depths`, nodes/s against depth.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Time one position (`--position`) at each depth of the range `A..B` (both included) instead of the
+    /// six positions at their fixed depths; counts are checked against the CPW's published ones.
+    #[arg(long, value_name = "A..B")]
+    depths: Option<String>,
+    /// The position of `--depths`: one of start, kiwipete, pos3, pos4, pos5, pos6.
+    #[arg(long, default_value = "start", requires = "depths")]
+    position: String,
+}
+
+/// Published node counts by depth (from 1) of the six positions (Chess Programming Wiki, "Perft
+/// Results"), for `--depths`.
+const CPW_NODES: [(&str, &[u128]); 6] = [
+    (
+        "start",
+        &[
+            20,
+            400,
+            8_902,
+            197_281,
+            4_865_609,
+            119_060_324,
+            3_195_901_860,
+        ],
+    ),
+    (
+        "kiwipete",
+        &[48, 2_039, 97_862, 4_085_603, 193_690_690, 8_031_647_685],
+    ),
+    (
+        "pos3",
+        &[
+            14,
+            191,
+            2_812,
+            43_238,
+            674_624,
+            11_030_083,
+            178_633_661,
+            3_009_794_393,
+        ],
+    ),
+    ("pos4", &[6, 264, 9_467, 422_333, 15_833_292, 706_045_033]),
+    ("pos5", &[44, 1_486, 62_379, 2_103_487, 89_941_194]),
+    (
+        "pos6",
+        &[46, 2_079, 89_890, 3_894_594, 164_075_551, 6_923_051_137],
+    ),
+];
+
+/// Parse `--depths A..B` (or `A..=B`), both included, 1 ≤ A ≤ B.
+fn parse_depths(text: &str) -> Result<(u32, u32)> {
+    let bad = || {
+        Error::Usage(format!(
+            "--depths: '{text}' is not a range of depths like 1..6"
+        ))
+    };
+    let (a, b) = text.split_once("..").ok_or_else(bad)?;
+    let b = b.strip_prefix('=').unwrap_or(b);
+    let (a, b): (u32, u32) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a == 0 || a > b {
+        return Err(bad());
+    }
+    Ok((a, b))
 }
 
 /// Stockfish as a UCI engine (the one UCI client, [`UciEngine`]), for timing `go perft`.
@@ -103,6 +175,10 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         Some(path) => Some(Stockfish::start(path, timeout)?),
         None => None,
     };
+    if let Some(range) = &a.depths {
+        return run_depths(&a, range, stockfish.as_mut());
+    }
+    let mut bars = Vec::new();
     let mut rows = Vec::new();
     let (mut ours, mut theirs) = (Totals::default(), Totals::default());
     let mut name = "";
@@ -172,6 +248,11 @@ pub fn run(a: BenchArgs) -> Result<i32> {
                 mnps(n, s)
             );
         }
+        bars.push(Bar {
+            label: p.name.to_string(),
+            ours: n as f64 / s.max(1e-9),
+            stockfish: sf.map(|(ss, _)| expected as f64 / ss.max(1e-9)),
+        });
         rows.push(json!({
             "name": p.name, "fen": p.fen, "depth": depth, "nodes": n, "seconds": s, "cpu_seconds": cpu,
             "nps": n as f64 / s.max(1e-9),
@@ -183,6 +264,18 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         .is_some()
         .then(|| theirs.seconds / ours.seconds.max(1e-9));
     let cpu_ratio = stockfish.is_some().then(|| theirs.cpu / ours.cpu.max(0.01));
+    if let Some(path) = &a.plot {
+        bars.push(Bar {
+            label: "total".into(),
+            ours: ours.nodes as f64 / ours.seconds.max(1e-9),
+            stockfish: ratio.map(|_| theirs.nodes as f64 / theirs.seconds.max(1e-9)),
+        });
+        let title = format!(
+            "perftlab bench{}: nodes/s per position",
+            if a.quick { " --quick" } else { "" }
+        );
+        write_file("--plot", path, &plot::speed_bars(&title, name, &bars)?)?;
+    }
     if a.json {
         println!(
             "{}",
@@ -230,6 +323,111 @@ pub fn run(a: BenchArgs) -> Result<i32> {
                 "{name} is {r:.2}x Stockfish's aggregate nodes/s by wall time, {c:.2}x by CPU time"
             );
         }
+    }
+    Ok(if failed { 1 } else { 0 })
+}
+
+/// `bench --depths A..B`: one position at each depth, counts checked against the CPW's.
+fn run_depths(a: &BenchArgs, range: &str, mut stockfish: Option<&mut Stockfish>) -> Result<i32> {
+    let (lo, hi) = parse_depths(range)?;
+    let names: Vec<&str> = POSITIONS.iter().map(|p| p.name).collect();
+    let p = POSITIONS
+        .iter()
+        .find(|p| p.name == a.position)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--position: '{}' is not one of {}",
+                a.position,
+                names.join(", ")
+            ))
+        })?;
+    let counts = CPW_NODES
+        .iter()
+        .find(|c| c.0 == p.name)
+        .expect("every bench position has counts")
+        .1;
+    if hi as usize > counts.len() {
+        return Err(Error::Usage(format!(
+            "--depths: '{range}' goes past depth {}, the deepest published count of '{}'",
+            counts.len(),
+            p.name
+        )));
+    }
+    let pos = Checked::from_fen(p.fen)?;
+    let mut points = Vec::new();
+    let mut rows = Vec::new();
+    let mut failed = false;
+    let mut name = "";
+    if !a.json {
+        println!(
+            "{:<5} {:>13} {:>8} {:>8}{}",
+            "depth",
+            "nodes",
+            "seconds",
+            "Mnodes/s",
+            if stockfish.is_some() {
+                format!(" {:>8} {:>8}", "sf s", "sf Mn/s")
+            } else {
+                String::new()
+            }
+        );
+    }
+    for depth in lo..=hi {
+        let expected = counts[depth as usize - 1];
+        // A fresh backend per depth: its hash table starts empty, as in a separate run.
+        let backend = a.backend.create()?;
+        name = backend.name();
+        let start = Instant::now();
+        let n = backend.perft(&pos, depth)?;
+        let s = start.elapsed().as_secs_f64();
+        drop(backend);
+        if n != expected {
+            eprintln!(
+                "error: {} depth {depth}: expected {expected} nodes (CPW), got {n}",
+                p.name
+            );
+            failed = true;
+        }
+        let sf = match stockfish.as_deref_mut() {
+            Some(sf) => {
+                let (sn, ss, _) = sf.perft(p.fen, depth)?;
+                if sn != expected {
+                    eprintln!("error: stockfish {} depth {depth}: got {sn}", p.name);
+                    failed = true;
+                }
+                Some(ss)
+            }
+            None => None,
+        };
+        if !a.json {
+            let sf_cols = sf.map_or(String::new(), |ss| {
+                format!(" {ss:>8.3} {:>8.1}", mnps(expected, ss))
+            });
+            println!("{depth:<5} {n:>13} {s:>8.3} {:>8.1}{sf_cols}", mnps(n, s));
+        }
+        points.push((
+            depth,
+            n as f64 / s.max(1e-9),
+            sf.map(|ss| expected as f64 / ss.max(1e-9)),
+        ));
+        rows.push(json!({
+            "depth": depth, "nodes": n, "seconds": s, "nps": n as f64 / s.max(1e-9),
+            "stockfish_seconds": sf,
+        }));
+    }
+    if a.json {
+        println!(
+            "{}",
+            json!({"backend": name, "position": p.name, "fen": p.fen, "depths": rows, "ok": !failed})
+        );
+    }
+    if let Some(path) = &a.plot {
+        let title = format!("perftlab bench: nodes/s by depth, {}", p.name);
+        write_file(
+            "--plot",
+            path,
+            &plot::speed_by_depth(&title, name, &points)?,
+        )?;
     }
     Ok(if failed { 1 } else { 0 })
 }

@@ -2,10 +2,12 @@
 //! perftlab's, drilling down to the minimal failing position; one position or a whole suite.
 
 use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolArg, Summary};
+use super::pictures::{self, PictureArgs};
 use super::{BackendArgs, PositionArgs};
 use crate::analyze::{play_line, Line};
 use crate::compare::{self, Request};
 use crate::error::{Error, Result};
+use crate::render::report::Report;
 use crate::suite;
 use crate::validate::Checked;
 use clap::Args;
@@ -31,6 +33,11 @@ pub struct CompareArgs {
     /// Compare every position of a suite file (EPD or `.perft` blocks) at `--depth`.
     #[arg(long, conflicts_with_all = ["fen", "startpos"])]
     pub suite: Option<PathBuf>,
+    /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
+    /// `position fen … moves …` instead of `go perft N`, with `{depth}` for the depth, e.g. 'perft {depth}'.
+    /// perftlab reads the last integer printed and asks each child's total to find the differing move.
+    #[arg(long, value_name = "COMMAND")]
+    pub perft_command: Option<String>,
     /// Seconds the engine may take for one answer.
     #[arg(long, default_value_t = 120.0)]
     pub timeout: f64,
@@ -42,17 +49,40 @@ pub struct CompareArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub pictures: PictureArgs,
+}
+
+/// The report's title and summary rows.
+fn report_head(a: &CompareArgs, what: &str) -> Report {
+    Report {
+        title: format!("perftlab compare: {}", a.engine),
+        summary: vec![
+            ("engine".into(), a.engine.clone()),
+            ("compared".into(), what.to_string()),
+            ("depth".into(), a.depth.to_string()),
+        ],
+        failures: Vec::new(),
+    }
 }
 
 pub fn run(a: CompareArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();
+    a.pictures.create_files()?;
     if let Some(path) = &a.suite {
+        let mut report = report_head(&a, &format!("suite {}", path.display()));
         let entries = suite::load(path)?;
         let chess960 =
             a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
-        let mut engine = compare::start(protocol, &a.engine, chess960, timeout)?;
+        let mut engine = compare::start_with_perft_command(
+            protocol,
+            &a.engine,
+            a.perft_command.as_deref(),
+            chess960,
+            timeout,
+        )?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
         for e in &entries {
@@ -80,11 +110,30 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     summary
                         .engine_errors
                         .push(format!("{}:{}: {msg}", path.display(), e.line));
-                    engine = compare::start(protocol, &a.engine, chess960, timeout)?;
+                    engine = compare::start_with_perft_command(
+                        protocol,
+                        &a.engine,
+                        a.perft_command.as_deref(),
+                        chess960,
+                        timeout,
+                    )?;
                     continue;
                 }
                 Err(other) => return Err(other),
             };
+            if a.pictures.wanted() {
+                let label = format!("{}:{}", path.display(), e.line);
+                report.failures.extend(pictures::entry(
+                    &label,
+                    &c,
+                    engine.as_mut(),
+                    ours.as_ref(),
+                    &line.positions[0].to_fen(),
+                    &[],
+                    line.end(),
+                    chess960,
+                ));
+            }
             if !c.agree() && !a.json {
                 bar.suspend(|| {
                     println!("{}:{}:", path.display(), e.line);
@@ -96,6 +145,12 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         }
         bar.finish_and_clear();
         summary.print(a.json);
+        report.summary.extend(pictures::summary_rows(&summary));
+        let first = entries
+            .first()
+            .map(|e| e.setup.to_fen())
+            .unwrap_or_default();
+        a.pictures.write(&report, &first)?;
         return Ok(if !summary.engine_errors.is_empty() {
             2
         } else if summary.failures.is_empty() {
@@ -107,7 +162,13 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
     let line = play_line(&root, &compare::split_moves(&a.moves))?;
-    let mut engine = compare::start(protocol, &a.engine, chess960, timeout)?;
+    let mut engine = compare::start_with_perft_command(
+        protocol,
+        &a.engine,
+        a.perft_command.as_deref(),
+        chess960,
+        timeout,
+    )?;
     let spinner = spinner(a.quiet);
     let request = Request {
         line: &line,
@@ -122,6 +183,25 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         })
     })?;
     spinner.finish_and_clear();
+    if a.pictures.wanted() {
+        let mut report = report_head(&a, &c.root);
+        let sent: Vec<String> = line.moves.iter().map(|m| m.to_uci(chess960)).collect();
+        report.summary.push((
+            "nodes".into(),
+            format!("engine {}, perftlab {}", c.engine_nodes, c.nodes),
+        ));
+        report.failures.extend(pictures::entry(
+            "compare",
+            &c,
+            engine.as_mut(),
+            ours.as_ref(),
+            &line.positions[0].to_fen(),
+            &sent,
+            line.end(),
+            chess960,
+        ));
+        a.pictures.write(&report, &c.root)?;
+    }
     if a.json {
         println!("{}", serde_json::to_string(&c).expect("serializable"));
     } else {

@@ -10,6 +10,7 @@ mod compare;
 mod devices;
 mod perft;
 mod perftree;
+mod pictures;
 mod stress;
 mod suite;
 mod table;
@@ -210,6 +211,15 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::Bench(a) => bench::run(a),
         Command::Devices(a) => devices::run(a),
     }
+}
+
+/// Write a picture or report to `path`; the error names the flag and the file.
+///
+/// # Errors
+/// [`Error::Usage`] when the file cannot be written.
+pub(crate) fn write_file(flag: &str, path: &std::path::Path, text: &str) -> Result<()> {
+    std::fs::write(path, text)
+        .map_err(|e| Error::Usage(format!("{flag}: cannot write '{}': {e}", path.display())))
 }
 
 /// Install the thread count for rayon's global pool (first call wins).

@@ -2,11 +2,13 @@
 //! playouts, optionally from random Chess960 starts) and group the failures by the kind of move involved.
 
 use super::common::{print_comparison, progress_bar, timeout, ProtocolArg, Summary};
+use super::pictures::{self, PictureArgs};
 use super::BackendArgs;
 use crate::analyze::Line;
 use crate::compare::random::{random_position, Rng};
 use crate::compare::{self, Request};
 use crate::error::Result;
+use crate::render::report::Report;
 use crate::validate::Checked;
 use clap::Args;
 
@@ -34,6 +36,11 @@ pub struct StressArgs {
     /// Longest playout, in plies.
     #[arg(long, default_value_t = 60)]
     max_plies: u32,
+    /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
+    /// `position fen … moves …` instead of `go perft N`, with `{depth}` for the depth, e.g. 'perft {depth}'.
+    /// perftlab reads the last integer printed and asks each child's total to find the differing move.
+    #[arg(long, value_name = "COMMAND")]
+    perft_command: Option<String>,
     /// Seconds the engine may take for one answer.
     #[arg(long, default_value_t = 120.0)]
     timeout: f64,
@@ -45,15 +52,43 @@ pub struct StressArgs {
     quiet: bool,
     #[command(flatten)]
     backend: BackendArgs,
+    #[command(flatten)]
+    pictures: PictureArgs,
 }
 
 pub fn run(a: StressArgs) -> Result<i32> {
     let timeout = timeout(a.timeout)?;
+    a.pictures.create_files()?;
     let ours = a.backend.create()?;
-    let mut engine = compare::start(a.protocol.into(), &a.engine, a.chess960, timeout)?;
+    let mut engine = compare::start_with_perft_command(
+        a.protocol.into(),
+        &a.engine,
+        a.perft_command.as_deref(),
+        a.chess960,
+        timeout,
+    )?;
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
+    let mut report = Report {
+        title: format!("perftlab stress: {}", a.engine),
+        summary: vec![
+            ("engine".into(), a.engine.clone()),
+            (
+                "positions".into(),
+                format!(
+                    "{} random{} (seed {}, up to {} plies), depth {}",
+                    a.positions,
+                    if a.chess960 { " Chess960" } else { "" },
+                    a.seed,
+                    a.max_plies,
+                    a.depth
+                ),
+            ),
+        ],
+        failures: Vec::new(),
+    };
+    let mut first_fen = String::new();
     for i in 0..a.positions {
         // Reached by legal moves from a legal start, so valid by construction; checked all the same.
         let line = Line::new(Checked::new(random_position(
@@ -68,6 +103,21 @@ pub fn run(a: StressArgs) -> Result<i32> {
         };
         let c = compare::compare(engine.as_mut(), ours.as_ref(), &request, &mut |_, _| {})?;
         bar.inc(1);
+        if a.pictures.wanted() {
+            if i == 0 {
+                first_fen = c.root.clone();
+            }
+            report.failures.extend(pictures::entry(
+                &format!("position {} of seed {}", i + 1, a.seed),
+                &c,
+                engine.as_mut(),
+                ours.as_ref(),
+                &c.root,
+                &[],
+                line.end(),
+                request.chess960,
+            ));
+        }
         if !c.agree() && !a.json {
             bar.suspend(|| {
                 println!("position {} of seed {}:", i + 1, a.seed);
@@ -79,5 +129,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
     }
     bar.finish_and_clear();
     summary.print(a.json);
+    report.summary.extend(pictures::summary_rows(&summary));
+    a.pictures.write(&report, &first_fen)?;
     Ok(if summary.failures.is_empty() { 0 } else { 1 })
 }

@@ -1,7 +1,9 @@
 //! `perftlab suite`: run a perft suite file; the last line is `N passed, M failed, K skipped`.
 
+use super::pictures::PictureArgs;
 use super::BackendArgs;
 use crate::error::Result;
+use crate::render::report::{Failure, Report};
 use crate::suite::{self, Budget};
 use clap::Args;
 use serde_json::json;
@@ -15,6 +17,8 @@ pub struct SuiteArgs {
     file: PathBuf,
     #[command(flatten)]
     backend: BackendArgs,
+    #[command(flatten)]
+    pictures: PictureArgs,
     /// Skip depths deeper than this.
     #[arg(long, default_value_t = u32::MAX)]
     max_depth: u32,
@@ -29,6 +33,7 @@ pub struct SuiteArgs {
 pub fn run(a: SuiteArgs) -> Result<i32> {
     let entries = suite::load(&a.file)?;
     let backend = a.backend.create()?;
+    a.pictures.create_files()?;
     let start = Instant::now();
     let budget = Budget {
         max_depth: a.max_depth,
@@ -84,6 +89,56 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
             "{} passed, {} failed, {} skipped",
             report.passed, report.failed, report.skipped
         );
+    }
+    if a.pictures.wanted() {
+        let failures = report
+            .failures
+            .iter()
+            .map(|f| Failure {
+                label: format!("{}:{}", a.file.display(), f.line),
+                root: f.fen.clone(),
+                fen: f.fen.clone(),
+                failing_depth: f.depth,
+                kinds: vec![if f.actual.is_some() {
+                    "wrong count".into()
+                } else {
+                    "no count".into()
+                }],
+                note: Some(match (&f.actual, &f.error) {
+                    (Some(n), _) => format!(
+                        "depth {}: expected {}, {} counted {n}",
+                        f.depth,
+                        f.expected,
+                        backend.name()
+                    ),
+                    (None, e) => e.clone().unwrap_or_else(|| "no result".into()),
+                }),
+                ..Failure::default()
+            })
+            .collect();
+        let first = entries
+            .first()
+            .map(|e| e.setup.to_fen())
+            .unwrap_or_default();
+        a.pictures.write(
+            &Report {
+                title: format!("perftlab suite {}", a.file.display()),
+                summary: vec![
+                    ("backend".into(), backend.name().to_string()),
+                    ("positions".into(), entries.len().to_string()),
+                    (
+                        "checks".into(),
+                        format!(
+                            "{} passed, {} failed, {} skipped",
+                            report.passed, report.failed, report.skipped
+                        ),
+                    ),
+                    ("nodes".into(), report.nodes.to_string()),
+                ],
+                failures,
+            },
+            &first,
+        )?;
     }
     Ok(if report.failed > 0 { 1 } else { 0 })
 }

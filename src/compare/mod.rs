@@ -5,19 +5,22 @@
 //! - `drill`: the divide diff and the drill-down to the minimal failing position ([`compare`], [`Request`],
 //!   [`Comparison`] with an optional [`Failure`]);
 //! - `classify`: which kind of rule a failing move exercises ([`FailureKind`]);
-//! - [`random`]: random reachable positions for `stress`.
+//! - [`random`]: random reachable positions for `stress`;
+//! - `total`: [`TotalOnlyEngine`], a UCI engine whose perft command prints only a total.
 
 mod classify;
 mod drill;
 mod engine;
 pub mod random;
 mod script;
+mod total;
 mod uci;
 
 pub use classify::{classify, FailureKind};
 pub use drill::{compare, Comparison, Failure, Request, WrongCount};
 pub use engine::{looks_like_uci, split_command, start, Divide, Engine, Protocol};
 pub use script::ScriptEngine;
+pub use total::{start_with_perft_command, TotalOnlyEngine};
 pub use uci::UciEngine;
 
 /// Split `--moves` values that hold several moves separated by spaces.

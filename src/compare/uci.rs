@@ -176,6 +176,44 @@ impl UciEngine {
     }
 }
 
+impl UciEngine {
+    /// The total of an engine whose perft command prints only a number: sends `position fen … moves …`,
+    /// the `command` line, then `isready`, and reads the last integer printed before `readyok`.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] when the engine dies, hangs, or prints no integer.
+    pub fn total(&mut self, fen: &str, moves: &[String], command: &str) -> Result<u128> {
+        let position = if moves.is_empty() {
+            format!("position fen {fen}")
+        } else {
+            format!("position fen {fen} moves {}", moves.join(" "))
+        };
+        let request = format!("{position}; {command}");
+        self.send(&position)?;
+        self.send(command)?;
+        self.send("isready")?;
+        let deadline = Instant::now() + self.timeout;
+        let mut last: Option<u128> = None;
+        loop {
+            let line = self.next_line(&request, deadline)?;
+            if line.trim() == "readyok" {
+                break;
+            }
+            if line.starts_with("(stderr)") {
+                continue;
+            }
+            let mut integers = line
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|w| !w.is_empty())
+                .filter_map(|w| w.parse::<u128>().ok());
+            if let Some(n) = integers.next_back() {
+                last = Some(n);
+            }
+        }
+        last.ok_or_else(|| self.garbage(&request, "readyok", "no number was printed before it"))
+    }
+}
+
 impl Engine for UciEngine {
     fn describe(&self) -> String {
         self.command.clone()
