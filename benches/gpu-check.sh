@@ -1,74 +1,125 @@
 #!/usr/bin/env bash
-# Real-GPU check: build release, run the GPU suite checks and the per-node cross-check, then the GPU benchmark
-# (startpos perft 8 and 9 without and with merging + cache, Kiwipete perft 6 and 7). Every count is checked
-# against the published value (Chess Programming Wiki, "Perft Results"); the script exits 1 on any mismatch.
+# Real-GPU check of the GPU backend: timed, count-checked perft runs with the per-level work report, all into
+# $OUT/gpu-check.json plus a short text summary ($OUT/gpu-check.txt).
 #
-# Usage: benches/gpu-check.sh [RESULTS_FILE]   (default: gpu-results.txt; env ADAPTER=NAME|INDEX picks the GPU,
-#        QUICK=1 runs a small version (suites to 100 000 nodes, perft 6), e.g. on lavapipe)
-set -euo pipefail
+# Usage: OUT=DIR [BIN=path/to/perftlab] [ADAPTER=NAME|INDEX] [QUICK=1] [ALLOW_SOFTWARE=1] benches/gpu-check.sh
+#
+# - Uses a release binary built beforehand (BIN, default target/release/perftlab): building on a lent GPU
+#   machine wastes its time. Records `perftlab devices`, `nvidia-smi` (clocks, power, memory) when present, the
+#   commit and the binary's SHA-256.
+# - Refuses to run unless the adapter is a discrete GPU (llvmpipe/lavapipe and other software adapters are
+#   CPU rasterisers: their timings say nothing about a GPU); ALLOW_SOFTWARE=1 lifts that (CI runs the QUICK mode
+#   on lavapipe from tests/gpu.rs).
+# - One untimed warm-up, then three timed repetitions (min/median/max of perftlab's own `seconds`) of: start
+#   position perft 8, 9, 10 without merging or tables (--no-merge --hash 0), perft 10 and 11 with merging and
+#   tables (--hash 4096: as large as one storage binding allows), Kiwipete 6 and 7. QUICK=1: start position 5
+#   (both ways) and Kiwipete 4, for software adapters.
+# - Every count is checked against the published value (Chess Programming Wiki, "Perft Results"); a mismatch
+#   or a failed run voids the check: exit 1. Each repetition has a time limit, and the whole check stops at
+#   DEADLINE seconds (default 570), so it ends inside 10 minutes; a case over its limit or past the deadline is a
+#   failure, reported as such.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-gpu-results.txt}
+out=${OUT:?set OUT to the directory for gpu-check.json}
+mkdir -p "$out"
+bin=${BIN:-target/release/perftlab}
+if [[ ! -x "$bin" ]]; then
+  echo "gpu-check: no perftlab binary at '$bin' (build it first: cargo build --release, or set BIN)" >&2
+  exit 2
+fi
 export NODEVICE_SELECT=1
 adapter=()
 if [[ -n "${ADAPTER:-}" ]]; then adapter=(--adapter "$ADAPTER"); fi
-cargo build --release
-bin=target/release/perftlab
-if [[ -n "${CARGO_TARGET_DIR:-}" ]]; then bin="$CARGO_TARGET_DIR/release/perftlab"; fi
-status=0
-{
-  echo "# perftlab GPU check, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  "$bin" devices
-  "$bin" perft --backend gpu --depth 1 --verbose "${adapter[@]}" 2>&1 | grep '^gpu:' || true
-} | tee "$out"
+txt="$out/gpu-check.txt"
+: >"$txt"
+say() { echo "$*" | tee -a "$txt"; }
 
-run() { # label, then perftlab arguments
-  local label=$1; shift
-  local t0=$SECONDS
-  if "$bin" "$@" "${adapter[@]}" >>"$out.log" 2>&1; then
-    echo "ok    $label ($((SECONDS - t0)) s)" | tee -a "$out"
-  else
-    echo "FAIL  $label ($((SECONDS - t0)) s, see $out.log)" | tee -a "$out"
-    status=1
-  fi
+probe=$("$bin" perft --backend gpu --depth 1 --json "${adapter[@]}" 2>"$out/gpu-check.stderr") || {
+  say "gpu-check: no usable GPU adapter (see $out/gpu-check.stderr)"
+  exit 2
 }
+name=$(sed -E 's/.*"adapter":"([^"]*)".*/\1/' <<<"$probe")
+if [[ "$name" != *"DiscreteGpu)"* && -z "${ALLOW_SOFTWARE:-}" ]]; then
+  say "gpu-check: refusing to run on '$name': not a discrete GPU (set ALLOW_SOFTWARE=1 to run anyway)"
+  exit 2
+fi
 
-if [[ -n "${QUICK:-}" ]]; then max=100000; else max=1000000000; fi
-for suite in standard.epd chess960.epd tricky.perft; do
-  run "suite $suite --max-nodes $max" suite "tests/data/$suite" --backend gpu --max-nodes "$max"
-  run "suite $suite --max-nodes $max --no-merge --hash 0" suite "tests/data/$suite" --backend gpu \
-    --max-nodes "$max" --no-merge --hash 0
-  run "verify $suite depth 3" verify --suite "tests/data/$suite" --depth 3 --backend gpu --against reference
-done
-
-bench() { # label, fen, depth, expected nodes, extra flags
-  local label=$1 fen=$2 depth=$3 want=$4; shift 4
-  local json
-  if ! json=$("$bin" perft --backend gpu --fen "$fen" --depth "$depth" --json "$@" "${adapter[@]}" 2>>"$out.log"); then
-    echo "FAIL  bench $label: perftlab failed (see $out.log)" | tee -a "$out"; status=1; return
-  fi
-  local nodes secs
-  nodes=$(sed -E 's/.*"nodes":([0-9]+).*/\1/' <<<"$json")
-  secs=$(sed -E 's/.*"seconds":([0-9.e+-]+).*/\1/' <<<"$json")
-  if [[ "$nodes" != "$want" ]]; then
-    echo "FAIL  bench $label: $nodes nodes, expected $want" | tee -a "$out"; status=1; return
-  fi
-  awk -v l="$label" -v n="$nodes" -v s="$secs" \
-    'BEGIN { printf "bench %-44s %16s nodes %9.3f s %12.3f G nodes/s\n", l, n, s, n / s / 1e9 }' | tee -a "$out"
-}
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+sha=$(sha256sum "$bin" | cut -d' ' -f1)
+devices=$("$bin" devices 2>/dev/null | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}')
+smi=""
+if command -v nvidia-smi >/dev/null; then
+  smi=$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,memory.total,memory.used \
+    --format=csv 2>&1 | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}')
+fi
+say "# perftlab gpu-check $(date -u +%Y-%m-%dT%H:%MZ), commit $commit, binary sha256 $sha"
+say "# adapter: $name"
 
 start='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
 kiwi='r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1'
+# label | fen | depth | expected | time limit (s) | flags
 if [[ -n "${QUICK:-}" ]]; then
-  bench "startpos 6, no merging, no cache" "$start" 6 119060324 --no-merge --hash 0
-  bench "startpos 6, merging + cache" "$start" 6 119060324
-  bench "kiwipete 5, merging + cache" "$kiwi" 5 193690690
+  cases=(
+    "startpos 5, no merging, no tables|$start|5|4865609|120|--no-merge --hash 0"
+    "startpos 5, merging + tables|$start|5|4865609|120|"
+    "kiwipete 4, merging + tables|$kiwi|4|4085603|120|"
+  )
 else
-  bench "startpos 8, no merging, no cache" "$start" 8 84998978956 --no-merge --hash 0
-  bench "startpos 8, merging + cache" "$start" 8 84998978956 --hash 1024
-  bench "startpos 9, no merging, no cache" "$start" 9 2439530234167 --no-merge --hash 0
-  bench "startpos 9, merging + cache" "$start" 9 2439530234167 --hash 1024
-  bench "kiwipete 6, merging + cache" "$kiwi" 6 8031647685 --hash 1024
-  bench "kiwipete 7, merging + cache" "$kiwi" 7 374190009323 --hash 1024
+  cases=(
+    "startpos 8, no merging, no tables|$start|8|84998978956|60|--no-merge --hash 0"
+    "startpos 9, no merging, no tables|$start|9|2439530234167|60|--no-merge --hash 0"
+    "startpos 10, no merging, no tables|$start|10|69352859712417|150|--no-merge --hash 0"
+    "startpos 10, merging + tables|$start|10|69352859712417|60|--hash 4096"
+    "startpos 11, merging + tables|$start|11|2097651003696806|150|--hash 4096"
+    "kiwipete 6, merging + tables|$kiwi|6|8031647685|30|--hash 4096"
+    "kiwipete 7, merging + tables|$kiwi|7|374190009323|60|--hash 4096"
+  )
 fi
-echo "results in $out (details in $out.log)"
+
+status=0
+results=""
+# Warm-up (untimed): builds the pipelines and fills the driver's shader cache.
+"$bin" perft --backend gpu --depth 4 "${adapter[@]}" >/dev/null 2>&1 || true
+for c in "${cases[@]}"; do
+  IFS='|' read -r label fen depth want limit flags <<<"$c"
+  times=()
+  runs=""
+  ok=1
+  for rep in 1 2 3; do
+    left=$(( ${DEADLINE:-570} - SECONDS ))
+    if (( left <= 0 )); then
+      say "FAIL  $label (repetition $rep): not run, past the ${DEADLINE:-570} s deadline"
+      ok=0
+      status=1
+      break
+    fi
+    (( left < limit )) && limit=$left
+    # shellcheck disable=SC2086
+    json=$(timeout "$limit" "$bin" perft --backend gpu --fen "$fen" --depth "$depth" --json $flags "${adapter[@]}" \
+      2>>"$out/gpu-check.stderr")
+    rc=$?
+    nodes=$(sed -nE 's/.*"nodes":([0-9]+).*/\1/p' <<<"$json")
+    secs=$(sed -nE 's/.*"seconds":([0-9.e+-]+).*/\1/p' <<<"$json")
+    if [[ $rc -ne 0 || "$nodes" != "$want" ]]; then
+      say "FAIL  $label (repetition $rep): exit $rc, $nodes nodes, expected $want"
+      ok=0
+      status=1
+      break
+    fi
+    times+=("$secs")
+    runs+="${runs:+,}$json"
+  done
+  if [[ $ok -eq 1 ]]; then
+    read -r tmin tmed tmax < <(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[1], a[2], a[3]}')
+    line=$(awk -v l="$label" -v n="$want" -v a="$tmin" -v m="$tmed" -v b="$tmax" \
+      'BEGIN { printf "ok    %-40s %18s nodes  min %8.3f  median %8.3f  max %8.3f s  %9.3f G nodes/s (median)", l, n, a, m, b, n / m / 1e9 }')
+    say "$line"
+  fi
+  results+="${results:+,}{\"label\":\"$label\",\"depth\":$depth,\"expected\":$want,\"ok\":$([[ $ok -eq 1 ]] && echo true || echo false),\"runs\":[${runs}]}"
+done
+
+cat >"$out/gpu-check.json" <<EOF
+{"commit":"$commit","binary_sha256":"$sha","adapter":"$name","quick":$([[ -n "${QUICK:-}" ]] && echo true || echo false),"devices":"$devices","nvidia_smi":"$smi","ok":$([[ $status -eq 0 ]] && echo true || echo false),"cases":[${results}]}
+EOF
+say "results: $out/gpu-check.json, summary: $txt"
 exit $status

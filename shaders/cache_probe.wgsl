@@ -1,11 +1,14 @@
-// cache_probe.wgsl: look each position to be expanded up in the subtree-count cache, keyed by the whole
-// position and the remaining depth (both compared in full). A hit presets the position's count and clears its
-// flag, so its subtree is not expanded again.
+// cache_probe.wgsl: look each position to be expanded up in the transposition table of its remaining depth
+// (entries `params.first ..= params.first + params.mask`; 64-bit key from two hashes of the whole position and
+// the depth). A hit (stored check XOR count equal to the key: a torn entry fails it) presets the position's
+// count and clears its flag, so its subtree is not expanded again.
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sub: array<u32>;
 @group(0) @binding(5) var<storage, read> cache: array<CacheEntry>;
+// Cache hits per remaining depth: 64-bit counters as (lo, hi) at [2 * remaining] (src/gpu/report.rs).
+@group(0) @binding(6) var<storage, read_write> tally: array<atomic<u32>>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -13,12 +16,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n || flags[i] == 0u {
         return;
     }
-    let p = positions[i];
-    let s = pos_hash(p, 0x6C8E9CF5u + params.remaining * 0x9E3779B9u) & params.mask;
-    let e = cache[s];
-    if e.depth == params.remaining && pos_eq(e.pos, p) {
-        sub[2u * i] = e.lo;
-        sub[2u * i + 1u] = e.hi;
+    let key = tt_key(positions[i], params.remaining);
+    let e = cache[params.first + (key.y & params.mask)];
+    if all((e.check ^ e.count) == key) {
+        sub[2u * i] = e.count.x;
+        sub[2u * i + 1u] = e.count.y;
         flags[i] = 0u;
+        if atomicAdd(&tally[2u * params.remaining], 1u) == 0xFFFFFFFFu {
+            atomicAdd(&tally[2u * params.remaining + 1u], 1u);
+        }
     }
 }

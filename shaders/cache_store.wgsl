@@ -1,12 +1,12 @@
-// cache_store.wgsl: store the subtree count of every expanded position (flag set) of a level in the cache
-// (direct-mapped, always replace). `locks` is cleared before each dispatch; the first writer of a slot wins, so
-// no entry is ever torn.
+// cache_store.wgsl: store the subtree count of every expanded position (flag set) of a level in the
+// transposition table of its remaining depth (always replace). Concurrent stores to one entry may interleave
+// their words; the key is stored XOR the count, so such a torn entry fails the probe's key check (unless both
+// stores carried the same count, in which case it is right anyway).
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
 @group(0) @binding(4) var<storage, read> sub: array<u32>;
 @group(0) @binding(5) var<storage, read_write> cache: array<CacheEntry>;
-@group(0) @binding(6) var<storage, read_write> locks: array<atomic<u32>>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -14,11 +14,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n || flags[i] == 0u {
         return;
     }
-    let p = positions[i];
-    let s = pos_hash(p, 0x6C8E9CF5u + params.remaining * 0x9E3779B9u) & params.mask;
-    let r = atomicCompareExchangeWeak(&locks[s], 0u, 1u);
-    if !r.exchanged {
-        return;
-    }
-    cache[s] = CacheEntry(p, params.remaining, 0u, sub[2u * i], sub[2u * i + 1u]);
+    let key = tt_key(positions[i], params.remaining);
+    let count = vec2<u32>(sub[2u * i], sub[2u * i + 1u]);
+    cache[params.first + (key.y & params.mask)] = CacheEntry(key ^ count, count);
 }

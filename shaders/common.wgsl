@@ -1,7 +1,7 @@
 // common.wgsl: the position layout, `vec2<u32>` bitboards and the lookup tables, shared by every kernel.
 //
 // Bitboards are `vec2<u32>` (x = squares a1..h4, bits 0-31; y = squares a5..h8, bits 32-63): no optional
-// feature is needed (naga 30's u64 builtins are broken, see ../shared/GPU-NOTES.md) and the kernels stay
+// feature is needed (naga 30's u64 builtins are broken: see the facts in src/gpu/mod.rs) and the kernels stay
 // portable to every WebGPU implementation. Rust mirrors of the structs: src/gpu/buffers.rs.
 
 alias BB = vec2<u32>;
@@ -17,35 +17,37 @@ struct Pos {
     info: u32,
 }
 
-// Per-dispatch parameters (uniform). Rust mirror: `GpuParams`.
-// One slot of the subtree-count cache (cache_probe.wgsl, cache_store.wgsl): the whole position, the remaining
-// depth and the 64-bit count as two words.
+// One 16-byte entry of the transposition tables (cache_probe.wgsl, cache_store.wgsl). Rust mirror:
+// `GpuCacheEntry`. `check` is the 64-bit key XOR the count, so a torn entry fails the key check.
 struct CacheEntry {
-    pos: Pos,
-    depth: u32,
-    pad: u32,
-    lo: u32,
-    hi: u32,
+    check: vec2<u32>,
+    count: vec2<u32>,
 }
+
+// Per-dispatch parameters (uniform). Rust mirror: `GpuParams`.
 
 struct Params {
     n: u32,          // positions (threads) in this dispatch
     remaining: u32,  // remaining depth of the positions of this level
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info)
-    mask: u32,       // hash table size - 1 (power of two)
+    mask: u32,       // hash table (region) size - 1 (power of two)
     extra: u32,      // kernel-specific
+    first: u32,      // expand: first position of the level slice (thread t handles first + t);
+                     // cache kernels: first entry of the remaining depth's table
+    base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
-    pad1: u32,
-    pad2: u32,
 }
 
 // Table layout (Rust: src/gpu/tables.rs): knight attacks [0,64), king attacks [64,128), pawn attacks
 // [128 + 64 * colour + sq], rays [256 + 64 * dir + sq] for directions N, E, NE, NW (lsb side) and S, W, SW, SE
-// (msb side).
+// (msb side), then the squares strictly between two squares [768 + 64 * a + b] and the whole line through
+// them [4864 + 64 * a + b] (both empty when a and b share no line).
 const T_KNIGHT: u32 = 0u;
 const T_KING: u32 = 64u;
 const T_PAWN: u32 = 128u;
 const T_RAY: u32 = 256u;
+const T_BETWEEN: u32 = 768u;
+const T_LINE: u32 = 4864u;
 
 const PAWN: u32 = 0u;
 const KNIGHT: u32 = 1u;
@@ -152,6 +154,81 @@ fn castle_rook(p: Pos, i: u32) -> u32 {
     return (p.castle >> (8u * i)) & 255u;
 }
 
+// The position after the pseudo-legal move `m` (copy-make). The en-passant square is kept only when an enemy
+// pawn attacks it, so that equal positions compare equal for merging.
+fn make(p: Pos, m: u32) -> Pos {
+    return make_role(p, m, role_at(p, (m >> 6u) & 63u));
+}
+
+// `make` when the moving piece's role is known (the lean generator packs it into the move).
+fn make_role(p: Pos, m: u32, role: u32) -> Pos {
+    var c = p;
+    let us = turn(p);
+    let to = m & 63u;
+    let orig = (m >> 6u) & 63u;
+    let kind = m >> 14u;
+    let clear = ~(bb_sq(orig) | bb_sq(to));
+    c.bb[0] &= clear;
+    c.bb[1] &= clear;
+    c.bb[2] &= clear;
+    c.bb[3] &= clear;
+    c.bb[4] &= clear;
+    c.bb[5] &= clear;
+    c.bb[6] &= clear;
+    var ep = NO_SQ;
+    if kind == 3u {
+        let base = orig & 56u;
+        var kt = base + 2u;
+        var rt = base + 3u;
+        if to > orig {
+            kt = base + 6u;
+            rt = base + 5u;
+        }
+        let placed = bb_sq(kt) | bb_sq(rt);
+        c.bb[KING] |= bb_sq(kt);
+        c.bb[ROOK] |= bb_sq(rt);
+        if us == 0u {
+            c.bb[6] |= placed;
+        }
+    } else {
+        var placed = role;
+        if kind == 1u {
+            placed = ((m >> 12u) & 3u) + 1u;
+        }
+        c.bb[placed] |= bb_sq(to);
+        if us == 0u {
+            c.bb[6] |= bb_sq(to);
+        }
+        if kind == 2u {
+            var victim = to + 8u;
+            if us == 0u {
+                victim = to - 8u;
+            }
+            let keep = ~bb_sq(victim);
+            c.bb[PAWN] &= keep;
+            c.bb[6] &= keep;
+        }
+        if role == PAWN && max(orig, to) - min(orig, to) == 16u {
+            let mid = (orig + to) / 2u;
+            if bb_any(tables[T_PAWN + 64u * us + mid] & p.bb[PAWN] & color_bb(p, us ^ 1u)) {
+                ep = mid;
+            }
+        }
+    }
+    // FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
+    var castle = 0u;
+    for (var i = 0u; i < 4u; i++) {
+        var r = castle_rook(p, i);
+        if r == orig || r == to || (role == KING && (i >> 1u) == us) {
+            r = NO_SQ;
+        }
+        castle |= r << (8u * i);
+    }
+    c.castle = castle;
+    c.info = (us ^ 1u) | (ep << 8u);
+    return c;
+}
+
 fn pos_eq(a: Pos, b: Pos) -> bool {
     return a.castle == b.castle && a.info == b.info && all(a.bb[0] == b.bb[0]) && all(a.bb[1] == b.bb[1])
         && all(a.bb[2] == b.bb[2]) && all(a.bb[3] == b.bb[3]) && all(a.bb[4] == b.bb[4])
@@ -163,6 +240,13 @@ fn mix(h: u32, w: u32) -> u32 {
     x = x ^ (x >> 15u);
     x = x * 0x85EBCA77u;
     return x ^ (x >> 13u);
+}
+
+// The 64-bit transposition-table key of a position at remaining depth `remaining`: two independent 32-bit
+// hashes of the whole position, the low bit forced to 1 (an all-zero entry never matches).
+fn tt_key(p: Pos, remaining: u32) -> vec2<u32> {
+    let d = remaining * 0x9E3779B9u;
+    return vec2<u32>(pos_hash(p, 0x6C8E9CF5u + d) | 1u, pos_hash(p, 0x2F3A1B97u ^ d));
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.

@@ -1,5 +1,6 @@
-// expand.wgsl: write the children of each position whose flag is set, from `offsets[i]` on (the exclusive
-// prefix sum of the counts), with the parent's index; with `params.mode == 1` also the leaf-statistics bits of
+// expand.wgsl: write the children of each position whose flag is set, from `offsets[i] - params.base` on
+// (the exclusive prefix sum of the counts, relative to the slice of the level this dispatch covers: positions
+// `params.first ..` `params.first + params.n`), with the parent's index; with `params.mode == 1` also the leaf-statistics bits of
 // the move that leads to each child (bit 0 capture, 1 en passant, 2 castling, 3 promotion, 4 check,
 // 5 discovered single check, 6 double check).
 
@@ -66,13 +67,17 @@ fn emit(m: u32) {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = thread_index(gid, nwg);
-    if i >= params.n || flags[i] == 0u {
+    let t = thread_index(gid, nwg);
+    if t >= params.n {
+        return;
+    }
+    let i = params.first + t;
+    if flags[i] == 0u {
         return;
     }
     g_pos = positions[i];
     g_parent = i;
-    g_base = offsets[i];
+    g_base = offsets[i] - params.base;
     g_count = 0u;
     g_first_only = false;
     g_bulk = false;

@@ -9,6 +9,9 @@
 @group(0) @binding(3) var<storage, read_write> table: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> rep: array<u32>;
 @group(0) @binding(5) var<storage, read_write> flags: array<u32>;
+// Distinct positions per remaining depth: 64-bit counters as (lo, hi) at [64 + 2 * remaining]
+// (src/gpu/report.rs).
+@group(0) @binding(6) var<storage, read_write> tally: array<atomic<u32>>;
 
 const EMPTY: u32 = 0u; // slots hold index + 1; the host clears the table to zero
 
@@ -29,6 +32,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     loop {
         let r = atomicCompareExchangeWeak(&table[s], EMPTY, i + 1u);
         if r.exchanged {
+            if atomicAdd(&tally[64u + 2u * params.remaining], 1u) == 0xFFFFFFFFu {
+                atomicAdd(&tally[65u + 2u * params.remaining], 1u);
+            }
             return;
         }
         if r.old_value == EMPTY {

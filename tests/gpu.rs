@@ -28,6 +28,7 @@ fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> GpuOptions {
         gpu_mem_mb,
         adapter: None,
         verbose: false,
+        checked_shaders: false,
     }
 }
 
@@ -110,7 +111,23 @@ fn chess960_suite() {
     run_suite(&g, "chess960.epd", 1_000_000, 16);
 }
 
-/// A tiny memory budget forces the depth-first split into many chunks; counts must stay exact.
+/// The suites with merging and cache off, and with both on, in the smallest `--gpu-mem` (1 MiB): levels are
+/// expanded in slices and counts stay exact.
+#[test]
+fn suites_in_a_tiny_budget_with_and_without_merging() {
+    for (merge, hash) in [(false, 0), (true, 1)] {
+        let Some(g) = gpu_with(options(merge, hash, Some(1)), "suites_in_a_tiny_budget") else {
+            return;
+        };
+        run_suite(&g, "standard.epd", 1_000_000, 1);
+        run_suite(&g, "tricky.perft", 1_000_000, 1);
+        run_suite(&g, "chess960.epd", 1_000_000, 48);
+        let r = g.work_report().unwrap();
+        assert_eq!(r.retries, 0);
+    }
+}
+
+/// The smallest `--gpu-mem` (1 MiB), with merging on and off: counts stay exact.
 #[test]
 fn small_memory_budget_splits_and_stays_exact() {
     for merge in [true, false] {
@@ -344,4 +361,264 @@ fn host_split_above_run_depth_stays_exact() {
         let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);
     }
+}
+
+/// Inside a run, a level larger than the budget is expanded in slices: with a 256 KiB budget, perft 5 (8902
+/// positions at remaining depth 2, 104 bytes each) cannot hold its last level at once; counts stay exact, the
+/// run is not abandoned (one run per batch, no retries) and the buffers held stay below what the unsliced level
+/// would need.
+#[test]
+fn levels_are_sliced_within_a_tiny_budget() {
+    if gpu("levels_are_sliced").is_none() {
+        return;
+    }
+    for merge in [true, false] {
+        let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+        let s = perftlab::gpu::driver::Settings {
+            merge,
+            cache: false,
+            budget_bytes: 256 << 10,
+            max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        };
+        let roots = [
+            Setup::startpos(),
+            Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+                .unwrap(),
+        ];
+        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
+        // CPW "Perft Results": startpos perft 4, Kiwipete perft 4.
+        assert_eq!(counts, vec![197_281, 4_085_603]);
+        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        assert_eq!(counts, vec![4_865_609]);
+        let r = ctx.report().unwrap();
+        assert_eq!((r.runs, r.retries), (2, 0), "{r:?}");
+        let level2 = r.levels.iter().find(|l| l.remaining == 2).unwrap();
+        // Remaining 2 of the perft-4 run: perft 2 of each root (400 + 2039); of the perft-5 run: perft 3 (8902).
+        assert_eq!(level2.positions, 8902 + 400 + 2039, "{r:?}");
+        assert!(r.peak_bytes < 8902 * 104, "{r:?}");
+    }
+}
+
+/// `perft --json` carries the `gpu` object; startpos perft 5 without merging or cache writes at most 0.25 byte
+/// per counted node, with no retries, also with the smallest `--gpu-mem`; `--verbose` prints it as a table.
+#[test]
+fn cli_gpu_report() {
+    if gpu("cli_gpu_report").is_none() {
+        return;
+    }
+    for extra in [&[][..], &["--gpu-mem", "1"][..]] {
+        let mut args = vec![
+            "perft",
+            "--backend",
+            "gpu",
+            "--depth",
+            "5",
+            "--no-merge",
+            "--hash",
+            "0",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = perftlab(&args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["nodes"], 4_865_609);
+        let g = &v["gpu"];
+        assert_eq!(g["retries"], 0, "{g}");
+        assert_eq!(g["runs"], 1, "{g}");
+        assert!(
+            g["adapter"].as_str().unwrap().contains("Vulkan") || !in_ci(),
+            "{g}"
+        );
+        let bytes = g["bytes_written"].as_u64().unwrap();
+        assert!(bytes > 0 && bytes * 4 <= 4_865_609, "{bytes} bytes written");
+        for key in ["submits", "readbacks", "peak_bytes"] {
+            assert!(g[key].as_u64().unwrap() > 0, "{key}: {g}");
+        }
+        let levels = g["levels"].as_array().unwrap();
+        // Written levels: remaining 5 (the root) down to 2 (perft 3 = 8902 positions); the last two plies are
+        // fused and never written.
+        let rem: Vec<u64> = levels
+            .iter()
+            .map(|l| l["remaining"].as_u64().unwrap())
+            .collect();
+        assert_eq!(rem, vec![5, 4, 3, 2]);
+        assert_eq!(levels[3]["positions"], 8902);
+        assert_eq!(levels[3]["distinct"], 8902);
+        assert_eq!(levels[3]["cache_hits"], 0);
+        // GPU time from timestamp queries (lavapipe has them; `null` on adapters without).
+        let ms = &levels[3]["ms"];
+        assert!(ms.is_null() || ms.as_f64().unwrap() >= 0.0, "{ms}");
+        if in_ci() {
+            assert!(ms.as_f64().unwrap() > 0.0, "{ms}");
+        }
+    }
+    let out = perftlab(&["perft", "--backend", "gpu", "--depth", "3", "--verbose"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("retries 0"), "{err}");
+    assert!(err.contains("remaining"), "{err}");
+}
+
+/// Divide of startpos 6 and Kiwipete 5 on the GPU (merging and cache on) equals the fast CPU backend's, move
+/// by move (and the totals are CPW's published perft 6 and perft 5).
+#[test]
+fn divide_matches_cpu_backend_deep() {
+    let Some(g) = gpu("divide_matches_cpu_backend_deep") else {
+        return;
+    };
+    let cpu = perftlab::fast::CpuBackend::new(16, None, true).unwrap();
+    for (fen, depth, total) in [
+        (Setup::STARTPOS_FEN, 6, 119_060_324u128),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            5,
+            193_690_690,
+        ),
+    ] {
+        let pos = Checked::from_fen(fen).unwrap();
+        let mut a = g.divide(&pos, depth).unwrap();
+        let mut b = cpu.divide(&pos, depth).unwrap();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{fen} depth {depth}");
+        assert_eq!(a.iter().map(|(_, n)| n).sum::<u128>(), total);
+    }
+}
+
+/// Transposition tables of 1024 entries (512 for remaining depth 2) under startpos perft 5 and Kiwipete perft 4
+/// (8,902 and 2,039 positions stored at remaining depth 2 alone): entries are evicted all the time, counts stay
+/// exact, and the second run of each finds hits.
+#[test]
+fn cache_forced_eviction_stays_exact() {
+    if gpu("cache_forced_eviction").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    ctx.ensure_cache_entries(1024);
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 64 << 20,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+    };
+    let roots = [
+        Setup::startpos(),
+        Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+            .unwrap(),
+    ];
+    for _ in 0..2 {
+        let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        let four = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
+        // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
+        assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
+    }
+    let r = ctx.report().unwrap();
+    assert!(r.levels.iter().any(|l| l.cache_hits > 0), "{r:?}");
+    assert_eq!(r.retries, 0);
+}
+
+/// Every `@binding(n) var<…> name` of every kernel's WGSL agrees with the Rust side: binding 0 is the attack
+/// tables (kernels that generate moves), 1 the parameters, 2, 3, … the buffers `Kernel::bindings` names in
+/// dispatch order; and the pipeline index of each kernel is its place in `Kernel::ALL`.
+#[test]
+fn shader_bindings_match_rust() {
+    use perftlab::gpu::context::Kernel;
+    for (i, k) in Kernel::ALL.iter().enumerate() {
+        assert_eq!(k.index(), i, "{k:?}");
+        let src = k.wgsl();
+        let mut found = Vec::new();
+        for line in src.lines() {
+            let Some(rest) = line.trim().strip_prefix("@group(0) @binding(") else {
+                continue;
+            };
+            let (n, rest) = rest.split_once(')').unwrap();
+            let n: usize = n.parse().unwrap();
+            let rest = rest.trim().strip_prefix("var<").unwrap();
+            let name = rest.split_once('>').unwrap().1;
+            let name = name.trim().split(':').next().unwrap().trim().to_string();
+            found.push((n, name));
+        }
+        found.sort();
+        let mut want = vec![(1, "params".to_string())];
+        if k.uses_tables() {
+            want.insert(0, (0, "tables".to_string()));
+        }
+        for (j, name) in k.bindings().iter().enumerate() {
+            want.push((2 + j, name.to_string()));
+        }
+        // common.wgsl declares bindings 0 and 1 for every kernel; kernels without tables leave 0 unused.
+        if !k.uses_tables() {
+            found.retain(|(n, _)| *n != 0);
+        }
+        assert_eq!(found, want, "kernel {}", k.name());
+    }
+}
+
+/// `--checked-shaders` builds every kernel with naga's runtime checks; counts are the same.
+#[test]
+fn checked_shaders_give_the_same_counts() {
+    if gpu("checked_shaders").is_none() {
+        return;
+    }
+    let out = perftlab(&[
+        "perft",
+        "--backend",
+        "gpu",
+        "--depth",
+        "4",
+        "--checked-shaders",
+        "--fen",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Nodes searched: 4085603"));
+}
+
+/// `ALLOW_SOFTWARE=1 QUICK=1 benches/gpu-check.sh` runs clean on this adapter (lavapipe in CI): every count
+/// checked, `gpu-check.json` written and parseable with each case ok; without ALLOW_SOFTWARE a software
+/// adapter is refused (exit 2).
+#[test]
+fn gpu_check_script_quick() {
+    let Some(g) = gpu("gpu_check_script_quick") else {
+        return;
+    };
+    let software = g.adapter_info().device_type != wgpu::DeviceType::DiscreteGpu;
+    let out_dir = std::env::temp_dir().join(format!("perftlab-gpu-check-{}", std::process::id()));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/gpu-check.sh");
+    let run = |allow: bool| {
+        let mut c = Command::new("bash");
+        c.arg(script)
+            .env("OUT", &out_dir)
+            .env("BIN", env!("CARGO_BIN_EXE_perftlab"))
+            .env("QUICK", "1");
+        if allow {
+            c.env("ALLOW_SOFTWARE", "1");
+        } else {
+            c.env_remove("ALLOW_SOFTWARE");
+        }
+        c.output().expect("bash runs benches/gpu-check.sh")
+    };
+    if software {
+        let out = run(false);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("not a discrete GPU"));
+    }
+    let out = run(true);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = std::fs::read_to_string(out_dir.join("gpu-check.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["ok"], true);
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    for c in cases {
+        assert_eq!(c["ok"], true, "{c}");
+        let runs = c["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 3);
+        for r in runs {
+            assert_eq!(r["nodes"], c["expected"]);
+            assert_eq!(r["gpu"]["retries"], 0);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
 }

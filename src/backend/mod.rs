@@ -57,4 +57,22 @@ pub trait Backend: Sync {
     /// # Errors
     /// A backend failure; [`crate::Error::Usage`] when the backend cannot compute the columns of `detail`.
     fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)>;
+
+    /// A backend-specific report of the work done so far: `perft --json` prints it under the backend's name
+    /// (the GPU's `gpu` object), `perft --verbose` prints its text on stderr; `None` for backends without one.
+    ///
+    /// # Errors
+    /// A backend failure while collecting it.
+    fn report(&self) -> Result<Option<WorkReport>> {
+        Ok(None)
+    }
+}
+
+/// A backend's report of its work ([`Backend::report`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkReport {
+    /// As JSON.
+    pub json: serde_json::Value,
+    /// As text (a table).
+    pub text: String,
 }

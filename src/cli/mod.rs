@@ -125,6 +125,9 @@ pub(crate) struct BackendArgs {
     /// Print backend details on stderr.
     #[arg(long)]
     pub verbose: bool,
+    /// GPU: keep naga's runtime bounds checks in every kernel (for debugging; slower).
+    #[arg(long)]
+    pub checked_shaders: bool,
 }
 
 impl BackendArgs {

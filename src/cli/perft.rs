@@ -56,6 +56,14 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         nodes
     };
     let seconds = start.elapsed().as_secs_f64();
+    let report = if a.json || a.backend.verbose {
+        backend.report()?
+    } else {
+        None
+    };
+    if let (true, Some(r)) = (a.backend.verbose, &report) {
+        eprint!("{}", r.text);
+    }
     let nps = if seconds > 0.0 {
         nodes as f64 / seconds
     } else {
@@ -69,7 +77,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             }
             Value::Object(m)
         });
-        let out = json!({
+        let mut out = json!({
             "fen": pos.to_fen(),
             "depth": a.depth,
             "backend": backend.name(),
@@ -79,6 +87,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             "divide": divide_json,
             "stats": stats.zip(a.stats).map(|(s, d)| s.to_json(d)),
         });
+        if let Some(r) = report {
+            out[backend.name()] = r.json;
+        }
         println!("{out}");
         return Ok(0);
     }

@@ -33,24 +33,24 @@ pub struct GpuParams {
     pub mask: u32,
     /// Kernel-specific.
     pub extra: u32,
+    /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`).
+    pub first: u32,
+    /// Offset subtracted from the prefix sums of a slice (expand.wgsl: the slice's first child).
+    pub base: u32,
     /// Padding to 32 bytes.
-    pub pad: [u32; 3],
+    pub pad: u32,
 }
 
-/// WGSL `CacheEntry`: a subtree count keyed by the whole position and the remaining depth (0 = empty).
+/// WGSL `CacheEntry`: one 16-byte entry of the transposition tables: a subtree count and its 64-bit key
+/// (two 32-bit hashes of the whole position and the remaining depth, low bit forced to 1) stored XOR the
+/// count, so an entry torn by concurrent writers (words of two stores) fails the key check.
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Pod, Zeroable)]
 pub struct GpuCacheEntry {
-    /// The position.
-    pub pos: GpuPos,
-    /// Remaining depth (0 = empty slot).
-    pub depth: u32,
-    /// Padding.
-    pub pad: u32,
-    /// Count, low word.
-    pub lo: u32,
-    /// Count, high word.
-    pub hi: u32,
+    /// Key XOR count, low and high words.
+    pub check: [u32; 2],
+    /// Count, low and high words.
+    pub count: [u32; 2],
 }
 
 const NONE: u32 = 64;
@@ -106,7 +106,7 @@ mod tests {
     fn layout_sizes_match_wgsl() {
         assert_eq!(std::mem::size_of::<GpuPos>(), 64);
         assert_eq!(std::mem::size_of::<GpuParams>(), 32);
-        assert_eq!(std::mem::size_of::<GpuCacheEntry>(), 80);
+        assert_eq!(std::mem::size_of::<GpuCacheEntry>(), 16);
     }
 
     #[test]

@@ -1,228 +1,23 @@
-//! The long-lived GPU context: instance, adapter, device, queue, the compute pipelines (one per kernel file,
-//! built once), the attack tables, the parameter buffer and the reusable level and cache buffers.
-//!
-//! Adapter choice: `--adapter NAME|INDEX` (or the environment variable `PERFTLAB_ADAPTER`) names an adapter by
-//! its index in `perftlab devices` or by a case-insensitive substring of its name or backend (`vulkan`, `gl`);
-//! without one, the first discrete GPU, then integrated, virtual, CPU (software) adapter is taken, preferring
-//! Vulkan/Metal/DX12 over GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`) narrows the search.
+//! The long-lived GPU context: device and queue with their errors, the compute pipelines (indexed by
+//! [`Kernel`], built once), the attack tables, the parameter buffer, the reusable level and cache buffers,
+//! upload / clear / dispatch / read-back, and the work counters. Adapter choice is in [`super::adapter`], the
+//! kernels in [`super::kernels`].
 
+use super::adapter::pick_adapter;
+pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
 use super::buffers::GpuParams;
+use super::kernels::trusted_module;
+pub use super::kernels::{Kernel, WORKGROUP};
+use super::report::{GpuReport, LevelReport};
 use super::tables;
 use crate::error::{Error, Result};
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 
-/// The environment variable that picks an adapter when `--adapter` is not given.
-pub const ADAPTER_ENV: &str = "PERFTLAB_ADAPTER";
-
-/// Threads per workgroup of every kernel (`@workgroup_size(64)`).
-pub const WORKGROUP: u32 = 64;
-
-/// The compute kernels, one per file in `shaders/`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kernel {
-    /// `moves.wgsl`: list legal moves.
-    Moves,
-    /// `count.wgsl`: count legal moves.
-    Count,
-    /// `expand.wgsl`: write child positions.
-    Expand,
-    /// `merge.wgsl`: transposition merging.
-    Merge,
-    /// `backprop.wgsl`: subtree counts one level up.
-    Backprop,
-    /// `cache_probe.wgsl`: subtree cache lookup.
-    CacheProbe,
-    /// `cache_store.wgsl`: subtree cache store.
-    CacheStore,
-    /// `stats.wgsl`: leaf statistics.
-    Stats,
-    /// `scan.wgsl`: block prefix sums (workgroups of 256).
-    Scan,
-    /// `scan_add.wgsl`: add scanned block sums back.
-    ScanAdd,
-}
-
-impl Kernel {
-    const ALL: [Kernel; 10] = [
-        Kernel::Moves,
-        Kernel::Count,
-        Kernel::Expand,
-        Kernel::Merge,
-        Kernel::Backprop,
-        Kernel::CacheProbe,
-        Kernel::CacheStore,
-        Kernel::Stats,
-        Kernel::Scan,
-        Kernel::ScanAdd,
-    ];
-
-    fn source(self) -> (&'static str, &'static str) {
-        match self {
-            Kernel::Moves => ("moves", include_str!("../../shaders/moves.wgsl")),
-            Kernel::Count => ("count", include_str!("../../shaders/count.wgsl")),
-            Kernel::Expand => ("expand", include_str!("../../shaders/expand.wgsl")),
-            Kernel::Merge => ("merge", include_str!("../../shaders/merge.wgsl")),
-            Kernel::Backprop => ("backprop", include_str!("../../shaders/backprop.wgsl")),
-            Kernel::CacheProbe => (
-                "cache_probe",
-                include_str!("../../shaders/cache_probe.wgsl"),
-            ),
-            Kernel::CacheStore => (
-                "cache_store",
-                include_str!("../../shaders/cache_store.wgsl"),
-            ),
-            Kernel::Stats => ("stats", include_str!("../../shaders/stats.wgsl")),
-            Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
-            Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
-        }
-    }
-
-    /// Threads per workgroup.
-    pub fn workgroup(self) -> u32 {
-        match self {
-            Kernel::Scan => 256,
-            _ => WORKGROUP,
-        }
-    }
-
-    /// Whether the kernel generates moves (and so reads the attack tables).
-    pub fn uses_tables(self) -> bool {
-        matches!(self, Kernel::Moves | Kernel::Count | Kernel::Expand)
-    }
-}
-
-const COMMON: &str = include_str!("../../shaders/common.wgsl");
-const MOVEGEN: &str = include_str!("../../shaders/movegen.wgsl");
-
-/// One adapter as `perftlab devices` lists it.
-#[derive(Clone, Debug)]
-pub struct AdapterSummary {
-    /// Index for `--adapter`.
-    pub index: usize,
-    /// Adapter name.
-    pub name: String,
-    /// Graphics API.
-    pub backend: String,
-    /// Discrete, integrated, virtual, CPU or other.
-    pub device_type: String,
-    /// Driver name and version.
-    pub driver: String,
-    /// Largest storage buffer binding, bytes.
-    pub max_storage_binding: u64,
-    /// Largest buffer, bytes.
-    pub max_buffer: u64,
-    /// Storage buffers per shader stage.
-    pub max_storage_buffers: u32,
-    /// Workgroups per dispatch dimension.
-    pub max_workgroups_per_dim: u32,
-    /// Invocations per workgroup.
-    pub max_invocations: u32,
-    /// Whether compute shaders are supported.
-    pub compute: bool,
-}
-
-fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
-}
-
-fn all_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
-    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
-}
-
-fn summary(index: usize, a: &wgpu::Adapter) -> AdapterSummary {
-    let info = a.get_info();
-    let l = a.limits();
-    AdapterSummary {
-        index,
-        name: info.name,
-        backend: format!("{:?}", info.backend).to_lowercase(),
-        device_type: format!("{:?}", info.device_type),
-        driver: format!("{} {}", info.driver, info.driver_info)
-            .trim()
-            .to_string(),
-        max_storage_binding: l.max_storage_buffer_binding_size,
-        max_buffer: l.max_buffer_size,
-        max_storage_buffers: l.max_storage_buffers_per_shader_stage,
-        max_workgroups_per_dim: l.max_compute_workgroups_per_dimension,
-        max_invocations: l.max_compute_invocations_per_workgroup,
-        compute: a
-            .get_downlevel_capabilities()
-            .flags
-            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS),
-    }
-}
-
-/// Every adapter wgpu finds, in the order `--adapter INDEX` uses.
-pub fn list_adapters() -> Vec<AdapterSummary> {
-    all_adapters(&instance())
-        .iter()
-        .enumerate()
-        .map(|(i, a)| summary(i, a))
-        .collect()
-}
-
-fn preference(a: &wgpu::Adapter) -> (u8, u8) {
-    let info = a.get_info();
-    let kind = match info.device_type {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Cpu => 3,
-        wgpu::DeviceType::Other => 4,
-    };
-    (kind, (info.backend == wgpu::Backend::Gl) as u8)
-}
-
-/// Pick the adapter named by `choice` (index or name substring), or the preferred one.
-fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
-    let adapters = all_adapters(&instance());
-    if adapters.is_empty() {
-        return Err(Error::Backend(
-            "no GPU adapter found (install a Vulkan, Metal, DX12 or GL driver; on a machine without a GPU, \
-             Mesa's lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)"
-                .into(),
-        ));
-    }
-    let names = adapters
-        .iter()
-        .enumerate()
-        .map(|(i, a)| format!("{i}: {} ({:?})", a.get_info().name, a.get_info().backend))
-        .collect::<Vec<_>>()
-        .join(", ");
-    match choice.map(str::trim) {
-        None | Some("") => adapters
-            .into_iter()
-            .min_by_key(preference)
-            .ok_or_else(|| Error::Backend("no GPU adapter found".into())),
-        Some(text) => {
-            if let Ok(i) = text.parse::<usize>() {
-                let n = adapters.len();
-                return adapters.into_iter().nth(i).ok_or_else(|| {
-                    Error::Backend(format!(
-                        "--adapter: no adapter with index '{i}' ({n} found: {names})"
-                    ))
-                });
-            }
-            let want = text.to_lowercase();
-            let found = adapters
-                .iter()
-                .filter(|a| {
-                    let info = a.get_info();
-                    format!("{} {:?}", info.name, info.backend)
-                        .to_lowercase()
-                        .contains(&want)
-                })
-                .min_by_key(|a| preference(a))
-                .cloned();
-            found.ok_or_else(|| {
-                Error::Backend(format!(
-                    "--adapter: no adapter whose name or backend contains '{text}' (found: {names})"
-                ))
-            })
-        }
-    }
-}
+/// Words of the GPU tally buffer (cache hits and distinct positions per remaining depth < 32, see
+/// `super::report`).
+const TALLY_WORDS: usize = 128;
 
 /// Reusable buffers of one tree level.
 pub struct LevelBufs {
@@ -249,14 +44,49 @@ pub struct LevelBufs {
 /// Bytes per position slot of a level, all its buffers together, plus its share of the merge table.
 pub const SLOT_BYTES: u64 = 64 + 4 * 6 + 8 + 8;
 
-/// The subtree-count cache buffers.
+/// The transposition tables of subtree counts: one buffer of `GpuCacheEntry` (16 bytes), cut into one region
+/// per remaining depth ([`Cache::region`]).
 pub struct Cache {
-    /// Entries (`GpuCacheEntry`), a power of two.
+    /// Entries, a power of two.
     pub entries: wgpu::Buffer,
-    /// One lock word per entry, cleared before each store.
-    pub locks: wgpu::Buffer,
     /// Number of entries.
     pub len: u32,
+}
+
+impl Cache {
+    /// The table of remaining depth `remaining` (≥ 2) as (first entry, entries − 1): remaining 2 gets half of
+    /// the entries, 3 a quarter, 4 an eighth, and remaining 5 and up share the last eighth (their key includes
+    /// the depth). Shallow levels hold by far the most positions; separate tables keep them from evicting the
+    /// deep, valuable entries.
+    pub fn region(&self, remaining: u32) -> (u32, u32) {
+        let len = self.len;
+        match remaining {
+            0..=2 => (0, len / 2 - 1),
+            3 => (len / 2, len / 4 - 1),
+            4 => (len / 2 + len / 4, len / 8 - 1),
+            _ => (len - len / 8, len / 8 - 1),
+        }
+    }
+}
+
+/// Work counters since the context was made (the `gpu` object of `perft --json`, see `super::report`).
+#[derive(Default, Debug)]
+pub struct Counters {
+    /// Command buffers submitted.
+    pub submits: Cell<u64>,
+    /// Blocking read-backs (buffer maps waited for).
+    pub readbacks: Cell<u64>,
+    /// Bytes written to device memory: by kernels (per-thread upper bounds times dispatched threads), clears
+    /// and uploads.
+    pub bytes_written: Cell<u64>,
+    /// Largest total of buffers held at once, bytes.
+    pub peak_bytes: Cell<u64>,
+}
+
+impl Counters {
+    fn add(c: &Cell<u64>, v: u64) {
+        c.set(c.get() + v);
+    }
 }
 
 /// The long-lived GPU state.
@@ -274,12 +104,52 @@ pub struct GpuContext {
     pub levels: Vec<LevelBufs>,
     /// The merge hash table (u32 per slot).
     pub table: Option<(wgpu::Buffer, u64)>,
-    /// The subtree cache, if on.
+    /// The transposition tables, if on.
     pub cache: Option<Cache>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
     pub dummy: wgpu::Buffer,
     errors: Arc<Mutex<Option<String>>>,
     allocated: u64,
+    /// Work counters.
+    pub counters: Counters,
+    /// GPU-side per-level counters (see `super::report`): 128 u32 words.
+    pub tally: wgpu::Buffer,
+    /// Host-side per-level counts by remaining depth: positions written, distinct positions counted on the
+    /// host (levels not merged on the GPU).
+    pub level_counts: std::collections::BTreeMap<u32, (u64, u64)>,
+    /// GPU runs executed.
+    pub runs: u64,
+    /// Timestamp queries around every dispatch, when the adapter has them.
+    timing: Option<Timing>,
+    /// Remaining depth the next dispatches work for (their time is added to that level).
+    level: Cell<u32>,
+    /// Scratch buffers by slot (prefix-sum block sums), kept and grown, never made per call.
+    scratch: Vec<Option<wgpu::Buffer>>,
+    /// The command buffer being recorded: dispatches and clears are appended and submitted together at the
+    /// next read-back or upload (one submit per level rather than one per dispatch).
+    pending: std::cell::RefCell<Option<wgpu::CommandEncoder>>,
+    /// Next free parameter slot of the `params` ring (one slot per dispatch of the pending command buffer).
+    param_slot: Cell<u64>,
+    /// Bytes between parameter slots (the adapter's uniform offset alignment).
+    param_stride: u64,
+}
+
+/// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
+const PARAM_SLOTS: u64 = 256;
+
+/// Pairs of timestamp queries per query set (resolved and read back when full and after each run).
+const TIMING_PAIRS: u32 = 1024;
+
+/// GPU time per level from timestamp queries written at the start and end of each compute pass.
+struct Timing {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    /// The remaining depth of each pair written so far.
+    owners: std::cell::RefCell<Vec<u32>>,
+    /// Nanoseconds per timestamp tick.
+    period: f64,
+    /// Milliseconds per remaining depth.
+    ms: std::cell::RefCell<std::collections::BTreeMap<u32, f64>>,
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -292,6 +162,14 @@ impl GpuContext {
     /// # Errors
     /// [`Error::Backend`] naming a missing adapter, capability or limit, or a device that cannot be opened.
     pub fn new(choice: Option<&str>) -> Result<GpuContext> {
+        GpuContext::with_checks(choice, false)
+    }
+
+    /// As [`GpuContext::new`]; `checked` keeps naga's runtime checks in every kernel (`--checked-shaders`).
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub fn with_checks(choice: Option<&str>, checked: bool) -> Result<GpuContext> {
         let env = std::env::var(ADAPTER_ENV).ok();
         let adapter = pick_adapter(choice.or(env.as_deref()))?;
         let info = adapter.get_info();
@@ -342,7 +220,7 @@ impl GpuContext {
         }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("perftlab"),
-            required_features: wgpu::Features::empty(),
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: limits.clone(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,
@@ -363,16 +241,17 @@ impl GpuContext {
         let pipelines = Kernel::ALL
             .iter()
             .map(|k| {
-                let (label, body) = k.source();
-                let source = if k.uses_tables() {
-                    format!("{COMMON}\n{MOVEGEN}\n{body}")
-                } else {
-                    format!("{COMMON}\n{body}")
-                };
-                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                let label = k.name();
+                let source = k.wgsl();
+                let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
                     source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
+                };
+                let module = if k.trusted() && !checked {
+                    trusted_module(&device, desc)
+                } else {
+                    device.create_shader_module(desc)
+                };
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(label),
                     layout: None,
@@ -388,9 +267,11 @@ impl GpuContext {
             contents: bytemuck::cast_slice(&tables::build_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        let param_stride = u64::from(limits.min_uniform_buffer_offset_alignment)
+            .max(std::mem::size_of::<GpuParams>() as u64);
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("params"),
-            size: std::mem::size_of::<GpuParams>() as u64,
+            size: param_stride * PARAM_SLOTS,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -400,6 +281,30 @@ impl GpuContext {
             usage: STORAGE,
             mapped_at_creation: false,
         });
+        let tally = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("tally"),
+            contents: &[0u8; TALLY_WORDS * 4],
+            usage: STORAGE,
+        });
+        let timing = device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| Timing {
+                set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 2 * TIMING_PAIRS,
+                }),
+                resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("timestamps resolved"),
+                    size: 16 * TIMING_PAIRS as u64,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                owners: Default::default(),
+                period: f64::from(queue.get_timestamp_period()),
+                ms: Default::default(),
+            });
         let ctx = GpuContext {
             info,
             limits,
@@ -414,6 +319,16 @@ impl GpuContext {
             dummy,
             errors,
             allocated: 0,
+            counters: Counters::default(),
+            tally,
+            level_counts: Default::default(),
+            timing,
+            level: Cell::new(0),
+            scratch: Vec::new(),
+            pending: Default::default(),
+            param_slot: Cell::new(0),
+            param_stride,
+            runs: 0,
         };
         ctx.check(&format!("{name}: building the kernels"))?;
         Ok(ctx)
@@ -463,12 +378,32 @@ impl GpuContext {
     pub fn buffer(&mut self, label: &str, size: u64) -> wgpu::Buffer {
         let size = size.max(16).next_multiple_of(16);
         self.allocated += size;
+        let held = self.held_bytes() + size;
+        if held > self.counters.peak_bytes.get() {
+            self.counters.peak_bytes.set(held);
+        }
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
             usage: STORAGE,
             mapped_at_creation: false,
         })
+    }
+
+    /// The scratch buffer of `slot` with at least `size` bytes (made once, grown when too small).
+    pub fn scratch(&mut self, slot: usize, size: u64) -> wgpu::Buffer {
+        if self.scratch.len() <= slot {
+            self.scratch.resize(slot + 1, None);
+        }
+        if let Some(b) = &self.scratch[slot] {
+            if b.size() >= size {
+                return b.clone();
+            }
+        }
+        self.scratch[slot] = None;
+        let b = self.buffer("scratch", size.max(1024));
+        self.scratch[slot] = Some(b.clone());
+        b
     }
 
     /// Make sure level `l` can hold `n` positions; levels above `l` are dropped first when they are too small
@@ -508,47 +443,84 @@ impl GpuContext {
         (self.table.as_ref().map_or(64, |t| t.1) - 1) as u32
     }
 
-    /// Create the subtree cache of about `mb` MiB (0 = none).
+    /// Create the transposition tables of about `mb` MiB (0 = none).
     pub fn ensure_cache(&mut self, mb: usize) {
-        if mb == 0 || self.cache.is_some() {
+        if mb == 0 {
             return;
         }
+        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
         let bytes = ((mb as u64) << 20).min(self.limits.max_storage_buffer_binding_size);
-        let len = (bytes / 80).max(64);
+        self.ensure_cache_entries(bytes / entry);
+    }
+
+    /// Create the transposition tables with `len` entries (rounded down to a power of two, at least 64), unless
+    /// they exist.
+    pub fn ensure_cache_entries(&mut self, len: u64) {
+        if self.cache.is_some() {
+            return;
+        }
+        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
+        let len = len.max(64);
         let len = if len.is_power_of_two() {
             len
         } else {
             len.next_power_of_two() / 2
         };
-        let entries = self.buffer("cache entries", len * 80);
-        let locks = self.buffer("cache locks", len * 4);
+        let entries = self.buffer("transposition tables", len * entry);
         self.cache = Some(Cache {
             entries,
-            locks,
             len: len as u32,
         });
     }
 
     /// Write `data` to the start of `buf`.
-    pub fn upload(&self, buf: &wgpu::Buffer, data: &[u8]) {
+    ///
+    /// # Errors
+    /// A GPU failure of the commands recorded before (submitted first, so the write lands after them).
+    pub fn upload(&self, buf: &wgpu::Buffer, data: &[u8]) -> Result<()> {
+        self.flush()?;
         if !data.is_empty() {
             self.queue.write_buffer(buf, 0, data);
+            Counters::add(&self.counters.bytes_written, data.len() as u64);
         }
+        Ok(())
     }
 
     /// Zero the first `size` bytes of `buf`.
     pub fn clear(&self, buf: &wgpu::Buffer, size: u64) {
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("clear"),
-            });
-        enc.clear_buffer(buf, 0, Some(size.next_multiple_of(4)));
-        self.queue.submit(Some(enc.finish()));
+        self.record(|enc| enc.clear_buffer(buf, 0, Some(size.next_multiple_of(4))));
+        Counters::add(&self.counters.bytes_written, size.next_multiple_of(4));
+    }
+
+    /// Append commands to the pending command buffer.
+    fn record(&self, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut pending = self.pending.borrow_mut();
+        let enc = pending.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("level"),
+                })
+        });
+        f(enc);
+    }
+
+    /// Submit the pending command buffer, if any.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] if the device reports an error.
+    pub fn flush(&self) -> Result<()> {
+        let enc = self.pending.borrow_mut().take();
+        if let Some(enc) = enc {
+            self.queue.submit(Some(enc.finish()));
+            Counters::add(&self.counters.submits, 1);
+        }
+        self.param_slot.set(0);
+        self.check("running the kernels")
     }
 
     /// Run `kernel` over `params.n` threads with the given buffers at bindings 2, 3, … (binding 0 is the
-    /// attack tables, binding 1 the parameters).
+    /// attack tables, binding 1 the parameters). `writes` is an upper bound of the bytes the kernel writes
+    /// (counted in [`Counters::bytes_written`]).
     ///
     /// # Errors
     /// [`Error::Backend`] if the device reports an error.
@@ -557,13 +529,29 @@ impl GpuContext {
         kernel: Kernel,
         params: GpuParams,
         buffers: &[&wgpu::Buffer],
+        writes: u64,
     ) -> Result<()> {
         if params.n == 0 {
             return Ok(());
         }
-        let pipeline = &self.pipelines[Kernel::ALL.iter().position(|&k| k == kernel).unwrap_or(0)];
+        if buffers.len() != kernel.bindings().len() {
+            return Err(Error::Backend(format!(
+                "internal: kernel {} binds {} buffers ({}), {} given",
+                kernel.name(),
+                kernel.bindings().len(),
+                kernel.bindings().join(", "),
+                buffers.len()
+            )));
+        }
+        Counters::add(&self.counters.bytes_written, writes);
+        let pipeline = &self.pipelines[kernel.index()];
+        if self.param_slot.get() == PARAM_SLOTS {
+            self.flush()?;
+        }
+        let offset = self.param_slot.get() * self.param_stride;
+        self.param_slot.set(self.param_slot.get() + 1);
         self.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+            .write_buffer(&self.params, offset, bytemuck::bytes_of(&params));
         let mut entries = Vec::with_capacity(buffers.len() + 2);
         if kernel.uses_tables() {
             entries.push(wgpu::BindGroupEntry {
@@ -573,7 +561,11 @@ impl GpuContext {
         }
         entries.push(wgpu::BindGroupEntry {
             binding: 1,
-            resource: self.params.as_entire_binding(),
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.params,
+                offset,
+                size: std::num::NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
+            }),
         });
         for (i, b) in buffers.iter().enumerate() {
             entries.push(wgpu::BindGroupEntry {
@@ -593,22 +585,63 @@ impl GpuContext {
         } else {
             (max, groups.div_ceil(max))
         };
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("dispatch"),
+        self.record(|enc| {
+            let timestamp_writes = self.timing.as_ref().map(|t| {
+                let mut owners = t.owners.borrow_mut();
+                let k = owners.len() as u32;
+                owners.push(self.level.get());
+                wgpu::ComputePassTimestampWrites {
+                    query_set: &t.set,
+                    beginning_of_pass_write_index: Some(2 * k),
+                    end_of_pass_write_index: Some(2 * k + 1),
+                }
             });
-        {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("kernel"),
-                timestamp_writes: None,
+                timestamp_writes,
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(x, y, 1);
+        });
+        self.check("running a kernel")?;
+        if self
+            .timing
+            .as_ref()
+            .is_some_and(|t| t.owners.borrow().len() as u32 >= TIMING_PAIRS)
+        {
+            self.flush_timing()?;
         }
-        self.queue.submit(Some(enc.finish()));
-        self.check("running a kernel")
+        Ok(())
+    }
+
+    /// Set the remaining depth the next dispatches' GPU time is counted for.
+    pub fn set_level(&self, remaining: u32) {
+        self.level.set(remaining);
+    }
+
+    /// Resolve the timestamps written so far, read them back and add each pass's time to its level.
+    ///
+    /// # Errors
+    /// A GPU failure.
+    pub fn flush_timing(&self) -> Result<()> {
+        let Some(t) = &self.timing else {
+            return Ok(());
+        };
+        let owners = std::mem::take(&mut *t.owners.borrow_mut());
+        if owners.is_empty() {
+            return Ok(());
+        }
+        let n = 2 * owners.len() as u32;
+        self.record(|enc| enc.resolve_query_set(&t.set, 0..n, &t.resolve, 0));
+        let bytes = self.download(&t.resolve, 8 * n as u64)?;
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..8 * n as usize]);
+        let mut ms = t.ms.borrow_mut();
+        for (pair, level) in ticks.chunks(2).zip(owners) {
+            let dt = pair[1].saturating_sub(pair[0]) as f64 * t.period / 1e6;
+            *ms.entry(level).or_default() += dt;
+        }
+        Ok(())
     }
 
     /// Read `size` bytes from the start of `buf` back to the host.
@@ -626,13 +659,9 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("download"),
-            });
-        enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
-        self.queue.submit(Some(enc.finish()));
+        self.record(|enc| enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size));
+        self.flush()?;
+        Counters::add(&self.counters.readbacks, 1);
         let done: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>> =
             Arc::new(Mutex::new(None));
         let flag = done.clone();
@@ -672,6 +701,80 @@ impl GpuContext {
     pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
         let bytes = self.download(buf, n * 4)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
+    }
+
+    /// Count a GPU run.
+    pub fn note_run(&mut self) {
+        self.runs += 1;
+    }
+
+    /// Record a written level of `positions` at `remaining`; `host_distinct`: the level was not merged, so
+    /// all its positions count as distinct.
+    pub fn record_level(&mut self, remaining: u32, positions: u64, host_distinct: bool) {
+        let e = self.level_counts.entry(remaining).or_default();
+        e.0 += positions;
+        if host_distinct {
+            e.1 += positions;
+        }
+    }
+
+    /// The work report so far (reads the GPU tally back once).
+    ///
+    /// # Errors
+    /// A GPU failure while reading the tally.
+    pub fn report(&self) -> Result<GpuReport> {
+        self.flush_timing()?;
+        let words = self.download_u32(&self.tally, TALLY_WORDS as u64)?;
+        let pair = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
+        let levels = self
+            .level_counts
+            .iter()
+            .rev()
+            .map(|(&remaining, &(positions, distinct))| {
+                let r = remaining as usize;
+                LevelReport {
+                    remaining,
+                    positions,
+                    distinct: distinct + if r < 32 { pair(64 + 2 * r) } else { 0 },
+                    cache_hits: if r < 32 { pair(2 * r) } else { 0 },
+                    ms: self
+                        .timing
+                        .as_ref()
+                        .map(|t| t.ms.borrow().get(&remaining).copied().unwrap_or(0.0)),
+                }
+            })
+            .collect();
+        Ok(GpuReport {
+            adapter: self.describe(),
+            runs: self.runs,
+            retries: 0,
+            submits: self.counters.submits.get(),
+            readbacks: self.counters.readbacks.get(),
+            bytes_written: self.counters.bytes_written.get(),
+            peak_bytes: self.counters.peak_bytes.get(),
+            levels,
+        })
+    }
+
+    /// Bytes of the long-lived buffers held now (levels, merge table, transposition tables, scratch, attack
+    /// tables).
+    pub fn held_bytes(&self) -> u64 {
+        let levels: u64 = self
+            .levels
+            .iter()
+            .map(|l| {
+                [
+                    &l.pos, &l.flags, &l.rep, &l.parents, &l.counts, &l.offsets, &l.sub, &l.info,
+                ]
+                .iter()
+                .map(|b| b.size())
+                .sum::<u64>()
+            })
+            .sum();
+        let table = self.table.as_ref().map_or(0, |t| t.0.size());
+        let cache = self.cache.as_ref().map_or(0, |c| c.entries.size());
+        let scratch: u64 = self.scratch.iter().flatten().map(|b| b.size()).sum();
+        levels + table + cache + scratch + self.tables.size()
     }
 
     /// Bytes of buffers created so far.

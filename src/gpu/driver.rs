@@ -1,17 +1,20 @@
 //! The host side of the GPU perft: level-by-level (breadth-first) expansion of a batch of roots, merging,
-//! the subtree cache, back-propagation of subtree counts, and the memory-bounded depth-first split into chunks.
+//! the transposition tables, fused leaves, back-propagation of subtree counts, and memory-bounded slicing.
 //!
-//! One run (`run_tree`) takes a batch of roots and a depth. For each level it counts the children of every
-//! position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only the total comes back,
-//! to size the next level), writes the children (expand.wgsl) and merges transpositions (merge.wgsl);
-//! positions found in the cache are not expanded (cache_probe.wgsl). The last level is bulk-counted without
-//! writing children. Counts then flow back up (backprop.wgsl: every copy of a merged position adds its
-//! representative's count to its own parent), expanded subtrees are stored in the cache (cache_store.wgsl),
-//! and each root's exact u64 count is read back.
+//! One run ([`run_tree`]) takes a batch of roots and a depth. For each level above remaining depth 2 it counts
+//! the children of every position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only
+//! the total comes back, to size the next level), writes the children (expand.wgsl) and merges transpositions
+//! (merge.wgsl); positions found in the cache are not expanded (cache_probe.wgsl). The deepest written level
+//! is remaining depth 2: its distinct positions are compacted (compact.wgsl) and the last two plies are
+//! generated and counted in registers (leaf2.wgsl), never written. Counts then flow back up (backprop.wgsl:
+//! every copy of a merged position adds its representative's count to its own parent), expanded subtrees are
+//! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back.
 //!
-//! When a level would not fit the memory budget the run stops and the host splits the work depth-first
-//! ([`subtree_counts`]): a batch of roots into smaller batches, a single root into its children one ply
-//! deeper. Totals are summed in u128.
+//! Splits are planned, never discovered by a failed run: trees deeper than [`MAX_RUN_DEPTH`] are split by root
+//! move on the host, batches of roots are cut to what one level may hold, and inside a run a level whose
+//! children would exceed the budget (or one storage binding) is expanded in consecutive slices, each slice's
+//! subtree finished before the next, with a reserve kept for every level below so that one position's children
+//! always fit. Totals are summed in u128.
 
 use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel, SLOT_BYTES};
@@ -26,7 +29,7 @@ use crate::types::Move;
 pub struct Settings {
     /// Merge transpositions.
     pub merge: bool,
-    /// Use the subtree cache (when the context has one).
+    /// Use the transposition tables (when the context has one).
     pub cache: bool,
     /// Memory budget in bytes for the level buffers of one run.
     pub budget_bytes: u64,
@@ -40,13 +43,9 @@ impl Settings {
     }
 }
 
-/// Outcome of one run.
-enum Tree {
-    /// Per-root counts, and in statistics mode the leaf statistics.
-    Done(Vec<u64>, Option<Box<Stats>>),
-    /// A level would exceed the budget: `needed` positions in all levels together.
-    Split { needed: u64 },
-}
+/// Slots kept free for each written level below a slice, so that any one position's children fit there (a
+/// legal position has at most 218 moves; artificial ones allowed with a warning stay far below 512).
+const RESERVE: u64 = 512;
 
 fn params(n: u64, remaining: u32, mode: u32, mask: u32) -> GpuParams {
     GpuParams {
@@ -58,163 +57,62 @@ fn params(n: u64, remaining: u32, mode: u32, mask: u32) -> GpuParams {
     }
 }
 
-/// One breadth-first run over `roots` to `depth` (≥ 1). In statistics mode the leaves are written and their
-/// statistics summed; merging and the cache are off there.
+/// What one run ([`run_tree`]) needs to know while it descends.
+struct Run<'a> {
+    s: &'a Settings,
+    depth: u32,
+    stats: bool,
+    merge: bool,
+    cache_on: bool,
+    /// Statistics mode: leaves seen and their statistics.
+    leaves: u64,
+    leaf_stats: Stats,
+}
+
+/// One breadth-first run over `roots` to `depth` (≥ 1); the caller keeps `roots` within
+/// [`room_for_roots`]. In statistics mode the leaves are written and their statistics summed (merging and the
+/// cache are off there) and the single returned count is the number of leaves.
+///
+/// No run is ever abandoned: a level whose children would not fit the budget (or one binding) is expanded in
+/// slices, each slice's subtree finished before the next (see [`descend`]).
 fn run_tree(
     ctx: &mut GpuContext,
     roots: &[GpuPos],
     depth: u32,
     stats: bool,
     s: &Settings,
-) -> Result<Tree> {
+) -> Result<(Vec<u64>, Stats)> {
     let n0 = roots.len() as u64;
-    let cap = ctx.max_level_positions().min(s.budget_slots());
-    if n0 > cap {
-        return Ok(Tree::Split { needed: n0 });
-    }
-    let merge = s.merge && !stats;
-    let cache_on = s.cache && !stats && ctx.cache.is_some();
+    let mut run = Run {
+        s,
+        depth,
+        stats,
+        merge: s.merge && !stats,
+        cache_on: s.cache && !stats && ctx.cache.is_some(),
+        leaves: 0,
+        leaf_stats: Stats::default(),
+    };
     ctx.ensure_level(0, n0);
     let mask = ctx.ensure_table(64);
+    ctx.set_level(depth);
     {
         let lv = &ctx.levels[0];
-        ctx.upload(&lv.pos, bytemuck::cast_slice(roots));
+        ctx.upload(&lv.pos, bytemuck::cast_slice(roots))?;
         let table = &ctx.table.as_ref().expect("table allocated").0;
         ctx.dispatch(
             Kernel::Merge,
             params(n0, depth, 0, mask),
-            &[&lv.pos, table, &lv.rep, &lv.flags],
+            &[&lv.pos, table, &lv.rep, &lv.flags, &ctx.tally],
+            n0 * 8,
         )?;
     }
-    let mut sizes = vec![n0];
-    let mut used = n0;
-    let mut bulk = false;
-    let mut leaf_stats = None;
-    let mut l = 0usize;
-    loop {
-        let n = sizes[l];
-        let remaining = depth - l as u32;
-        {
-            let lv = &ctx.levels[l];
-            ctx.clear(&lv.sub, n * 8);
-            if cache_on && remaining >= 2 {
-                let cache = ctx.cache.as_ref().expect("cache on");
-                ctx.dispatch(
-                    Kernel::CacheProbe,
-                    params(n, remaining, 0, cache.len - 1),
-                    &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
-                )?;
-            }
-            // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
-            let first_only = stats && remaining == 0;
-            ctx.dispatch(
-                Kernel::Count,
-                params(n, remaining, first_only as u32, 0),
-                &[&lv.pos, &lv.flags, &lv.counts],
-            )?;
-            if stats && remaining == 0 {
-                ctx.clear(&ctx.dummy, 64);
-                ctx.dispatch(
-                    Kernel::Stats,
-                    params(n, 0, 0, 0),
-                    &[&lv.info, &lv.counts, &ctx.dummy],
-                )?;
-                let t = ctx.download_u32(&ctx.dummy, 9)?;
-                let t: Vec<u64> = t.into_iter().map(u64::from).collect();
-                // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
-                let mut v = Stats::default();
-                for (&c, n) in Detail::Cpw.columns().iter().zip(t) {
-                    v[c] = n as u128;
-                }
-                leaf_stats = Some(Box::new(v));
-                break;
-            }
-            if !stats && remaining == 1 {
-                bulk = true;
-                break;
-            }
-        }
-        let (counts, offsets) = (ctx.levels[l].counts.clone(), ctx.levels[l].offsets.clone());
-        let total = gpu_scan(ctx, &counts, &offsets, n)?;
-        if total == 0 {
-            break;
-        }
-        if total > cap || used + total > s.budget_slots() {
-            return Ok(Tree::Split {
-                needed: used + total,
-            });
-        }
-        ctx.ensure_level(l + 1, total);
-        let mask = ctx.ensure_table(2 * total);
-        {
-            let (lv, next) = (&ctx.levels[l], &ctx.levels[l + 1]);
-            ctx.dispatch(
-                Kernel::Expand,
-                params(n, remaining, (stats && remaining == 1) as u32, 0),
-                &[
-                    &lv.pos,
-                    &lv.flags,
-                    &lv.offsets,
-                    &next.pos,
-                    &next.parents,
-                    &next.info,
-                ],
-            )?;
-            let table = &ctx.table.as_ref().expect("table allocated").0;
-            if merge {
-                ctx.clear(table, (mask as u64 + 1) * 4);
-            }
-            ctx.dispatch(
-                Kernel::Merge,
-                params(total, remaining - 1, merge as u32, mask),
-                &[&next.pos, table, &next.rep, &next.flags],
-            )?;
-        }
-        sizes.push(total);
-        used += total;
-        l += 1;
-    }
-    let last = l;
+    ctx.record_level(depth, n0, true);
+    descend(ctx, &mut run, 0, n0, n0)?;
     if stats {
-        let leaves = if depth as usize == last {
-            sizes[last]
-        } else {
-            0
-        };
-        return Ok(Tree::Done(
-            vec![leaves],
-            leaf_stats.or_else(|| Some(Box::default())),
-        ));
-    }
-    // Counts flow up, level by level.
-    for c in (1..=last).rev() {
-        let (child, parent) = (&ctx.levels[c], &ctx.levels[c - 1]);
-        let leaf = c == last && bulk;
-        let values = if leaf { &child.counts } else { &child.sub };
-        ctx.dispatch(
-            Kernel::Backprop,
-            params(sizes[c], 0, leaf as u32, 0),
-            &[&child.parents, &child.rep, values, &parent.sub],
-        )?;
-    }
-    if cache_on {
-        let cache = ctx.cache.as_ref().expect("cache on");
-        for (l, &n) in sizes.iter().enumerate() {
-            let remaining = depth - l as u32;
-            if remaining < 2 {
-                continue;
-            }
-            let lv = &ctx.levels[l];
-            ctx.clear(&cache.locks, cache.len as u64 * 4);
-            ctx.dispatch(
-                Kernel::CacheStore,
-                params(n, remaining, 0, cache.len - 1),
-                &[&lv.pos, &lv.flags, &lv.sub, &cache.entries, &cache.locks],
-            )?;
-        }
+        return Ok((vec![run.leaves], run.leaf_stats));
     }
     let root = &ctx.levels[0];
-    let counts = if last == 0 && bulk {
+    let counts = if depth == 1 {
         ctx.download_u32(&root.counts, n0)?
             .into_iter()
             .map(u64::from)
@@ -225,33 +123,265 @@ fn run_tree(
             .map(|p| p[0] as u64 | (p[1] as u64) << 32)
             .collect()
     };
-    Ok(Tree::Done(counts, None))
+    Ok((counts, Stats::default()))
+}
+
+/// Most roots one run takes: one level within the budget (less the reserve for the levels below) and one
+/// binding.
+fn room_for_roots(ctx: &GpuContext, s: &Settings, depth: u32) -> u64 {
+    let below = RESERVE * u64::from(depth);
+    ctx.max_level_positions()
+        .min(s.budget_slots().saturating_sub(below))
+        .max(1)
+}
+
+/// Level `l` holds `n` positions (written, merged, flags set), `used` slots in levels `0..=l`: finish their
+/// subtree counts (`sub`), or in statistics mode their leaves.
+fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> Result<()> {
+    let remaining = run.depth - l as u32;
+    ctx.set_level(remaining);
+    if !run.stats {
+        ctx.clear(&ctx.levels[l].sub, n * 8);
+    }
+    if run.cache_on && remaining >= 2 {
+        let lv = &ctx.levels[l];
+        let cache = ctx.cache.as_ref().expect("cache on");
+        let (first, mask) = cache.region(remaining);
+        ctx.dispatch(
+            Kernel::CacheProbe,
+            GpuParams {
+                first,
+                ..params(n, remaining, 0, mask)
+            },
+            &[&lv.pos, &lv.flags, &lv.sub, &cache.entries, &ctx.tally],
+            n * 12,
+        )?;
+    }
+    // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
+    // distinct positions when merging or the cache left gaps.
+    if !run.stats && remaining == 2 {
+        if run.merge || run.cache_on {
+            let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
+            let k = gpu_scan(ctx, &flags, &offsets, n)?;
+            let lv = &ctx.levels[l];
+            ctx.dispatch(
+                Kernel::Compact,
+                params(n, remaining, 0, 0),
+                &[&lv.flags, &lv.offsets, &lv.counts],
+                k * 4,
+            )?;
+            ctx.dispatch(
+                Kernel::Leaf2,
+                params(k, remaining, 1, 0),
+                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts],
+                k * 8,
+            )?;
+        } else {
+            let lv = &ctx.levels[l];
+            ctx.dispatch(
+                Kernel::Leaf2,
+                params(n, remaining, 0, 0),
+                &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy],
+                n * 8,
+            )?;
+        }
+        return store_cache(ctx, run, l, n);
+    }
+    // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
+    let first_only = run.stats && remaining == 0;
+    {
+        let lv = &ctx.levels[l];
+        ctx.dispatch(
+            Kernel::Count,
+            params(n, remaining, first_only as u32, 0),
+            &[&lv.pos, &lv.flags, &lv.counts],
+            n * 4,
+        )?;
+    }
+    if run.stats && remaining == 0 {
+        let lv = &ctx.levels[l];
+        ctx.clear(&ctx.dummy, 64);
+        ctx.dispatch(
+            Kernel::Stats,
+            params(n, 0, 0, 0),
+            &[&lv.info, &lv.counts, &ctx.dummy],
+            36,
+        )?;
+        let t = ctx.download_u32(&ctx.dummy, 9)?;
+        let t: Vec<u64> = t.into_iter().map(u64::from).collect();
+        run.leaves += n;
+        // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
+        for (&c, v) in Detail::Cpw.columns().iter().zip(t) {
+            run.leaf_stats[c] += v as u128;
+        }
+        return Ok(());
+    }
+    if !run.stats && remaining == 1 {
+        // A root of depth 1 (remaining 2 is fused): its count is the answer.
+        return Ok(());
+    }
+    let (counts, offsets) = (ctx.levels[l].counts.clone(), ctx.levels[l].offsets.clone());
+    let total = gpu_scan(ctx, &counts, &offsets, n)?;
+    // Written levels below the children: down to remaining 2, or to the leaves in statistics mode.
+    let below = if run.stats {
+        remaining - 1
+    } else {
+        remaining.saturating_sub(3)
+    };
+    let room = ctx.max_level_positions().min(
+        run.s
+            .budget_slots()
+            .saturating_sub(used + RESERVE * u64::from(below)),
+    );
+    let slices = if total <= room {
+        vec![(0, n, 0, total)]
+    } else {
+        plan_slices(&ctx.download_u32(&counts, n)?, room)?
+    };
+    for (first, end, base, cnt) in slices {
+        if cnt == 0 {
+            continue;
+        }
+        ctx.ensure_level(l + 1, cnt);
+        let mask = ctx.ensure_table(2 * cnt);
+        // Writing and merging the children, and later their back-propagation, count for the child level.
+        ctx.set_level(remaining - 1);
+        {
+            let (lv, next) = (&ctx.levels[l], &ctx.levels[l + 1]);
+            let with_info = run.stats && remaining == 1;
+            ctx.dispatch(
+                Kernel::Expand,
+                GpuParams {
+                    first: first as u32,
+                    base: base as u32,
+                    ..params(end - first, remaining, with_info as u32, 0)
+                },
+                &[
+                    &lv.pos,
+                    &lv.flags,
+                    &lv.offsets,
+                    &next.pos,
+                    &next.parents,
+                    &next.info,
+                ],
+                cnt * (68 + 4 * with_info as u64),
+            )?;
+            let table = &ctx.table.as_ref().expect("table allocated").0;
+            if run.merge {
+                ctx.clear(table, (mask as u64 + 1) * 4);
+            }
+            ctx.dispatch(
+                Kernel::Merge,
+                params(cnt, remaining - 1, run.merge as u32, mask),
+                &[&next.pos, table, &next.rep, &next.flags, &ctx.tally],
+                cnt * 8 + if run.merge { cnt * 4 } else { 0 },
+            )?;
+        }
+        ctx.record_level(remaining - 1, cnt, !run.merge);
+        descend(ctx, run, l + 1, cnt, used + cnt)?;
+        ctx.set_level(remaining - 1);
+        if !run.stats {
+            let (child, parent) = (&ctx.levels[l + 1], &ctx.levels[l]);
+            ctx.dispatch(
+                Kernel::Backprop,
+                params(cnt, 0, 0, 0),
+                &[&child.parents, &child.rep, &child.sub, &parent.sub],
+                cnt * 8,
+            )?;
+        }
+    }
+    store_cache(ctx, run, l, n)
+}
+
+/// Cut a level into consecutive slices whose children (from the per-position `counts`) fit `room` slots:
+/// `(first, end, first child, children)` each.
+///
+/// # Errors
+/// [`crate::Error::Backend`] when one position alone has more children than `room`: the memory budget is too
+/// small for this depth.
+fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<(u64, u64, u64, u64)>> {
+    let mut out = Vec::new();
+    let (mut first, mut base, mut sum) = (0u64, 0u64, 0u64);
+    for (i, &c) in counts.iter().enumerate() {
+        let c = u64::from(c);
+        if c > room {
+            return Err(crate::Error::Backend(format!(
+                "--gpu-mem: the GPU memory budget leaves room for {room} positions at a level, but a position \
+                 has {c} moves; give a larger --gpu-mem"
+            )));
+        }
+        if sum + c > room {
+            out.push((first, i as u64, base, sum));
+            first = i as u64;
+            base += sum;
+            sum = 0;
+        }
+        sum += c;
+    }
+    out.push((first, counts.len() as u64, base, sum));
+    Ok(out)
+}
+
+/// Store the subtree counts of the expanded positions of level `l` in the cache (remaining depth ≥ 2).
+fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> {
+    let remaining = run.depth - l as u32;
+    if !run.cache_on || remaining < 2 {
+        return Ok(());
+    }
+    ctx.set_level(remaining);
+    let lv = &ctx.levels[l];
+    let cache = ctx.cache.as_ref().expect("cache on");
+    let (first, mask) = cache.region(remaining);
+    ctx.dispatch(
+        Kernel::CacheStore,
+        GpuParams {
+            first,
+            ..params(n, remaining, 0, mask)
+        },
+        &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
+        n * 16,
+    )
 }
 
 /// Exclusive prefix sum of the `n` u32 values of `input` into `output`, on the GPU (blocks of 256, recursing
-/// on the block sums); returns the total. Level sizes are capped so that it fits u32.
+/// on the block sums); returns the total (one 4-byte read-back). Level sizes are capped so that it fits u32.
 fn gpu_scan(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
     n: u64,
 ) -> Result<u64> {
+    scan_at(ctx, input, output, n, 0)
+}
+
+/// [`gpu_scan`] at recursion depth `r` (its block sums in scratch slots `2r` and `2r + 1`).
+fn scan_at(
+    ctx: &mut GpuContext,
+    input: &wgpu::Buffer,
+    output: &wgpu::Buffer,
+    n: u64,
+    r: usize,
+) -> Result<u64> {
     let blocks = n.div_ceil(256);
-    let sums = ctx.buffer("block sums", blocks * 4);
-    ctx.dispatch(Kernel::Scan, params(n, 0, 0, 0), &[input, output, &sums])?;
+    let sums = ctx.scratch(2 * r, blocks * 4);
+    ctx.dispatch(
+        Kernel::Scan,
+        params(n, 0, 0, 0),
+        &[input, output, &sums],
+        n * 4 + blocks * 4,
+    )?;
     if blocks == 1 {
         return Ok(ctx.download_u32(&sums, 1)?[0] as u64);
     }
-    let sum_offsets = ctx.buffer("block offsets", blocks * 4);
-    let total = gpu_scan(ctx, &sums, &sum_offsets, blocks)?;
-    ctx.dispatch(Kernel::ScanAdd, params(n, 0, 0, 0), &[&sum_offsets, output])?;
+    let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
+    let total = scan_at(ctx, &sums, &sum_offsets, blocks, r + 1)?;
+    ctx.dispatch(
+        Kernel::ScanAdd,
+        params(n, 0, 0, 0),
+        &[&sum_offsets, output],
+        n * 4,
+    )?;
     Ok(total)
-}
-
-/// How many parts to split a batch of `n` roots into when a run needed `needed` slots.
-fn parts(n: usize, needed: u64, ctx: &GpuContext, s: &Settings) -> usize {
-    let cap = ctx.max_level_positions().min(s.budget_slots()).max(1);
-    ((needed / cap) as usize + 1).clamp(2, n)
 }
 
 /// The children of `root` in the order of the GPU's move list.
@@ -266,10 +396,12 @@ fn children(ctx: &mut GpuContext, root: &Setup) -> Result<Vec<Setup>> {
 /// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
 pub const MAX_RUN_DEPTH: u32 = 11;
 
-/// The perft count of each root to `depth`, splitting depth-first whenever a run does not fit the budget.
+/// The perft count of each root to `depth`. Planned before running: trees deeper than one run may count are
+/// split on the host by root move, and batches of roots larger than one level may hold are cut into chunks;
+/// inside a run, levels too large for the budget are expanded in slices, so no run is abandoned.
 ///
 /// # Errors
-/// A GPU failure ([`crate::Error::Backend`]).
+/// A GPU failure ([`crate::Error::Backend`]), or a budget too small for one position's moves.
 pub fn subtree_counts(
     ctx: &mut GpuContext,
     roots: &[Setup],
@@ -287,26 +419,18 @@ pub fn subtree_counts(
         }
         return Ok(out);
     }
-    let gpu: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
-    match run_tree(ctx, &gpu, depth, false, s)? {
-        Tree::Done(counts, _) => Ok(counts.into_iter().map(u128::from).collect()),
-        Tree::Split { needed } if roots.len() > 1 => {
-            let size = roots.len().div_ceil(parts(roots.len(), needed, ctx, s));
-            let mut out = Vec::with_capacity(roots.len());
-            for chunk in roots.chunks(size) {
-                out.extend(subtree_counts(ctx, chunk, depth, s)?);
-            }
-            Ok(out)
-        }
-        Tree::Split { .. } => {
-            let kids = children(ctx, &roots[0])?;
-            let counts = subtree_counts(ctx, &kids, depth - 1, s)?;
-            Ok(vec![counts.iter().sum()])
-        }
+    let chunk = room_for_roots(ctx, s, depth) as usize;
+    let mut out = Vec::with_capacity(roots.len());
+    for part in roots.chunks(chunk) {
+        let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
+        ctx.note_run();
+        let (counts, _) = run_tree(ctx, &gpu, depth, false, s)?;
+        out.extend(counts.into_iter().map(u128::from));
     }
+    Ok(out)
 }
 
-/// Leaf count and CPW statistics of the trees below `roots` (summed), split like [`subtree_counts`].
+/// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`].
 ///
 /// # Errors
 /// A GPU failure.
@@ -319,26 +443,18 @@ pub fn tree_stats(
     if depth == 0 || roots.is_empty() {
         return Ok((roots.len() as u128, Stats::default()));
     }
-    let gpu: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
-    match run_tree(ctx, &gpu, depth, true, s)? {
-        Tree::Done(leaves, stats) => Ok((
-            leaves.iter().map(|&n| n as u128).sum(),
-            stats.map_or_else(Stats::default, |s| *s),
-        )),
-        Tree::Split { needed } if roots.len() > 1 => {
-            let size = roots.len().div_ceil(parts(roots.len(), needed, ctx, s));
-            let mut total = (0u128, Stats::default());
-            for chunk in roots.chunks(size) {
-                let (n, st) = tree_stats(ctx, chunk, depth, s)?;
-                total = (total.0 + n, total.1 + st);
-            }
-            Ok(total)
-        }
-        Tree::Split { .. } => {
-            let kids = children(ctx, &roots[0])?;
-            tree_stats(ctx, &kids, depth - 1, s)
-        }
+    let chunk = room_for_roots(ctx, s, depth + 2) as usize;
+    let mut total = (0u128, Stats::default());
+    for part in roots.chunks(chunk) {
+        let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
+        ctx.note_run();
+        let (leaves, st) = run_tree(ctx, &gpu, depth, true, s)?;
+        total = (
+            total.0 + leaves.iter().map(|&n| n as u128).sum::<u128>(),
+            total.1 + st,
+        );
     }
+    Ok(total)
 }
 
 /// Positions per `moves.wgsl` dispatch.
@@ -357,17 +473,19 @@ pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Mov
         let mask = ctx.ensure_table(64);
         let counts = {
             let lv = &ctx.levels[0];
-            ctx.upload(&lv.pos, bytemuck::cast_slice(&gpu));
+            ctx.upload(&lv.pos, bytemuck::cast_slice(&gpu))?;
             let table = &ctx.table.as_ref().expect("table allocated").0;
             ctx.dispatch(
                 Kernel::Merge,
                 params(n, 1, 0, mask),
-                &[&lv.pos, table, &lv.rep, &lv.flags],
+                &[&lv.pos, table, &lv.rep, &lv.flags, &ctx.tally],
+                n * 8,
             )?;
             ctx.dispatch(
                 Kernel::Count,
                 params(n, 1, 0, 0),
                 &[&lv.pos, &lv.flags, &lv.counts],
+                n * 4,
             )?;
             ctx.download_u32(&lv.counts, n)?
         };
@@ -379,11 +497,12 @@ pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Mov
         }
         let moves = ctx.buffer("move lists", total as u64 * 4);
         let lv = &ctx.levels[0];
-        ctx.upload(&lv.offsets, bytemuck::cast_slice(&offsets));
+        ctx.upload(&lv.offsets, bytemuck::cast_slice(&offsets))?;
         ctx.dispatch(
             Kernel::Moves,
             params(n, 1, 0, 0),
             &[&lv.pos, &lv.offsets, &moves],
+            total as u64 * 4,
         )?;
         let lists = ctx.download_u32(&moves, total as u64)?;
         for (&o, &c) in offsets.iter().zip(&counts) {

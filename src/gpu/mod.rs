@@ -1,23 +1,53 @@
 //! The GPU backend: WGSL compute kernels (`shaders/*.wgsl`) on wgpu, for any vendor (Vulkan, Metal, DX12, GL).
 //!
-//! - [`context`]: the long-lived device context, adapter choice, pipelines, buffers;
+//! - [`adapter`]: adapter listing and choice;
+//! - [`context`]: the long-lived device context: device, errors, pipelines, buffers, upload / dispatch /
+//!   read-back, work counters;
+//! - [`kernels`]: the kernels, their WGSL sources, binding names and trusted builds;
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
 //! - [`tables`]: the attack tables uploaded to the GPU;
-//! - [`driver`]: level-by-level expansion, merging, the subtree cache and the memory-bounded split.
+//! - [`driver`]: level-by-level expansion, merging, the transposition tables, fused leaves and the planned,
+//!   memory-bounded slicing;
+//! - [`report`]: the work report (`gpu` object of `perft --json`);
+//! - `options`: [`GpuOptions`].
 //!
-//! Bitboards are `vec2<u32>` pairs on the GPU (no optional feature needed; naga 30's 64-bit builtins are broken,
-//! see `docs/gpu-notes.md`). Counts are exact u64 per run, summed in u128.
+//! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128.
+//!
+//! # Facts about wgpu/naga 30 and lavapipe this design rests on
+//! (the measurements behind them: `docs/gpu-notes.md`;
+//! measured on this project's CPU-only machines with wgpu 30.0.2, naga 30.0.2, Mesa 22.3.6; re-check them when
+//! versions change)
+//! - **64-bit builtins are broken in naga 30**: `countTrailingZeros`/`firstTrailingBit` on `u64` give wrong
+//!   results, `firstLeadingBit`/`countLeadingZeros`/`reverseBits` panic (wgpu issue 5276), `extractBits`/
+//!   `insertBits` are wrong, `countOneBits(u64)` emits SPIR-V that the Vulkan validation layers reject (64-bit
+//!   OpBitCount). Hence `vec2<u32>` bitboards with two 32-bit builtins per operation: correct on Vulkan and GL,
+//!   no optional feature, as fast as native u64 on lavapipe (real GPUs split 64-bit integer work anyway).
+//! - **Lookup tables live in storage buffers**: a WGSL `const` array indexed dynamically is copied whole on every
+//!   access (about 15× slower than a read-only storage buffer in a lookup loop), see [`tables`].
+//! - **Runtime checks cost**: a module built with `create_shader_module_trusted(…, unchecked())` ran a
+//!   table-lookup loop 2.3× faster (7% on pure arithmetic); only kernels whose indices are proven in range are
+//!   built that way ([`context::Kernel::trusted`], each with its argument), `--checked-shaders` keeps the checks.
+//! - **lavapipe** (`apt-get install mesa-vulkan-drivers libvulkan1`, "llvmpipe … (Vulkan, Cpu)"): 128 MiB
+//!   largest storage binding, 2 GiB − 1 largest buffer, 65,535 workgroups per dimension (larger dispatches use a
+//!   2D grid), no watchdog; it spreads a dispatch over the cores and runs move-generation code about 5× slower
+//!   per core than plain Rust, so timings there track instruction counts and passes, not GPU memory speed.
+//!   Mesa's GL adapter is also found; when the Vulkan loader is missing, the GL one is all there is.
+//! - Loaders print `error: XDG_RUNTIME_DIR is invalid or not set` (Mesa's device-select layer; harmless;
+//!   `NODEVICE_SELECT=1` silences it).
 
+pub mod adapter;
 pub mod buffers;
 pub mod context;
 pub mod driver;
+pub mod kernels;
 mod options;
+pub mod report;
 pub mod tables;
 
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
 pub use options::GpuOptions;
 
-use crate::backend::{Backend, Detail, Stats};
+use crate::backend::{Backend, Detail, Stats, WorkReport};
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;
@@ -38,7 +68,7 @@ impl GpuBackend {
     /// # Errors
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
     pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
-        let mut ctx = GpuContext::new(opts.adapter.as_deref())?;
+        let mut ctx = GpuContext::with_checks(opts.adapter.as_deref(), opts.checked_shaders)?;
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
         ctx.ensure_cache(opts.hash_mb);
         let settings = Settings {
@@ -60,10 +90,10 @@ impl GpuBackend {
                 ctx.limits.max_buffer_size >> 20
             );
             eprintln!(
-                "gpu: transposition merging {}, subtree cache {}",
+                "gpu: transposition merging {}, transposition tables {}",
                 if opts.merge { "on" } else { "off" },
                 match &ctx.cache {
-                    Some(c) => format!("{} entries ({} MiB)", c.len, (c.len as u64 * 84) >> 20),
+                    Some(c) => format!("{} entries ({} MiB)", c.len, (c.len as u64 * 16) >> 20),
                     None => "off".into(),
                 }
             );
@@ -86,6 +116,14 @@ impl GpuBackend {
     /// The adapter's description.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
         self.ctx().info.clone()
+    }
+
+    /// The work report so far (the `gpu` object of `perft --json`).
+    ///
+    /// # Errors
+    /// A GPU failure while reading the counters back.
+    pub fn work_report(&self) -> Result<report::GpuReport> {
+        self.ctx().report()
     }
 }
 
@@ -120,6 +158,17 @@ impl Backend for GpuBackend {
         let counts =
             driver::subtree_counts(&mut ctx, &kids, depth.saturating_sub(1), &self.settings)?;
         Ok(moves.into_iter().zip(counts).collect())
+    }
+
+    /// The `gpu` object: adapter, runs, retries, submits, read-backs, bytes written, peak bytes, levels.
+    fn report(&self) -> Result<Option<WorkReport>> {
+        let r = self.ctx().report()?;
+        let json = serde_json::to_value(&r)
+            .map_err(|e| crate::Error::Backend(format!("GPU report: {e}")))?;
+        Ok(Some(WorkReport {
+            json,
+            text: r.table(),
+        }))
     }
 
     /// Statistics on the GPU: the leaves are written and classified (merging and the cache are not used).

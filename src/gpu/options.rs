@@ -13,4 +13,6 @@ pub struct GpuOptions {
     pub adapter: Option<String>,
     /// Print backend details (adapter, memory budget) on stderr.
     pub verbose: bool,
+    /// Keep naga's runtime checks in the kernels built without them (`--checked-shaders`).
+    pub checked_shaders: bool,
 }

@@ -1,13 +1,18 @@
-//! Attack tables uploaded to the GPU (a read-only storage buffer: WGSL `const` arrays are slow with a dynamic
-//! index, see `docs/gpu-notes.md`). The leaper tables are the fast CPU generator's own (one table, two
-//! users; the reference generator stays independent and checks both); the rays are built here by a plain square
-//! walker. The layout is described in
-//! `shaders/common.wgsl` (knight, king, pawn attacks, then rays in eight directions).
+//! Attack tables uploaded to the GPU (a read-only storage buffer: a WGSL `const` array indexed dynamically is
+//! copied whole by naga on every access, about 15× slower than a storage buffer on lavapipe). The leaper tables
+//! and the `between`/`line` masks are the fast CPU generator's own (one table, two users; the reference
+//! generator stays independent and checks both); the rays are built here by a plain square walker. The layout
+//! is described in `shaders/common.wgsl`: knight, king, pawn attacks, rays in eight directions, then
+//! `between` and `line`, 64 × 64 each (used by the lean generator `shaders/lean.wgsl`).
 
 use crate::fast::attacks;
 
+/// Start of the `between` masks (`between(a, b)` at `BETWEEN + 64 * a + b`).
+pub const BETWEEN: usize = 256 + 8 * 64;
+/// Start of the `line` masks.
+pub const LINE: usize = BETWEEN + 64 * 64;
 /// Number of `vec2<u32>` entries.
-pub const LEN: usize = 256 + 8 * 64;
+pub const LEN: usize = LINE + 64 * 64;
 
 /// Ray directions as (file step, rank step): N, E, NE, NW (increasing square index, first blocker is the
 /// lowest bit), then S, W, SW, SE (decreasing, first blocker is the highest bit).
@@ -52,6 +57,10 @@ pub fn build() -> Vec<u64> {
         for (d, &dir) in DIRS.iter().enumerate() {
             t[256 + 64 * d + sq] = ray(sq, dir);
         }
+        for other in 0..64 {
+            t[BETWEEN + 64 * sq + other] = attacks::between(sq, other);
+            t[LINE + 64 * sq + other] = attacks::line(sq, other);
+        }
     }
     t
 }
@@ -77,7 +86,9 @@ mod tests {
         assert_eq!(t[192 + 52], 1 << 43 | 1 << 45); // black pawn e7 attacks d6, f6
         assert_eq!(t[256], 0x0101_0101_0101_0100); // north ray from a1
         assert_eq!(t[256 + 64 * 4 + 63], 0x0080_8080_8080_8080); // south ray from h8
-                                                                 // Increasing directions only reach higher squares, decreasing ones lower squares.
+        assert_eq!(t[BETWEEN + 3], 0b0110); // between a1 and d1: b1, c1
+        assert_eq!(t[LINE + 64 * 9 + 18], 0x8040_2010_0804_0201); // line through b2, c3: the long diagonal
+                                                                  // Increasing directions only reach higher squares, decreasing ones lower squares.
         for sq in 0..64 {
             for d in 0..8 {
                 let r = t[256 + 64 * d + sq];

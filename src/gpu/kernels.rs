@@ -1,0 +1,186 @@
+//! The compute kernels: one per file in `shaders/`, with the shared files each includes, the names of the
+//! buffers each binds (in dispatch order, checked against the WGSL by a test), and which are built without
+//! runtime checks (each with its Safety argument).
+
+/// Threads per workgroup of every kernel (`@workgroup_size(64)`).
+pub const WORKGROUP: u32 = 64;
+
+/// The compute kernels, one per file in `shaders/`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kernel {
+    /// `moves.wgsl`: list legal moves.
+    Moves,
+    /// `count.wgsl`: count legal moves.
+    Count,
+    /// `expand.wgsl`: write child positions.
+    Expand,
+    /// `merge.wgsl`: transposition merging.
+    Merge,
+    /// `backprop.wgsl`: subtree counts one level up.
+    Backprop,
+    /// `cache_probe.wgsl`: transposition table lookup.
+    CacheProbe,
+    /// `cache_store.wgsl`: transposition table store.
+    CacheStore,
+    /// `stats.wgsl`: leaf statistics.
+    Stats,
+    /// `scan.wgsl`: block prefix sums (workgroups of 256).
+    Scan,
+    /// `scan_add.wgsl`: add scanned block sums back.
+    ScanAdd,
+    /// `leaf2.wgsl`: fused last two plies (lean generator, bulk counts).
+    Leaf2,
+    /// `compact.wgsl`: indices of the flagged positions, packed.
+    Compact,
+}
+
+impl Kernel {
+    /// Every kernel, in pipeline order.
+    pub const ALL: [Kernel; 12] = [
+        Kernel::Moves,
+        Kernel::Count,
+        Kernel::Expand,
+        Kernel::Merge,
+        Kernel::Backprop,
+        Kernel::CacheProbe,
+        Kernel::CacheStore,
+        Kernel::Stats,
+        Kernel::Scan,
+        Kernel::ScanAdd,
+        Kernel::Leaf2,
+        Kernel::Compact,
+    ];
+
+    fn source(self) -> (&'static str, &'static str) {
+        match self {
+            Kernel::Moves => ("moves", include_str!("../../shaders/moves.wgsl")),
+            Kernel::Count => ("count", include_str!("../../shaders/count.wgsl")),
+            Kernel::Expand => ("expand", include_str!("../../shaders/expand.wgsl")),
+            Kernel::Merge => ("merge", include_str!("../../shaders/merge.wgsl")),
+            Kernel::Backprop => ("backprop", include_str!("../../shaders/backprop.wgsl")),
+            Kernel::CacheProbe => (
+                "cache_probe",
+                include_str!("../../shaders/cache_probe.wgsl"),
+            ),
+            Kernel::CacheStore => (
+                "cache_store",
+                include_str!("../../shaders/cache_store.wgsl"),
+            ),
+            Kernel::Stats => ("stats", include_str!("../../shaders/stats.wgsl")),
+            Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
+            Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
+            Kernel::Leaf2 => ("leaf2", include_str!("../../shaders/leaf2.wgsl")),
+            Kernel::Compact => ("compact", include_str!("../../shaders/compact.wgsl")),
+        }
+    }
+
+    /// Position in [`Kernel::ALL`] and in the pipeline list (checked by a test).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Threads per workgroup.
+    pub fn workgroup(self) -> u32 {
+        match self {
+            Kernel::Scan => 256,
+            _ => WORKGROUP,
+        }
+    }
+
+    /// Whether the kernel generates moves (and so reads the attack tables).
+    pub fn uses_tables(self) -> bool {
+        matches!(
+            self,
+            Kernel::Moves | Kernel::Count | Kernel::Expand | Kernel::Leaf2
+        )
+    }
+
+    /// The kernel's WGSL module: the shared files it includes, then its own file.
+    pub fn wgsl(self) -> String {
+        let (_, body) = self.source();
+        let mut source = self.includes().join("\n");
+        source.push('\n');
+        source.push_str(body);
+        source
+    }
+
+    /// The kernel's file name without `.wgsl`.
+    pub fn name(self) -> &'static str {
+        self.source().0
+    }
+
+    /// The names of the storage buffers the kernel binds at 2, 3, … in the order [`GpuContext::dispatch`]
+    /// takes them (binding 0 is the attack tables, 1 the parameters); a test checks them against the
+    /// `@binding(n) var<…> name` lines of the WGSL.
+    pub fn bindings(self) -> &'static [&'static str] {
+        match self {
+            Kernel::Moves => &["positions", "offsets", "moves"],
+            Kernel::Count => &["positions", "flags", "counts"],
+            Kernel::Expand => &[
+                "positions",
+                "flags",
+                "offsets",
+                "children",
+                "parents",
+                "info",
+            ],
+            Kernel::Merge => &["positions", "table", "rep", "flags", "tally"],
+            Kernel::Backprop => &["parents", "rep", "child_counts", "parent_counts"],
+            Kernel::CacheProbe => &["positions", "flags", "sub", "cache", "tally"],
+            Kernel::CacheStore => &["positions", "flags", "sub", "cache"],
+            Kernel::Stats => &["info", "counts", "totals"],
+            Kernel::Scan => &["input", "output", "block_sums"],
+            Kernel::ScanAdd => &["block_offsets", "output"],
+            Kernel::Leaf2 => &["positions", "flags", "sub", "ids"],
+            Kernel::Compact => &["flags", "offsets", "ids"],
+        }
+    }
+
+    /// Whether the kernel is built without naga's runtime checks (bounds checks, loop bounding) unless
+    /// `--checked-shaders` is given: only kernels whose every index is proven in range (see
+    /// [`trusted_module`]).
+    pub fn trusted(self) -> bool {
+        matches!(self, Kernel::Leaf2)
+    }
+
+    /// The shared files prepended to the kernel's own (`common.wgsl` always).
+    fn includes(self) -> &'static [&'static str] {
+        match self {
+            Kernel::Moves | Kernel::Count | Kernel::Expand => &[COMMON, MOVEGEN],
+            Kernel::Leaf2 => &[COMMON, LEAN],
+            _ => &[COMMON],
+        }
+    }
+}
+
+const COMMON: &str = include_str!("../../shaders/common.wgsl");
+const MOVEGEN: &str = include_str!("../../shaders/movegen.wgsl");
+const LEAN: &str = include_str!("../../shaders/lean.wgsl");
+
+/// Build a shader module without runtime checks.
+///
+/// # Safety (the argument for each kernel that [`Kernel::trusted`] names)
+/// `leaf2.wgsl` with `common.wgsl` and `lean.wgsl`:
+/// - `positions[i]`, `flags[i]`, `sub[2i]`, `sub[2i + 1]`, `ids[t]`: the kernel returns unless `t < params.n`,
+///   the host dispatches `n` no larger than the level buffers bound (`LevelBufs::cap`, sized by `ensure_level`
+///   before every dispatch), and `i` is either `t` or (mode 1) `ids[t]`, an index below the level's size
+///   written by `compact.wgsl` for the `n` flagged positions (the dummy buffer bound as `ids` in mode 0 is
+///   never read);
+/// - `tables[…]`: every square index is `< 64`: it comes from `bb_lsb` (also of an empty set: `32 +
+///   firstTrailingBit(0)` wraps to 31), from `bb_msb` of a set tested non-empty, from a move's 6-bit fields, or
+///   from a castling/en-passant byte tested `< 64`; the largest index is `T_LINE + 64 * 63 + 63 < tables::LEN`,
+///   and `T_RAY + 64 * dir + s` has `dir < 8`;
+/// - private arrays: `l_moves[l_count - l_skip]` is guarded by `< LIST_LEN`, `l_moves[k]` has `k < listed ≤
+///   LIST_LEN`; `Pos::bb[role]` has `role ≤ 5` (a promotion piece is 1–4, a listed move's role 0–5);
+/// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds, and the
+///   outer loop of `leaf2` advances `k` up to `listed` or `l_skip` by `LIST_LEN` towards the move count.
+///
+/// So no access leaves its binding and no loop runs unbounded; `--checked-shaders` builds it checked anyway.
+#[allow(unsafe_code)]
+pub(super) fn trusted_module(
+    device: &wgpu::Device,
+    desc: wgpu::ShaderModuleDescriptor<'_>,
+) -> wgpu::ShaderModule {
+    // SAFETY: see the argument above; only kernels listed by `Kernel::trusted` come here.
+    unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+}

@@ -1,0 +1,76 @@
+//! The `gpu` object of `perft --backend gpu --json` (and the `--verbose` table): what the GPU did since the
+//! backend was made. Counters are kept by the context ([`super::context::Counters`]) and the driver; the
+//! per-level distinct positions and cache hits are counted on the GPU (64-bit counters in the `tally` buffer:
+//! cache hits at `[2 * remaining]`, distinct positions after merging at `[64 + 2 * remaining]`, as (lo, hi)
+//! words) and read back only when the report is made.
+
+use serde::Serialize;
+
+/// Work of the GPU backend.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GpuReport {
+    /// The adapter: name (backend, device type).
+    pub adapter: String,
+    /// GPU runs executed (one batch of roots each).
+    pub runs: u64,
+    /// Runs abandoned and split: always 0, splits are planned (see `driver`).
+    pub retries: u64,
+    /// Command buffers submitted.
+    pub submits: u64,
+    /// Blocking read-backs.
+    pub readbacks: u64,
+    /// Bytes written to device memory (kernel writes as per-thread upper bounds times dispatched threads,
+    /// plus clears and uploads).
+    pub bytes_written: u64,
+    /// Largest total of buffers held at once.
+    pub peak_bytes: u64,
+    /// Per written level (by remaining depth, deepest first in the tree order: highest remaining first).
+    pub levels: Vec<LevelReport>,
+}
+
+/// One written level, summed over runs and slices.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LevelReport {
+    /// Remaining depth of the level's positions.
+    pub remaining: u32,
+    /// Positions written (slots).
+    pub positions: u64,
+    /// Distinct positions after merging (= positions when merging is off).
+    pub distinct: u64,
+    /// Positions whose subtree count came from the cache.
+    pub cache_hits: u64,
+    /// Milliseconds of GPU time from timestamp queries around each compute pass (the passes that write the
+    /// level, work on it and carry its counts up); `null` when the adapter has no timestamp queries.
+    pub ms: Option<f64>,
+}
+
+impl GpuReport {
+    /// The report as the `--verbose` table.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "gpu: adapter {}\ngpu: runs {}, retries {}, submits {}, readbacks {}, bytes written {}, peak bytes {}\n",
+            self.adapter,
+            self.runs,
+            self.retries,
+            self.submits,
+            self.readbacks,
+            self.bytes_written,
+            self.peak_bytes
+        );
+        out.push_str(&format!(
+            "gpu: {:>9} {:>14} {:>14} {:>12} {:>8}\n",
+            "remaining", "positions", "distinct", "cache hits", "ms"
+        ));
+        for l in &self.levels {
+            out.push_str(&format!(
+                "gpu: {:>9} {:>14} {:>14} {:>12} {:>8}\n",
+                l.remaining,
+                l.positions,
+                l.distinct,
+                l.cache_hits,
+                l.ms.map_or("-".to_string(), |m| format!("{m:.1}"))
+            ));
+        }
+        out
+    }
+}
