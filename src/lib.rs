@@ -28,6 +28,7 @@
 //! - [`types`]: squares, colours, pieces, packed moves, castling rights (the vocabulary);
 //! - [`position`]: [`position::Setup`] (plain data) and FEN/EPD;
 //! - [`error`]: [`Error`] and its exit codes;
+//! - [`limits`]: the documented limits (depth, threads, memory, timeouts) every command checks;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
@@ -55,6 +56,7 @@ pub mod crosscheck;
 pub mod error;
 pub mod fast;
 pub mod gpu;
+pub mod limits;
 pub mod position;
 pub mod reference;
 pub mod render;

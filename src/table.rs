@@ -28,7 +28,7 @@ pub struct Row {
     pub stats: Stats,
 }
 
-/// Compute rows for depths `1..=depth` with the columns of `detail`, calling `done(depth)` after each.
+/// Compute rows for depths `1..=depth` with the columns of `detail`, calling `done(row)` after each.
 ///
 /// # Errors
 /// A backend failure, or a backend that cannot compute the columns of `detail`.
@@ -37,7 +37,7 @@ pub fn compute(
     pos: &Checked,
     depth: u32,
     detail: Detail,
-    mut done: impl FnMut(u32),
+    mut done: impl FnMut(&Row),
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for d in 1..=depth {
@@ -47,7 +47,7 @@ pub fn compute(
             nodes,
             stats,
         });
-        done(d);
+        done(&rows[rows.len() - 1]);
     }
     Ok(rows)
 }

@@ -67,6 +67,7 @@ fn report_head(a: &CompareArgs, what: &str) -> Report {
 }
 
 pub fn run(a: CompareArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let timeout = timeout(a.timeout)?;
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();

@@ -15,6 +15,9 @@ pub struct PerftArgs {
     /// Depth in plies.
     #[arg(long)]
     depth: u32,
+    /// Moves (UCI or SAN) played from the position first, as Stockfish's `position … moves …`.
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
     #[command(flatten)]
     backend: BackendArgs,
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
@@ -31,10 +34,13 @@ pub struct PerftArgs {
 }
 
 pub fn run(a: PerftArgs) -> Result<i32> {
-    let pos = a.position.checked()?;
+    crate::limits::check_depth("--depth", a.depth)?;
+    let pos = a.position.checked_after(&a.moves)?;
     let chess960 = a.position.chess960_for(&pos);
+    let setup_start = Instant::now();
     let backend = a.backend.create()?;
     let start = Instant::now();
+    let setup_seconds = (start - setup_start).as_secs_f64();
     let mut divide = None;
     let mut stats: Option<Stats> = None;
     let nodes = if a.divide && a.depth > 0 {
@@ -83,6 +89,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             "backend": backend.name(),
             "nodes": nodes,
             "seconds": seconds,
+            "setup_seconds": setup_seconds,
             "nps": nps,
             "divide": divide_json,
             "stats": stats.zip(a.stats).map(|(s, d)| s.to_json(d)),
@@ -107,7 +114,8 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     }
     println!("Nodes searched: {nodes}");
     eprintln!(
-        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
+        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s (and {setup_seconds:.3} s before counting: backend start, \
+         hash table allocation)",
         backend.name(),
         a.depth,
         nps / 1e6

@@ -73,10 +73,15 @@ impl CpuBackend {
             ),
             None => None,
         };
+        let table = HashTable::try_new(hash_mb).map_err(|e| {
+            Error::Backend(format!(
+                "cpu: cannot allocate the {hash_mb} MiB hash table: {e}"
+            ))
+        })?;
         Ok(CpuBackend {
             flavor: Flavor::detect(),
             hash_mb,
-            tables: RwLock::new(HashTable::new(hash_mb).map_or(Tables::Off, Tables::Counts)),
+            tables: RwLock::new(table.map_or(Tables::Off, Tables::Counts)),
             pool,
             merge,
         })
