@@ -13,8 +13,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let f = info[i];
+    // Discovered (bit 5) and double (bit 6) checks count only when they do not mate (CPW's convention,
+    // see src/backend/stats.rs).
     for (var b = 0u; b < 7u; b++) {
-        if ((f >> b) & 1u) != 0u {
+        if ((f >> b) & 1u) != 0u && (b < 5u || counts[i] != 0u) {
             atomicAdd(&totals[b], 1u);
         }
     }

@@ -1,11 +1,10 @@
 //! Perft reference tables in the Chess Programming Wiki's "Perft Results" style: one row per depth with
-//! nodes, captures, e.p., castles, promotions, checks, discovered checks, double checks, checkmates (and
-//! stalemates), as Markdown, CSV or JSON.
+//! nodes and the statistics columns of [`crate::backend::Column`] (the CPW columns and stalemates, or all of
+//! them with [`Detail::Full`]), as Markdown, CSV or JSON.
 
-use crate::backend::{Backend, Stats};
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
-use serde::Serialize;
 
 /// Output format of a table.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -19,30 +18,30 @@ pub enum Format {
 }
 
 /// One row: the leaf statistics of one depth.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Row {
     /// Depth in plies.
     pub depth: u32,
     /// Leaf count.
     pub nodes: u128,
     /// Leaf statistics.
-    #[serde(flatten)]
     pub stats: Stats,
 }
 
-/// Compute rows for depths `1..=depth`, calling `done(row)` after each.
+/// Compute rows for depths `1..=depth` with the columns of `detail`, calling `done(row)` after each.
 ///
 /// # Errors
-/// A backend failure.
+/// A backend failure, or a backend that cannot compute the columns of `detail`.
 pub fn compute(
     backend: &dyn Backend,
     pos: &Checked,
     depth: u32,
+    detail: Detail,
     mut done: impl FnMut(&Row),
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for d in 1..=depth {
-        let (nodes, stats) = backend.stats(pos, d)?;
+        let (nodes, stats) = backend.stats(pos, d, detail)?;
         rows.push(Row {
             depth: d,
             nodes,
@@ -53,40 +52,24 @@ pub fn compute(
     Ok(rows)
 }
 
-fn cells(r: &Row) -> [u128; 11] {
-    let s = &r.stats;
-    [
-        r.depth as u128,
-        r.nodes,
-        s.captures as u128,
-        s.en_passant as u128,
-        s.castles as u128,
-        s.promotions as u128,
-        s.checks as u128,
-        s.discovered_checks as u128,
-        s.double_checks as u128,
-        s.checkmates as u128,
-        s.stalemates as u128,
-    ]
+/// The cells of a row: depth, nodes, then the columns of `detail`.
+fn cells(r: &Row, detail: Detail) -> Vec<String> {
+    [r.depth as u128, r.nodes]
+        .into_iter()
+        .chain(r.stats.columns(detail).map(|(_, v)| v))
+        .map(|n| n.to_string())
+        .collect()
 }
 
-/// Render rows in `format`.
-pub fn render(rows: &[Row], format: Format, fen: &str, backend: &str) -> String {
+/// Render rows with the columns of `detail` in `format`.
+pub fn render(rows: &[Row], detail: Detail, format: Format, fen: &str, backend: &str) -> String {
+    let columns = detail.columns();
     match format {
         Format::Md => {
-            let head = [
-                "Depth",
-                "Nodes",
-                "Captures",
-                "E.p.",
-                "Castles",
-                "Promotions",
-                "Checks",
-                "Discovery Checks",
-                "Double Checks",
-                "Checkmates",
-                "Stalemates",
-            ];
+            let head: Vec<&str> = ["Depth", "Nodes"]
+                .into_iter()
+                .chain(columns.iter().map(|c| c.title()))
+                .collect();
             let mut out = format!("| {} |\n", head.join(" | "));
             out += &format!(
                 "|{}\n",
@@ -96,24 +79,35 @@ pub fn render(rows: &[Row], format: Format, fen: &str, backend: &str) -> String 
                     .collect::<String>()
             );
             for r in rows {
-                let c: Vec<String> = cells(r).iter().map(|n| n.to_string()).collect();
-                out += &format!("| {} |\n", c.join(" | "));
+                out += &format!("| {} |\n", cells(r, detail).join(" | "));
             }
             out
         }
         Format::Csv => {
-            let mut out =
-                "depth,nodes,captures,en_passant,castles,promotions,checks,discovered_checks,\
-                           double_checks,checkmates,stalemates\n"
-                    .to_string();
+            let head: Vec<&str> = ["depth", "nodes"]
+                .into_iter()
+                .chain(columns.iter().map(|c| c.key()))
+                .collect();
+            let mut out = head.join(",") + "\n";
             for r in rows {
-                let c: Vec<String> = cells(r).iter().map(|n| n.to_string()).collect();
-                out += &c.join(",");
+                out += &cells(r, detail).join(",");
                 out.push('\n');
             }
             out
         }
         Format::Json => {
+            let rows: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|r| {
+                    let mut row = serde_json::json!({ "depth": r.depth, "nodes": r.nodes });
+                    if let (Some(m), serde_json::Value::Object(cols)) =
+                        (row.as_object_mut(), r.stats.to_json(detail))
+                    {
+                        m.extend(cols);
+                    }
+                    row
+                })
+                .collect();
             let v = serde_json::json!({ "fen": fen, "backend": backend, "rows": rows });
             format!("{v}\n")
         }

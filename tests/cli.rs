@@ -139,6 +139,73 @@ fn json_has_exactly_the_documented_keys() {
     assert!(v["divide"].is_null() && v["stats"].is_null());
 }
 
+/// `--stats full`: the CPW keys and the check and mate categories, equal between the fast and reference
+/// backends; the text output lists the same columns; a bad level is a usage error naming `--stats`.
+#[test]
+fn stats_full_has_the_categories() {
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let mut outs = Vec::new();
+    for backend in ["cpu", "reference"] {
+        let (code, out, err) = run(&[
+            "perft",
+            "--fen",
+            kiwipete,
+            "--depth",
+            "3",
+            "--stats",
+            "full",
+            "--json",
+            "--backend",
+            backend,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        outs.push(v["stats"].clone());
+    }
+    assert_eq!(outs[0], outs[1]);
+    let stats = outs[0].as_object().unwrap();
+    let mut keys: Vec<&str> = stats.keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "captures",
+            "castles",
+            "checkmates",
+            "checks",
+            "direct_checks",
+            "direct_discovered_checks",
+            "direct_discovered_mates",
+            "direct_mates",
+            "discovered_checks",
+            "double_checks",
+            "double_discovered_checks",
+            "double_discovered_mates",
+            "en_passant",
+            "promotions",
+            "single_discovered_checks",
+            "single_discovered_mates",
+            "stalemates"
+        ]
+    );
+    // CPW, Kiwipete depth 3: 97,862 leaves, 17,102 captures, 993 checks, 1 mate.
+    assert_eq!(stats["captures"], 17102);
+    assert_eq!(stats["checks"], 993);
+    assert_eq!(stats["checkmates"], 1);
+    let (code, text, _) = run(&[
+        "perft", "--fen", kiwipete, "--depth", "3", "--stats", "full",
+    ]);
+    assert_eq!(code, 0);
+    assert!(text.contains("\ndirect discovered checks "), "{text}");
+    assert_eq!(text.lines().count(), 18, "{text}");
+    let (code, _, err) = run(&["perft", "--depth", "1", "--stats", "most"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--stats") && err.contains("most"), "{err}");
+    let (code, _, err) = run(&["table", "--depth", "1", "--stats", "most"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--stats") && err.contains("most"), "{err}");
+}
+
 #[test]
 fn bad_fen_is_exit_2_naming_the_field() {
     let (code, _, err) = run(&["perft", "--fen", "8/8/8/8/8/8/8/8 x - -", "--depth", "1"]);

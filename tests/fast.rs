@@ -6,7 +6,7 @@
 
 mod common;
 
-use perftlab::backend::{Backend, ReferenceBackend};
+use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::fast::{bmi2_available, CpuBackend, Flavor};
 use perftlab::suite::{self, Budget};
 use perftlab::verify::verify;
@@ -160,15 +160,19 @@ fn kiwipete_perft_6() {
 
 #[test]
 fn detail_statistics_equal_cpw() {
-    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| cpu().stats(s, d).unwrap());
+    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| {
+        cpu().stats(s, d, Detail::Cpw).unwrap()
+    });
     assert_eq!(checked, 9);
 }
 
+/// Start depth 6 and Kiwipete depth 5 (a few seconds with the fast statistics; Kiwipete 5 has the 8
+/// double-check mates that CPW's double checks leave out).
 #[test]
-#[ignore = "local: start depth 6 and Kiwipete depth 5 statistics, about 30 s on 2 cores"]
 fn detail_statistics_equal_cpw_deep() {
-    let checked =
-        common::assert_cpw_stats(5_000_001..=200_000_000, |s, d| cpu().stats(s, d).unwrap());
+    let checked = common::assert_cpw_stats(5_000_001..=200_000_000, |s, d| {
+        cpu().stats(s, d, Detail::Cpw).unwrap()
+    });
     assert_eq!(checked, 2);
 }
 
@@ -185,8 +189,8 @@ fn stats_equal_reference_stats_on_tricky_positions() {
             2
         };
         assert_eq!(
-            cpu().stats(&pos, depth).unwrap(),
-            ReferenceBackend.stats(&pos, depth).unwrap(),
+            cpu().stats(&pos, depth, Detail::Full).unwrap(),
+            ReferenceBackend.stats(&pos, depth, Detail::Full).unwrap(),
             "{}",
             e.fen
         );
@@ -298,4 +302,45 @@ fn cpu_is_the_default_backend() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["backend"], "cpu");
     assert_eq!(v["nodes"], 400);
+}
+
+/// The hashed, merged, parallel statistics walk (a 1 MiB table, so entries are replaced) equals the plain walk
+/// (no table, no merging, one thread) in every column, at depths that take the parallel split; the plain walk
+/// equals the reference backend on the tricky suite (above) and here at depth 1–2. The positions have
+/// castling, e.p., promotions, discovered and double checks, discovered mates, stalemates, and (the last) an
+/// en-passant capture giving a double discovered check.
+#[test]
+fn hashed_merged_stats_equal_the_plain_walk() {
+    for (fen, depth) in [
+        (KIWIPETE, 4),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            4,
+        ),
+        ("8/8/8/4B2b/6nN/8/5P2/2R1K2k w Q - 0 1", 5),
+        ("R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1", 4),
+        ("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1", 5),
+    ] {
+        let s = Checked::from_fen(fen).unwrap();
+        let plain = CpuBackend::new(0, Some(1), false).unwrap();
+        let hashed = CpuBackend::new(1, None, true).unwrap();
+        let want = plain.stats(&s, depth, Detail::Full).unwrap();
+        assert_eq!(
+            hashed.stats(&s, depth, Detail::Full).unwrap(),
+            want,
+            "{fen}"
+        );
+        assert_eq!(want.0, plain.perft(&s, depth).unwrap(), "{fen}");
+        for d in 1..=2 {
+            assert_eq!(
+                plain.stats(&s, d, Detail::Full).unwrap(),
+                ReferenceBackend.stats(&s, d, Detail::Full).unwrap(),
+                "{fen} depth {d}"
+            );
+        }
+    }
+    let s = Checked::from_fen("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1").unwrap();
+    let (_, st) = cpu().stats(&s, 1, Detail::Full).unwrap();
+    assert_eq!(st[perftlab::backend::Column::DoubleDiscoveredChecks], 1);
 }

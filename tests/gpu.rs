@@ -7,7 +7,7 @@
 mod common;
 
 use common::data;
-use perftlab::backend::{Backend, ReferenceBackend};
+use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::cpw::{KIWIPETE, POSITIONS};
 use perftlab::gpu::{GpuBackend, GpuOptions};
 use perftlab::position::Setup;
@@ -218,11 +218,15 @@ fn stats_match_reference() {
         (POSITIONS[2].fen, 4),
         (POSITIONS[3].fen, 3),
         (POSITIONS[4].fen, 3),
+        // Discovered mates (CPW's discovered and double checks leave mates out) and an e.p. capture giving a
+        // double discovered check.
+        ("8/8/8/4B2b/6nN/8/5P2/2R1K2k w Q - 0 1", 3),
+        ("8/8/4k3/3pP3/8/1B6/8/4R2K w - d6 0 1", 3),
     ] {
         let pos = Checked::from_fen(fen).unwrap();
         assert_eq!(
-            g.stats(&pos, depth).unwrap(),
-            ReferenceBackend.stats(&pos, depth).unwrap(),
+            g.stats(&pos, depth, Detail::Cpw).unwrap(),
+            ReferenceBackend.stats(&pos, depth, Detail::Cpw).unwrap(),
             "{fen} depth {depth}"
         );
     }
@@ -309,7 +313,9 @@ fn cli_gpu_perft_devices_and_bad_adapter() {
 /// GPU statistics against the Chess Programming Wiki detail tables (`tests/data/cpw-detail.csv`), every row with
 /// at most `max_nodes` leaves; returns the number of rows checked.
 fn check_cpw_tables(g: &GpuBackend, max_nodes: u64) -> usize {
-    common::assert_cpw_stats(0..=max_nodes, |s, d| g.stats(s, d).unwrap())
+    common::assert_cpw_stats(0..=max_nodes as u128, |s, d| {
+        g.stats(s, d, Detail::Cpw).unwrap()
+    })
 }
 
 /// CPW rows up to 1 M leaves (startpos to depth 4, Kiwipete to depth 3).

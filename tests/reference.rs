@@ -3,7 +3,7 @@
 
 mod common;
 
-use perftlab::backend::{Backend, ReferenceBackend};
+use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::suite::{self, Budget};
 use perftlab::Checked;
 
@@ -64,8 +64,9 @@ fn startpos_perft_1_to_6_equals_cpw() {
 fn detail_statistics_equal_cpw() {
     // Includes the Kiwipete depth 4 row: 4085603 nodes, 757163 captures, 1929 e.p., 128013 castles,
     // 15172 promotions, 25523 checks, 42 discovered, 6 double checks, 43 mates.
-    let checked =
-        common::assert_cpw_stats(0..=5_000_000, |s, d| ReferenceBackend.stats(s, d).unwrap());
+    let checked = common::assert_cpw_stats(0..=5_000_000, |s, d| {
+        ReferenceBackend.stats(s, d, Detail::Cpw).unwrap()
+    });
     assert_eq!(checked, 9);
 }
 

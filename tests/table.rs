@@ -1,7 +1,9 @@
-//! `perftlab table` against the Chess Programming Wiki detail tables in `tests/data/cpw-detail.csv`, with the
-//! default (fast CPU) backend to the depths (start position 6, Kiwipete 5) and with the reference
-//! backend at shallow depths; a slower reference row is `#[ignore]`d (`cargo test --release -- --ignored`).
+//! `perftlab table` against the Chess Programming Wiki detail tables in `tests/data/cpw-detail.csv` and François
+//! Labelle's split of checks (`tests/data/labelle-checks.csv`), with the default (fast CPU) backend (start
+//! position to depth 7, Kiwipete 5; start depth 8 is `#[ignore]`d) and with the reference backend at shallow
+//! depths; slower rows are `#[ignore]`d (`cargo test --release -- --ignored`).
 
+use std::collections::HashMap;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_perftlab");
@@ -118,8 +120,7 @@ fn start_position_matches_cpw_to_depth_6() {
     check("start", 6);
 }
 
-/// Kiwipete depth 5: CPW prints 2637 double checks; the CSV (and perftlab, both backends) hold 2645. About
-/// 20 s on 2 cores with the fast backend.
+/// Kiwipete depth 5: 2637 double checks that do not mate (CPW's figure; 8 more double checks mate).
 #[test]
 fn kiwipete_matches_cpw_to_depth_5() {
     check("kiwipete", 5);
@@ -131,4 +132,102 @@ fn kiwipete_matches_cpw_to_depth_5() {
 #[ignore = "slow on the reference backend (about a minute on 2 cores); run with --ignored"]
 fn reference_backend_kiwipete_matches_cpw_to_depth_4() {
     check_with("kiwipete", 4, Some("reference"));
+}
+
+/// `table --stats full --format csv` rows as maps from column name to value.
+fn full_rows(fen: &str, depth: u32) -> Vec<HashMap<String, u128>> {
+    let csv = table_with(fen, 1, "csv", None);
+    let full = Command::new(BIN)
+        .args(["table", "--fen", fen, "--depth", &depth.to_string()])
+        .args(["--format", "csv", "--stats", "full", "--quiet"])
+        .output()
+        .expect("runs");
+    assert!(
+        full.status.success(),
+        "{}",
+        String::from_utf8_lossy(&full.stderr)
+    );
+    let text = String::from_utf8(full.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    // `--stats full` starts with the columns of `--stats`.
+    let cpw_header = csv.lines().next().unwrap();
+    assert!(lines.clone().count() == depth as usize && header.join(",").starts_with(cpw_header));
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Every CPW column of the start position, and Labelle's checks that do not mate by kind, to `depth`.
+fn start_matches_cpw_and_labelle(depth: u32) {
+    let rows = full_rows(START, depth);
+    let mut cpw_header = Vec::new();
+    for line in CPW.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f[0] == "position" {
+            cpw_header = f;
+            continue;
+        }
+        let d: usize = f[2].parse().unwrap();
+        if f[0] != "start" || d > depth as usize {
+            continue;
+        }
+        for (k, v) in cpw_header.iter().zip(&f).skip(2) {
+            assert_eq!(
+                rows[d - 1][*k],
+                v.parse::<u128>().unwrap(),
+                "CPW depth {d} {k}"
+            );
+        }
+    }
+    let labelle = include_str!("data/labelle-checks.csv");
+    let mut checked = 0;
+    for line in labelle.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<u128> = line.split(',').map(|v| v.parse().unwrap()).collect();
+        let d = f[0] as usize;
+        if d > depth as usize {
+            continue;
+        }
+        let r = &rows[d - 1];
+        for (i, kind) in [
+            "direct",
+            "single_discovered",
+            "direct_discovered",
+            "double_discovered",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let not_mating = r[&format!("{kind}_checks")] - r[&format!("{kind}_mates")];
+            assert_eq!(not_mating, f[i + 1], "Labelle depth {d} {kind}");
+        }
+        assert_eq!(
+            r["checks"] - r["checkmates"],
+            f[5],
+            "Labelle depth {d} total"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, depth);
+}
+
+/// The CI row: start position depth 7 (3,195,901,860 leaves; a few seconds on 2 cores with the fast
+/// statistics) in every CPW column and Labelle's four kinds of checks.
+#[test]
+fn start_position_matches_cpw_and_labelle_to_depth_7() {
+    start_matches_cpw_and_labelle(7);
+}
+
+/// Start position depth 8 (84,998,978,956 leaves) in every column; the first discovered mates (4 at ply 8)
+/// make CPW's discovered checks (847,039) differ from all single discovered checks (847,043).
+#[test]
+#[ignore = "about half a minute on 2 quiet cores (minutes when the machine is shared); run with --ignored"]
+fn start_position_matches_cpw_and_labelle_to_depth_8() {
+    start_matches_cpw_and_labelle(8);
 }

@@ -1,5 +1,5 @@
 //! The [`Backend`] trait that every perft generator of ours implements (the reference oracle here, the fast
-//! CPU backend in [`crate::fast`], the GPU backend in [`crate::gpu`]), the CPW detail [`Stats`] they report,
+//! CPU backend in [`crate::fast`], the GPU backend in [`crate::gpu`]), the detail [`Stats`] they report (one column list, [`Column`]),
 //! and [`ReferenceBackend`], the reference generator behind the same trait.
 //!
 //! Every method takes a [`Checked`] position: validity is settled once, by [`Checked::new`], before any
@@ -10,7 +10,7 @@ mod reference;
 mod stats;
 
 pub use reference::ReferenceBackend;
-pub use stats::Stats;
+pub use stats::{CheckKind, Column, Detail, Stats, BASE_COLUMNS, COLUMNS};
 
 use crate::error::Result;
 use crate::types::Move;
@@ -51,12 +51,12 @@ pub trait Backend: Sync {
             .collect()
     }
 
-    /// Leaf count with CPW detail statistics. Required, so that no backend silently hands the work to
-    /// another generator.
+    /// Leaf count with detail statistics: the columns of `detail` (the others zero). Required, so that no
+    /// backend silently hands the work to another generator.
     ///
     /// # Errors
-    /// A backend failure.
-    fn stats(&self, pos: &Checked, depth: u32) -> Result<(u128, Stats)>;
+    /// A backend failure; [`crate::Error::Usage`] when the backend cannot compute the columns of `detail`.
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)>;
 
     /// A backend-specific report of the work done so far: `perft --json` prints it under the backend's name
     /// (the GPU's `gpu` object), `perft --verbose` prints its text on stderr; `None` for backends without one.

@@ -1,7 +1,7 @@
 //! [`ReferenceBackend`]: the mailbox reference generator ([`crate::reference`]) as a [`Backend`], the oracle
-//! the other backends are checked against; perft, divide and CPW detail statistics by plain recursion.
+//! the other backends are checked against; perft, divide and every detail statistics column by plain recursion.
 
-use super::{Backend, Stats};
+use super::{Backend, Detail, Stats};
 use crate::error::Result;
 use crate::reference::Mailbox;
 use crate::types::Move;
@@ -34,8 +34,9 @@ impl Backend for ReferenceBackend {
         Ok(positions.iter().map(|p| p.legal_moves()).collect())
     }
 
-    fn stats(&self, pos: &Checked, depth: u32) -> Result<(u128, Stats)> {
-        Ok(reference_stats(pos, depth))
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
+        let (n, s) = reference_stats(pos, depth);
+        Ok((n, s.with_totals().only(detail)))
     }
 }
 
@@ -52,7 +53,8 @@ fn reference_perft(pos: &Mailbox, depth: u32) -> u64 {
     }
 }
 
-/// Perft with detail statistics on the reference generator (CPW convention: counted at the leaves).
+/// Perft with detail statistics on the reference generator, counted at the leaves: the base columns only
+/// ([`Stats::with_totals`] derives the others).
 fn reference_stats(pos: &Checked, depth: u32) -> (u128, Stats) {
     fn walk(pos: &Mailbox, depth: u32, stats: &mut Stats) -> u64 {
         if depth == 0 {

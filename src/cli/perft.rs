@@ -1,7 +1,7 @@
 //! `perftlab perft`: count, divide (Stockfish's format), detail statistics, JSON.
 
 use super::{BackendArgs, PositionArgs};
-use crate::backend::Stats;
+use crate::backend::{Detail, Stats};
 use crate::dist::{self, work};
 use crate::error::Result;
 use clap::Args;
@@ -26,9 +26,11 @@ pub struct PerftArgs {
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
     #[arg(long)]
     divide: bool,
-    /// Print CPW detail statistics (captures, e.p., castles, promotions, checks, mates, …).
-    #[arg(long)]
-    stats: bool,
+    /// Print detail statistics: `--stats` the CPW columns (captures, e.p., castles, promotions, checks,
+    /// discovered and double checks, mates) and stalemates; `--stats full` also the check and mate categories.
+    #[arg(long, value_name = "full", num_args = 0..=1, default_missing_value = "cpw",
+          value_parser = Detail::parse)]
+    stats: Option<Detail>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -61,7 +63,17 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         a.depth,
         pos.to_fen()
     ));
-    let split_run = a.depth >= 2
+    // Split runs (journal, work units) count the CPW columns; the full columns are counted directly.
+    let full_stats = a.stats == Some(Detail::Full);
+    if full_stats && (a.checkpoint.is_some() || a.split_depth.is_some()) {
+        return Err(crate::Error::Usage(
+            "--stats: 'full' cannot be combined with --checkpoint or --split-depth (split runs count the CPW \
+             columns); use --stats"
+                .into(),
+        ));
+    }
+    let split_run = !full_stats
+        && a.depth >= 2
         && (a.checkpoint.is_some()
             || a.split_depth.is_some()
             || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
@@ -72,7 +84,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             a.depth,
             &dist::SplitRun {
                 split: a.split_depth,
-                stats: a.stats,
+                stats: a.stats.is_some(),
                 divide: a.divide,
                 chess960,
                 checkpoint: a.checkpoint.as_deref(),
@@ -121,13 +133,13 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         let total = d.iter().map(|(_, n)| n).sum();
         divide = Some(d);
         total
-    } else if !a.stats {
+    } else if a.stats.is_none() {
         backend.perft(&pos, a.depth)?
     } else {
         0
     };
-    let nodes = if a.stats {
-        let (n, s) = backend.stats(&pos, a.depth)?;
+    let nodes = if let Some(detail) = a.stats {
+        let (n, s) = backend.stats(&pos, a.depth, detail)?;
         stats = Some(s);
         n
     } else {
@@ -164,7 +176,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             "setup_seconds": setup_seconds,
             "nps": nps,
             "divide": divide_json,
-            "stats": stats,
+            "stats": stats.zip(a.stats).map(|(s, d)| s.to_json(d)),
         });
         if let Some(r) = report {
             out[backend.name()] = r.json;
@@ -178,19 +190,10 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         }
         println!();
     }
-    if let Some(s) = &stats {
-        for (name, v) in [
-            ("captures", s.captures),
-            ("en passant", s.en_passant),
-            ("castles", s.castles),
-            ("promotions", s.promotions),
-            ("checks", s.checks),
-            ("discovered checks", s.discovered_checks),
-            ("double checks", s.double_checks),
-            ("checkmates", s.checkmates),
-            ("stalemates", s.stalemates),
-        ] {
-            println!("{name:<18} {v}");
+    if let (Some(s), Some(detail)) = (&stats, a.stats) {
+        let width = detail.columns().iter().map(|c| c.label().len()).max();
+        for (c, v) in s.columns(detail) {
+            println!("{:<w$} {v}", c.label(), w = width.unwrap_or(0) + 1);
         }
     }
     println!("Nodes searched: {nodes}");

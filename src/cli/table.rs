@@ -2,6 +2,7 @@
 
 use super::common::progress_bar;
 use super::{BackendArgs, PositionArgs};
+use crate::backend::Detail;
 use crate::error::{Error, Result};
 use crate::table::{self, Format};
 use clap::Args;
@@ -43,6 +44,9 @@ pub struct TableArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Md)]
     format: FormatArg,
+    /// Columns: `cpw` (CPW's columns and stalemates) or `full` (also the check and mate categories).
+    #[arg(long, value_name = "cpw|full", default_value = "cpw", value_parser = Detail::parse)]
+    stats: Detail,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -63,7 +67,7 @@ pub fn run(a: TableArgs) -> Result<i32> {
     // by depths would say 80% done when 4 % of the work is.
     let bar = progress_bar(1, a.quiet, "nodes");
     let (mut done, mut last, mut prev) = (0u128, 0u128, 0u128);
-    let rows = table::compute(backend.as_ref(), &pos, a.depth, |row| {
+    let rows = table::compute(backend.as_ref(), &pos, a.depth, a.stats, |row| {
         done += row.nodes;
         (prev, last) = (last, row.nodes);
         let branching = last.checked_div(prev).unwrap_or(last).max(1);
@@ -80,7 +84,13 @@ pub fn run(a: TableArgs) -> Result<i32> {
     bar.finish_and_clear();
     print!(
         "{}",
-        table::render(&rows, a.format.into(), &pos.to_fen(), backend.name())
+        table::render(
+            &rows,
+            a.stats,
+            a.format.into(),
+            &pos.to_fen(),
+            backend.name()
+        )
     );
     Ok(0)
 }

@@ -4,7 +4,7 @@
 use super::journal::Journal;
 use super::seal::{as_u128, u128_value};
 use super::split::Frontier;
-use crate::backend::{Backend, Stats};
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -14,20 +14,14 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Statistics columns by name (the keys [`Stats`] serializes to), summed in u128.
+/// Statistics columns by name (the keys of [`crate::backend::Column::key`]), summed in u128.
 pub type Columns = BTreeMap<String, u128>;
 
-/// The columns of one [`Stats`] value.
+/// The CPW columns of one [`Stats`] value (work units count `--stats`, i.e. [`Detail::Cpw`]).
 pub fn columns(s: &Stats) -> Columns {
-    let mut c = Columns::new();
-    if let Ok(Value::Object(m)) = serde_json::to_value(s) {
-        for (k, v) in m {
-            if let Some(n) = as_u128(&v) {
-                c.insert(k, n);
-            }
-        }
-    }
-    c
+    s.columns(Detail::Cpw)
+        .map(|(c, v)| (c.key().to_string(), v))
+        .collect()
 }
 
 /// The result of one position: its leaf count and, when asked, its statistics.
@@ -84,7 +78,7 @@ pub fn evaluate(
     stats: bool,
 ) -> Result<PieceResult> {
     if stats {
-        let (nodes, s) = engine.stats(pos, rest)?;
+        let (nodes, s) = engine.stats(pos, rest, Detail::Cpw)?;
         Ok(PieceResult {
             nodes,
             stats: Some(columns(&s)),

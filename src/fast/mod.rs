@@ -10,8 +10,12 @@
 //! - `zobrist`: the keys; `board`: `Board` and copy-make with incremental keys;
 //! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
 //! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
-//! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging, stats;
-//! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds).
+//! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging;
+//! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds);
+//! - `stats`: detail statistics at counting speed (last ply classified in bulk, hashed in `stats_table`).
+//!
+//! One `--hash` budget: the count table and the statistics table are never held at once (the backend swaps
+//! one for the other when a run needs the other kind).
 //!
 //! PEXT vs magic: both are compiled; on CPUs with BMI2 the PEXT variant is the default (measured faster here,
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
@@ -23,23 +27,35 @@ mod magics;
 mod movegen;
 mod perft;
 pub(crate) mod simd;
+mod stats;
+mod stats_table;
 mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
 
-use crate::backend::{Backend, Stats};
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::{Error, Result};
 use crate::types::Move;
 use crate::validate::Checked;
 use board::Board;
 use hash::HashTable;
 use rayon::prelude::*;
+use stats_table::StatsTable;
+use std::sync::RwLock;
+
+/// The hash table in use: counts and statistics share the `--hash` budget, so only one is held.
+enum Tables {
+    Off,
+    Counts(HashTable),
+    Stats(StatsTable),
+}
 
 /// The fast CPU backend (`--backend cpu`).
 pub struct CpuBackend {
     flavor: Flavor,
-    table: Option<HashTable>,
+    hash_mb: usize,
+    tables: RwLock<Tables>,
     pool: Option<rayon::ThreadPool>,
     merge: bool,
 }
@@ -67,7 +83,8 @@ impl CpuBackend {
         })?;
         Ok(CpuBackend {
             flavor: Flavor::from_env()?,
-            table,
+            hash_mb,
+            tables: RwLock::new(table.map_or(Tables::Off, Tables::Counts)),
             pool,
             merge,
         })
@@ -92,14 +109,60 @@ impl CpuBackend {
 
     /// Bytes held by the hash table (0 when off).
     pub fn hash_bytes(&self) -> usize {
-        self.table.as_ref().map_or(0, HashTable::bytes)
+        match &*self.tables.read().unwrap_or_else(|e| e.into_inner()) {
+            Tables::Off => 0,
+            Tables::Counts(t) => t.bytes(),
+            Tables::Stats(t) => t.bytes(),
+        }
     }
 
     /// Empty the hash table (benchmarks use this so runs do not feed each other).
     pub fn clear_hash(&self) {
-        if let Some(t) = &self.table {
-            t.clear();
+        match &*self.tables.read().unwrap_or_else(|e| e.into_inner()) {
+            Tables::Off => {}
+            Tables::Counts(t) => t.clear(),
+            Tables::Stats(t) => t.clear(),
         }
+    }
+
+    /// Run `f` with the table of the kind `stats` asks for (swapping the other kind out first, so that at most
+    /// `--hash` MiB are held), or with none when hashing is off.
+    fn with_table<R>(&self, stats: bool, f: impl FnOnce(&Tables) -> R) -> R {
+        if self.hash_mb == 0 {
+            return f(&Tables::Off);
+        }
+        loop {
+            {
+                let g = self.tables.read().unwrap_or_else(|e| e.into_inner());
+                match (&*g, stats) {
+                    (Tables::Counts(_), false) | (Tables::Stats(_), true) => return f(&g),
+                    _ => {}
+                }
+            }
+            let mut g = self.tables.write().unwrap_or_else(|e| e.into_inner());
+            match (&*g, stats) {
+                (Tables::Counts(_), false) | (Tables::Stats(_), true) => {}
+                _ => {
+                    *g = Tables::Off;
+                    *g = if stats {
+                        StatsTable::new(self.hash_mb).map_or(Tables::Off, Tables::Stats)
+                    } else {
+                        HashTable::new(self.hash_mb).map_or(Tables::Off, Tables::Counts)
+                    };
+                    if matches!(*g, Tables::Off) {
+                        return f(&Tables::Off);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The count table, when hashing is on.
+    fn counts<R>(&self, f: impl FnOnce(Option<&HashTable>) -> R) -> R {
+        self.with_table(false, |t| match t {
+            Tables::Counts(t) => f(Some(t)),
+            _ => f(None),
+        })
     }
 
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
@@ -117,8 +180,8 @@ impl Backend for CpuBackend {
 
     fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
         let (b, cd) = Board::from_setup(pos);
-        Ok(self.install(|| {
-            perft::perft_parallel(self.flavor, &b, &cd, depth, self.table.as_ref(), self.merge)
+        Ok(self.counts(|tt| {
+            self.install(|| perft::perft_parallel(self.flavor, &b, &cd, depth, tt, self.merge))
         }))
     }
 
@@ -145,14 +208,21 @@ impl Backend for CpuBackend {
 
     fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
         let (b, cd) = Board::from_setup(pos);
-        Ok(self.install(|| {
-            perft::divide(self.flavor, &b, &cd, depth, self.table.as_ref(), self.merge)
+        Ok(self.counts(|tt| {
+            self.install(|| perft::divide(self.flavor, &b, &cd, depth, tt, self.merge))
         }))
     }
 
-    fn stats(&self, pos: &Checked, depth: u32) -> Result<(u128, Stats)> {
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
         let (b, cd) = Board::from_setup(pos);
-        Ok(self.install(|| perft::stats(self.flavor, &b, &cd, depth)))
+        let (n, s) = self.with_table(true, |t| {
+            let tt = match t {
+                Tables::Stats(t) => Some(t),
+                _ => None,
+            };
+            self.install(|| stats::stats_parallel(self.flavor, &b, &cd, depth, tt, self.merge))
+        });
+        Ok((n, s.only(detail)))
     }
 }
 

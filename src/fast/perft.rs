@@ -1,6 +1,6 @@
 //! The perft walk: recursion with bulk counting at the last ply and the shared hash table, split into
 //! parallel work at a shallow frontier where transpositions are merged (each distinct position counted once,
-//! times its multiplicity), and the CPW detail statistics path.
+//! times its multiplicity; the statistics walk in `super::stats` splits the same way).
 //!
 //! The hot walk is compiled four times from one macro: plainly (portable x86-64 or any target), with
 //! `#[target_feature(enable = "popcnt,bmi1,bmi2")]`, so that `count_ones` is one instruction and the PEXT
@@ -11,10 +11,8 @@
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
 use super::hash::HashTable;
-use super::movegen::{self, count, moves, to_move, Counter};
+use super::movegen::{self, count, moves, to_move};
 use super::simd::{self, Simd};
-use crate::backend::Stats;
-use crate::types::MoveKind;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
@@ -306,6 +304,23 @@ pub fn frontier(root: &Board, cd: &CastlingData, plies: u32, merge: bool) -> Vec
     level
 }
 
+/// The split of a parallel walk of depth `depth` (at least 4): the frontier of at least ~`32 × threads`
+/// positions (4096 when merging), at most 4 plies down, leaving at least 3 plies below it, and its ply.
+pub fn split(root: &Board, cd: &CastlingData, depth: u32, merge: bool) -> (Vec<(Board, u64)>, u32) {
+    let want = if merge {
+        4096
+    } else {
+        32 * rayon::current_num_threads()
+    };
+    let mut plies = 1;
+    let mut front = frontier(root, cd, 1, merge);
+    while front.len() < want && plies < 4 && depth - plies > 3 {
+        plies += 1;
+        front = frontier(root, cd, plies, merge);
+    }
+    (front, plies)
+}
+
 /// Parallel perft: split at a frontier of at least ~`32 × threads` positions (at most 4 plies down, leaving
 /// at least 3 plies below it), count each frontier position on some worker, sum with multiplicities.
 pub fn perft_parallel(
@@ -320,13 +335,7 @@ pub fn perft_parallel(
     if depth < 4 || (threads == 1 && !merge) {
         return flavor.walk(root, cd, depth, tt) as u128;
     }
-    let want = if merge { 4096 } else { 32 * threads };
-    let mut plies = 1;
-    let mut front = frontier(root, cd, 1, merge);
-    while front.len() < want && plies < 4 && depth - plies > 3 {
-        plies += 1;
-        front = frontier(root, cd, plies, merge);
-    }
+    let (front, plies) = split(root, cd, depth, merge);
     let rest = depth - plies;
     front
         .par_iter()
@@ -356,98 +365,4 @@ pub fn divide(
             (to_move(m), n)
         })
         .collect()
-}
-
-/// Account the leaf move `m` played from `b` (the CPW columns of [`Stats`]).
-#[inline(always)]
-fn add_leaf<S: Sliders>(stats: &mut Stats, b: &Board, cd: &CastlingData, m: u32) {
-    let mv = to_move(m);
-    let kind = mv.kind();
-    let to_bb = 1u64 << mv.to().index();
-    let capture = kind == MoveKind::EnPassant
-        || (kind != MoveKind::Castling && b.colors[(b.turn ^ 1) as usize] & to_bb != 0);
-    stats.captures += capture as u64;
-    stats.en_passant += (kind == MoveKind::EnPassant) as u64;
-    stats.castles += (kind == MoveKind::Castling) as u64;
-    stats.promotions += (kind == MoveKind::Promotion) as u64;
-    let next = b.make::<false>(cd, m);
-    let checkers = movegen::checkers::<S>(&next);
-    let mover = if kind == MoveKind::Castling {
-        mv.castling_rook_target().index()
-    } else {
-        mv.to().index()
-    };
-    if checkers != 0 {
-        stats.checks += 1;
-        stats.discovered_checks += (checkers.count_ones() == 1 && checkers != 1u64 << mover) as u64;
-        stats.double_checks += (checkers.count_ones() >= 2) as u64;
-    }
-    let mut c = Counter(0);
-    movegen::generate::<S, _>(&next, cd, &mut c);
-    if c.0 == 0 {
-        if checkers == 0 {
-            stats.stalemates += 1;
-        } else {
-            stats.checkmates += 1;
-        }
-    }
-}
-
-/// The last two plies of the statistics walk: every move of `b`, each classified.
-#[inline(always)]
-fn leaf_stats<S: Sliders>(b: &Board, cd: &CastlingData, stats: &mut Stats) -> u64 {
-    let list = moves::<S>(b, cd);
-    for &m in list.as_slice() {
-        add_leaf::<S>(stats, b, cd, m);
-    }
-    list.as_slice().len() as u64
-}
-
-#[target_feature(enable = "popcnt,bmi1,bmi2")]
-fn leaf_stats_bmi2<S: Sliders>(b: &Board, cd: &CastlingData, stats: &mut Stats) -> u64 {
-    leaf_stats::<S>(b, cd, stats)
-}
-
-fn stats_walk(flavor: Flavor, b: &Board, cd: &CastlingData, depth: u32, stats: &mut Stats) -> u64 {
-    if depth == 1 {
-        return match flavor {
-            Flavor::Portable => leaf_stats::<MagicSliders>(b, cd, stats),
-            // Safety (both calls): `Magic` and `Pext` exist only after `bmi2_available()` said yes.
-            #[allow(unsafe_code)]
-            Flavor::Magic => unsafe { leaf_stats_bmi2::<MagicSliders>(b, cd, stats) },
-            #[allow(unsafe_code)]
-            Flavor::Pext | Flavor::Avx2 | Flavor::Avx512 => unsafe {
-                leaf_stats_bmi2::<PextSliders>(b, cd, stats)
-            },
-        };
-    }
-    moves::<MagicSliders>(b, cd)
-        .as_slice()
-        .iter()
-        .map(|&m| stats_walk(flavor, &b.make::<false>(cd, m), cd, depth - 1, stats))
-        .sum()
-}
-
-/// Leaf count with CPW detail statistics (parallel over the frontier two plies down; no hash, no merging,
-/// since the columns are properties of move paths, not of positions alone).
-pub fn stats(flavor: Flavor, root: &Board, cd: &CastlingData, depth: u32) -> (u128, Stats) {
-    if depth == 0 {
-        return (1, Stats::default());
-    }
-    if depth <= 2 {
-        let mut s = Stats::default();
-        let n = stats_walk(flavor, root, cd, depth, &mut s);
-        return (n as u128, s);
-    }
-    frontier(root, cd, 2, false)
-        .par_iter()
-        .map(|(b, _)| {
-            let mut s = Stats::default();
-            let n = stats_walk(flavor, b, cd, depth - 2, &mut s);
-            (n as u128, s)
-        })
-        .reduce(
-            || (0, Stats::default()),
-            |(a, sa), (b, sb)| (a + b, sa + sb),
-        )
 }

@@ -18,7 +18,7 @@
 
 use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel, SLOT_BYTES};
-use crate::backend::Stats;
+use crate::backend::{Detail, Stats};
 use crate::error::Result;
 use crate::position::Setup;
 use crate::reference;
@@ -210,18 +210,10 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         let t = ctx.download_u32(&ctx.dummy, 9)?;
         let t: Vec<u64> = t.into_iter().map(u64::from).collect();
         run.leaves += n;
-        run.leaf_stats = run.leaf_stats
-            + Stats {
-                captures: t[0],
-                en_passant: t[1],
-                castles: t[2],
-                promotions: t[3],
-                checks: t[4],
-                discovered_checks: t[5],
-                double_checks: t[6],
-                checkmates: t[7],
-                stalemates: t[8],
-            };
+        // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
+        for (&c, v) in Detail::Cpw.columns().iter().zip(t) {
+            run.leaf_stats[c] += v as u128;
+        }
         return Ok(());
     }
     if !run.stats && remaining == 1 {

@@ -47,8 +47,8 @@ pub mod tables;
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
 pub use options::GpuOptions;
 
-use crate::backend::{Backend, Stats, WorkReport};
-use crate::error::Result;
+use crate::backend::{Backend, Detail, Stats, WorkReport};
+use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;
@@ -198,7 +198,14 @@ impl Backend for GpuBackend {
     }
 
     /// Statistics on the GPU: the leaves are written and classified (merging and the cache are not used).
-    fn stats(&self, pos: &Checked, depth: u32) -> Result<(u128, Stats)> {
+    /// Only the CPW columns ([`Detail::Cpw`]); `Detail::Full` is refused.
+    fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
+        if detail == Detail::Full {
+            return Err(Error::Usage(
+                "--stats full: the gpu backend computes only the CPW columns (use --stats, or --backend cpu)"
+                    .into(),
+            ));
+        }
         driver::tree_stats(
             &mut self.ctx(),
             std::slice::from_ref(pos.setup()),

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests: locating test data and reading the CPW detail table.
 #![allow(dead_code)]
 
-use perftlab::backend::Stats;
+use perftlab::backend::{Column, Stats};
 use perftlab::Checked;
 use std::path::PathBuf;
 
@@ -18,26 +18,35 @@ pub struct CpwRow {
     pub position: String,
     pub fen: String,
     pub depth: u32,
-    /// nodes, captures, en_passant, castles, promotions, checks, discovered_checks, double_checks, checkmates
-    pub values: [u64; 9],
+    pub nodes: u128,
+    /// The statistics columns of the file, named by its header (the CPW columns).
+    pub columns: Vec<(Column, u128)>,
 }
 
 /// All rows of the CPW detail table.
 pub fn cpw_rows() -> Vec<CpwRow> {
     let text = std::fs::read_to_string(data("cpw-detail.csv")).expect("tests/data/cpw-detail.csv");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("position,"))
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    assert_eq!(header[..4], ["position", "fen", "depth", "nodes"]);
+    let columns: Vec<Column> = header[4..]
+        .iter()
+        .map(|k| Column::from_key(k).unwrap_or_else(|| panic!("unknown column {k}")))
+        .collect();
+    lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            let mut values = [0u64; 9];
-            for (i, v) in values.iter_mut().enumerate() {
-                *v = f[3 + i].parse().expect("number");
-            }
+            assert_eq!(f.len(), header.len(), "{l}");
             CpwRow {
                 position: f[0].into(),
                 fen: f[1].into(),
                 depth: f[2].parse().unwrap(),
-                values,
+                nodes: f[3].parse().unwrap(),
+                columns: columns
+                    .iter()
+                    .zip(&f[4..])
+                    .map(|(&c, v)| (c, v.parse().expect("number")))
+                    .collect(),
             }
         })
         .collect()
@@ -51,27 +60,20 @@ pub fn perftlab() -> std::process::Command {
 /// Check a backend's detail statistics against every CPW row whose node count lies in `nodes` (a range of
 /// leaf counts); returns the number of rows checked.
 pub fn assert_cpw_stats(
-    nodes: std::ops::RangeInclusive<u64>,
+    nodes: std::ops::RangeInclusive<u128>,
     stats: impl Fn(&Checked, u32) -> (u128, Stats),
 ) -> usize {
     let mut checked = 0;
-    for row in cpw_rows()
-        .into_iter()
-        .filter(|r| nodes.contains(&r.values[0]))
-    {
+    for row in cpw_rows().into_iter().filter(|r| nodes.contains(&r.nodes)) {
         let (n, s) = stats(&Checked::from_fen(&row.fen).unwrap(), row.depth);
-        let got = [
-            n as u64,
-            s.captures,
-            s.en_passant,
-            s.castles,
-            s.promotions,
-            s.checks,
-            s.discovered_checks,
-            s.double_checks,
-            s.checkmates,
-        ];
-        assert_eq!(got, row.values, "{} depth {}", row.position, row.depth);
+        let got: Vec<(Column, u128)> = row.columns.iter().map(|&(c, _)| (c, s[c])).collect();
+        assert_eq!(
+            (n, got),
+            (row.nodes, row.columns),
+            "{} depth {}",
+            row.position,
+            row.depth
+        );
         checked += 1;
     }
     checked
