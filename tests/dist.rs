@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{cpw_rows, perftlab};
+use common::{cpw_rows, perftlab, CpwRow};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -37,12 +37,11 @@ fn out(o: Output) -> (i32, String, String) {
     )
 }
 
-fn cpw(position: &str, depth: u32) -> [u64; 9] {
+fn cpw(position: &str, depth: u32) -> CpwRow {
     cpw_rows()
         .into_iter()
         .find(|r| r.position == position && r.depth == depth)
         .unwrap_or_else(|| panic!("CPW row {position} {depth}"))
-        .values
 }
 
 fn lines(path: &Path) -> usize {
@@ -103,7 +102,7 @@ fn checkpointed_perft_killed_with_sigkill_resumes_to_the_exact_total() {
     assert!(stderr.contains(&format!("resuming from {j}: ")), "{stderr}");
     assert_eq!(
         stdout.trim(),
-        format!("Nodes searched: {}", cpw("start", 6)[0])
+        format!("Nodes searched: {}", cpw("start", 6).nodes)
     );
     assert_eq!(lines(&journal), 5362 + 1);
 }
@@ -115,7 +114,7 @@ fn foreign_or_damaged_journals_are_refused() {
     let j = journal.to_str().unwrap();
     let (code, stdout, _) = run(&["perft", "--depth", "4", "--checkpoint", j, "--divide"]);
     assert_eq!(code, 0);
-    assert!(stdout.ends_with(&format!("Nodes searched: {}\n", cpw("start", 4)[0])));
+    assert!(stdout.ends_with(&format!("Nodes searched: {}\n", cpw("start", 4).nodes)));
     assert!(stdout.contains("e2e4: 13160\n"), "{stdout}");
     // Another depth: refused, exit 2, naming the file.
     let (code, _, stderr) = run(&["perft", "--depth", "5", "--checkpoint", j]);
@@ -142,7 +141,7 @@ fn foreign_or_damaged_journals_are_refused() {
     assert!(stderr.contains("cut off"), "{stderr}");
     assert_eq!(
         stdout.trim(),
-        format!("Nodes searched: {}", cpw("start", 4)[0])
+        format!("Nodes searched: {}", cpw("start", 4).nodes)
     );
 }
 
@@ -223,7 +222,10 @@ fn run_unit_killed_with_sigkill_resumes_and_merges_exactly() {
     let (code, _, _) = run(&["status", ds]);
     assert_eq!(code, 0);
     let m = merge_json(&d);
-    assert_eq!(m["nodes"], cpw("start", 6)[0]);
+    assert_eq!(
+        m["nodes"].as_u64().map(u128::from),
+        Some(cpw("start", 6).nodes)
+    );
     assert_eq!(m["results"], 5);
 }
 
@@ -247,7 +249,7 @@ fn merge_refuses_missing_foreign_edited_truncated_and_disagreeing_results() {
     let (code, stdout, _) = run(&["merge", ds, "--divide"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("e2e4: 13160\n"), "{stdout}");
-    assert!(stdout.ends_with(&format!("Nodes searched: {}\n", cpw("start", 4)[0])));
+    assert!(stdout.ends_with(&format!("Nodes searched: {}\n", cpw("start", 4).nodes)));
 
     let r1 = d.join("results/shard-00001.json");
     let good = std::fs::read_to_string(&r1).unwrap();
@@ -488,19 +490,15 @@ fn have(programs: &[&str], test: &str) -> bool {
 fn assert_cpw_start_7(m: &Value) {
     let row = cpw("start", 7);
     let s = &m["stats"];
-    let got = [
-        m["nodes"].as_u64().unwrap(),
-        s["captures"].as_u64().unwrap(),
-        s["en_passant"].as_u64().unwrap(),
-        s["castles"].as_u64().unwrap(),
-        s["promotions"].as_u64().unwrap(),
-        s["checks"].as_u64().unwrap(),
-        s["discovered_checks"].as_u64().unwrap(),
-        s["double_checks"].as_u64().unwrap(),
-        s["checkmates"].as_u64().unwrap(),
-    ];
-    assert_eq!(got, row);
-    assert_eq!(row[0], 3_195_901_860);
+    assert_eq!(u128::from(m["nodes"].as_u64().unwrap()), row.nodes);
+    assert!(!row.columns.is_empty());
+    for (column, want) in &row.columns {
+        let got = s[column.key()]
+            .as_u64()
+            .unwrap_or_else(|| panic!("merged stats lack {}: {s}", column.key()));
+        assert_eq!(u128::from(got), *want, "{}", column.key());
+    }
+    assert_eq!(row.nodes, 3_195_901_860);
 }
 
 #[test]
