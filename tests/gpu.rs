@@ -389,7 +389,10 @@ fn levels_are_sliced_within_a_tiny_budget() {
         let level2 = r.levels.iter().find(|l| l.remaining == 2).unwrap();
         // Remaining 2 of the perft-4 run: perft 2 of each root (400 + 2039); of the perft-5 run: perft 3 (8902).
         assert_eq!(level2.positions, 8902 + 400 + 2039, "{r:?}");
-        assert!(r.peak_bytes < 8902 * 104, "{r:?}");
+        // Sliced: the level buffers held at once stay below what the whole remaining-2 level would take
+        // (the attack tables, a fixed 0.9 MiB outside the budget, are part of `peak_bytes`).
+        let tables = (perftlab::gpu::attack_tables::LEN * 8) as u64;
+        assert!(r.peak_bytes < 8902 * 104 + tables, "{r:?}");
     }
 }
 

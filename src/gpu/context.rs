@@ -5,11 +5,11 @@
 
 use super::adapter::pick_adapter;
 pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
+use super::attack_tables;
 use super::buffers::GpuParams;
 use super::kernels::trusted_module;
 pub use super::kernels::{Kernel, WORKGROUP};
 use super::report::{GpuReport, LevelReport};
-use super::tables;
 use crate::error::{Error, Result};
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
@@ -264,7 +264,7 @@ impl GpuContext {
             .collect();
         let tables = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("attack tables"),
-            contents: bytemuck::cast_slice(&tables::build_words()),
+            contents: bytemuck::cast_slice(&attack_tables::build_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let param_stride = u64::from(limits.min_uniform_buffer_offset_alignment)
