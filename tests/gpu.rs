@@ -619,3 +619,36 @@ fn gpu_check_script_quick() {
     }
     let _ = std::fs::remove_dir_all(&out_dir);
 }
+
+/// The merge table is not cleared per level: slots carry a generation tag (1–255) and the table is cleared
+/// once when the tags wrap. 130 merged perft-4 runs on one context use 260 generations (the wrap), then perft 5
+/// runs must still merge (ply 3 has transpositions) over the stale slots and stay exact.
+#[test]
+fn merge_table_generations_wrap_and_stay_exact() {
+    if gpu("merge_table_generations").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: false,
+        budget_bytes: 64 << 20,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+    };
+    let roots = [Setup::startpos()];
+    for run in 0..130 {
+        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
+        // CPW "Perft Results": startpos perft 4.
+        assert_eq!(counts, vec![197_281], "run {run}");
+    }
+    for run in 0..3 {
+        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
+        // CPW "Perft Results": startpos perft 5.
+        assert_eq!(counts, vec![4_865_609], "run {run}");
+    }
+    let r = ctx.report().unwrap();
+    let level2 = r.levels.iter().find(|l| l.remaining == 2).unwrap();
+    // Remaining 2: 130 × perft 2 (400, all distinct) + 3 × perft 3 (8902 slots, fewer distinct).
+    assert_eq!(level2.positions, 130 * 400 + 3 * 8902, "{r:?}");
+    assert!(level2.distinct < level2.positions, "{r:?}");
+}

@@ -104,6 +104,10 @@ pub struct GpuContext {
     pub levels: Vec<LevelBufs>,
     /// The merge hash table (u32 per slot).
     pub table: Option<(wgpu::Buffer, u64)>,
+    /// Generation of the merge table's current level (1–255, stored in the top 8 bits of every slot it
+    /// claims; 0 = none since the table was created or cleared): slots of older generations count as empty,
+    /// so a level needs no clear.
+    table_gen: Cell<u32>,
     /// The transposition tables, if on.
     pub cache: Option<Cache>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
@@ -315,6 +319,7 @@ impl GpuContext {
             params,
             levels: Vec::new(),
             table: None,
+            table_gen: Cell::new(0),
             cache: None,
             dummy,
             errors,
@@ -438,9 +443,24 @@ impl GpuContext {
                 self.table = None;
                 let b = self.buffer("merge table", slots * 4);
                 self.table = Some((b, slots));
+                self.table_gen.set(0);
             }
         }
         (self.table.as_ref().map_or(64, |t| t.1) - 1) as u32
+    }
+
+    /// The generation tag for the next merged level (1–255). Slots of earlier generations read as empty; after
+    /// 255 generations the table is cleared once (recorded before the next dispatch) and tagging restarts at 1.
+    pub fn next_table_generation(&self) -> u32 {
+        let mut g = self.table_gen.get() + 1;
+        if g > 255 {
+            if let Some((t, slots)) = &self.table {
+                self.clear(t, slots * 4);
+            }
+            g = 1;
+        }
+        self.table_gen.set(g);
+        g
     }
 
     /// Create the transposition tables of about `mb` MiB (0 = none).
