@@ -28,6 +28,8 @@
 //! - [`types`]: squares, colours, pieces, packed moves, castling rights (the vocabulary);
 //! - [`position`]: [`position::Setup`] (plain data) and FEN/EPD;
 //! - [`error`]: [`Error`] and its exit codes;
+//! - [`limits`]: the documented limits (depth, threads, memory, timeouts) every command checks;
+//! - [`interrupt`]: stopping on SIGINT/SIGTERM with a message of what was done (exit 130/143);
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
@@ -42,6 +44,7 @@
 //! - [`compare`]: comparing external engines (UCI, perftree scripts) with a backend, drill-down, stress;
 //! - [`crosscheck`]: the library API that checks any Rust move generator against the reference;
 //! - [`render`]: SVG board pictures, HTML reports of failures, bench plots;
+//! - [`dist`]: deep runs: split frontier, checkpoint journal, work units (plan, run-unit, status, merge);
 //! - [`cli`]: the `perftlab` command line (the only user of clap).
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -52,9 +55,12 @@ pub mod cli;
 pub mod compare;
 pub mod cpw;
 pub mod crosscheck;
+pub mod dist;
 pub mod error;
 pub mod fast;
 pub mod gpu;
+pub mod interrupt;
+pub mod limits;
 pub mod position;
 pub mod reference;
 pub mod render;

@@ -1,12 +1,15 @@
 //! Perft suites as data: parsing both common formats and running them against any [`Backend`].
 //!
-//! - EPD lines: `FEN ;D1 20 ;D2 400 …` (FEN with 4 or 6 fields).
+//! - EPD lines: `FEN ;D1 20 ;D2 400 …` (FEN with 4 or 6 fields), also standard EPD opcodes after the
+//!   four FEN fields (`FEN D1 20; D2 400;`) and lowercase `d1`.
 //! - Blocks (shakmaty's `.perft` files): `id NAME`, `epd FEN`, then `perft D N` lines.
 //!
-//! `#` starts a comment line; blank lines are ignored.
+//! `#` starts a comment line; blank lines are ignored; a UTF-8 byte-order mark is skipped. A file without
+//! any position is an error, and so is a depth above [`crate::limits::MAX_DEPTH`].
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::limits::MAX_DEPTH;
 use crate::position::Setup;
 use crate::validate::Checked;
 use rayon::prelude::*;
@@ -40,6 +43,7 @@ fn malformed(file: &str, line: usize, text: &str, why: impl std::fmt::Display) -
 /// # Errors
 /// [`Error::Usage`] naming the file and line of the first malformed line.
 pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut entries: Vec<SuiteEntry> = Vec::new();
     let mut pending_id: Option<String> = None;
     for (i, raw) in text.lines().enumerate() {
@@ -73,45 +77,49 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
                     "expected 'perft DEPTH NODES'",
                 ));
             };
-            let depth = d
-                .parse()
-                .map_err(|_| malformed(file, line_no, raw, format!("bad depth '{d}'")))?;
+            let depth = parse_depth(d).map_err(|why| malformed(file, line_no, raw, why))?;
             let nodes = n
                 .parse()
                 .map_err(|_| malformed(file, line_no, raw, format!("bad node count '{n}'")))?;
             entry.expected.push((depth, nodes));
-        } else if line.contains(';') {
-            let mut parts = line.split(';');
-            let fen = parts.next().unwrap_or("").trim();
-            let setup = Setup::from_fen(fen).map_err(|e| malformed(file, line_no, raw, e))?;
+        } else if let Some((fen, opcodes)) = split_epd(line) {
+            let setup = Setup::from_fen(&fen).map_err(|e| malformed(file, line_no, raw, e))?;
             let mut expected = Vec::new();
-            for part in parts {
+            for part in opcodes.split(';') {
                 let part = part.trim();
                 if part.is_empty() {
                     continue;
                 }
                 let mut kv = part.split_whitespace();
                 let (k, v) = (kv.next().unwrap_or(""), kv.next());
-                let depth = k
-                    .strip_prefix('D')
-                    .and_then(|d| d.parse().ok())
-                    .ok_or_else(|| {
-                        malformed(
+                let depth = match k.strip_prefix(['D', 'd']) {
+                    Some(d) => parse_depth(d).map_err(|why| malformed(file, line_no, raw, why))?,
+                    None => {
+                        return Err(malformed(
                             file,
                             line_no,
                             raw,
                             format!("bad depth tag '{k}' (expected D1, D2, …)"),
-                        )
-                    })?;
-                let nodes = v.and_then(|v| v.parse().ok()).ok_or_else(|| {
-                    malformed(file, line_no, raw, format!("bad node count in '{part}'"))
-                })?;
+                        ))
+                    }
+                };
+                let nodes = match (v.and_then(|v| v.parse().ok()), kv.next()) {
+                    (Some(n), None) => n,
+                    _ => {
+                        return Err(malformed(
+                            file,
+                            line_no,
+                            raw,
+                            format!("bad node count in '{part}'"),
+                        ))
+                    }
+                };
                 expected.push((depth, nodes));
             }
             entries.push(SuiteEntry {
                 id: None,
                 setup,
-                fen: fen.to_string(),
+                fen,
                 line: line_no,
                 expected,
             });
@@ -124,14 +132,61 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
             ));
         }
     }
+    if entries.is_empty() {
+        return Err(Error::Usage(format!(
+            "{file}: no positions in the suite (the file is empty or only comments)"
+        )));
+    }
     Ok(entries)
 }
 
-/// Read and parse a suite file.
+/// A depth of a suite line: a number from 0 to [`MAX_DEPTH`].
+fn parse_depth(text: &str) -> std::result::Result<u32, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("bad depth '{text}'"));
+    }
+    match text.parse::<u32>() {
+        Ok(d) if d <= MAX_DEPTH => Ok(d),
+        _ => Err(format!(
+            "depth {text} is deeper than the maximum of {MAX_DEPTH} plies"
+        )),
+    }
+}
+
+/// Split an EPD perft line into its FEN and its opcode text: `FEN ;D1 20 ;D2 400` (the FEN ends at the
+/// first `;`) or standard EPD `FEN D1 20; D2 400;` (opcodes start at the first `D<n>`/`d<n>` word after the
+/// four FEN fields). `None` when the line has neither form.
+fn split_epd(line: &str) -> Option<(String, String)> {
+    let (head, tail) = match line.split_once(';') {
+        Some((h, t)) => (h, Some(t)),
+        None => (line, None),
+    };
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let is_opcode = |w: &&str| {
+        w.strip_prefix(['D', 'd'])
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match words.iter().skip(4).position(is_opcode) {
+        Some(i) => {
+            let fen = words[..4 + i].join(" ");
+            let ops = words[4 + i..].join(" ");
+            Some((fen, format!("{ops};{}", tail.unwrap_or(""))))
+        }
+        None => tail.map(|t| (head.trim().to_string(), t.to_string())),
+    }
+}
+
+/// Read and parse a suite file; `-` reads standard input.
 ///
 /// # Errors
 /// [`Error::Usage`] when the file cannot be read or a line is malformed.
 pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| Error::Usage(format!("cannot read the suite from standard input: {e}")))?;
+        return parse("-", &text);
+    }
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Usage(format!("cannot read suite file '{name}': {e}")))?;
@@ -154,7 +209,8 @@ pub struct CheckFailure {
     pub fen: String,
     /// Suite line.
     pub line: usize,
-    /// Depth checked (0 when the position itself was refused).
+    /// Depth checked (the line's depth also when the position itself was refused; 0 only when the line
+    /// names no depth).
     pub depth: u32,
     /// Expected count.
     pub expected: u128,
@@ -186,7 +242,22 @@ pub fn run(
     budget: Budget,
     parallel: bool,
 ) -> Report {
-    let one = |e: &SuiteEntry| run_entry(e, backend, budget);
+    run_with_progress(entries, backend, budget, parallel, &|| {})
+}
+
+/// As [`run`], calling `done` after each entry (for a progress bar).
+pub fn run_with_progress(
+    entries: &[SuiteEntry],
+    backend: &dyn Backend,
+    budget: Budget,
+    parallel: bool,
+    done: &(dyn Fn() + Sync),
+) -> Report {
+    let one = |e: &SuiteEntry| {
+        let r = run_entry(e, backend, budget);
+        done();
+        r
+    };
     let reports: Vec<Report> = if parallel {
         entries.par_iter().map(one).collect()
     } else {
@@ -216,8 +287,17 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
     let pos = match Checked::new(e.setup.clone()) {
         Ok(pos) => pos,
         Err(err) => {
-            r.failed = e.expected.len().max(1);
-            r.failures.push(fail(0, 0, None, Some(err.to_string())));
+            // Every count of the line fails, each named by its own depth and expected count.
+            let checks = if e.expected.is_empty() {
+                vec![(0, 0)]
+            } else {
+                e.expected.clone()
+            };
+            for (depth, expected) in checks {
+                r.failed += 1;
+                r.failures
+                    .push(fail(depth, expected, None, Some(err.to_string())));
+            }
             return r;
         }
     };
@@ -233,6 +313,7 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
             }
             Ok(n) => {
                 r.failed += 1;
+                r.nodes += n;
                 r.failures.push(fail(depth, expected, Some(n), None));
             }
             Err(err) => {
@@ -270,9 +351,34 @@ mod tests {
             ("epd 8/8/8/8/8/8/8/8 w - -\nperft 1\n", "f.epd:2:"),
             ("hello\n", "'hello'"),
             ("epd 8/8/8 w - -\n", "board"),
+            (
+                "8/8/8/8/8/8/8/8 w - - ;D65 1\n",
+                "deeper than the maximum of 64",
+            ),
+            (
+                "epd 8/8/8/8/8/8/8/8 w - -\nperft 99999999999 1\n",
+                "f.epd:2:",
+            ),
+            ("8/8/8/8/8/8/8/8 w - - ;D1 1 2\n", "bad node count"),
+            ("", "no positions"),
+            ("# nothing\n\n", "no positions"),
         ] {
             let err = parse("f.epd", text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text:?}: {err}");
         }
+    }
+
+    #[test]
+    fn epd_opcodes_bom_and_lowercase() {
+        let text = "\u{feff}rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - D1 20; D2 400;\n\
+                    4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;d1 15; d2 66\n";
+        let e = parse("x.epd", text).unwrap();
+        assert_eq!(e[0].expected, vec![(1, 20), (2, 400)]);
+        assert_eq!(
+            e[0].fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+        );
+        assert_eq!(e[1].expected, vec![(1, 15), (2, 66)]);
+        assert_eq!(e[1].fen, "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
     }
 }

@@ -30,7 +30,7 @@ pub struct Row {
     pub stats: Stats,
 }
 
-/// Compute rows for depths `1..=depth`, calling `done(depth)` after each.
+/// Compute rows for depths `1..=depth`, calling `done(row)` after each.
 ///
 /// # Errors
 /// A backend failure.
@@ -38,7 +38,7 @@ pub fn compute(
     backend: &dyn Backend,
     pos: &Checked,
     depth: u32,
-    mut done: impl FnMut(u32),
+    mut done: impl FnMut(&Row),
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for d in 1..=depth {
@@ -48,7 +48,7 @@ pub fn compute(
             nodes,
             stats,
         });
-        done(d);
+        done(&rows[rows.len() - 1]);
     }
     Ok(rows)
 }

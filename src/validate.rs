@@ -253,7 +253,17 @@ pub fn check(setup: &Setup) -> Validity {
         }
         let our_king = setup.kings(setup.turn)[0];
         let checkers = reference::attackers(setup, our_king, them);
-        if impossible_check(setup, our_king, &checkers) {
+        let ep_ok = !v
+            .errors
+            .iter()
+            .any(|e| matches!(e, ValidityError::InvalidEpSquare { .. }));
+        let impossible = match setup.ep_square {
+            Some(ep) if ep_ok && !checkers.is_empty() => {
+                impossible_check_after_double_step(setup, ep, our_king, &checkers)
+            }
+            _ => impossible_check(setup, our_king, &checkers),
+        };
+        if impossible {
             v.warnings
                 .push(ValidityWarning::ImpossibleCheck { checkers });
         }
@@ -355,6 +365,37 @@ fn impossible_check(setup: &Setup, king: Square, checkers: &[Square]) -> bool {
             };
             let (da, db) = (dir(*a), dir(*b));
             da.2 && db.2 && (da.0, da.1) == (db.0, db.1)
+        }
+        _ => true,
+    }
+}
+
+/// python-chess's rule for a check in a position with a valid en-passant square: the last move was that
+/// pawn's double step, so the check must be the pawn's own or one it uncovered. Impossible when there are two
+/// checkers (a double step cannot give double check) or when the king was already attacked before the step
+/// (the pawn moved back to its starting square).
+fn impossible_check_after_double_step(
+    setup: &Setup,
+    ep: Square,
+    king: Square,
+    checkers: &[Square],
+) -> bool {
+    let dir = match setup.turn {
+        Color::White => -1,
+        Color::Black => 1,
+    };
+    let (Some(pawn_sq), Some(origin)) = (
+        Square::from_coords(ep.file() as i32, ep.rank() as i32 + dir),
+        Square::from_coords(ep.file() as i32, ep.rank() as i32 - dir),
+    ) else {
+        return false;
+    };
+    match checkers {
+        [c] if *c == pawn_sq => false,
+        [_] => {
+            let mut before = setup.clone();
+            before.board[origin.index()] = before.board[pawn_sq.index()].take();
+            !reference::attackers(&before, king, !setup.turn).is_empty()
         }
         _ => true,
     }

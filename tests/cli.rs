@@ -99,7 +99,17 @@ fn json_has_exactly_the_documented_keys() {
     keys.sort();
     assert_eq!(
         keys,
-        ["backend", "depth", "divide", "fen", "nodes", "nps", "seconds", "stats"]
+        [
+            "backend",
+            "depth",
+            "divide",
+            "fen",
+            "nodes",
+            "nps",
+            "seconds",
+            "setup_seconds",
+            "stats"
+        ]
     );
     assert_eq!(v["nodes"], 400);
     assert_eq!(v["divide"]["e2e4"], 20);
@@ -263,7 +273,8 @@ fn verify_agrees_with_itself_and_json_suite_reports_counts() {
 
 #[test]
 fn closed_stdout_is_not_a_panic() {
-    // The reader goes away before perftlab writes (like `perftlab perft --divide | head -0`).
+    // The reader goes away before perftlab writes (like `perftlab perft --divide | head -0`): exit 141, as a
+    // process killed by SIGPIPE, so that a `pipefail` script never takes an unread result for success.
     let mut child = perftlab()
         .args([
             "perft",
@@ -281,5 +292,5 @@ fn closed_stdout_is_not_a_panic() {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(out.status.code(), Some(141), "{err}");
 }

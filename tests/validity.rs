@@ -102,3 +102,29 @@ fn impossible_but_playable_positions_warn() {
         assert!(check(fen).is_ok(), "{fen}");
     }
 }
+
+/// python-chess's rule (issue 11): with a valid en-passant square the last move was that double step, so a
+/// check it could not have given (two checkers, or a check that was already there before it) is impossible.
+#[test]
+fn check_the_double_step_could_not_have_given_warns() {
+    let impossible = |fen| {
+        check(fen)
+            .warnings
+            .iter()
+            .any(|w| matches!(w, ValidityWarning::ImpossibleCheck { .. }))
+    };
+    // From the issue: c2c4 leaves the c8 bishop's check on e6 as it was.
+    assert!(impossible(
+        "2B3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - c3 0 28"
+    ));
+    // python-chess's test: the f1 queen checked b5 before d2d4 too.
+    assert!(impossible("8/8/8/1k6/3Pp3/8/8/4KQ2 b - d3 0 1"));
+    // The same positions without the e.p. square are fine (any last move could have given the check).
+    assert!(!impossible(
+        "2B3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - - 0 28"
+    ));
+    assert!(!impossible("8/8/8/1k6/3Pp3/8/8/4KQ2 b - - 0 1"));
+    // Possible: the pawn's own check, and a check the double step uncovered (c1 bishop through d2).
+    assert!(!impossible("8/8/8/4k3/3P4/8/8/4K3 b - d3 0 1"));
+    assert!(!impossible("8/8/7k/8/3P4/8/8/2B1K3 b - d3 0 1"));
+}

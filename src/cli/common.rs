@@ -5,7 +5,7 @@
 use super::BackendArgs;
 use crate::backend::{Backend, ReferenceBackend};
 use crate::compare::{Comparison, FailureKind, Protocol};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::fast::CpuBackend;
 use crate::gpu::{GpuBackend, GpuOptions};
 use crate::validate::Checked;
@@ -34,7 +34,7 @@ impl BackendKind {
 /// Build backend `kind` from the flags (already validated by [`BackendArgs::create_kind`]).
 ///
 /// # Errors
-/// [`Error::Backend`] when the backend cannot start (e.g. no GPU adapter).
+/// [`crate::Error::Backend`] when the backend cannot start (e.g. no GPU adapter).
 pub(super) fn create_backend(kind: BackendKind, a: &BackendArgs) -> Result<Box<dyn Backend>> {
     Ok(match kind {
         BackendKind::Reference => Box::new(ReferenceBackend),
@@ -77,12 +77,7 @@ pub(super) fn print_warnings(pos: &Checked) {
 
 /// Parse `--timeout`.
 pub(super) fn timeout(secs: f64) -> Result<Duration> {
-    if !(secs > 0.0 && secs.is_finite()) {
-        return Err(Error::Usage(format!(
-            "--timeout: '{secs}' is not a positive number of seconds"
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    crate::limits::timeout("--timeout", secs)
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or with `--quiet`.
@@ -91,9 +86,9 @@ pub(super) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}}"))
-    {
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}} ({{per_sec}}, ETA {{eta}})"
+    )) {
         bar.set_style(style);
     }
     bar
@@ -137,6 +132,9 @@ pub(super) fn print_comparison(c: &Comparison, engine: &str) {
     println!("depth:   {}", f.depth);
     println!("missing: {}", f.missing.join(" "));
     println!("extra:   {}", f.extra.join(" "));
+    if engine_listed_no_moves(f) {
+        println!("note:    the engine listed no moves here, only a total (are its move lines in its format?)");
+    }
     for w in &f.wrong_counts {
         println!(
             "count:   {} engine {} perftlab {}",
@@ -145,6 +143,14 @@ pub(super) fn print_comparison(c: &Comparison, engine: &str) {
     }
     let kinds: Vec<&str> = f.kinds.iter().map(|k| k.name()).collect();
     println!("kinds:   {}", kinds.join(" "));
+}
+
+/// Whether every legal move of the failing position is missing and none extra: the engine printed no move
+/// lines at all there.
+fn engine_listed_no_moves(f: &crate::compare::Failure) -> bool {
+    f.extra.is_empty()
+        && !f.missing.is_empty()
+        && Checked::from_fen(&f.fen).is_ok_and(|p| p.legal_moves().len() == f.missing.len())
 }
 
 /// Totals of a many-position comparison (`compare --suite`, `stress`).
@@ -180,23 +186,44 @@ impl Summary {
         m
     }
 
+    /// The summary as one JSON object.
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            // Only when every position was compared and agreed: not with engine errors or skips.
+            "agree": self.failures.is_empty() && self.engine_errors.is_empty() && self.skipped == 0,
+            "positions": self.compared,
+            "skipped": self.skipped,
+            "engine_errors": self.engine_errors,
+            "failed": self.failures.len(),
+            "nodes": self.nodes,
+            "by_kind": self.by_kind(),
+            "failures": self.failures,
+        })
+    }
+
+    /// After each position: what an interruption (SIGINT/SIGTERM) prints, the JSON summary so far with
+    /// `--json`, and says on stderr.
+    pub fn note_progress(&self, total: usize, as_json: bool) {
+        crate::interrupt::set_status(format!(
+            "{} of {total} positions compared ({} failed, {} skipped)",
+            self.compared,
+            self.failures.len(),
+            self.skipped
+        ));
+        if as_json {
+            let mut v = self.to_json();
+            v["interrupted"] = json!(true);
+            crate::interrupt::set_partial_stdout(Some(v.to_string()));
+        }
+    }
+
     /// Print the summary (text or one JSON object).
     pub fn print(&self, as_json: bool) {
-        let by_kind = self.by_kind();
         if as_json {
-            let v = json!({
-                "agree": self.failures.is_empty(),
-                "positions": self.compared,
-                "skipped": self.skipped,
-                "engine_errors": self.engine_errors,
-                "failed": self.failures.len(),
-                "nodes": self.nodes,
-                "by_kind": by_kind,
-                "failures": self.failures,
-            });
-            println!("{v}");
+            println!("{}", self.to_json());
             return;
         }
+        let by_kind = self.by_kind();
         println!(
             "{} positions compared ({} nodes), {} failed, {} skipped",
             self.compared,

@@ -67,6 +67,7 @@ fn report_head(a: &CompareArgs, what: &str) -> Report {
 }
 
 pub fn run(a: CompareArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let timeout = timeout(a.timeout)?;
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();
@@ -85,6 +86,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         )?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
+        summary.note_progress(entries.len(), a.json);
         for e in &entries {
             bar.inc(1);
             let line = match Checked::new(e.setup.clone()) {
@@ -142,6 +144,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 });
             }
             summary.add(c);
+            summary.note_progress(entries.len(), a.json);
         }
         bar.finish_and_clear();
         summary.print(a.json);

@@ -8,6 +8,7 @@ mod bench;
 mod common;
 mod compare;
 mod devices;
+mod dist;
 mod perft;
 mod perftree;
 mod pictures;
@@ -18,6 +19,7 @@ mod verify;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::position::Setup;
 use crate::validate::Checked;
 use clap::{Args, Parser, Subcommand};
@@ -56,6 +58,14 @@ pub(crate) enum Command {
     Bench(bench::BenchArgs),
     /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
     Devices(devices::DevicesArgs),
+    /// Split a deep perft into work units for Slurm, Kubernetes or GNU parallel (plan.json, units/, launchers).
+    Plan(dist::PlanArgs),
+    /// Count one shard of a plan (idempotent, resumable; atomic result file).
+    RunUnit(dist::RunUnitArgs),
+    /// Which shards of a plan are done, partial or missing (exit 0 when complete, 1 otherwise).
+    Status(dist::StatusArgs),
+    /// Check every shard's result and sum multiplicity × result (printed like `perft`).
+    Merge(dist::MergeArgs),
 }
 
 /// Where the position comes from.
@@ -92,7 +102,27 @@ impl PositionArgs {
     pub fn checked(&self) -> Result<Checked> {
         let pos = Checked::new(self.setup()?)?;
         common::print_warnings(&pos);
+        if !self.chess960 && pos.needs_chess960_notation() {
+            eprintln!(
+                "warning: castling rights read as Chess960 castling (a king or a castling rook is not on its \
+                 standard square); moves are shown as king takes rook (--chess960 silences this)"
+            );
+        }
         Ok(pos)
+    }
+
+    /// The checked position after `moves` (UCI or SAN, each value may hold several moves separated by
+    /// spaces), played by the one move-line player ([`crate::analyze::play_line`]).
+    ///
+    /// # Errors
+    /// As [`PositionArgs::checked`]; [`Error::Usage`] naming `--moves` for a move that is not legal.
+    pub fn checked_after(&self, moves: &[String]) -> Result<Checked> {
+        let root = self.checked()?;
+        if moves.is_empty() {
+            return Ok(root);
+        }
+        let line = crate::analyze::play_line(&root, &crate::compare::split_moves(moves))?;
+        Ok(line.end().clone())
     }
 
     /// Whether moves are shown in Chess960 notation for this position.
@@ -144,24 +174,70 @@ impl BackendArgs {
     /// # Errors
     /// As [`BackendArgs::create`].
     pub fn create_kind(&self, kind: BackendKind) -> Result<Box<dyn Backend>> {
-        if self.threads == Some(0) {
-            return Err(Error::Usage(
-                "--threads: '0' is not a valid thread count (use 1 or more)".into(),
-            ));
+        self.check(kind)?;
+        init_threads(self.threads);
+        common::create_backend(kind, self)
+    }
+
+    /// Check the flags against [`crate::limits`] before anything is allocated; warnings (too many threads,
+    /// options backend `kind` ignores) go to stderr, once per process.
+    fn check(&self, kind: BackendKind) -> Result<()> {
+        static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let mut warnings = Vec::new();
+        if let Some(n) = self.threads {
+            warnings.extend(limits::check_threads(n)?);
         }
         if self.gpu_mem == Some(0) {
             return Err(Error::Usage(
                 "--gpu-mem: '0' MiB cannot hold anything (use 1 or more)".into(),
             ));
         }
-        init_threads(self.threads);
-        common::create_backend(kind, self)
+        if self.adapter.as_deref().is_some_and(|a| a.trim().is_empty()) {
+            return Err(Error::Usage(
+                "--adapter: '' names no adapter (use an index or a part of a name from `perftlab devices`)"
+                    .into(),
+            ));
+        }
+        if kind == BackendKind::Cpu {
+            limits::check_host_memory("--hash", self.hash as u64)?;
+        }
+        if self.backend != BackendKind::Gpu {
+            for (flag, given) in [
+                ("--gpu-mem", self.gpu_mem.is_some()),
+                ("--adapter", self.adapter.is_some()),
+            ] {
+                if given {
+                    warnings.push(format!(
+                        "{flag} does nothing on the {} backend (it is for --backend gpu)",
+                        format!("{:?}", self.backend).to_lowercase()
+                    ));
+                }
+            }
+        }
+        if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+        Ok(())
     }
 }
 
 /// Parse the process arguments and run; returns the exit code.
 pub fn main() -> i32 {
-    quiet_on_closed_stdout();
+    // Mesa prints an `XDG_RUNTIME_DIR` message on every GPU device selection unless told not to.
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
+    // A closed standard output (`perftlab perft >&-`) would make every result vanish while the exit code
+    // says success (the standard library ignores writes to a closed descriptor): refuse to run, before any
+    // file is opened that could take its descriptor number.
+    if let Err(e) = stdout_is_open() {
+        eprintln!("error: standard output is not open ({e}): nothing could be printed");
+        return 2;
+    }
+    exit_on_write_errors();
+    crate::interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -169,19 +245,66 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    match run(cli) {
+    let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()
         }
+    };
+    // Output still buffered (text without a final newline) must reach its file too, or fail loudly.
+    match std::io::Write::flush(&mut std::io::stdout()) {
+        Ok(()) => code,
+        Err(e) => write_error_exit(&e.to_string()),
     }
 }
 
-/// A reader that closes our stdout early (`perftlab perft --divide | head`) is not an error of ours: print
-/// nothing and exit 0, as `ripgrep` and other CLIs do, instead of the standard library's "failed printing to
-/// stdout" panic. Every other panic keeps the default report.
-fn quiet_on_closed_stdout() {
+/// Whether file descriptor 1 is open. The standard library reopens a closed descriptor 0–2 on `/dev/null`,
+/// read-write, before `main` (so output would silently vanish); a redirection by the shell (`> /dev/null`)
+/// opens it write-only, so only the former is refused.
+fn stdout_is_open() -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let is_null = std::fs::read_link("/proc/self/fd/1")
+            .is_ok_and(|p| p == std::path::Path::new("/dev/null"));
+        let read_write = std::fs::read_to_string("/proc/self/fdinfo/1")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            })
+            .is_some_and(|flags| flags & 3 == 2);
+        if is_null && read_write {
+            return Err(std::io::Error::other("it was closed"));
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        std::io::stdout().as_fd().try_clone_to_owned().map(drop)
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(())
+    }
+}
+
+/// The exit for a failed write to standard output: 141 (128 + SIGPIPE, what a shell reports for a process
+/// killed by a closed pipe) when the reader went away (`perftlab suite FILE | head -1`), so that a
+/// `pipefail` script never sees success for a run whose result it did not read; otherwise (a full disk,
+/// `> /dev/full`) a message and exit 2.
+fn write_error_exit(msg: &str) -> i32 {
+    if msg.contains("Broken pipe") || msg.contains("os error 32") {
+        return 141;
+    }
+    eprintln!("error: cannot write to standard output: {msg}");
+    2
+}
+
+/// `println!` panics when standard output cannot be written; turn that panic into [`write_error_exit`]
+/// instead of a panic report. Every other panic keeps the default report.
+fn exit_on_write_errors() {
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let msg = info
@@ -190,8 +313,12 @@ fn quiet_on_closed_stdout() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
-            std::process::exit(0);
+        if let Some(err) = msg.strip_prefix("failed printing to stdout: ") {
+            std::process::exit(write_error_exit(err));
+        }
+        if msg.starts_with("failed printing to stderr") {
+            // Nowhere left to say anything.
+            std::process::exit(2);
         }
         default_hook(info);
     }));
@@ -213,6 +340,10 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::Table(a) => table::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Devices(a) => devices::run(a),
+        Command::Plan(a) => dist::plan(a),
+        Command::RunUnit(a) => dist::run_unit(a),
+        Command::Status(a) => dist::status(a),
+        Command::Merge(a) => dist::merge(a),
     }
 }
 

@@ -2,9 +2,12 @@
 
 use super::{BackendArgs, PositionArgs};
 use crate::backend::Stats;
+use crate::dist::{self, work};
 use crate::error::Result;
 use clap::Args;
 use serde_json::{json, Map, Value};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Arguments of `perftlab perft`.
@@ -15,6 +18,9 @@ pub struct PerftArgs {
     /// Depth in plies.
     #[arg(long)]
     depth: u32,
+    /// Moves (UCI or SAN) played from the position first, as Stockfish's `position … moves …`.
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
     #[command(flatten)]
     backend: BackendArgs,
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
@@ -26,13 +32,87 @@ pub struct PerftArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Journal each finished position of the split frontier in FILE; the same command run again resumes
+    /// from it. A journal for other arguments, or a damaged one, is refused (exit 2).
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Ply of the split frontier for --checkpoint and the progress bar (default: 4 with --checkpoint from
+    /// depth 8, else the first ply with at least 2000 distinct positions, at most 3).
+    #[arg(long)]
+    split_depth: Option<u32>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
+/// Depth from which `perft` on a terminal splits its work to show a progress bar with an ETA.
+const PROGRESS_DEPTH: u32 = 7;
+
 pub fn run(a: PerftArgs) -> Result<i32> {
-    let pos = a.position.checked()?;
+    crate::limits::check_depth("--depth", a.depth)?;
+    let pos = a.position.checked_after(&a.moves)?;
     let chess960 = a.position.chess960_for(&pos);
+    let setup_start = Instant::now();
     let backend = a.backend.create()?;
     let start = Instant::now();
+    let setup_seconds = (start - setup_start).as_secs_f64();
+    crate::interrupt::set_status(format!(
+        "perft depth {} of {} had not finished (no result)",
+        a.depth,
+        pos.to_fen()
+    ));
+    let split_run = a.depth >= 2
+        && (a.checkpoint.is_some()
+            || a.split_depth.is_some()
+            || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
+    if split_run {
+        let totals = dist::perft_split(
+            backend.as_ref(),
+            &pos,
+            a.depth,
+            &dist::SplitRun {
+                split: a.split_depth,
+                stats: a.stats,
+                divide: a.divide,
+                chess960,
+                checkpoint: a.checkpoint.as_deref(),
+                quiet: a.quiet,
+            },
+        )?;
+        let seconds = start.elapsed().as_secs_f64();
+        let nps = if seconds > 0.0 {
+            totals.nodes as f64 / seconds
+        } else {
+            0.0
+        };
+        if a.json {
+            let mut obj = Map::new();
+            obj.insert("fen".into(), json!(pos.to_fen()));
+            obj.insert("depth".into(), json!(a.depth));
+            obj.insert("backend".into(), json!(backend.name()));
+            obj.insert("seconds".into(), json!(seconds));
+            obj.insert("setup_seconds".into(), json!(setup_seconds));
+            obj.insert("nps".into(), json!(nps));
+            work::json_fields(&totals, &mut obj);
+            println!("{}", Value::Object(obj));
+        } else {
+            work::print_text(&totals);
+            eprintln!(
+                "{} depth {}: {seconds:.3} s, {:.1} M nodes/s (and {setup_seconds:.3} s before counting: \
+                 backend start, hash table allocation)",
+                backend.name(),
+                a.depth,
+                nps / 1e6
+            );
+        }
+        return Ok(0);
+    }
+    if a.checkpoint.is_some() {
+        eprintln!(
+            "note: --checkpoint: depth {} is too shallow to split; counting directly",
+            a.depth
+        );
+    }
     let mut divide = None;
     let mut stats: Option<Stats> = None;
     let nodes = if a.divide && a.depth > 0 {
@@ -81,6 +161,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             "backend": backend.name(),
             "nodes": nodes,
             "seconds": seconds,
+            "setup_seconds": setup_seconds,
             "nps": nps,
             "divide": divide_json,
             "stats": stats,
@@ -114,7 +195,8 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     }
     println!("Nodes searched: {nodes}");
     eprintln!(
-        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s",
+        "{} depth {}: {seconds:.3} s, {:.1} M nodes/s (and {setup_seconds:.3} s before counting: backend start, \
+         hash table allocation)",
         backend.name(),
         a.depth,
         nps / 1e6

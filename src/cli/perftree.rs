@@ -24,6 +24,7 @@ pub struct PerftreeArgs {
 }
 
 pub fn run(a: PerftreeArgs) -> Result<i32> {
+    crate::limits::check_depth("DEPTH", a.depth)?;
     let root = Setup::from_fen(&a.fen).map_err(|e| Error::Usage(format!("FEN: {e}")))?;
     let root = Checked::new(root)?;
     print_warnings(&root);

@@ -7,7 +7,7 @@ use super::BackendArgs;
 use crate::analyze::Line;
 use crate::compare::random::{random_position, Rng};
 use crate::compare::{self, Request};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::render::report::Report;
 use crate::validate::Checked;
 use clap::Args;
@@ -24,6 +24,10 @@ pub struct StressArgs {
     /// How many random positions.
     #[arg(long, default_value_t = 100)]
     positions: u64,
+    /// The first position, by its index in the seed's sequence as the output names it (1 = the first):
+    /// `--start 37 --positions 1` re-runs position 37 alone.
+    #[arg(long, default_value_t = 1)]
+    start: u64,
     /// Seed of the random playouts (same seed, same positions).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -33,7 +37,7 @@ pub struct StressArgs {
     /// Start playouts from random Chess960 positions (castling shown as king takes rook).
     #[arg(long)]
     chess960: bool,
-    /// Longest playout, in plies.
+    /// Longest playout, in plies (0: every position is the start position, or a random Chess960 start).
     #[arg(long, default_value_t = 60)]
     max_plies: u32,
     /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
@@ -57,19 +61,30 @@ pub struct StressArgs {
 }
 
 pub fn run(a: StressArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
+    crate::limits::check_plies(a.max_plies)?;
+    if a.start == 0 {
+        return Err(Error::Usage(
+            "--start: '0' is not a position index (the first position is 1)".into(),
+        ));
+    }
     let timeout = timeout(a.timeout)?;
     a.pictures.create_files()?;
     let ours = a.backend.create()?;
-    let mut engine = compare::start_with_perft_command(
-        a.protocol.into(),
-        &a.engine,
-        a.perft_command.as_deref(),
-        a.chess960,
-        timeout,
-    )?;
+    let start_engine = || {
+        compare::start_with_perft_command(
+            a.protocol.into(),
+            &a.engine,
+            a.perft_command.as_deref(),
+            a.chess960,
+            timeout,
+        )
+    };
+    let mut engine = start_engine()?;
     let mut rng = Rng::new(a.seed);
     let bar = progress_bar(a.positions, a.quiet, "positions");
     let mut summary = Summary::default();
+    summary.note_progress(a.positions as usize, a.json);
     let mut report = Report {
         title: format!("perftlab stress: {}", a.engine),
         summary: vec![
@@ -89,22 +104,39 @@ pub fn run(a: StressArgs) -> Result<i32> {
         failures: Vec::new(),
     };
     let mut first_fen = String::new();
-    for i in 0..a.positions {
+    let first = a.start - 1;
+    for i in 0..first.saturating_add(a.positions) {
         // Reached by legal moves from a legal start, so valid by construction; checked all the same.
         let line = Line::new(Checked::new(random_position(
             &mut rng,
             a.chess960,
             a.max_plies,
         ))?);
+        if i < first {
+            continue;
+        }
         let request = Request {
             line: &line,
             depth: a.depth,
             chess960: a.chess960 || line.end().needs_chess960_notation(),
         };
-        let c = compare::compare(engine.as_mut(), ours.as_ref(), &request, &mut |_, _| {})?;
+        let c = match compare::compare(engine.as_mut(), ours.as_ref(), &request, &mut |_, _| {}) {
+            Ok(c) => c,
+            // The engine crashed, hung or printed garbage on this position: report it, start a fresh
+            // engine and go on (as `compare --suite` does); the run then ends with exit 2.
+            Err(Error::Backend(msg)) => {
+                let msg = format!("position {} of seed {}: {msg}", i + 1, a.seed);
+                bar.suspend(|| eprintln!("{msg}"));
+                summary.engine_errors.push(msg);
+                engine = start_engine()?;
+                bar.inc(1);
+                continue;
+            }
+            Err(other) => return Err(other),
+        };
         bar.inc(1);
         if a.pictures.wanted() {
-            if i == 0 {
+            if i == first {
                 first_fen = c.root.clone();
             }
             report.failures.extend(pictures::entry(
@@ -126,10 +158,17 @@ pub fn run(a: StressArgs) -> Result<i32> {
             });
         }
         summary.add(c);
+        summary.note_progress(a.positions as usize, a.json);
     }
     bar.finish_and_clear();
     summary.print(a.json);
     report.summary.extend(pictures::summary_rows(&summary));
     a.pictures.write(&report, &first_fen)?;
-    Ok(if summary.failures.is_empty() { 0 } else { 1 })
+    Ok(if !summary.engine_errors.is_empty() {
+        2
+    } else if summary.failures.is_empty() {
+        0
+    } else {
+        1
+    })
 }

@@ -1,5 +1,6 @@
 //! `perftlab suite`: run a perft suite file; the last line is `N passed, M failed, K skipped`.
 
+use super::common::progress_bar;
 use super::pictures::PictureArgs;
 use super::BackendArgs;
 use crate::error::Result;
@@ -19,15 +20,18 @@ pub struct SuiteArgs {
     backend: BackendArgs,
     #[command(flatten)]
     pictures: PictureArgs,
-    /// Skip depths deeper than this.
-    #[arg(long, default_value_t = u32::MAX)]
-    max_depth: u32,
-    /// Skip depths whose expected node count is above this.
-    #[arg(long, default_value_t = u128::MAX)]
-    max_nodes: u128,
+    /// Skip depths deeper than this [default: no limit].
+    #[arg(long)]
+    max_depth: Option<u32>,
+    /// Skip depths whose expected node count is above this [default: no limit].
+    #[arg(long)]
+    max_nodes: Option<u128>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
 pub fn run(a: SuiteArgs) -> Result<i32> {
@@ -36,10 +40,18 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
     a.pictures.create_files()?;
     let start = Instant::now();
     let budget = Budget {
-        max_depth: a.max_depth,
-        max_nodes: a.max_nodes,
+        max_depth: a.max_depth.unwrap_or(u32::MAX),
+        max_nodes: a.max_nodes.unwrap_or(u128::MAX),
     };
-    let report = suite::run(&entries, backend.as_ref(), budget, backend.name() != "gpu");
+    let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
+    let report = suite::run_with_progress(
+        &entries,
+        backend.as_ref(),
+        budget,
+        backend.name() != "gpu",
+        &|| bar.inc(1),
+    );
+    bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         println!(

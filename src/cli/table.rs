@@ -35,6 +35,9 @@ pub struct TableArgs {
     /// Deepest row, in plies.
     #[arg(long)]
     depth: u32,
+    /// Moves (UCI or SAN) played from the position first.
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
     #[command(flatten)]
     backend: BackendArgs,
     /// Output format.
@@ -48,16 +51,31 @@ pub struct TableArgs {
 pub fn run(a: TableArgs) -> Result<i32> {
     // A malformed FEN is reported before a bad --depth.
     a.position.setup()?;
+    crate::limits::check_depth("--depth", a.depth)?;
     if a.depth == 0 {
         return Err(Error::Usage(
             "--depth: '0' gives an empty table (use 1 or more)".into(),
         ));
     }
-    let pos = a.position.checked()?;
+    let pos = a.position.checked_after(&a.moves)?;
     let backend = a.backend.create()?;
-    let bar = progress_bar(a.depth as u64, a.quiet, "depth");
-    let rows = table::compute(backend.as_ref(), &pos, a.depth, |d| {
-        bar.set_position(d as u64)
+    // The bar follows nodes: each depth costs about the branching factor times the one before, so a bar
+    // by depths would say 80% done when 4 % of the work is.
+    let bar = progress_bar(1, a.quiet, "nodes");
+    let (mut done, mut last, mut prev) = (0u128, 0u128, 0u128);
+    let rows = table::compute(backend.as_ref(), &pos, a.depth, |row| {
+        done += row.nodes;
+        (prev, last) = (last, row.nodes);
+        let branching = last.checked_div(prev).unwrap_or(last).max(1);
+        let mut estimate = done;
+        let mut next = last;
+        for _ in row.depth..a.depth {
+            next = next.saturating_mul(branching);
+            estimate = estimate.saturating_add(next);
+        }
+        let clamp = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
+        bar.set_length(clamp(estimate));
+        bar.set_position(clamp(done));
     })?;
     bar.finish_and_clear();
     print!(

@@ -2,12 +2,14 @@
 
 use super::common::{path_text, print_warnings, BackendKind};
 use super::BackendArgs;
+use crate::analyze::play_line;
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::suite;
 use crate::validate::Checked;
 use crate::verify::verify;
 use clap::Args;
+use serde_json::json;
 use std::path::PathBuf;
 
 /// Arguments of `perftlab verify`.
@@ -25,9 +27,15 @@ pub struct VerifyArgs {
     /// Plies below each root whose nodes are checked.
     #[arg(long)]
     depth: u32,
+    /// Moves (UCI or SAN) played from the position first; several per value or several values.
+    #[arg(long, num_args = 1.., conflicts_with = "suite")]
+    moves: Vec<String>,
     /// Show castling as king takes rook.
     #[arg(long)]
     chess960: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
     /// The generator checked (`--backend`).
     #[command(flatten)]
     backend: BackendArgs,
@@ -37,6 +45,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(a: VerifyArgs) -> Result<i32> {
+    crate::limits::check_depth("--depth", a.depth)?;
     let roots: Vec<(String, Setup)> = match (&a.suite, &a.fen) {
         (Some(path), _) => suite::load(path)?
             .into_iter()
@@ -62,10 +71,42 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
             Err(e) => return Err(e),
         };
         print_warnings(&pos);
+        let pos = if a.moves.is_empty() {
+            pos
+        } else {
+            play_line(&pos, &crate::compare::split_moves(&a.moves))?
+                .end()
+                .clone()
+        };
+        let fen = if a.moves.is_empty() {
+            fen
+        } else {
+            pos.to_fen()
+        };
         let chess960 = a.chess960 || pos.needs_chess960_notation();
         let out = verify(&pos, a.depth, candidate.as_ref(), oracle.as_ref(), chess960)?;
         checked += out.nodes_checked;
         if let Some(d) = out.difference {
+            if a.json {
+                println!(
+                    "{}",
+                    json!({
+                        "agree": false,
+                        "backend": candidate.name(),
+                        "against": oracle.name(),
+                        "depth": a.depth,
+                        "positions_checked": checked,
+                        "difference": {
+                            "root": fen,
+                            "path": d.path,
+                            "fen": d.fen,
+                            "missing": d.missing,
+                            "extra": d.extra,
+                        },
+                    })
+                );
+                return Ok(1);
+            }
             println!(
                 "MISMATCH between {} and {}",
                 candidate.name(),
@@ -78,6 +119,21 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
             println!("extra:   {}", d.extra.join(" "));
             return Ok(1);
         }
+    }
+    if a.json {
+        println!(
+            "{}",
+            json!({
+                "agree": true,
+                "backend": candidate.name(),
+                "against": oracle.name(),
+                "depth": a.depth,
+                "roots": root_count,
+                "positions_checked": checked,
+                "difference": null,
+            })
+        );
+        return Ok(0);
     }
     println!(
         "{} positions checked against {} to depth {}: all legal move sets agree ({} roots)",

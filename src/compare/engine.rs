@@ -56,6 +56,34 @@ pub fn start(
     })
 }
 
+/// Put the engine in a process group of its own (Unix), so that [`kill_group`] also reaches what it started
+/// (a shell wrapper's python, a `sleep`).
+pub(crate) fn own_process_group(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd
+}
+
+/// Kill an engine started with [`own_process_group`] together with every process of its group, then reap
+/// it. (The group is signalled by the shell's `kill -KILL -PGID`, which needs no unsafe code.)
+pub(crate) fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        let _ = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -KILL -{} 2>/dev/null", child.id()))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Split an `--engine` command line into program and arguments (whitespace separated; single and double
 /// quotes group; backslash escapes the next character outside single quotes).
 ///

@@ -1,6 +1,7 @@
 //! perftree's script protocol: run `CMD "$depth" "$fen" "$moves"` once per request and read `move count`
 //! lines, a blank line, then the total.
 
+use super::engine::{kill_group, own_process_group};
 use super::{looks_like_uci, split_command, Divide, Engine};
 use crate::error::{Error, Result};
 use std::io::Read;
@@ -72,7 +73,7 @@ impl Engine for ScriptEngine {
     }
 
     fn divide(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<Divide> {
-        let mut child = Command::new(&self.words[0])
+        let mut child = own_process_group(&mut Command::new(&self.words[0]))
             .args(&self.words[1..])
             .arg(depth.to_string())
             .arg(fen)
@@ -101,8 +102,7 @@ impl Engine for ScriptEngine {
                 break s;
             }
             if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return Err(Error::Backend(format!(
                     "script '{request}' did not finish within {} s (--timeout)",
                     self.timeout.as_secs_f64()

@@ -5,6 +5,7 @@
 //! Output is read on helper threads into a channel, so every wait has a deadline (`--timeout`), and the last
 //! lines the engine printed (stderr included) are quoted in every error.
 
+use super::engine::{kill_group, own_process_group};
 use super::{looks_like_uci, split_command, Divide, Engine};
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
@@ -34,7 +35,7 @@ impl UciEngine {
     /// or never says `uciok`/`readyok`.
     pub fn start(command: &str, chess960: bool, timeout: Duration) -> Result<UciEngine> {
         let words = split_command(command)?;
-        let mut child = Command::new(&words[0])
+        let mut child = own_process_group(&mut Command::new(&words[0]))
             .args(&words[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -232,6 +233,9 @@ impl Engine for UciEngine {
         let deadline = Instant::now() + self.timeout;
         let mut divide = Divide::default();
         let mut sum: u128 = 0;
+        // The first `move: count` line whose move is not UCI (`G1F3: 20`): engines print info lines too, so it
+        // is an error only when the counts then do not add up to the total.
+        let mut unreadable: Option<String> = None;
         loop {
             let line = self.next_line(&request, deadline)?;
             let t = line.trim();
@@ -240,6 +244,20 @@ impl Engine for UciEngine {
                     .trim()
                     .parse()
                     .map_err(|_| self.garbage(&request, t, "the total is not a number"))?;
+                if let (true, Some(l)) = (divide.total != sum, &unreadable) {
+                    return Err(self.garbage(
+                        &request,
+                        l,
+                        "its move lines are unreadable: a move must be UCI, such as 'g1f3' or 'e7e8q'",
+                    ));
+                }
+                if divide.total != sum && divide.moves.is_empty() {
+                    return Err(self.garbage(
+                        &request,
+                        t,
+                        "it listed no moves, only a total: move lines read 'e2e4: 20'",
+                    ));
+                }
                 if divide.total != sum {
                     return Err(self.garbage(
                         &request,
@@ -253,6 +271,9 @@ impl Engine for UciEngine {
                 continue;
             };
             if !looks_like_uci(mv.trim()) {
+                if unreadable.is_none() && count.trim().parse::<u128>().is_ok() {
+                    unreadable = Some(t.to_string());
+                }
                 continue;
             }
             let n: u128 = count
@@ -269,7 +290,6 @@ impl Drop for UciEngine {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        kill_group(&mut self.child);
     }
 }

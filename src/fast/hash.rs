@@ -39,14 +39,22 @@ const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 impl HashTable {
     /// A table of at most `mb` MiB; `None` when `mb` is 0 (hashing off).
     pub fn new(mb: usize) -> Option<HashTable> {
+        HashTable::try_new(mb).expect("memory for the hash table")
+    }
+
+    /// As [`HashTable::new`], but a failed allocation is an error instead of an abort.
+    ///
+    /// # Errors
+    /// The allocator could not give the memory.
+    pub fn try_new(mb: usize) -> Result<Option<HashTable>, std::collections::TryReserveError> {
         let n = mb.saturating_mul(1 << 20) / BUCKET_BYTES;
         if n == 0 {
-            return None;
+            return Ok(None);
         }
         let mut buckets = Vec::new();
-        buckets.reserve_exact(n);
+        buckets.try_reserve_exact(n)?;
         buckets.resize_with(n, Bucket::default);
-        Some(HashTable { buckets })
+        Ok(Some(HashTable { buckets }))
     }
 
     /// Bytes allocated.

@@ -10,7 +10,8 @@
 //! - `zobrist`: the keys; `board`: `Board` and copy-make with incremental keys;
 //! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
 //! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
-//! - `perft`: the walk (two compiled variants, chosen at run time), the parallel split with merging, stats.
+//! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging, stats;
+//! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds).
 //!
 //! PEXT vs magic: both are compiled; on CPUs with BMI2 the PEXT variant is the default (measured faster here,
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
@@ -21,9 +22,11 @@ pub(crate) mod hash;
 mod magics;
 mod movegen;
 mod perft;
+pub(crate) mod simd;
 mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
+pub use simd::Simd;
 
 use crate::backend::{Backend, Stats};
 use crate::error::{Error, Result};
@@ -57,20 +60,27 @@ impl CpuBackend {
             ),
             None => None,
         };
+        let table = HashTable::try_new(hash_mb).map_err(|e| {
+            Error::Backend(format!(
+                "cpu: cannot allocate the {hash_mb} MiB hash table: {e}"
+            ))
+        })?;
         Ok(CpuBackend {
-            flavor: Flavor::detect(),
-            table: HashTable::new(hash_mb),
+            flavor: Flavor::from_env()?,
+            table,
             pool,
             merge,
         })
     }
 
-    /// Force a compiled variant (ignored, falling back to portable, when the CPU lacks BMI2).
+    /// Force a compiled variant (ignored, falling back to portable, when the CPU lacks BMI2; a vector variant the
+    /// CPU lacks falls back to scalar PEXT).
     pub fn with_flavor(mut self, flavor: Flavor) -> CpuBackend {
-        self.flavor = if bmi2_available() {
-            flavor
-        } else {
-            Flavor::Portable
+        self.flavor = match flavor {
+            Flavor::Avx2 => Flavor::with_simd(Simd::Avx2),
+            Flavor::Avx512 => Flavor::with_simd(Simd::Avx512),
+            f if bmi2_available() => f,
+            _ => Flavor::Portable,
         };
         self
     }
@@ -113,20 +123,24 @@ impl Backend for CpuBackend {
     }
 
     fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
-        Ok(self.install(|| {
+        // On a vector path each position is also counted in the lanes and checked against the list.
+        let simd = self.flavor.simd();
+        self.install(|| {
             positions
                 .par_iter()
                 .with_min_len(64)
                 .map(|s| {
                     let (b, cd) = Board::from_setup(s);
-                    movegen::moves::<attacks::MagicSliders>(&b, &cd)
+                    let list = movegen::moves::<attacks::MagicSliders>(&b, &cd);
+                    simd::check_lanes(simd, &b, &cd, list.as_slice().len())?;
+                    Ok(list
                         .as_slice()
                         .iter()
                         .map(|&m| movegen::to_move(m))
-                        .collect()
+                        .collect())
                 })
                 .collect()
-        }))
+        })
     }
 
     fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {

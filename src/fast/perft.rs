@@ -2,15 +2,17 @@
 //! parallel work at a shallow frontier where transpositions are merged (each distinct position counted once,
 //! times its multiplicity), and the CPW detail statistics path.
 //!
-//! The hot walk is compiled twice from one macro: plainly (portable x86-64 or any target) and with
+//! The hot walk is compiled four times from one macro: plainly (portable x86-64 or any target), with
 //! `#[target_feature(enable = "popcnt,bmi1,bmi2")]`, so that `count_ones` is one instruction and the PEXT
-//! lookups are inlined. [`Flavor`] picks one at run time (`is_x86_feature_detected!`); the environment variable
-//! `PERFTLAB_SLIDERS=magic|pext|portable` overrides the choice (for measuring).
+//! lookups are inlined, and twice more with AVX2 and AVX-512 added, where the last ply is counted in vector
+//! lanes (`super::simd`). [`Flavor`] picks one at run time (`is_x86_feature_detected!`); the environment
+//! variables `PERFTLAB_SLIDERS=magic|pext|portable` and `PERFTLAB_SIMD=off|avx2|avx512` override the choice.
 
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
 use super::hash::HashTable;
 use super::movegen::{self, count, moves, to_move, Counter};
+use super::simd::{self, Simd};
 use crate::backend::Stats;
 use crate::types::MoveKind;
 use hashbrown::HashMap;
@@ -59,7 +61,7 @@ impl movegen::Consumer for Buffer {
 }
 
 macro_rules! walker {
-    ($name:ident, $sink:ident $(, #[$attr:meta])*) => {
+    ($name:ident, $sink:ident, $children:ident $(, #[$attr:meta])*) => {
         /// Recurses into each child as the generator yields it (no move list).
         struct $sink<'a, S, const HASH: bool> {
             b: &'a Board,
@@ -104,11 +106,7 @@ macro_rules! walker {
                 let mut buf = Buffer::new();
                 movegen::generate::<S, _>(b, cd, &mut buf);
                 if !buf.full {
-                    let mut n = 0;
-                    for &m in &buf.moves[..buf.len] {
-                        n += count::<S>(&b.make::<false>(cd, m), cd);
-                    }
-                    leaves = Some(n);
+                    leaves = Some(simd::$children::<S>(b, cd, &buf.moves[..buf.len]));
                 }
             }
             let n = match leaves {
@@ -136,8 +134,13 @@ macro_rules! walker {
     };
 }
 
-walker!(walk_portable, RecursePortable);
-walker!(walk_bmi2, RecurseBmi2, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+walker!(walk_portable, RecursePortable, scalar_children);
+walker!(walk_bmi2, RecurseBmi2, scalar_children, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+// The vector builds: PEXT sliders, and the last ply counted in lanes (`super::simd`).
+walker!(walk_avx2, RecurseAvx2, lane_children,
+    #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]);
+walker!(walk_avx512, RecurseAvx512, lane_children,
+    #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]);
 
 /// Which compiled variant of the walk runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -148,6 +151,10 @@ pub enum Flavor {
     Magic,
     /// PEXT slider lookups with POPCNT/BMI2 code generation.
     Pext,
+    /// [`Flavor::Pext`] with the last ply counted in vector lanes, AVX2 build (`super::simd`).
+    Avx2,
+    /// [`Flavor::Pext`] with the last ply counted in vector lanes, AVX-512 build (`super::simd`).
+    Avx512,
 }
 
 /// Whether this CPU has POPCNT and BMI2.
@@ -168,12 +175,52 @@ impl Flavor {
     /// The fastest variant this CPU runs, unless `PERFTLAB_SLIDERS` names another (ignored when the CPU
     /// lacks BMI2).
     pub fn detect() -> Flavor {
+        Flavor::from_env().unwrap_or_else(|_| Flavor::with_simd(Simd::best()))
+    }
+
+    /// As [`Flavor::detect`], with `PERFTLAB_SIMD` (which applies to the PEXT variant) checked.
+    ///
+    /// # Errors
+    /// [`crate::Error::Usage`] for an unknown `PERFTLAB_SIMD` value or a path this CPU lacks.
+    pub fn from_env() -> crate::error::Result<Flavor> {
         let has = bmi2_available();
-        match std::env::var("PERFTLAB_SLIDERS").as_deref() {
+        let simd = Simd::from_env()?;
+        Ok(match std::env::var("PERFTLAB_SLIDERS").as_deref() {
             Ok("portable") => Flavor::Portable,
             Ok("magic") if has => Flavor::Magic,
-            _ if has => Flavor::Pext,
-            _ => Flavor::Portable,
+            _ => Flavor::with_simd(simd),
+        })
+    }
+
+    /// The PEXT variant with the vector path `simd` (the portable one without BMI2; a vector path the CPU
+    /// lacks falls back to scalar PEXT).
+    pub fn with_simd(simd: Simd) -> Flavor {
+        if !bmi2_available() {
+            return Flavor::Portable;
+        }
+        match simd {
+            Simd::Avx512 if simd.available() => Flavor::Avx512,
+            Simd::Avx2 if simd.available() => Flavor::Avx2,
+            _ => Flavor::Pext,
+        }
+    }
+
+    /// The vector path of the variant ([`Simd::Off`] for the scalar ones).
+    pub fn simd(self) -> Simd {
+        match self {
+            Flavor::Avx2 => Simd::Avx2,
+            Flavor::Avx512 => Simd::Avx512,
+            _ => Simd::Off,
+        }
+    }
+
+    /// Whether this CPU runs the variant.
+    pub fn available(self) -> bool {
+        match self {
+            Flavor::Portable => true,
+            Flavor::Magic | Flavor::Pext => bmi2_available(),
+            Flavor::Avx2 => Simd::Avx2.available(),
+            Flavor::Avx512 => Simd::Avx512.available(),
         }
     }
 
@@ -183,6 +230,8 @@ impl Flavor {
             Flavor::Portable => "portable",
             Flavor::Magic => "magic",
             Flavor::Pext => "pext",
+            Flavor::Avx2 => "pext+avx2",
+            Flavor::Avx512 => "pext+avx512",
         }
     }
 
@@ -191,11 +240,17 @@ impl Flavor {
         if depth == 0 {
             return 1;
         }
-        match (self, tt.is_some()) {
+        // `Flavor` is public: a variant built by hand for a CPU without its features runs portably.
+        let flavor = if self.available() {
+            self
+        } else {
+            Flavor::Portable
+        };
+        match (flavor, tt.is_some()) {
             (Flavor::Portable, false) => walk_portable::<MagicSliders, false>(b, cd, depth, None),
             (Flavor::Portable, true) => walk_portable::<MagicSliders, true>(b, cd, depth, tt),
-            // Safety (the four calls below): `Magic` and `Pext` are only built by `detect`, after
-            // `bmi2_available()` confirmed POPCNT, BMI1 and BMI2.
+            // Safety (the four calls below): `flavor.available()` confirmed POPCNT, BMI1 and BMI2 for `Magic`
+            // and `Pext`.
             #[allow(unsafe_code)]
             (Flavor::Magic, false) => unsafe {
                 walk_bmi2::<MagicSliders, false>(b, cd, depth, None)
@@ -206,6 +261,18 @@ impl Flavor {
             (Flavor::Pext, false) => unsafe { walk_bmi2::<PextSliders, false>(b, cd, depth, None) },
             #[allow(unsafe_code)]
             (Flavor::Pext, true) => unsafe { walk_bmi2::<PextSliders, true>(b, cd, depth, tt) },
+            // Safety (the four calls below): `flavor.available()` confirmed the features these builds enable
+            // (`Simd::available`, see `super::simd`).
+            #[allow(unsafe_code)]
+            (Flavor::Avx2, false) => unsafe { walk_avx2::<PextSliders, false>(b, cd, depth, None) },
+            #[allow(unsafe_code)]
+            (Flavor::Avx2, true) => unsafe { walk_avx2::<PextSliders, true>(b, cd, depth, tt) },
+            #[allow(unsafe_code)]
+            (Flavor::Avx512, false) => unsafe {
+                walk_avx512::<PextSliders, false>(b, cd, depth, None)
+            },
+            #[allow(unsafe_code)]
+            (Flavor::Avx512, true) => unsafe { walk_avx512::<PextSliders, true>(b, cd, depth, tt) },
         }
     }
 }
@@ -349,7 +416,9 @@ fn stats_walk(flavor: Flavor, b: &Board, cd: &CastlingData, depth: u32, stats: &
             #[allow(unsafe_code)]
             Flavor::Magic => unsafe { leaf_stats_bmi2::<MagicSliders>(b, cd, stats) },
             #[allow(unsafe_code)]
-            Flavor::Pext => unsafe { leaf_stats_bmi2::<PextSliders>(b, cd, stats) },
+            Flavor::Pext | Flavor::Avx2 | Flavor::Avx512 => unsafe {
+                leaf_stats_bmi2::<PextSliders>(b, cd, stats)
+            },
         };
     }
     moves::<MagicSliders>(b, cd)

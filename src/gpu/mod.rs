@@ -56,6 +56,29 @@ use crate::validate::Checked;
 use driver::Settings;
 use std::sync::Mutex;
 
+/// Refuse a `--gpu-mem` budget the adapter cannot use: above what the deepest run could ever allocate (every
+/// level at the largest size one storage binding allows), or, on a software adapter, above the host's
+/// available memory.
+fn check_budget(ctx: &GpuContext, mb: u64) -> Result<()> {
+    let levels = u64::from(driver::MAX_RUN_DEPTH) + 1;
+    let max_mb = levels
+        .saturating_mul(ctx.max_level_positions())
+        .saturating_mul(context::SLOT_BYTES)
+        >> 20;
+    if mb > max_mb {
+        return Err(crate::Error::Usage(format!(
+            "--gpu-mem: '{mb}' MiB is more than adapter '{}' can use (at most {max_mb} MiB: the {levels} levels \
+             of the deepest run, each limited by its {} MiB largest storage binding)",
+            ctx.info.name,
+            ctx.limits.max_storage_buffer_binding_size >> 20
+        )));
+    }
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        crate::limits::check_host_memory("--gpu-mem", mb)?;
+    }
+    Ok(())
+}
+
 /// Perft on the GPU.
 pub struct GpuBackend {
     ctx: Mutex<GpuContext>,
@@ -69,6 +92,9 @@ impl GpuBackend {
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
     pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
         let mut ctx = GpuContext::with_checks(opts.adapter.as_deref(), opts.checked_shaders)?;
+        if let Some(mb) = opts.gpu_mem_mb {
+            check_budget(&ctx, mb)?;
+        }
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
         ctx.ensure_cache(opts.hash_mb);
         let settings = Settings {

@@ -3,6 +3,10 @@
 //! Accepted: standard 6-field FEN; EPD-style 4-field FEN (clocks default to `0 1`); Shredder-FEN castling
 //! (`HAha`, the rooks' files) and X-FEN (`KQkq` resolved to the outermost rook on that side of the king) for
 //! Chess960. Every error names the field and the offending text.
+//!
+//! Strict where other tools disagree (as python-chess): two digits in a row in a rank (`44`, `17`), five
+//! fields, signed clocks (`+5`) and castling letters out of order (white's before black's, each colour's king
+//! side before its queen side: `KQkq`, `HAha`) are errors.
 
 use super::Setup;
 use crate::types::{CastlingSide, Color, Piece, Role, Square};
@@ -81,7 +85,8 @@ impl Setup {
         if fields.is_empty() {
             return Err(FenError::Empty);
         }
-        if fields.len() < 4 {
+        // Four fields (EPD) or all six: with five, the one clock could be either.
+        if fields.len() < 4 || fields.len() == 5 {
             return Err(FenError::MissingField {
                 field: names[fields.len()],
             });
@@ -119,15 +124,29 @@ impl Setup {
                 }
             },
         };
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
         if let Some(t) = fields.get(4) {
-            setup.halfmoves = t
-                .parse()
-                .map_err(|_| invalid("halfmove clock", t, "expected a non-negative integer"))?;
+            setup.halfmoves = match t.parse::<u32>() {
+                Ok(n) if digits(t) => n,
+                _ => {
+                    return Err(invalid(
+                        "halfmove clock",
+                        t,
+                        "expected a non-negative integer (digits only, below 2^32)",
+                    ))
+                }
+            };
         }
         if let Some(t) = fields.get(5) {
             setup.fullmoves = match t.parse::<u32>() {
-                Ok(n) if n >= 1 => n,
-                _ => return Err(invalid("fullmove number", t, "expected a positive integer")),
+                Ok(n) if n >= 1 && digits(t) => n,
+                _ => {
+                    return Err(invalid(
+                        "fullmove number",
+                        t,
+                        "expected a positive integer (digits only, below 2^32)",
+                    ))
+                }
             };
         }
         Ok(setup)
@@ -205,8 +224,17 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
     for (i, rank_text) in ranks.iter().enumerate() {
         let rank = 7 - i;
         let mut file = 0usize;
+        let mut after_digit = false;
         for c in rank_text.chars() {
             if let Some(d) = c.to_digit(10) {
+                if after_digit {
+                    return Err(invalid(
+                        "board",
+                        rank_text,
+                        "two digits in a row (write the run of empty squares as one digit)",
+                    ));
+                }
+                after_digit = true;
                 if d == 0 || d > 8 {
                     return Err(invalid(
                         "board",
@@ -216,6 +244,7 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
                 }
                 file += d as usize;
             } else if let Some(p) = Piece::from_char(c) {
+                after_digit = false;
                 if file < 8 {
                     setup.board[rank * 8 + file] = Some(p);
                 }
@@ -266,6 +295,11 @@ fn parse_castling(text: &str, setup: &mut Setup) -> Result<(), FenError> {
     if text == "-" {
         return Ok(());
     }
+    // Canonical order: white before black, each colour's king side before its queen side.
+    let mut last: Option<(Color, CastlingSide)> = None;
+    let rank_of = |(color, side): (Color, CastlingSide)| {
+        (color == Color::Black) as u8 * 2 + (side == CastlingSide::QueenSide) as u8
+    };
     for c in text.chars() {
         let color = if c.is_ascii_uppercase() {
             Color::White
@@ -316,6 +350,17 @@ fn parse_castling(text: &str, setup: &mut Setup) -> Result<(), FenError> {
                 format!("more than one {} right on the same side", color.name()),
             ));
         }
+        if last.is_some_and(|l| rank_of(l) > rank_of((color, side))) {
+            return Err(invalid(
+                "castling",
+                text,
+                format!(
+                    "'{c}' is out of order (white's rights come before black's, and each colour's king \
+                     side before its queen side, as in 'KQkq' or 'HAha')"
+                ),
+            ));
+        }
+        last = Some((color, side));
         setup.castling.set(color, side, Some(rook));
     }
     Ok(())
@@ -380,6 +425,30 @@ mod tests {
                 "field 'fullmove number' is '0'",
             ),
             ("8/8/8/8/8/8/8/8 w - - 0 1 extra", "'extra'"),
+            ("8/8/8/8/8/8/8/44 w - -", "two digits in a row"),
+            ("8/8/8/8/8/8/8/17 w - -", "two digits in a row"),
+            ("8/8/8/8/8/8/8/11111111 w - -", "two digits in a row"),
+            (
+                "8/8/8/8/8/8/8/8 w KQkq - 7",
+                "missing field 'fullmove number'",
+            ),
+            (
+                "8/8/8/8/8/8/8/8 w - - +5 1",
+                "field 'halfmove clock' is '+5'",
+            ),
+            (
+                "8/8/8/8/8/8/8/8 w - - 0 +5",
+                "field 'fullmove number' is '+5'",
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w kqKQ - 0 1",
+                "field 'castling' is 'kqKQ': 'K' is out of order",
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w aA - 0 1",
+                "field 'castling' is 'aA': 'A' is out of order",
+            ),
+            ("r3k2r/8/8/8/8/8/8/R3K2R w QK - 0 1", "'K' is out of order"),
         ];
         for (fen, needle) in cases {
             let err = Setup::from_fen(fen).unwrap_err().to_string();

@@ -1,0 +1,174 @@
+//! The checkpoint journal: one JSON line per finished position of the split frontier, appended as each
+//! finishes, so a killed run loses only the positions in flight.
+//!
+//! Line 1 is a sealed header (see [`super::seal`]) whose `identity` says what the journal is for (root, depth,
+//! split ply, statistics, the SHA-256 of the frontier's position list, …). Every further line is a sealed
+//! record `{"i": index, "fen": …, "journal": header checksum, "nodes": …, "stats": {…}}`. Opening refuses, with
+//! a message naming the file (exit 2), a journal for another identity, a damaged line (bad JSON, checksum
+//! mismatch, index or FEN not those of the frontier) and duplicates that disagree. A last line without its
+//! newline (the process died while writing it) is dropped with a warning and overwritten.
+
+use super::seal::{is_sealed, seal};
+use super::work::PieceResult;
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// An open journal.
+pub struct Journal {
+    path: PathBuf,
+    file: std::fs::File,
+    header_sha: String,
+    /// Finished positions read from the file or recorded since.
+    pub done: BTreeMap<usize, PieceResult>,
+}
+
+fn describe(identity: &Value) -> String {
+    identity
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(k, _)| !k.ends_with("sha256"))
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+impl Journal {
+    /// Open (or create) the journal at `path` for `identity`; `fens[i]` is the FEN of position `i`.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for an unreadable, foreign or damaged journal, naming the file and the line.
+    pub fn open(path: &Path, identity: Value, fens: &[String]) -> Result<Journal> {
+        let name = path.display().to_string();
+        let io = |e: std::io::Error| Error::Usage(format!("{name}: {e}"));
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+                Error::Usage(format!(
+                    "{name}: damaged checkpoint journal (not UTF-8 text); refusing to resume from it"
+                ))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(io(e)),
+        };
+        let mut header = Map::new();
+        header.insert("perftlab_journal".into(), Value::from(1));
+        header.insert("identity".into(), identity.clone());
+        let header = seal(header);
+        let header_sha = header["sha256"].as_str().unwrap_or_default().to_string();
+        let mut done = BTreeMap::new();
+        let mut good_len = 0usize;
+        if !text.is_empty() {
+            let mut offset = 0usize;
+            for (n, line) in text.split_inclusive('\n').enumerate() {
+                let lineno = n + 1;
+                if !line.ends_with('\n') {
+                    eprintln!(
+                        "warning: {name}: line {lineno} was cut off (the run was killed while writing \
+                         it); it is dropped and that position is counted again"
+                    );
+                    break;
+                }
+                let damaged = |why: &str| {
+                    Error::Usage(format!(
+                        "{name}: damaged checkpoint journal at line {lineno} ({why}); refusing to resume \
+                         from it (delete the file to start over)"
+                    ))
+                };
+                let v: Value = serde_json::from_str(line).map_err(|_| damaged("not JSON"))?;
+                if !is_sealed(&v) {
+                    return Err(damaged("checksum mismatch"));
+                }
+                if lineno == 1 {
+                    if v.get("perftlab_journal").is_none() {
+                        return Err(damaged("not a perftlab checkpoint journal"));
+                    }
+                    if v["identity"] != identity {
+                        return Err(Error::Usage(format!(
+                            "{name}: this checkpoint journal is for other arguments ({}), not for this \
+                             run ({}); use another --checkpoint file or delete it",
+                            describe(&v["identity"]),
+                            describe(&identity)
+                        )));
+                    }
+                } else {
+                    if v["journal"].as_str() != Some(header_sha.as_str()) {
+                        return Err(damaged("record of another journal"));
+                    }
+                    let i = v["i"]
+                        .as_u64()
+                        .map(|i| i as usize)
+                        .filter(|&i| i < fens.len())
+                        .ok_or_else(|| damaged("position index out of range"))?;
+                    if v["fen"].as_str() != Some(fens[i].as_str()) {
+                        return Err(damaged("FEN is not that of the position"));
+                    }
+                    let r = PieceResult::from_json(&v).ok_or_else(|| damaged("bad result"))?;
+                    if let Some(old) = done.get(&i) {
+                        if *old != r {
+                            return Err(damaged("two records of one position disagree"));
+                        }
+                    }
+                    done.insert(i, r);
+                }
+                offset += line.len();
+                good_len = offset;
+            }
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        file.set_len(good_len as u64).map_err(io)?;
+        use std::io::Seek;
+        file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+        if good_len == 0 {
+            file.write_all(format!("{header}\n").as_bytes())
+                .map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        Ok(Journal {
+            path: path.to_path_buf(),
+            file,
+            header_sha,
+            done,
+        })
+    }
+
+    /// Append the result of position `i` (one write of one line, under the interruption lock).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming the file when writing fails.
+    pub fn record(&mut self, i: usize, fen: &str, r: &PieceResult) -> Result<()> {
+        let mut obj = r.to_json();
+        obj.insert("i".into(), Value::from(i as u64));
+        obj.insert("fen".into(), Value::from(fen));
+        obj.insert("journal".into(), Value::from(self.header_sha.as_str()));
+        let line = format!("{}\n", seal(obj));
+        {
+            let _guard = crate::interrupt::critical();
+            self.file
+                .write_all(line.as_bytes())
+                .map_err(|e| Error::Usage(format!("{}: {e}", self.path.display())))?;
+        }
+        self.done.insert(i, r.clone());
+        Ok(())
+    }
+
+    /// Flush the journal to disk (fsync).
+    pub fn sync(&self) {
+        let _ = self.file.sync_data();
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}

@@ -1,0 +1,119 @@
+//! Checksums (SHA-256, `sha2` crate) on JSON records and files, exact u128 numbers in JSON, and atomic writes.
+//!
+//! A sealed record is a JSON object with a `sha256` field: the hex SHA-256 of the object's canonical text
+//! without that field (serde_json writes object keys sorted, numbers exactly as parsed), so any edit of a value,
+//! a key or a number shows up as a mismatch.
+
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::Path;
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Add the `sha256` field to a JSON object (replacing an old one).
+pub fn seal(mut obj: Map<String, Value>) -> Value {
+    obj.remove("sha256");
+    let text = Value::Object(obj.clone()).to_string();
+    obj.insert("sha256".into(), Value::String(sha256_hex(text.as_bytes())));
+    Value::Object(obj)
+}
+
+/// Whether a JSON value is an object whose `sha256` field matches its contents.
+pub fn is_sealed(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    let Some(Value::String(sum)) = obj.get("sha256") else {
+        return false;
+    };
+    let mut rest = obj.clone();
+    rest.remove("sha256");
+    sha256_hex(Value::Object(rest).to_string().as_bytes()) == *sum
+}
+
+/// A JSON number as u128 (exact beyond u64: serde_json keeps the digits with `arbitrary_precision`).
+pub fn as_u128(v: &Value) -> Option<u128> {
+    match v {
+        Value::Number(n) => n.as_u64().map(u128::from).or_else(|| {
+            let t = n.to_string();
+            if t.bytes().all(|b| b.is_ascii_digit()) {
+                t.parse().ok()
+            } else {
+                None
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// A u128 as an exact JSON integer.
+pub fn u128_value(n: u128) -> Value {
+    match u64::try_from(n) {
+        Ok(small) => Value::from(small),
+        Err(_) => serde_json::from_str(&n.to_string()).expect("digits are a JSON number"),
+    }
+}
+
+/// Write a file atomically: a temporary file beside it, fsync, rename over the target, fsync the directory.
+/// A reader (or a crash) sees the old file or the new one, never a part.
+///
+/// # Errors
+/// [`Error::Usage`] naming the path and the I/O error.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |e: std::io::Error| Error::Usage(format!("{}: {e}", path.display()));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(io)?;
+        f.write_all(bytes).map_err(io)?;
+        f.sync_all().map_err(io)?;
+    }
+    let _guard = crate::interrupt::critical();
+    std::fs::rename(&tmp, path).map_err(io)?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seal_detects_any_edit() {
+        let mut m = Map::new();
+        m.insert("nodes".into(), u128_value(119_060_324));
+        m.insert("shard".into(), Value::from(3));
+        let v = seal(m);
+        assert!(is_sealed(&v));
+        let text = v.to_string().replace("119060324", "119060325");
+        let edited: Value = serde_json::from_str(&text).unwrap();
+        assert!(!is_sealed(&edited));
+    }
+
+    #[test]
+    fn numbers_beyond_u64_are_written_and_read_exactly() {
+        // Start position perft 15 (2,015,099,950,053,364,471,960; CPW "Perft Results") exceeds u64.
+        let big: u128 = 2_015_099_950_053_364_471_960;
+        let v = serde_json::json!({ "nodes": u128_value(big), "also": big });
+        let text = v.to_string();
+        assert!(text.contains("\"nodes\":2015099950053364471960"), "{text}");
+        assert!(text.contains("\"also\":2015099950053364471960"), "{text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(as_u128(&back["nodes"]), Some(big));
+        assert_eq!(as_u128(&serde_json::json!(1.5)), None);
+        assert_eq!(as_u128(&serde_json::json!(-3)), None);
+    }
+}

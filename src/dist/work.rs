@@ -1,0 +1,329 @@
+//! Counting a list of frontier positions one after another (each with all of the backend's threads), with an
+//! optional journal and a progress bar, and summing multiplicity × result into totals (u128 throughout).
+
+use super::journal::Journal;
+use super::seal::{as_u128, u128_value};
+use super::split::Frontier;
+use crate::backend::{Backend, Stats};
+use crate::error::Result;
+use crate::validate::Checked;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Statistics columns by name (the keys [`Stats`] serializes to), summed in u128.
+pub type Columns = BTreeMap<String, u128>;
+
+/// The columns of one [`Stats`] value.
+pub fn columns(s: &Stats) -> Columns {
+    let mut c = Columns::new();
+    if let Ok(Value::Object(m)) = serde_json::to_value(s) {
+        for (k, v) in m {
+            if let Some(n) = as_u128(&v) {
+                c.insert(k, n);
+            }
+        }
+    }
+    c
+}
+
+/// The result of one position: its leaf count and, when asked, its statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PieceResult {
+    /// perft(rest) of the position.
+    pub nodes: u128,
+    /// Statistics of its subtree.
+    pub stats: Option<Columns>,
+}
+
+impl PieceResult {
+    /// `{"nodes": …, "stats": {…}}` (no `stats` key without statistics).
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("nodes".into(), u128_value(self.nodes));
+        if let Some(s) = &self.stats {
+            m.insert("stats".into(), columns_json(s));
+        }
+        m
+    }
+
+    /// Read back what [`PieceResult::to_json`] wrote (`None` when malformed).
+    pub fn from_json(v: &Value) -> Option<PieceResult> {
+        let nodes = as_u128(v.get("nodes")?)?;
+        let stats = match v.get("stats") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) => {
+                let mut c = Columns::new();
+                for (k, x) in m {
+                    c.insert(k.clone(), as_u128(x)?);
+                }
+                Some(c)
+            }
+            Some(_) => return None,
+        };
+        Some(PieceResult { nodes, stats })
+    }
+}
+
+/// Columns as a JSON object of exact integers.
+pub fn columns_json(c: &Columns) -> Value {
+    Value::Object(c.iter().map(|(k, v)| (k.clone(), u128_value(*v))).collect())
+}
+
+/// Count one position.
+///
+/// # Errors
+/// A backend failure.
+pub fn evaluate(
+    engine: &dyn Backend,
+    pos: &Checked,
+    rest: u32,
+    stats: bool,
+) -> Result<PieceResult> {
+    if stats {
+        let (nodes, s) = engine.stats(pos, rest)?;
+        Ok(PieceResult {
+            nodes,
+            stats: Some(columns(&s)),
+        })
+    } else {
+        Ok(PieceResult {
+            nodes: engine.perft(pos, rest)?,
+            stats: None,
+        })
+    }
+}
+
+/// A progress bar with an ETA on stderr; hidden when stderr is not a terminal or `quiet`.
+pub fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} positions {elapsed_precise} ETA {eta_precise} {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Count the positions `todo` (indices into `fens`/`setups`) not already in the journal, one after another,
+/// recording each in the journal as it finishes; returns every result (journal's included). `what` names the
+/// run in the interruption message; `resume` says how to resume.
+///
+/// # Errors
+/// A backend failure or a journal write error.
+#[allow(clippy::too_many_arguments)]
+pub fn run_positions(
+    engine: &dyn Backend,
+    setups: &[(usize, Checked, String)],
+    rest: u32,
+    stats: bool,
+    mut journal: Option<&mut Journal>,
+    bar: &ProgressBar,
+    what: &str,
+    resume: &str,
+) -> Result<BTreeMap<usize, PieceResult>> {
+    let mut results: BTreeMap<usize, PieceResult> = BTreeMap::new();
+    if let Some(j) = journal.as_deref() {
+        for (i, _, _) in setups {
+            if let Some(r) = j.done.get(i) {
+                results.insert(*i, r.clone());
+            }
+        }
+    }
+    let total = setups.len();
+    bar.set_position(results.len() as u64);
+    bar.reset_eta();
+    let status = |done: usize| {
+        crate::interrupt::set_status(format!(
+            "{what}: {done} of {total} positions of the split frontier finished{resume}"
+        ))
+    };
+    status(results.len());
+    let todo: Vec<&(usize, Checked, String)> = setups
+        .iter()
+        .filter(|(i, _, _)| !results.contains_key(i))
+        .collect();
+    struct Shared<'j> {
+        results: BTreeMap<usize, PieceResult>,
+        journal: Option<&'j mut Journal>,
+        last_sync: Instant,
+    }
+    let shared = Mutex::new(Shared {
+        results,
+        journal: journal.take(),
+        last_sync: Instant::now(),
+    });
+    let one = |(i, pos, fen): &(usize, Checked, String)| -> Result<()> {
+        let r = evaluate(engine, pos, rest, stats)?;
+        let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
+        let g = &mut *g;
+        if let Some(j) = g.journal.as_deref_mut() {
+            j.record(*i, fen, &r)?;
+            if g.last_sync.elapsed() > Duration::from_secs(2) {
+                j.sync();
+                g.last_sync = Instant::now();
+            }
+        }
+        g.results.insert(*i, r);
+        status(g.results.len());
+        bar.inc(1);
+        Ok(())
+    };
+    if parallel_pieces(engine) {
+        // Several positions at once (each backend call parallel inside as well): no idle threads at the end
+        // of each position, and a killed run loses at most one position per thread. Plain threads pull the
+        // positions, not rayon tasks: a rayon worker waiting inside a backend call would steal further
+        // positions onto its own stack and overflow it.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let workers = rayon::current_num_threads().max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| -> Result<()> {
+                        loop {
+                            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(t) = todo.get(k) else {
+                                return Ok(());
+                            };
+                            if let Err(e) = one(t) {
+                                // Stop the other workers too.
+                                next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
+                                return Err(e);
+                            }
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect::<Result<Vec<()>>>()
+        })?;
+    } else {
+        todo.into_iter().try_for_each(one)?;
+    }
+    let shared = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(j) = shared.journal.as_deref() {
+        j.sync();
+    }
+    let results = shared.results;
+    bar.finish_and_clear();
+    Ok(results)
+}
+
+/// Whether positions are counted several at once: yes for the CPU backends; the GPU backend counts one
+/// position at a time with the whole device (its memory budget is per call).
+fn parallel_pieces(engine: &dyn Backend) -> bool {
+    engine.name() != "gpu"
+}
+
+/// Totals of a split run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Leaf count.
+    pub nodes: u128,
+    /// Statistics columns.
+    pub stats: Option<Columns>,
+    /// Count per root move (UCI).
+    pub divide: Option<BTreeMap<String, u128>>,
+}
+
+impl Totals {
+    /// Add `mult` × `r` (and `r` times each root move's multiplicity into the divide when present).
+    pub fn add(&mut self, mult: u128, by_move: &[(String, u128)], r: &PieceResult) {
+        self.nodes += mult * r.nodes;
+        if let Some(s) = &r.stats {
+            let acc = self.stats.get_or_insert_with(Columns::new);
+            for (k, v) in s {
+                *acc.entry(k.clone()).or_insert(0) += mult * v;
+            }
+        }
+        if let Some(d) = &mut self.divide {
+            for (m, k) in by_move {
+                *d.entry(m.clone()).or_insert(0) += k * r.nodes;
+            }
+        }
+    }
+}
+
+/// Sum the results of a whole frontier.
+pub fn frontier_totals(
+    f: &Frontier,
+    results: &BTreeMap<usize, PieceResult>,
+    divide: bool,
+) -> Totals {
+    let mut t = Totals {
+        divide: divide.then(|| f.root_moves.iter().map(|m| (m.clone(), 0)).collect()),
+        ..Totals::default()
+    };
+    for (i, p) in f.pieces.iter().enumerate() {
+        if let Some(r) = results.get(&i) {
+            let by_move: Vec<(String, u128)> = p
+                .by_move
+                .iter()
+                .map(|&(k, n)| (f.root_moves[k as usize].clone(), n))
+                .collect();
+            t.add(p.mult, &by_move, r);
+        }
+    }
+    t
+}
+
+/// Display name of a statistics column (`en_passant` → `en passant`).
+fn column_label(key: &str) -> String {
+    key.replace('_', " ")
+}
+
+/// Print totals as `perft` does: divide lines and a blank line, statistics lines, `Nodes searched: N`.
+pub fn print_text(t: &Totals) {
+    if let Some(d) = &t.divide {
+        for (m, n) in d {
+            println!("{m}: {n}");
+        }
+        println!();
+    }
+    if let Some(s) = &t.stats {
+        // The CPW order first, then any other columns.
+        const ORDER: [&str; 9] = [
+            "captures",
+            "en_passant",
+            "castles",
+            "promotions",
+            "checks",
+            "discovered_checks",
+            "double_checks",
+            "checkmates",
+            "stalemates",
+        ];
+        let mut keys: Vec<&String> = ORDER
+            .iter()
+            .filter_map(|k| s.get_key_value(*k).map(|(k, _)| k))
+            .collect();
+        keys.extend(s.keys().filter(|k| !ORDER.contains(&k.as_str())));
+        for k in keys {
+            println!("{:<18} {}", column_label(k), s[k]);
+        }
+    }
+    println!("Nodes searched: {}", t.nodes);
+}
+
+/// The `nodes`, `stats` and `divide` keys of `perft --json` (exact integers), added to `obj`.
+pub fn json_fields(t: &Totals, obj: &mut Map<String, Value>) {
+    obj.insert("nodes".into(), u128_value(t.nodes));
+    obj.insert(
+        "stats".into(),
+        t.stats.as_ref().map_or(Value::Null, columns_json),
+    );
+    obj.insert(
+        "divide".into(),
+        t.divide.as_ref().map_or(Value::Null, |d| {
+            Value::Object(d.iter().map(|(k, v)| (k.clone(), u128_value(*v))).collect())
+        }),
+    );
+}

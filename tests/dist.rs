@@ -1,0 +1,746 @@
+//! Deep runs from the outside: a checkpointed `perft` and a `run-unit` killed with SIGKILL and resumed to the
+//! exact totals, refused journals and results, SIGINT/SIGTERM exit codes and partial output, and work units on
+//! a real single-node Slurm cluster and on GNU parallel merged into the CPW start-position row.
+//!
+//! Expected counts come from `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
+//! The Slurm and GNU parallel tests need Debian's `slurmctld slurmd slurm-client munge parallel` (`.ci/run`
+//! installs them): with CI=true a missing one is a failure, elsewhere the test is skipped, saying so on stderr.
+
+mod common;
+
+use common::{cpw_rows, perftlab};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The Slurm and GNU parallel tests each count perft 7 with statistics: one at a time on 2 cores.
+static HEAVY: Mutex<()> = Mutex::new(());
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("perftlab-dist-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    out(perftlab().args(args).output().expect("run perftlab"))
+}
+
+fn out(o: Output) -> (i32, String, String) {
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn cpw(position: &str, depth: u32) -> [u64; 9] {
+    cpw_rows()
+        .into_iter()
+        .find(|r| r.position == position && r.depth == depth)
+        .unwrap_or_else(|| panic!("CPW row {position} {depth}"))
+        .values
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+}
+
+/// Start `args`, wait until `file` has at least `lines_wanted` lines, then SIGKILL it (panics if it
+/// finished first).
+fn kill_when(args: &[&str], file: &Path, lines_wanted: usize) {
+    let mut child = perftlab()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while lines(file) < lines_wanted {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before it could be killed"
+        );
+        assert!(t.elapsed() < Duration::from_secs(300), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+}
+
+#[test]
+fn checkpointed_perft_killed_with_sigkill_resumes_to_the_exact_total() {
+    let dir = temp_dir("ckpt");
+    let journal = dir.join("perft.jsonl");
+    let j = journal.to_str().unwrap();
+    // The reference generator is slow enough (≈ 10 s for perft 6) to be killed part way.
+    let args = [
+        "perft",
+        "--depth",
+        "6",
+        "--backend",
+        "reference",
+        "--split-depth",
+        "3",
+        "--checkpoint",
+        j,
+        "--quiet",
+    ];
+    kill_when(&args, &journal, 400);
+    let done_before = lines(&journal) - 1;
+    assert!(done_before < 5362, "{done_before}");
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&format!("resuming from {j}: ")), "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        format!("Nodes searched: {}", cpw("start", 6)[0])
+    );
+    assert_eq!(lines(&journal), 5362 + 1);
+}
+
+#[test]
+fn foreign_or_damaged_journals_are_refused() {
+    let dir = temp_dir("refuse");
+    let journal = dir.join("j.jsonl");
+    let j = journal.to_str().unwrap();
+    let (code, stdout, _) = run(&["perft", "--depth", "4", "--checkpoint", j, "--divide"]);
+    assert_eq!(code, 0);
+    assert!(stdout.ends_with(&format!("Nodes searched: {}\n", cpw("start", 4)[0])));
+    assert!(stdout.contains("e2e4: 13160\n"), "{stdout}");
+    // Another depth: refused, exit 2, naming the file.
+    let (code, _, stderr) = run(&["perft", "--depth", "5", "--checkpoint", j]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(j) && stderr.contains("other arguments"),
+        "{stderr}"
+    );
+    // A changed count: refused as damaged.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let line: Vec<&str> = text.lines().collect();
+    let edited = line[3].replacen("\"nodes\":", "\"nodes\":1", 1);
+    std::fs::write(&journal, text.replacen(line[3], &edited, 1)).unwrap();
+    let (code, _, stderr) = run(&["perft", "--depth", "4", "--checkpoint", j]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("damaged") && stderr.contains("line 4"),
+        "{stderr}"
+    );
+    // A cut-off last line (killed while writing) is dropped and counted again.
+    std::fs::write(&journal, &text[..text.len() - 20]).unwrap();
+    let (code, stdout, stderr) = run(&["perft", "--depth", "4", "--checkpoint", j]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("cut off"), "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        format!("Nodes searched: {}", cpw("start", 4)[0])
+    );
+}
+
+fn plan(dir: &Path, extra: &[&str]) {
+    let mut args = vec!["plan", "--out", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("estimate"), "{stdout}");
+}
+
+fn merge_json(dir: &Path) -> Value {
+    let (code, stdout, stderr) = run(&["merge", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn run_unit_killed_with_sigkill_resumes_and_merges_exactly() {
+    let dir = temp_dir("unit");
+    let d = dir.join("plan");
+    let ds = d.to_str().unwrap();
+    plan(&d, &["--depth", "6", "--split-depth", "3", "--shards", "4"]);
+    let journal = d.join("journal/shard-00000.jsonl");
+    let args = [
+        "run-unit",
+        ds,
+        "--shard",
+        "0",
+        "--backend",
+        "reference",
+        "--quiet",
+    ];
+    kill_when(&args, &journal, 200);
+    let (code, _, _) = run(&["status", ds]);
+    assert_eq!(code, 1);
+    let (_, json, _) = run(&["status", ds, "--json"]);
+    let s: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(s["partial"], serde_json::json!([0]));
+    assert_eq!(s["missing_array"], "0-3");
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("resuming"), "{stderr}");
+    assert!(!journal.exists(), "journal left behind");
+    // Idempotent: a second run of a finished shard does nothing.
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("already done"), "{stderr}");
+    // The other shards from the environment variables the schedulers set.
+    for (var, k) in [
+        ("SLURM_ARRAY_TASK_ID", "1"),
+        ("JOB_COMPLETION_INDEX", "2"),
+        ("SLURM_ARRAY_TASK_ID", "3"),
+    ] {
+        let o = perftlab()
+            .args(["run-unit", ds, "--quiet"])
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env(var, k)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+    }
+    // A cross-check of shard 2 by another backend.
+    let (code, _, stderr) = run(&[
+        "run-unit",
+        ds,
+        "--shard",
+        "2",
+        "--tag",
+        "ref",
+        "--backend",
+        "reference",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(d.join("results/shard-00002.tag-ref.json").exists());
+    let (code, _, _) = run(&["status", ds]);
+    assert_eq!(code, 0);
+    let m = merge_json(&d);
+    assert_eq!(m["nodes"], cpw("start", 6)[0]);
+    assert_eq!(m["results"], 5);
+}
+
+#[test]
+fn merge_refuses_missing_foreign_edited_truncated_and_disagreeing_results() {
+    let dir = temp_dir("merge");
+    let d = dir.join("plan");
+    let ds = d.to_str().unwrap();
+    plan(&d, &["--depth", "4", "--split-depth", "2", "--shards", "3"]);
+    let (code, _, stderr) = run(&["run-unit", ds, "--shard", "1", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    // Missing shards: status names them as a Slurm array, merge refuses naming the first.
+    let (code, stdout, _) = run(&["status", ds, "--array"]);
+    assert_eq!((code, stdout.trim()), (1, "0,2"));
+    let (code, _, stderr) = run(&["merge", ds]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("shard 0 is missing"), "{stderr}");
+    for k in ["0", "2"] {
+        assert_eq!(run(&["run-unit", ds, "--shard", k, "--quiet"]).0, 0);
+    }
+    let (code, stdout, _) = run(&["merge", ds, "--divide"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("e2e4: 13160\n"), "{stdout}");
+    assert!(stdout.ends_with(&format!("Nodes searched: {}\n", cpw("start", 4)[0])));
+
+    let r1 = d.join("results/shard-00001.json");
+    let good = std::fs::read_to_string(&r1).unwrap();
+    let refused = |why: &str| {
+        let (code, _, stderr) = run(&["merge", ds]);
+        assert_eq!(code, 1, "{why}: {stderr}");
+        assert!(
+            stderr.contains("shard 1") && stderr.contains(why),
+            "{stderr}"
+        );
+    };
+    // Edited: one count changed.
+    let v: Value = serde_json::from_str(&good).unwrap();
+    let n = v["positions"][0]["nodes"].to_string();
+    let bumped = (n.parse::<u64>().unwrap() + 1).to_string();
+    std::fs::write(
+        &r1,
+        good.replacen(&format!("\"nodes\":{n}"), &format!("\"nodes\":{bumped}"), 1),
+    )
+    .unwrap();
+    refused("edited");
+    // Truncated.
+    std::fs::write(&r1, &good[..good.len() / 2]).unwrap();
+    refused("truncated");
+    // Another shard's result.
+    std::fs::copy(d.join("results/shard-00000.json"), &r1).unwrap();
+    refused("belongs to shard 0");
+    // Another plan's result (same arguments, a new plan).
+    let other = dir.join("other");
+    plan(
+        &other,
+        &["--depth", "4", "--split-depth", "2", "--shards", "3"],
+    );
+    let os = other.to_str().unwrap();
+    assert_eq!(run(&["run-unit", os, "--shard", "1", "--quiet"]).0, 0);
+    std::fs::copy(other.join("results/shard-00001.json"), &r1).unwrap();
+    refused("another plan");
+    std::fs::write(&r1, &good).unwrap();
+    assert_eq!(run(&["merge", ds]).0, 0);
+    // Two runs that disagree: a tagged run whose first count is off by one (resealed, so that only the
+    // comparison can catch it).
+    assert_eq!(
+        run(&["run-unit", ds, "--shard", "1", "--tag", "b", "--quiet"]).0,
+        0
+    );
+    let tb = d.join("results/shard-00001.tag-b.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&tb).unwrap()).unwrap();
+    let unit: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("units/shard-00001.json")).unwrap())
+            .unwrap();
+    let mult = unit["positions"][0]["mult"].as_u64().unwrap();
+    let first = v["positions"][0]["nodes"].as_u64().unwrap();
+    v["positions"][0]["nodes"] = (first + 1).into();
+    let total = v["totals"]["nodes"].as_u64().unwrap();
+    v["totals"]["nodes"] = (total + mult).into();
+    let Value::Object(obj) = v else {
+        panic!("object")
+    };
+    let resealed = perftlab::dist::seal::seal(obj);
+    std::fs::write(&tb, resealed.to_string()).unwrap();
+    refused("disagree");
+}
+
+fn wait_exit(child: &mut Child, limit: Duration) -> Option<i32> {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.code();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    None
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn sigint_and_sigterm_stop_within_a_second_with_130_and_143() {
+    for (sig, code) in [("-INT", 130), ("-TERM", 143)] {
+        let mut child = perftlab()
+            .args(["perft", "--depth", "10", "--threads", "1", "--quiet"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Time to start and install the handlers even on a loaded machine.
+        std::thread::sleep(Duration::from_millis(1000));
+        signal(child.id(), sig);
+        let t = Instant::now();
+        let got = wait_exit(&mut child, Duration::from_secs(1));
+        assert_eq!(got, Some(code), "{sig} after {:?}", t.elapsed());
+        let (_, _, stderr) = out(child.wait_with_output().unwrap());
+        assert!(
+            stderr.contains("interrupted by SIG") && stderr.contains("no result"),
+            "{stderr}"
+        );
+    }
+    // With --checkpoint the message says how to resume.
+    let dir = temp_dir("sig");
+    let j = dir.join("j.jsonl");
+    let mut child = perftlab()
+        .args(["perft", "--depth", "6", "--backend", "reference", "--quiet"])
+        .args(["--split-depth", "2", "--checkpoint", j.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while lines(&j) < 3 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal(child.id(), "-TERM");
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(1)), Some(143));
+    let (_, _, stderr) = out(child.wait_with_output().unwrap());
+    assert!(
+        stderr.contains("positions of the split frontier finished")
+            && stderr.contains("run the same command again to resume"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn interrupted_stress_json_still_prints_its_summary() {
+    // perftlab itself as the "external" engine (perftree script protocol): no outside program needed.
+    let engine = format!("{} perftree", env!("CARGO_BIN_EXE_perftlab"));
+    let mut child = perftlab()
+        .args(["stress", "--engine", &engine, "--protocol", "script"])
+        .args([
+            "--positions",
+            "1000000",
+            "--depth",
+            "2",
+            "--json",
+            "--quiet",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(child.id(), "-TERM");
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(2)), Some(143));
+    let (_, stdout, stderr) = out(child.wait_with_output().unwrap());
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["agree"], true);
+    assert!(v["positions"].as_u64().unwrap() > 0, "{stdout}");
+    assert!(stderr.contains("positions compared"), "{stderr}");
+}
+
+#[test]
+fn k8s_job_is_an_indexed_job_reading_the_completion_index() {
+    let dir = temp_dir("k8s");
+    let d = dir.join("plan");
+    plan(&d, &["--depth", "3", "--split-depth", "1", "--shards", "5"]);
+    let text = std::fs::read_to_string(d.join("k8s-job.yaml")).unwrap();
+    let docs = yaml_rust2::YamlLoader::load_from_str(&text).expect("valid YAML");
+    let job = &docs[0];
+    assert_eq!(job["kind"].as_str(), Some("Job"));
+    assert_eq!(job["apiVersion"].as_str(), Some("batch/v1"));
+    let spec = &job["spec"];
+    assert_eq!(spec["completionMode"].as_str(), Some("Indexed"));
+    assert_eq!(spec["completions"].as_i64(), Some(5));
+    assert!(spec["backoffLimitPerIndex"].as_i64().unwrap() >= 1);
+    let c = &spec["template"]["spec"]["containers"][0];
+    let cmd: Vec<&str> = c["command"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x.as_str())
+        .collect();
+    assert_eq!(&cmd[..3], ["perftlab", "run-unit", "/plan"]);
+    let env = &c["env"][0];
+    assert_eq!(env["name"].as_str(), Some("JOB_COMPLETION_INDEX"));
+    assert_eq!(
+        env["valueFrom"]["fieldRef"]["fieldPath"].as_str(),
+        Some("metadata.annotations['batch.kubernetes.io/job-completion-index']")
+    );
+    // run-unit takes its shard from that variable.
+    let o = perftlab()
+        .args(["run-unit", d.to_str().unwrap(), "--quiet"])
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env("JOB_COMPLETION_INDEX", "4")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(d.join("results/shard-00004.json").exists());
+    // Without any shard: a usage error naming the variables.
+    let (code, _, stderr) = {
+        let o = perftlab()
+            .args(["run-unit", d.to_str().unwrap()])
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX")
+            .output()
+            .unwrap();
+        out(o)
+    };
+    assert_eq!(code, 2);
+    assert!(stderr.contains("JOB_COMPLETION_INDEX"), "{stderr}");
+}
+
+/// Whether the programs exist; with CI=true missing ones fail the test, elsewhere it is skipped.
+fn have(programs: &[&str], test: &str) -> bool {
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|p| {
+            !Command::new("sh")
+                .args(["-c", &format!("command -v {p}")])
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{test}: missing {} (CI installs them in .ci/run)",
+            missing.join(", ")
+        );
+    }
+    eprintln!(
+        "SKIPPED {test}: missing {} (apt-get install slurmctld slurmd slurm-client munge parallel)",
+        missing.join(", ")
+    );
+    false
+}
+
+/// Check a merged start-position perft 7 with statistics against the CPW row.
+fn assert_cpw_start_7(m: &Value) {
+    let row = cpw("start", 7);
+    let s = &m["stats"];
+    let got = [
+        m["nodes"].as_u64().unwrap(),
+        s["captures"].as_u64().unwrap(),
+        s["en_passant"].as_u64().unwrap(),
+        s["castles"].as_u64().unwrap(),
+        s["promotions"].as_u64().unwrap(),
+        s["checks"].as_u64().unwrap(),
+        s["discovered_checks"].as_u64().unwrap(),
+        s["double_checks"].as_u64().unwrap(),
+        s["checkmates"].as_u64().unwrap(),
+    ];
+    assert_eq!(got, row);
+    assert_eq!(row[0], 3_195_901_860);
+}
+
+#[test]
+fn gnu_parallel_runs_the_units_of_start_perft_7_with_stats() {
+    if !have(&["parallel"], "gnu_parallel test") {
+        return;
+    }
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = temp_dir("parallel");
+    let d = dir.join("plan");
+    plan(
+        &d,
+        &[
+            "--depth",
+            "7",
+            "--split-depth",
+            "3",
+            "--shards",
+            "6",
+            "--stats",
+        ],
+    );
+    let script = d.join("run-parallel.sh");
+    let o = Command::new("bash")
+        .arg(&script)
+        .args(["-j", "2"])
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = out(o);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("6 of 6 shards done"), "{stdout}");
+    let joblog = std::fs::read_to_string(d.join("parallel.joblog")).unwrap();
+    assert_eq!(joblog.lines().count(), 1 + 6, "{joblog}");
+    assert_cpw_start_7(&merge_json(&d));
+    // Run again: --resume-failed finds nothing to rerun.
+    let o = Command::new("bash").arg(&script).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+}
+
+/// A single-node Slurm cluster on localhost; Drop stops exactly the daemons it started.
+struct Slurm {
+    dir: PathBuf,
+    conf: PathBuf,
+    munged: Option<Child>,
+    daemons: Vec<Child>,
+}
+
+impl Slurm {
+    /// Start munged, slurmctld and slurmd (recipe for Slurm 22.05 on Debian 12: root, no systemd, cgroup-free
+    /// plugins; see the README's "Deep runs" section).
+    fn start(dir: &Path) -> Slurm {
+        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::process::CommandExt;
+        for sub in ["munge", "state", "spool", "run", "log"] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        let munge = dir.join("munge");
+        std::fs::set_permissions(&munge, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let key = munge.join("munge.key");
+        let st = Command::new("mungekey")
+            .arg("--create")
+            .arg(format!("--keyfile={}", key.display()))
+            .status()
+            .unwrap();
+        assert!(st.success(), "mungekey");
+        let socket = munge.join("munge.socket.2");
+        let munged = Command::new("munged")
+            .arg("-F")
+            .arg(format!("--socket={}", socket.display()))
+            .arg(format!("--key-file={}", key.display()))
+            .arg(format!("--pid-file={}", munge.join("munged.pid").display()))
+            .arg(format!("--seed-file={}", munge.join("seed").display()))
+            .arg(format!("--log-file={}", munge.join("munged.log").display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let host = String::from_utf8(Command::new("hostname").arg("-s").output().unwrap().stdout)
+            .unwrap()
+            .trim()
+            .to_string();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let w = dir.display();
+        let conf = dir.join("slurm.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "ClusterName=perftci\nSlurmctldHost={host}(127.0.0.1)\nSlurmUser=root\nSlurmdUser=root\n\
+                 AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket={w}/munge/munge.socket.2\n\
+                 StateSaveLocation={w}/state\nSlurmdSpoolDir={w}/spool\n\
+                 SlurmctldPidFile={w}/run/slurmctld.pid\nSlurmdPidFile={w}/run/slurmd.pid\n\
+                 SlurmctldLogFile={w}/log/slurmctld.log\nSlurmdLogFile={w}/log/slurmd.log\n\
+                 ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nJobAcctGatherType=jobacct_gather/none\n\
+                 AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\n\
+                 SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n\
+                 SchedulerParameters=sched_min_interval=0,batch_sched_delay=0,bf_interval=1\n\
+                 MpiDefault=none\nMailProg=/bin/true\nReturnToService=2\nMaxArraySize=100001\n\
+                 NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=1000 State=UNKNOWN\n\
+                 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n"
+            ),
+        )
+        .unwrap();
+        let t = Instant::now();
+        while !socket.exists() {
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "munged did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut s = Slurm {
+            dir: dir.to_path_buf(),
+            conf: conf.clone(),
+            munged: Some(munged),
+            daemons: Vec::new(),
+        };
+        for args in [
+            vec!["slurmctld", "-D", "-i", "-f"],
+            vec!["slurmd", "-D", "-f"],
+        ] {
+            let child = Command::new(args[0])
+                .args(&args[1..])
+                .arg(&conf)
+                .env("SLURM_CONF", &conf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()
+                .unwrap();
+            s.daemons.push(child);
+            if args[0] == "slurmctld" {
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+        let t = Instant::now();
+        loop {
+            let state = s.client("sinfo", &["-h", "-o", "%T"]);
+            if state.trim() == "idle" {
+                break;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(60),
+                "node not idle: '{state}'; log: {}",
+                std::fs::read_to_string(dir.join("log/slurmctld.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        s
+    }
+
+    fn client(&self, program: &str, args: &[&str]) -> String {
+        let o = Command::new(program)
+            .args(args)
+            .env("SLURM_CONF", &self.conf)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+    }
+}
+
+impl Drop for Slurm {
+    fn drop(&mut self) {
+        let _ = self.client("scontrol", &["shutdown"]);
+        for mut d in self.daemons.drain(..) {
+            if wait_exit(&mut d, Duration::from_secs(10)).is_none() {
+                let _ = d.wait();
+            }
+        }
+        if let Some(mut m) = self.munged.take() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &m.id().to_string()])
+                .status();
+            if wait_exit(&mut m, Duration::from_secs(5)).is_none() {
+                let _ = m.wait();
+            }
+        }
+        let _ = &self.dir;
+    }
+}
+
+#[test]
+fn slurm_array_runs_the_units_of_start_perft_7_with_stats() {
+    if !have(
+        &[
+            "munged",
+            "mungekey",
+            "slurmctld",
+            "slurmd",
+            "sbatch",
+            "squeue",
+            "sinfo",
+            "scontrol",
+        ],
+        "slurm test",
+    ) {
+        return;
+    }
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = temp_dir("slurm");
+    let d = dir.join("plan");
+    plan(
+        &d,
+        &[
+            "--depth",
+            "7",
+            "--split-depth",
+            "3",
+            "--shards",
+            "4",
+            "--stats",
+        ],
+    );
+    let slurm = Slurm::start(&dir.join("cluster"));
+    let submitted = slurm.client("sbatch", &[d.join("slurm.sbatch").to_str().unwrap()]);
+    let job = submitted
+        .split_whitespace()
+        .last()
+        .filter(|j| j.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("sbatch: {submitted}"))
+        .to_string();
+    let t = Instant::now();
+    loop {
+        let q = slurm.client("squeue", &["-h", "-j", &job]);
+        if q.trim().is_empty() || q.contains("Invalid job id") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(1200),
+            "jobs still queued: {q}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let (code, stdout, _) = run(&["status", d.to_str().unwrap()]);
+    let logs: String = std::fs::read_dir(d.join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert_eq!(code, 0, "{stdout}\nlogs:\n{logs}");
+    assert_cpw_start_7(&merge_json(&d));
+    drop(slurm);
+}

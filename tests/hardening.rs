@@ -1,0 +1,955 @@
+//! Hardening (issue 11): documented limits (depth, threads, memory, timeouts), write errors and closed pipes,
+//! suite report and input details, FEN strictness, and a property test that feeds every subcommand's flags
+//! extreme values (0, negative, huge, non-numeric, above the limit) and expects exit 2 with a message naming
+//! the flag, never a panic. Every check here is of a process exit code and its messages; no check is timed.
+
+mod common;
+
+use common::perftlab;
+use proptest::prelude::*;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = perftlab().args(args).output().expect("run perftlab");
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> (i32, String, String) {
+    let mut child = perftlab()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run perftlab");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("perftlab-hard-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::File::create(&p)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    p
+}
+
+/// Exit 2, a message naming `needle`, no panic.
+fn assert_usage(args: &[&str], needle: &str) {
+    let (code, _, err) = run(args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: '{err}' lacks '{needle}'");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+const PRISON: &str = "2b5/kpPp4/1p1P4/1P6/6p1/4p1P1/4PpPK/5B2 w - - 0 1";
+
+// Defect 1: deep depths overflowed the stack (exit 134) or ran forever.
+#[test]
+fn depth_above_the_maximum_is_refused_everywhere() {
+    let max = "maximum of 64 plies";
+    for depth in ["65", "1250", "10000", "4294967295"] {
+        assert_usage(&["perft", "--depth", depth], max);
+        assert_usage(&["perft", "--depth", depth, "--stats"], max);
+        assert_usage(&["perft", "--depth", depth, "--backend", "reference"], max);
+        assert_usage(&["perft", "--depth", depth, "--backend", "gpu"], max);
+        assert_usage(&["perftree", depth, START], max);
+        assert_usage(&["table", "--depth", depth], max);
+        assert_usage(&["verify", "--depth", depth], max);
+        for cmd in ["compare", "stress"] {
+            assert_usage(
+                &[cmd, "--engine", "perftlab-no-such-engine", "--depth", depth],
+                max,
+            );
+        }
+    }
+    let suite = temp_file("deep.epd", &format!("{START} ;D10000 5\n"));
+    assert_usage(
+        &["suite", suite.to_str().unwrap()],
+        "deeper than the maximum",
+    );
+    assert_usage(&["suite", suite.to_str().unwrap()], "deep.epd:1:");
+    let blocks = temp_file("deep.perft", &format!("epd {START}\nperft 65 1\n"));
+    assert_usage(&["suite", blocks.to_str().unwrap()], "deep.perft:2:");
+}
+
+/// The maximum itself runs on every CPU backend and command: `prison` (tricky.perft) has one legal move per
+/// ply, and its count of 1 at depth 32 (shakmaty's test data) stays 1 as the line goes on.
+#[test]
+fn the_maximum_depth_runs_everywhere() {
+    for backend in ["cpu", "reference"] {
+        let (code, out, err) = run(&[
+            "perft",
+            "--fen",
+            PRISON,
+            "--depth",
+            "64",
+            "--backend",
+            backend,
+        ]);
+        assert_eq!(
+            (code, out.as_str()),
+            (0, "Nodes searched: 1\n"),
+            "{backend}: {err}"
+        );
+        let (code, out, err) = run(&[
+            "perft",
+            "--fen",
+            PRISON,
+            "--depth",
+            "64",
+            "--backend",
+            backend,
+            "--stats",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.ends_with("Nodes searched: 1\n"), "{out}");
+        let (code, out, err) = run(&["perftree", "64", PRISON, "--backend", backend]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.ends_with("\n\n1\n"), "{out}");
+    }
+    let (code, out, err) = run(&["table", "--fen", PRISON, "--depth", "64", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("64,1,0,0,0,0,0,0,0,0,0\n"), "{out}");
+    let (code, out, err) = run(&["verify", "--fen", PRISON, "--depth", "64"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("all legal move sets agree"), "{out}");
+    let suite = temp_file(
+        "prison.perft",
+        &format!("epd {PRISON}\nperft 32 1\nperft 64 1\n"),
+    );
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap(), "--backend", "reference"]);
+    assert_eq!(code, 0);
+    assert!(out.ends_with("2 passed, 0 failed, 0 skipped\n"), "{out}");
+}
+
+// Defect 2: `--hash 30000` aborted in the allocator (134), `--hash 18446744073709551615` panicked (101).
+#[test]
+fn hash_larger_than_available_memory_is_refused_before_allocating() {
+    assert_usage(
+        &["perft", "--depth", "1", "--hash", "18446744073709551615"],
+        "--hash",
+    );
+    // A terabyte is more than any test machine has available.
+    let (code, _, err) = run(&["perft", "--depth", "1", "--hash", "1048576"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--hash: '1048576' MiB is more than the"),
+        "{err}"
+    );
+    assert!(err.contains("MiB of memory available"), "{err}");
+    assert_usage(
+        &["table", "--depth", "1", "--hash", "1048576", "--quiet"],
+        "available",
+    );
+}
+
+/// Whether a GPU adapter is there; with `CI=true` its absence fails the test (CI installs lavapipe).
+fn gpu_available() -> bool {
+    let (code, _, err) = run(&["devices"]);
+    if code == 0 {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but no GPU adapter: {err}"
+    );
+    eprintln!("skipped: no GPU adapter ({err})");
+    false
+}
+
+// Defect 2, GPU side: `--gpu-mem 1000000000000` was echoed as a budget.
+#[test]
+fn gpu_budget_beyond_the_adapter_is_refused() {
+    if !gpu_available() {
+        return;
+    }
+    let (code, _, err) = run(&[
+        "perft",
+        "--depth",
+        "1",
+        "--backend",
+        "gpu",
+        "--gpu-mem",
+        "1000000000000",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--gpu-mem: '1000000000000' MiB is more than adapter"),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "perft",
+        "--depth",
+        "2",
+        "--backend",
+        "gpu",
+        "--gpu-mem",
+        "64",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 400\n");
+}
+
+// Defect 3: `--timeout 1e20` panicked converting to a Duration.
+#[test]
+fn timeout_out_of_range_is_refused() {
+    for t in ["1e20", "0", "-1", "inf", "NaN", "0.0000001"] {
+        for cmd in ["compare", "stress"] {
+            let flag = format!("--timeout={t}");
+            assert_usage(
+                &[
+                    cmd,
+                    "--engine",
+                    "perftlab-no-such-engine",
+                    "--depth",
+                    "1",
+                    &flag,
+                ],
+                "from 0.001 to 1000000",
+            );
+        }
+    }
+}
+
+// Defect 4: a full disk panicked (101).
+#[test]
+fn full_disk_is_an_error_not_a_panic() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let out = perftlab()
+        .args(["perft", "--depth", "2", "--divide"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+// Defect 5: `suite FILE | head -1` exited 0 although every line failed; `perft >&-` exited 0 printing nothing.
+#[test]
+fn closed_pipe_never_reports_success() {
+    // 4000 failing lines: far more output than a pipe buffers.
+    let text = format!("{START} ;D1 21\n").repeat(4000);
+    let suite = temp_file("failing.epd", &text);
+    let mut child = perftlab()
+        .args(["suite", suite.to_str().unwrap(), "--backend", "reference"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("FAIL"), "{first}");
+    // The reader is gone now (the pipe was dropped with the BufReader).
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(141), "{status:?}");
+    // Without the pipe the same run exits 1.
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap(), "--backend", "reference"]);
+    assert_eq!(code, 1);
+    assert!(out.ends_with("0 passed, 4000 failed, 0 skipped\n"), "{out}");
+}
+
+#[test]
+fn closed_stdout_is_refused() {
+    let bin = env!("CARGO_BIN_EXE_perftlab");
+    let out = Command::new("sh")
+        .args(["-c", "exec \"$0\" perft --depth 3 >&-", bin])
+        .output()
+        .expect("sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("standard output is not open"), "{err}");
+    // A redirection to /dev/null is the user's choice and still works.
+    let out = Command::new("sh")
+        .args(["-c", "exec \"$0\" perft --depth 3 >/dev/null", bin])
+        .output()
+        .expect("sh");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+// Defect 6: `--threads 100000` spawned threads for minutes.
+#[test]
+fn threads_are_bounded_and_oversubscription_warned() {
+    assert_usage(
+        &["perft", "--depth", "1", "--threads", "100000"],
+        "--threads: '100000' is more than the maximum of 1024 threads",
+    );
+    assert_usage(&["perft", "--depth", "1", "--threads", "0"], "--threads");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 1024 {
+        let n = (cores + 1).to_string();
+        let (code, out, err) = run(&["perft", "--depth", "2", "--threads", &n, "--hash", "0"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Nodes searched: 400"));
+        assert!(
+            err.contains(&format!(
+                "warning: --threads {n} is more than the {cores} cores"
+            )),
+            "{err}"
+        );
+    }
+}
+
+// Defect 9: a refused position's failure said `depth 0, expected 0`; `nodes` left out failed counts.
+#[test]
+fn suite_report_names_the_lines_depth_and_counts_failed_nodes() {
+    let suite = temp_file(
+        "report.epd",
+        &format!("8/8/8/8/8/8/8/8 w - - 0 1 ;D1 0\n{START} ;D1 20 ;D2 401\n"),
+    );
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap(), "--backend", "reference"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("report.epd:1 8/8/8/8/8/8/8/8 w - - 0 1 depth 1: invalid position"),
+        "{out}"
+    );
+    assert!(out.contains("report.epd:2"), "{out}");
+    assert!(out.contains("depth 2: expected 401, got 400"), "{out}");
+    let (_, json, _) = run(&[
+        "suite",
+        suite.to_str().unwrap(),
+        "--backend",
+        "reference",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // 20 (passed) + 400 (counted, failed): every node counted.
+    assert_eq!(v["nodes"], 420);
+    assert_eq!(v["failures"][0]["depth"], 1);
+}
+
+// Suite input: standard input, a byte-order mark, standard EPD opcodes, an empty suite.
+#[test]
+fn suite_reads_stdin_bom_and_epd_opcodes() {
+    let text = format!(
+        "\u{feff}# EPD opcodes after the four fields\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - D1 20; D2 400;\n\
+         {START} ;d1 20 ;d2 400\n\
+         4k3/8/8/8/8/8/8/4K2R w K - d1 15; d2 66\n"
+    );
+    let (code, out, err) = run_stdin(&["suite", "-", "--backend", "reference"], text.as_bytes());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.ends_with("6 passed, 0 failed, 0 skipped\n"), "{out}");
+    for empty in ["", "# only a comment\n\n", "\u{feff}"] {
+        let (code, _, err) = run_stdin(&["suite", "-"], empty.as_bytes());
+        assert_eq!(code, 2, "{empty:?}: {err}");
+        assert!(err.contains("no positions"), "{err}");
+    }
+}
+
+// Defect 10: non-canonical FEN accepted silently.
+#[test]
+fn non_canonical_fen_is_refused_with_the_field_named() {
+    for (fen, needle) in [
+        (
+            "rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "two digits in a row",
+        ),
+        (
+            "rnbqkbnr/pppppppp/17/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "two digits in a row",
+        ),
+        (
+            "rnbqkbnr/pppppppp/11111111/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "two digits in a row",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 7",
+            "missing field 'fullmove number'",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - +5 1",
+            "field 'halfmove clock' is '+5'",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w kqKQ - 0 1",
+            "field 'castling' is 'kqKQ'",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w aA - 0 1",
+            "field 'castling' is 'aA'",
+        ),
+    ] {
+        assert_usage(&["perft", "--depth", "1", "--fen", fen], needle);
+    }
+}
+
+#[test]
+fn castling_read_as_chess960_is_warned() {
+    // `Qk` with the black king on f8: the `k` right becomes Chess960 castling with the h8 rook.
+    let fen = "r4k1r/8/8/8/8/8/8/R3K2R w Qk - 0 1";
+    let (code, out, err) = run(&["perft", "--depth", "1", "--fen", fen]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Nodes searched:"));
+    assert!(
+        err.contains("warning: castling rights read as Chess960"),
+        "{err}"
+    );
+    let (_, _, quiet) = run(&["perft", "--depth", "1", "--fen", fen, "--chess960"]);
+    assert!(!quiet.contains("warning"), "{quiet}");
+    let (_, _, standard) = run(&["perft", "--depth", "1"]);
+    assert!(!standard.contains("warning"), "{standard}");
+}
+
+#[test]
+fn ep_square_that_cannot_explain_the_check_warns() {
+    // From the issue: c2c4 cannot have given the bishop's check on e6.
+    let fen = "2B3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - c3 0 28";
+    let (code, _, err) = run(&["perft", "--depth", "1", "--fen", fen]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: impossible_check"), "{err}");
+}
+
+// Friction: options that do nothing, an empty adapter name.
+#[test]
+fn ignored_options_warn_and_empty_adapter_is_refused() {
+    let (code, _, err) = run(&[
+        "perft",
+        "--depth",
+        "1",
+        "--gpu-mem",
+        "100",
+        "--adapter",
+        "x",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: --gpu-mem does nothing on the cpu backend"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: --adapter does nothing on the cpu backend"),
+        "{err}"
+    );
+    assert_usage(
+        &["perft", "--depth", "1", "--backend", "gpu", "--adapter", ""],
+        "--adapter: ''",
+    );
+}
+
+// Friction: Mesa's `XDG_RUNTIME_DIR` message was printed twice on every GPU run (lavapipe's device-select
+// layer prints it when the variable is unset; perftlab sets NODEVICE_SELECT=1 unless the user set it).
+#[test]
+fn mesa_device_select_message_is_silenced() {
+    if !gpu_available() {
+        return;
+    }
+    let out = perftlab()
+        .args(["perft", "--backend", "gpu", "--depth", "1"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}
+
+// Friction: the help shows "no limit", not raw type limits.
+#[test]
+fn help_says_no_limit() {
+    let (code, out, _) = run(&["suite", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        !out.contains("4294967295") && !out.contains("340282366920938463463374607431768211455"),
+        "{out}"
+    );
+    assert!(out.contains("no limit"), "{out}");
+}
+
+/// The kinds of numeric flag, by what their values may be.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// A depth: 0..=64.
+    Depth,
+    /// `--threads`: 1..=1024.
+    Threads,
+    /// `--hash` MiB: at most the available memory.
+    HashMb,
+    /// `--gpu-mem` MiB: at least 1 (on the CPU backend any larger value is merely ignored).
+    GpuMem,
+    /// `--timeout` seconds: 0.001..=1e6.
+    Timeout,
+    /// `--max-plies`: 0..=10000.
+    Plies,
+    /// A plain u64 (`--positions`, `--seed`).
+    U64,
+    /// A plain u32 (`--max-depth`).
+    U32,
+    /// A plain u128 (`--max-nodes`).
+    U128,
+}
+
+/// (base arguments, flag, kind); the base arguments alone would run quickly or fail only later.
+fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
+    let suite = temp_file("props.epd", &format!("{START} ;D1 20\n"));
+    let suite = suite.to_str().unwrap().to_string();
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let engine = ["--engine", "perftlab-no-such-engine", "--quiet"];
+    let mut t = Vec::new();
+    for (base, flags) in [
+        (
+            v(&["perft", "--depth", "1"]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
+            v(&["perft", "--depth", "1", "--stats"]),
+            &[("--depth", Kind::Depth), ("--threads", Kind::Threads)][..],
+        ),
+        (
+            v(&["table", "--depth", "1", "--quiet"]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["verify", "--depth", "1"]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["suite", &suite, "--quiet"]),
+            &[
+                ("--max-depth", Kind::U32),
+                ("--max-nodes", Kind::U128),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            [v(&["compare", "--depth", "1"]), v(&engine)].concat(),
+            &[
+                ("--depth", Kind::Depth),
+                ("--timeout", Kind::Timeout),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            [v(&["stress"]), v(&engine)].concat(),
+            &[
+                ("--depth", Kind::Depth),
+                ("--timeout", Kind::Timeout),
+                ("--max-plies", Kind::Plies),
+                ("--positions", Kind::U64),
+                ("--seed", Kind::U64),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["bench", "--quick"]),
+            &[
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
+            v(&["perftree", "1", START]),
+            &[("--threads", Kind::Threads), ("--hash", Kind::HashMb)][..],
+        ),
+    ] {
+        for &(flag, kind) in flags {
+            t.push((base.clone(), flag, kind));
+        }
+    }
+    t
+}
+
+/// Values of `kind` that must be refused: zero where zero means nothing, negative, beyond the type,
+/// above the documented limit, non-numeric, empty.
+fn bad_value(kind: Kind) -> BoxedStrategy<String> {
+    let negative = "-[1-9][0-9]{0,20}".boxed();
+    let beyond_u64 = (18_446_744_073_709_551_616u128..=u128::MAX)
+        .prop_map(|n| n.to_string())
+        .boxed();
+    let beyond_u128 = "[1-9][0-9]{39,45}".boxed();
+    let words = "[a-zA-Z_][a-zA-Z0-9_.]{0,8}"
+        .prop_filter("f64 words", |s| {
+            !matches!(s.to_lowercase().as_str(), "inf" | "infinity" | "nan")
+        })
+        .boxed();
+    let empty = Just(String::new()).boxed();
+    let float = "[0-9]{1,3}\\.[0-9]{1,3}|[1-9]e[0-9]{1,3}".boxed();
+    let common = prop_oneof![negative, words, empty];
+    match kind {
+        Kind::Depth => prop_oneof![
+            common,
+            float,
+            (65u64..=u32::MAX as u64 + 10).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::Threads => prop_oneof![
+            common,
+            float,
+            Just("0".to_string()),
+            (1025u64..=u64::MAX).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::HashMb => prop_oneof![
+            common,
+            float,
+            // 2^40 MiB = 1 EiB: more than any machine has.
+            ((1u64 << 40)..=u64::MAX).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::GpuMem => prop_oneof![common, float, Just("0".to_string()), beyond_u64].boxed(),
+        Kind::Timeout => prop_oneof![
+            common,
+            Just("0".to_string()),
+            Just("inf".to_string()),
+            Just("NaN".to_string()),
+            (1_000_001f64..1e300).prop_map(|x| x.to_string()),
+            (1e-12f64..0.0009).prop_map(|x| x.to_string()),
+        ]
+        .boxed(),
+        Kind::Plies => prop_oneof![
+            common,
+            float,
+            (10_001u64..=u32::MAX as u64 + 10).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::U64 => prop_oneof![common, float, beyond_u64].boxed(),
+        Kind::U32 => prop_oneof![
+            common,
+            float,
+            (u32::MAX as u64 + 1..=u64::MAX).prop_map(|n| n.to_string()),
+        ]
+        .boxed(),
+        Kind::U128 => prop_oneof![common, float, beyond_u128].boxed(),
+    }
+}
+
+fn assert_refused(base: &[String], flag: &str, value: &str) -> Result<(), TestCaseError> {
+    let arg = format!("{flag}={value}");
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.push(&arg);
+    let out = perftlab().args(&args).output().expect("run perftlab");
+    let err = String::from_utf8_lossy(&out.stderr);
+    prop_assert_eq!(out.status.code(), Some(2), "{:?}: {}", args, err);
+    prop_assert!(!err.contains("panicked"), "{:?}: {}", args, err);
+    prop_assert!(
+        err.contains(flag),
+        "{:?}: '{}' does not name {}",
+        args,
+        err,
+        flag
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_flag_refuses_extreme_values(
+        (base, flag, value) in proptest::sample::select(flag_table())
+            .prop_flat_map(|(base, flag, kind)| (Just(base), Just(flag), bad_value(kind)))
+    ) {
+        assert_refused(&base, flag, &value)?;
+    }
+}
+
+/// The same for every (flag, family) pair once, so no pair depends on the random draw.
+#[test]
+fn every_flag_refuses_each_kind_of_extreme_value() {
+    for (base, flag, kind) in flag_table() {
+        let mut values = vec![
+            "-1",
+            "abc",
+            "",
+            "1.5",
+            "340282366920938463463374607431768211456",
+        ];
+        match kind {
+            Kind::Depth => values.extend(["65", "4294967295"]),
+            Kind::Threads => values.extend(["0", "1025", "18446744073709551615"]),
+            Kind::HashMb => values.extend(["18446744073709551615"]),
+            Kind::GpuMem => values.push("0"),
+            Kind::Timeout => values.extend(["0", "1e20", "inf", "NaN"]),
+            Kind::Plies => values.extend(["10001", "4294967295"]),
+            Kind::U64 | Kind::U32 | Kind::U128 => {}
+        }
+        if matches!(kind, Kind::Timeout) {
+            values.retain(|v| *v != "1.5");
+        }
+        for value in values {
+            assert_refused(&base, flag, value).unwrap();
+        }
+    }
+}
+
+/// A UCI engine in Python that completes the handshake and then answers `go` with `on_go` (Python code).
+fn python_uci_engine(name: &str, on_go: &str) -> String {
+    let script = format!(
+        "import sys\n\
+         for line in sys.stdin:\n\
+         \x20   l = line.strip()\n\
+         \x20   if l == 'uci': print('uciok', flush=True)\n\
+         \x20   elif l == 'isready': print('readyok', flush=True)\n\
+         \x20   elif l.startswith('go'):\n\
+         \x20       {on_go}\n\
+         \x20   elif l == 'quit': break\n"
+    );
+    let p = temp_file(name, &script);
+    format!("python3 {}", p.display())
+}
+
+// Defect 7: `compare --suite --json` said `"agree": true` when the engine died on some positions.
+#[test]
+fn agree_is_false_when_a_position_was_not_compared() {
+    let engine = python_uci_engine("crash.py", "sys.exit(3)");
+    let suite = temp_file(
+        "two.epd",
+        &format!("{START} ;D1 20\n4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15\n"),
+    );
+    let (code, out, err) = run(&[
+        "compare",
+        "--engine",
+        &engine,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["agree"], false, "{out}");
+    assert_eq!(v["engine_errors"].as_array().unwrap().len(), 2, "{out}");
+}
+
+// Stress goes on after an engine crash (a fresh engine per failure), counting the crashes.
+#[test]
+fn stress_restarts_a_crashed_engine_and_counts_it() {
+    let engine = python_uci_engine("crash2.py", "sys.exit(3)");
+    let (code, out, err) = run(&[
+        "stress",
+        "--engine",
+        &engine,
+        "--positions",
+        "3",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    for i in 1..=3 {
+        assert!(
+            err.contains(&format!("position {i} of seed 1: engine")),
+            "{err}"
+        );
+    }
+    assert!(out.contains("3 positions where the engine failed"), "{out}");
+}
+
+// `stress --start INDEX` re-runs one position of a seed, named as the output names it.
+#[test]
+fn stress_start_reruns_a_position_of_the_seed() {
+    let fake = format!(
+        "python3 {}/tests/fixtures/fake_engine.py --bug no-underpromotion --bug pin",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let args = [
+        "stress",
+        "--engine",
+        &fake,
+        "--positions",
+        "30",
+        "--depth",
+        "2",
+        "--seed",
+        "1",
+    ];
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 1, "{out}");
+    let header = out
+        .lines()
+        .filter(|l| l.starts_with("position "))
+        .nth(1)
+        .expect("two failures")
+        .to_string();
+    let index: String = header["position ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .into();
+    let root = out
+        .lines()
+        .skip_while(|l| *l != header)
+        .nth(2)
+        .unwrap()
+        .to_string();
+    assert!(root.starts_with("root:"), "{root}");
+    let (code, again, _) = run(&[
+        "stress",
+        "--engine",
+        &fake,
+        "--positions",
+        "1",
+        "--depth",
+        "2",
+        "--seed",
+        "1",
+        "--start",
+        &index,
+    ]);
+    assert_eq!(code, 1, "{again}");
+    assert!(again.starts_with(&format!("{header}\n")), "{again}");
+    assert!(again.contains(&format!("{root}\n")), "{again}");
+    assert!(again.contains("1 positions compared"), "{again}");
+    assert_usage(&["stress", "--engine", &fake, "--start", "0"], "--start");
+}
+
+// Defect 8: a timed-out script engine was killed, but what it started kept running.
+#[test]
+fn timed_out_engine_is_killed_with_its_children() {
+    let pid_file =
+        std::env::temp_dir().join(format!("perftlab-hard-child-{}.pid", std::process::id()));
+    let script = temp_file(
+        "hang.sh",
+        &format!("sleep 300 &\necho $! > {}\nwait\n", pid_file.display()),
+    );
+    let engine = format!("sh {}", script.display());
+    let (code, _, err) = run(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        &engine,
+        "--depth",
+        "1",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("did not finish within 1 s"), "{err}");
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    // Gone, or a zombie waiting for a reaper (killed either way).
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let alive = state
+        .rsplit(')')
+        .next()
+        .is_some_and(|rest| !rest.trim_start().starts_with('Z') && !rest.trim().is_empty());
+    if alive {
+        let _ = Command::new("kill").arg(&pid).status();
+    }
+    assert!(!alive, "the engine's child {pid} still runs: {state}");
+}
+
+// An engine printing moves that are not UCI is told so, not that its total is wrong.
+#[test]
+fn unreadable_move_lines_are_named() {
+    let engine = python_uci_engine(
+        "upper.py",
+        "print('G1F3: 20'); print(); print('Nodes searched: 20', flush=True)",
+    );
+    let (code, _, err) = run(&["compare", "--engine", &engine, "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("'G1F3: 20'") && err.contains("move lines are unreadable"),
+        "{err}"
+    );
+}
+
+// `--moves` (UCI or SAN) on perft, table and verify, as Stockfish's `position … moves …`. Expected counts: the
+// same run on the FEN of 1.e4 e5 2.Nf3 written out, and Stockfish 15.1 `position startpos moves e2e4 e7e5
+// g1f3` / `go perft 2` printed 779 (`e2e4 e7e5`: 835).
+#[test]
+fn moves_are_played_before_counting() {
+    let after = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+    let (code, out, err) = run(&[
+        "perft", "--depth", "2", "--moves", "e4", "e7e5", "Nf3", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["nodes"], 779);
+    assert_eq!(v["fen"], after);
+    let (_, direct, _) = run(&["perft", "--depth", "2", "--fen", after]);
+    assert_eq!(direct, "Nodes searched: 779\n");
+    let (code, out, _) = run(&[
+        "table", "--depth", "2", "--moves", "e2e4 e5", "--format", "csv",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.lines().nth(2).unwrap().starts_with("2,835,"), "{out}");
+    let (code, out, _) = run(&["verify", "--depth", "2", "--moves", "e4", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["agree"], true);
+    assert_eq!(v["difference"], serde_json::Value::Null);
+    // 1 root + its 20 children: the nodes of plies 0..2 whose move sets are compared.
+    assert_eq!(v["positions_checked"], 21);
+    assert_usage(
+        &["perft", "--depth", "1", "--moves", "e5"],
+        "--moves: move 1 'e5' is not a legal move",
+    );
+    assert_usage(
+        &["table", "--depth", "1", "--moves", "e4", "e4"],
+        "--moves: move 2 'e4'",
+    );
+}
+
+// An engine that printed no move lines, only a (right) total, is told so: a UCI engine's answer is
+// unreadable, a perftree script's mismatch carries a note.
+#[test]
+fn engine_that_lists_no_moves_is_told_so() {
+    let engine = python_uci_engine("nomoves.py", "print('Nodes searched: 20', flush=True)");
+    let (code, out, err) = run(&["compare", "--engine", &engine, "--depth", "1"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("it listed no moves, only a total"), "{err}");
+    let script = temp_file("nomoves.sh", "printf '\\n20\\n'\n");
+    let engine = format!("sh {}", script.display());
+    let (code, out, err) = run(&[
+        "compare",
+        "--protocol",
+        "script",
+        "--engine",
+        &engine,
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("note:    the engine listed no moves here, only a total"),
+        "{out}"
+    );
+}
