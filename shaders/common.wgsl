@@ -38,16 +38,20 @@ struct Params {
     pad0: u32,
 }
 
-// Table layout (Rust: src/gpu/tables.rs): knight attacks [0,64), king attacks [64,128), pawn attacks
+// Table layout (Rust: src/gpu/attack_tables.rs): knight attacks [0,64), king attacks [64,128), pawn attacks
 // [128 + 64 * colour + sq], rays [256 + 64 * dir + sq] for directions N, E, NE, NW (lsb side) and S, W, SW, SE
 // (msb side), then the squares strictly between two squares [768 + 64 * a + b] and the whole line through
-// them [4864 + 64 * a + b] (both empty when a and b share no line).
+// them [4864 + 64 * a + b] (both empty when a and b share no line), then three magic entries per square (mask,
+// multiplier, (first index, shift)) for rooks [8960 + 3 * sq] and bishops [9152 + 3 * sq], then the attack
+// blocks they index (rooks [9344, 109744), bishops [109744, 114992)).
 const T_KNIGHT: u32 = 0u;
 const T_KING: u32 = 64u;
 const T_PAWN: u32 = 128u;
 const T_RAY: u32 = 256u;
 const T_BETWEEN: u32 = 768u;
 const T_LINE: u32 = 4864u;
+const T_MAGIC_ROOK: u32 = 8960u;
+const T_MAGIC_BISHOP: u32 = 9152u;
 
 const PAWN: u32 = 0u;
 const KNIGHT: u32 = 1u;

@@ -31,32 +31,35 @@ fn bb_shr(b: BB, n: u32) -> BB {
     return BB((b.x >> n) | (b.y << (32u - n)), b.y >> n);
 }
 
-// Attacks along ray `dir` (0-3: towards higher squares) from `s`, up to and including the first blocker.
-fn ray_up(dir: u32, s: u32, occ: BB) -> BB {
-    let r = tables[T_RAY + dir * 64u + s];
-    let b = r & occ;
-    if bb_any(b) {
-        return r ^ tables[T_RAY + dir * 64u + bb_lsb(b)];
-    }
-    return r;
+// High 32 bits of the 64-bit product a * b, from 16-bit halves (WGSL has no widening multiply).
+fn mul_hi(a: u32, b: u32) -> u32 {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
 }
 
-// Attacks along ray `dir` (4-7: towards lower squares).
-fn ray_down(dir: u32, s: u32, occ: BB) -> BB {
-    let r = tables[T_RAY + dir * 64u + s];
-    let b = r & occ;
-    if bb_any(b) {
-        return r ^ tables[T_RAY + dir * 64u + bb_msb(b)];
-    }
-    return r;
+// Slider attacks by "fancy" magic lookup: entry `e` holds the relevant mask, the multiplier and (first index,
+// shift); the index is the top bits of the low 64 bits of (occ & mask) * multiplier (src/gpu/attack_tables.rs,
+// `magic_index`, is the Rust twin and is checked against the 64-bit multiply on every subset).
+fn magic_att(e: u32, occ: BB) -> BB {
+    let x = occ & tables[e];
+    let m = tables[e + 1u];
+    let info = tables[e + 2u];
+    let top = mul_hi(x.x, m.x) + x.x * m.y + x.y * m.x;
+    return tables[info.x + (top >> (info.y - 32u))];
 }
 
 fn rook_att(s: u32, occ: BB) -> BB {
-    return ray_up(0u, s, occ) | ray_up(1u, s, occ) | ray_down(4u, s, occ) | ray_down(5u, s, occ);
+    return magic_att(T_MAGIC_ROOK + 3u * s, occ);
 }
 
 fn bishop_att(s: u32, occ: BB) -> BB {
-    return ray_up(2u, s, occ) | ray_up(3u, s, occ) | ray_down(6u, s, occ) | ray_down(7u, s, occ);
+    return magic_att(T_MAGIC_BISHOP + 3u * s, occ);
 }
 
 fn between(a: u32, b: u32) -> BB {

@@ -13,7 +13,9 @@
 // (src/gpu/report.rs).
 @group(0) @binding(6) var<storage, read_write> tally: array<atomic<u32>>;
 
-const EMPTY: u32 = 0u; // slots hold index + 1; the host clears the table to zero
+// A slot holds (generation << 24) | (index + 1), the generation (1–255) in `params.extra`: a slot of another
+// generation (0 = never written) is free, so the host clears the table only once every 255 merged levels.
+// Levels have fewer than 2^24 positions (GpuContext::max_level_positions).
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -28,20 +30,23 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let p = positions[i];
     var s = pos_hash(p, 0x2545F491u) & params.mask;
-    // The table has more slots than positions, so an empty slot is always found.
+    let gen = params.extra;
+    let mine = (gen << 24u) | (i + 1u);
+    // The table has more slots than positions, so a free slot is always found.
     loop {
-        let r = atomicCompareExchangeWeak(&table[s], EMPTY, i + 1u);
-        if r.exchanged {
-            if atomicAdd(&tally[64u + 2u * params.remaining], 1u) == 0xFFFFFFFFu {
-                atomicAdd(&tally[65u + 2u * params.remaining], 1u);
+        let cur = atomicLoad(&table[s]);
+        if (cur >> 24u) != gen {
+            let r = atomicCompareExchangeWeak(&table[s], cur, mine);
+            if r.exchanged {
+                if atomicAdd(&tally[64u + 2u * params.remaining], 1u) == 0xFFFFFFFFu {
+                    atomicAdd(&tally[65u + 2u * params.remaining], 1u);
+                }
+                return;
             }
-            return;
+            continue; // taken meanwhile (or a spurious failure): look again
         }
-        if r.old_value == EMPTY {
-            continue;
-        }
-        if pos_eq(positions[r.old_value - 1u], p) {
-            rep[i] = r.old_value - 1u;
+        if pos_eq(positions[(cur & 0xFFFFFFu) - 1u], p) {
+            rep[i] = (cur & 0xFFFFFFu) - 1u;
             flags[i] = 0u;
             return;
         }

@@ -5,13 +5,14 @@
 
 use super::adapter::pick_adapter;
 pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
+use super::attack_tables;
 use super::buffers::GpuParams;
 use super::kernels::trusted_module;
 pub use super::kernels::{Kernel, WORKGROUP};
 use super::report::{GpuReport, LevelReport};
-use super::tables;
 use crate::error::{Error, Result};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 
@@ -104,6 +105,10 @@ pub struct GpuContext {
     pub levels: Vec<LevelBufs>,
     /// The merge hash table (u32 per slot).
     pub table: Option<(wgpu::Buffer, u64)>,
+    /// Generation of the merge table's current level (1–255, stored in the top 8 bits of every slot it
+    /// claims; 0 = none since the table was created or cleared): slots of older generations count as empty,
+    /// so a level needs no clear.
+    table_gen: Cell<u32>,
     /// The transposition tables, if on.
     pub cache: Option<Cache>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
@@ -130,12 +135,20 @@ pub struct GpuContext {
     pending: std::cell::RefCell<Option<wgpu::CommandEncoder>>,
     /// Next free parameter slot of the `params` ring (one slot per dispatch of the pending command buffer).
     param_slot: Cell<u64>,
+    /// Bind groups made so far, by kernel, parameter offset and bound buffers: the same slice pattern after
+    /// each read-back reuses them. Emptied whenever a buffer is created (a replaced buffer must not be kept
+    /// alive by a cached group) and when it grows past [`BIND_CACHE_MAX`].
+    bind_cache: RefCell<HashMap<BindKey, wgpu::BindGroup>>,
     /// Bytes between parameter slots (the adapter's uniform offset alignment).
     param_stride: u64,
 }
 
 /// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
 const PARAM_SLOTS: u64 = 256;
+/// Most bind groups kept in the cache.
+const BIND_CACHE_MAX: usize = 4096;
+/// A bind group's identity: kernel index, parameter offset, bound buffers.
+type BindKey = (usize, u64, Vec<wgpu::Buffer>);
 
 /// Pairs of timestamp queries per query set (resolved and read back when full and after each run).
 const TIMING_PAIRS: u32 = 1024;
@@ -264,7 +277,7 @@ impl GpuContext {
             .collect();
         let tables = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("attack tables"),
-            contents: bytemuck::cast_slice(&tables::build_words()),
+            contents: bytemuck::cast_slice(&attack_tables::build_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let param_stride = u64::from(limits.min_uniform_buffer_offset_alignment)
@@ -315,6 +328,7 @@ impl GpuContext {
             params,
             levels: Vec::new(),
             table: None,
+            table_gen: Cell::new(0),
             cache: None,
             dummy,
             errors,
@@ -327,6 +341,7 @@ impl GpuContext {
             scratch: Vec::new(),
             pending: Default::default(),
             param_slot: Cell::new(0),
+            bind_cache: RefCell::new(HashMap::new()),
             param_stride,
             runs: 0,
         };
@@ -377,6 +392,7 @@ impl GpuContext {
     /// Create a storage buffer of `size` bytes (at least 16).
     pub fn buffer(&mut self, label: &str, size: u64) -> wgpu::Buffer {
         let size = size.max(16).next_multiple_of(16);
+        self.bind_cache.get_mut().clear();
         self.allocated += size;
         let held = self.held_bytes() + size;
         if held > self.counters.peak_bytes.get() {
@@ -438,9 +454,24 @@ impl GpuContext {
                 self.table = None;
                 let b = self.buffer("merge table", slots * 4);
                 self.table = Some((b, slots));
+                self.table_gen.set(0);
             }
         }
         (self.table.as_ref().map_or(64, |t| t.1) - 1) as u32
+    }
+
+    /// The generation tag for the next merged level (1–255). Slots of earlier generations read as empty; after
+    /// 255 generations the table is cleared once (recorded before the next dispatch) and tagging restarts at 1.
+    pub fn next_table_generation(&self) -> u32 {
+        let mut g = self.table_gen.get() + 1;
+        if g > 255 {
+            if let Some((t, slots)) = &self.table {
+                self.clear(t, slots * 4);
+            }
+            g = 1;
+        }
+        self.table_gen.set(g);
+        g
     }
 
     /// Create the transposition tables of about `mb` MiB (0 = none).
@@ -552,32 +583,47 @@ impl GpuContext {
         self.param_slot.set(self.param_slot.get() + 1);
         self.queue
             .write_buffer(&self.params, offset, bytemuck::bytes_of(&params));
-        let mut entries = Vec::with_capacity(buffers.len() + 2);
-        if kernel.uses_tables() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 0,
-                resource: self.tables.as_entire_binding(),
-            });
+        let key: BindKey = (
+            kernel.index(),
+            offset,
+            buffers.iter().map(|&b| b.clone()).collect(),
+        );
+        let mut cache = self.bind_cache.borrow_mut();
+        if cache.len() >= BIND_CACHE_MAX {
+            cache.clear();
         }
-        entries.push(wgpu::BindGroupEntry {
-            binding: 1,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &self.params,
-                offset,
-                size: std::num::NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
-            }),
-        });
-        for (i, b) in buffers.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 2 + i as u32,
-                resource: b.as_entire_binding(),
-            });
-        }
-        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bindings"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let bind = cache
+            .entry(key)
+            .or_insert_with(|| {
+                let mut entries = Vec::with_capacity(buffers.len() + 2);
+                if kernel.uses_tables() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: self.tables.as_entire_binding(),
+                    });
+                }
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &self.params,
+                        offset,
+                        size: std::num::NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
+                    }),
+                });
+                for (i, b) in buffers.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 2 + i as u32,
+                        resource: b.as_entire_binding(),
+                    });
+                }
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("bindings"),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                })
+            })
+            .clone();
+        drop(cache);
         let groups = params.n.div_ceil(kernel.workgroup());
         let max = self.limits.max_compute_workgroups_per_dimension;
         let (x, y) = if groups <= max {

@@ -267,12 +267,20 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                 cnt * (68 + 4 * with_info as u64),
             )?;
             let table = &ctx.table.as_ref().expect("table allocated").0;
-            if run.merge {
-                ctx.clear(table, (mask as u64 + 1) * 4);
-            }
+            // Slots hold the generation in their top 8 bits and index + 1 below: a level has fewer than 2^24
+            // positions (`GpuContext::max_level_positions` ≤ u32::MAX / 512).
+            debug_assert!(cnt < 1 << 24);
+            let generation = if run.merge {
+                ctx.next_table_generation()
+            } else {
+                0
+            };
             ctx.dispatch(
                 Kernel::Merge,
-                params(cnt, remaining - 1, run.merge as u32, mask),
+                GpuParams {
+                    extra: generation,
+                    ..params(cnt, remaining - 1, run.merge as u32, mask)
+                },
                 &[&next.pos, table, &next.rep, &next.flags, &ctx.tally],
                 cnt * 8 + if run.merge { cnt * 4 } else { 0 },
             )?;

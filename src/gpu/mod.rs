@@ -5,7 +5,7 @@
 //!   read-back, work counters;
 //! - [`kernels`]: the kernels, their WGSL sources, binding names and trusted builds;
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
-//! - [`tables`]: the attack tables uploaded to the GPU;
+//! - [`attack_tables`]: the attack and slider-magic tables uploaded to the GPU;
 //! - [`driver`]: level-by-level expansion, merging, the transposition tables, fused leaves and the planned,
 //!   memory-bounded slicing;
 //! - [`report`]: the work report (`gpu` object of `perft --json`);
@@ -23,7 +23,7 @@
 //!   OpBitCount). Hence `vec2<u32>` bitboards with two 32-bit builtins per operation: correct on Vulkan and GL,
 //!   no optional feature, as fast as native u64 on lavapipe (real GPUs split 64-bit integer work anyway).
 //! - **Lookup tables live in storage buffers**: a WGSL `const` array indexed dynamically is copied whole on every
-//!   access (about 15× slower than a read-only storage buffer in a lookup loop), see [`tables`].
+//!   access (about 15× slower than a read-only storage buffer in a lookup loop), see [`attack_tables`].
 //! - **Runtime checks cost**: a module built with `create_shader_module_trusted(…, unchecked())` ran a
 //!   table-lookup loop 2.3× faster (7% on pure arithmetic); only kernels whose indices are proven in range are
 //!   built that way ([`context::Kernel::trusted`], each with its argument), `--checked-shaders` keeps the checks.
@@ -36,13 +36,13 @@
 //!   `NODEVICE_SELECT=1` silences it).
 
 pub mod adapter;
+pub mod attack_tables;
 pub mod buffers;
 pub mod context;
 pub mod driver;
 pub mod kernels;
 mod options;
 pub mod report;
-pub mod tables;
 
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
 pub use options::GpuOptions;
