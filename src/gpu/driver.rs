@@ -1,7 +1,7 @@
 //! The host side of the GPU perft: level-by-level (breadth-first) expansion of a batch of roots, merging,
 //! the transposition tables, fused leaves, back-propagation of subtree counts, and memory-bounded slicing.
 //!
-//! One run ([`run_tree`]) takes a batch of roots and a depth. For each level above remaining depth 2 it counts
+//! One run (`run_tree`) takes a batch of roots and a depth. For each level above remaining depth 2 it counts
 //! the children of every position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only
 //! the total comes back, to size the next level), writes the children (expand.wgsl) and merges transpositions
 //! (merge.wgsl); positions found in the cache are not expanded (cache_probe.wgsl). The deepest written level

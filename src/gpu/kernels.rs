@@ -109,7 +109,7 @@ impl Kernel {
         self.source().0
     }
 
-    /// The names of the storage buffers the kernel binds at 2, 3, … in the order [`GpuContext::dispatch`]
+    /// The names of the storage buffers the kernel binds at 2, 3, … in the order `GpuContext::dispatch`
     /// takes them (binding 0 is the attack tables, 1 the parameters); a test checks them against the
     /// `@binding(n) var<…> name` lines of the WGSL.
     pub fn bindings(self) -> &'static [&'static str] {
@@ -138,7 +138,7 @@ impl Kernel {
 
     /// Whether the kernel is built without naga's runtime checks (bounds checks, loop bounding) unless
     /// `--checked-shaders` is given: only kernels whose every index is proven in range (see
-    /// [`trusted_module`]).
+    /// `trusted_module`).
     pub fn trusted(self) -> bool {
         matches!(self, Kernel::Leaf2)
     }
