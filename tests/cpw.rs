@@ -30,7 +30,9 @@ fn cpw_table_agrees_with_test_data() {
     }
     let mut compared = Vec::new();
     for p in &POSITIONS {
-        for (depth, nodes) in [p.quick, p.full] {
+        let by_depth = p.nodes_by_depth.iter().enumerate();
+        let by_depth = by_depth.map(|(i, n)| (i as u32 + 1, *n));
+        for (depth, nodes) in [p.quick, p.full].into_iter().chain(by_depth) {
             for (_, _, n) in known
                 .iter()
                 .filter(|(k, d, _)| *k == key(p.fen) && *d == depth)
@@ -38,6 +40,17 @@ fn cpw_table_agrees_with_test_data() {
                 assert_eq!(*n, nodes, "{} depth {depth}", p.name);
                 compared.push(p.name);
             }
+        }
+    }
+    for p in &POSITIONS {
+        for (depth, nodes) in [p.quick, p.full] {
+            let listed = p.nodes_by_depth.get(depth as usize - 1);
+            assert_eq!(
+                listed,
+                Some(&nodes),
+                "{} depth {depth}: nodes_by_depth",
+                p.name
+            );
         }
     }
     for name in ["start", "kiwipete", "pos3"] {

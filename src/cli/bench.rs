@@ -45,46 +45,6 @@ pub struct BenchArgs {
     position: String,
 }
 
-/// Published node counts by depth (from 1) of the six positions (Chess Programming Wiki, "Perft
-/// Results"), for `--depths`.
-const CPW_NODES: [(&str, &[u128]); 6] = [
-    (
-        "start",
-        &[
-            20,
-            400,
-            8_902,
-            197_281,
-            4_865_609,
-            119_060_324,
-            3_195_901_860,
-        ],
-    ),
-    (
-        "kiwipete",
-        &[48, 2_039, 97_862, 4_085_603, 193_690_690, 8_031_647_685],
-    ),
-    (
-        "pos3",
-        &[
-            14,
-            191,
-            2_812,
-            43_238,
-            674_624,
-            11_030_083,
-            178_633_661,
-            3_009_794_393,
-        ],
-    ),
-    ("pos4", &[6, 264, 9_467, 422_333, 15_833_292, 706_045_033]),
-    ("pos5", &[44, 1_486, 62_379, 2_103_487, 89_941_194]),
-    (
-        "pos6",
-        &[46, 2_079, 89_890, 3_894_594, 164_075_551, 6_923_051_137],
-    ),
-];
-
 /// Parse `--depths A..B` (or `A..=B`), both included, 1 ≤ A ≤ B.
 fn parse_depths(text: &str) -> Result<(u32, u32)> {
     let bad = || {
@@ -341,11 +301,7 @@ fn run_depths(a: &BenchArgs, range: &str, mut stockfish: Option<&mut Stockfish>)
                 names.join(", ")
             ))
         })?;
-    let counts = CPW_NODES
-        .iter()
-        .find(|c| c.0 == p.name)
-        .expect("every bench position has counts")
-        .1;
+    let counts = p.nodes_by_depth;
     if hi as usize > counts.len() {
         return Err(Error::Usage(format!(
             "--depths: '{range}' goes past depth {}, the deepest published count of '{}'",
