@@ -3,8 +3,7 @@
 
 mod common;
 
-use common::{data, perftlab};
-use std::io::Write;
+use common::{data, perftlab, temp_file};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = perftlab().args(args).output().expect("run perftlab");
@@ -13,17 +12,6 @@ fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("perftlab-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::File::create(&p)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    p
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::perftlab;
+use common::{perftlab, temp_file};
 use proptest::prelude::*;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -34,17 +34,6 @@ fn run_stdin(args: &[&str], input: &[u8]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("perftlab-hard-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::File::create(&p)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    p
 }
 
 /// Exit 2, a message naming `needle`, no panic.

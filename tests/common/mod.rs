@@ -12,6 +12,15 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Write `text` to `name` in a scratch directory of this test process; returns its path.
+pub fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("perftlab-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
 /// One row of `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
 #[derive(Debug, Clone)]
 pub struct CpwRow {
