@@ -346,7 +346,7 @@ fn host_split_above_run_depth_stays_exact() {
         return;
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.ensure_cache(4);
+    ctx.ensure_cache(4).unwrap();
     for (merge, cache) in [(true, true), (false, false)] {
         let s = perftlab::gpu::driver::Settings {
             merge,
@@ -519,6 +519,100 @@ fn cache_forced_eviction_stays_exact() {
     let r = ctx.report().unwrap();
     assert!(r.levels.iter().any(|l| l.cache_hits > 0), "{r:?}");
     assert_eq!(r.retries, 0);
+}
+
+/// The split of `--hash` over the depths (no GPU needed).
+#[test]
+fn cache_split_halves_and_never_exceeds_the_budget() {
+    assert_eq!(
+        perftlab::gpu::context::CACHE_WEIGHTS.len(),
+        perftlab::gpu::context::CACHE_DEPTHS.count()
+    );
+    // Uncapped: remaining 2 gets half, 3 a quarter, …, the deepest two the same.
+    let s = perftlab::gpu::context::split_cache(512 << 10, u64::MAX);
+    assert_eq!(s[0], 256 << 10);
+    assert_eq!(s[1], 128 << 10);
+    assert_eq!(s[8], s[9]);
+    assert_eq!(s.iter().sum::<u64>(), 512 << 10);
+    // Capped at one binding: the capped tables take the cap, the rest goes to the others.
+    let cap = 1000;
+    let s = perftlab::gpu::context::split_cache(5000, cap);
+    assert!(s.iter().all(|&n| n <= cap), "{s:?}");
+    assert_eq!(&s[..3], &[cap, cap, cap], "{s:?}");
+    assert!(
+        s[3] > 5000 * 32 / 512,
+        "the deeper tables got the rest: {s:?}"
+    );
+    assert!(s.iter().sum::<u64>() <= 5000, "{s:?}");
+    assert!(s.iter().sum::<u64>() > 4990, "{s:?}");
+    // The most: every table at the cap.
+    let s = perftlab::gpu::context::split_cache(10 * cap, cap);
+    assert_eq!(s, vec![cap; 10]);
+    for total in [0, 1, 63, 1024, 12_345, 1 << 40] {
+        assert!(
+            perftlab::gpu::context::split_cache(total, 777)
+                .iter()
+                .sum::<u64>()
+                <= total
+        );
+    }
+}
+
+/// The transposition tables are one buffer per remaining depth, so their total may exceed one storage
+/// binding: 160 MiB on lavapipe (128 MiB largest binding) gives ten separate tables, each within one binding,
+/// halving from remaining depth 2 down, never more than asked in all, and the counts stay exact with them. A
+/// `--hash` beyond ten maximal bindings is refused naming the flag (exit 2).
+#[test]
+fn cache_tables_are_separate_buffers_beyond_one_binding() {
+    if gpu("cache_tables_separate").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let mb = 160;
+    let asked = mb << 20;
+    if binding >= asked {
+        eprintln!(
+            "cache_tables_separate: the largest binding holds {mb} MiB: nothing to show here"
+        );
+    }
+    ctx.ensure_cache(mb as usize).unwrap();
+    let cache = ctx.cache.as_ref().unwrap();
+    let tables: Vec<_> = cache.tables.iter().flatten().collect();
+    assert_eq!(tables.len(), 10);
+    for (i, t) in tables.iter().enumerate() {
+        assert!(t.entries.size() <= binding);
+        assert_eq!(t.entries.size(), 16 * u64::from(t.len));
+        for u in &tables[..i] {
+            assert!(t.entries != u.entries, "tables {i} share a buffer");
+        }
+    }
+    assert_eq!(tables[0].len, 2 * tables[1].len);
+    let total = cache.bytes();
+    assert!(total <= asked && total > asked - (1 << 20), "{total}");
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 256 << 10,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+    };
+    let counts =
+        perftlab::gpu::driver::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
+    assert_eq!(counts, vec![4_865_609]);
+    let r = ctx.report().unwrap();
+    assert!(r.peak_bytes >= total, "{r:?}");
+    let out = perftlab(&[
+        "perft",
+        "--backend",
+        "gpu",
+        "--depth",
+        "1",
+        "--hash",
+        "100000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--hash") && err.contains("100000000"), "{err}");
 }
 
 /// Every `@binding(n) var<…> name` of every kernel's WGSL agrees with the Rust side: binding 0 is the attack

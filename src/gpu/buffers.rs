@@ -31,7 +31,7 @@ pub struct GpuParams {
     pub mode: u32,
     /// Hash table size minus one.
     pub mask: u32,
-    /// Kernel-specific.
+    /// Kernel-specific (cache kernels: entries of the bound table).
     pub extra: u32,
     /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`).
     pub first: u32,

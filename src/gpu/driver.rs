@@ -143,19 +143,19 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     if !run.stats {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
-    if run.cache_on && remaining >= 2 {
-        let lv = &ctx.levels[l];
-        let cache = ctx.cache.as_ref().expect("cache on");
-        let (first, mask) = cache.region(remaining);
-        ctx.dispatch(
-            Kernel::CacheProbe,
-            GpuParams {
-                first,
-                ..params(n, remaining, 0, mask)
-            },
-            &[&lv.pos, &lv.flags, &lv.sub, &cache.entries, &ctx.tally],
-            n * 12,
-        )?;
+    if let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) {
+        if run.cache_on && remaining >= 2 {
+            let lv = &ctx.levels[l];
+            ctx.dispatch(
+                Kernel::CacheProbe,
+                GpuParams {
+                    extra: table.len,
+                    ..params(n, remaining, 0, 0)
+                },
+                &[&lv.pos, &lv.flags, &lv.sub, &table.entries, &ctx.tally],
+                n * 12,
+            )?;
+        }
     }
     // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
     // distinct positions when merging or the cache left gaps.
@@ -336,17 +336,18 @@ fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> 
     if !run.cache_on || remaining < 2 {
         return Ok(());
     }
+    let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) else {
+        return Ok(());
+    };
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
-    let cache = ctx.cache.as_ref().expect("cache on");
-    let (first, mask) = cache.region(remaining);
     ctx.dispatch(
         Kernel::CacheStore,
         GpuParams {
-            first,
-            ..params(n, remaining, 0, mask)
+            extra: table.len,
+            ..params(n, remaining, 0, 0)
         },
-        &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
+        &[&lv.pos, &lv.flags, &lv.sub, &table.entries],
         n * 16,
     )
 }

@@ -96,7 +96,7 @@ impl GpuBackend {
             check_budget(&ctx, mb)?;
         }
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
-        ctx.ensure_cache(opts.hash_mb);
+        ctx.ensure_cache(opts.hash_mb)?;
         let settings = Settings {
             merge: opts.merge,
             cache: opts.hash_mb > 0,
@@ -119,7 +119,16 @@ impl GpuBackend {
                 "gpu: transposition merging {}, transposition tables {}",
                 if opts.merge { "on" } else { "off" },
                 match &ctx.cache {
-                    Some(c) => format!("{} entries ({} MiB)", c.len, (c.len as u64 * 16) >> 20),
+                    Some(c) => format!(
+                        "{} entries ({} MiB) in one buffer per remaining depth: {}",
+                        c.entries(),
+                        c.bytes() >> 20,
+                        context::CACHE_DEPTHS
+                            .zip(&c.tables)
+                            .filter_map(|(r, t)| t.as_ref().map(|t| format!("{r}: {}", t.len)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                     None => "off".into(),
                 }
             );
