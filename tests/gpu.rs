@@ -353,6 +353,7 @@ fn host_split_above_run_depth_stays_exact() {
             cache,
             budget_bytes: 64 << 20,
             max_run_depth: 2,
+            host_plies: 0,
         };
         let roots = [
             Setup::startpos(),
@@ -361,6 +362,59 @@ fn host_split_above_run_depth_stays_exact() {
         let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);
     }
+}
+
+/// Host levels with the host table: startpos perft 6 with the top 3 plies expanded on the host (transpositions
+/// merged: 8,902 positions at ply 3, 5,362 distinct) and counted in GPU runs; then the 20 root moves to depth 5
+/// (as `--divide` asks) and Kiwipete perft 4 twice: the root moves and the repeated root come from the host
+/// table. Counts from CPW ("Perft Results"; startpos perft 5 after each root move sums to perft 6).
+#[test]
+fn host_levels_and_host_table_stay_exact() {
+    if gpu("host_table").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    ctx.ensure_cache(4).unwrap();
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 64 << 20,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 3,
+    };
+    let start = Setup::startpos();
+    let six = perftlab::gpu::driver::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s)
+        .unwrap();
+    assert_eq!(six, vec![119_060_324]);
+    let r = ctx.report().unwrap();
+    // Host levels: 1 + 20 + 400 positions expanded on the host; 5,362 distinct ply-3 positions in one GPU run.
+    assert_eq!(
+        (r.host_positions, r.host_hits, r.runs),
+        (421, 0, 1),
+        "{r:?}"
+    );
+    let kids: Vec<Setup> = perftlab::reference::legal_moves(&start)
+        .into_iter()
+        .map(|m| perftlab::reference::play(&start, m))
+        .collect();
+    let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
+    assert_eq!(five.iter().sum::<u128>(), 119_060_324);
+    let r = ctx.report().unwrap();
+    assert_eq!(
+        (r.host_hits, r.runs),
+        (20, 1),
+        "the root moves come from the host table: {r:?}"
+    );
+    let kiwipete = Setup::from_fen(KIWIPETE.fen).unwrap();
+    for _ in 0..2 {
+        let four =
+            perftlab::gpu::driver::subtree_counts(&mut ctx, std::slice::from_ref(&kiwipete), 4, &s)
+                .unwrap();
+        assert_eq!(four, vec![4_085_603]);
+    }
+    let r = ctx.report().unwrap();
+    assert!(r.host_hits > 20, "{r:?}");
+    assert_eq!(r.retries, 0);
 }
 
 /// Inside a run, a level larger than the budget is expanded in slices: with a 256 KiB budget, perft 5 (8902
@@ -379,6 +433,7 @@ fn levels_are_sliced_within_a_tiny_budget() {
             cache: false,
             budget_bytes: 256 << 10,
             max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+            host_plies: 0,
         };
         let roots = [
             Setup::startpos(),
@@ -504,6 +559,7 @@ fn cache_forced_eviction_stays_exact() {
         cache: true,
         budget_bytes: 64 << 20,
         max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 0,
     };
     let roots = [
         Setup::startpos(),
@@ -595,6 +651,7 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
         cache: true,
         budget_bytes: 256 << 10,
         max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 0,
     };
     let counts =
         perftlab::gpu::driver::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
@@ -734,6 +791,7 @@ fn merge_table_generations_wrap_and_stay_exact() {
         cache: false,
         budget_bytes: 64 << 20,
         max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 0,
     };
     let roots = [Setup::startpos()];
     for run in 0..130 {

@@ -180,6 +180,14 @@ pub struct GpuContext {
     pub level_counts: std::collections::BTreeMap<u32, (u64, u64)>,
     /// GPU runs executed.
     pub runs: u64,
+    /// The host table: exact subtree counts by whole position and remaining depth, of the roots of every
+    /// batch and of the positions the driver expanded on the host (`super::driver`); lives as long as the
+    /// backend, at most [`HOST_TABLE_MAX`] entries (emptied when full).
+    pub host_table: hashbrown::HashMap<(super::buffers::GpuPos, u32), u128>,
+    /// Lookups answered by the host table.
+    pub host_hits: u64,
+    /// Distinct positions expanded on the host (levels above the GPU runs).
+    pub host_positions: u64,
     /// Timestamp queries around every dispatch, when the adapter has them.
     timing: Option<Timing>,
     /// Remaining depth the next dispatches work for (their time is added to that level).
@@ -198,6 +206,10 @@ pub struct GpuContext {
     /// Bytes between parameter slots (the adapter's uniform offset alignment).
     param_stride: u64,
 }
+
+/// Most entries of the host table (≈ 100 bytes each with the map's overhead, so ≈ 25 MiB): the top levels of
+/// the deepest runs hold far fewer distinct positions.
+pub const HOST_TABLE_MAX: usize = 1 << 18;
 
 /// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
 const PARAM_SLOTS: u64 = 256;
@@ -400,6 +412,9 @@ impl GpuContext {
             bind_cache: RefCell::new(HashMap::new()),
             param_stride,
             runs: 0,
+            host_table: Default::default(),
+            host_hits: 0,
+            host_positions: 0,
         };
         ctx.check(&format!("{name}: building the kernels"))?;
         Ok(ctx)
@@ -884,6 +899,8 @@ impl GpuContext {
         Ok(GpuReport {
             adapter: self.describe(),
             runs: self.runs,
+            host_hits: self.host_hits,
+            host_positions: self.host_positions,
             retries: 0,
             submits: self.counters.submits.get(),
             readbacks: self.counters.readbacks.get(),

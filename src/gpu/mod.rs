@@ -102,6 +102,7 @@ impl GpuBackend {
             cache: opts.hash_mb > 0,
             budget_bytes: budget_mb << 20,
             max_run_depth: driver::MAX_RUN_DEPTH,
+            host_plies: 0,
         };
         if opts.verbose {
             eprintln!("gpu: adapter {}", ctx.describe());
