@@ -583,6 +583,36 @@ fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
             ][..],
         ),
         (
+            v(&[
+                "plan",
+                "--depth",
+                "3",
+                "--split-depth",
+                "1",
+                "--shards",
+                "2",
+                "--out",
+                "/nonexistent-perftlab-dir/plan",
+            ]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--split-depth", Kind::Depth),
+                ("--shards", Kind::U64),
+                ("--cpus-per-unit", Kind::Threads),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["run-unit", "/nonexistent-perftlab-dir/plan"]),
+            &[
+                ("--shard", Kind::U64),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
             v(&["perftree", "1", START]),
             &[("--threads", Kind::Threads), ("--hash", Kind::HashMb)][..],
         ),
