@@ -23,7 +23,7 @@ fn in_ci() -> bool {
 
 fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> GpuOptions {
     GpuOptions {
-        hash_mb,
+        hash_mb: Some(hash_mb),
         merge,
         gpu_mem_mb,
         adapter: None,
@@ -546,7 +546,7 @@ fn divide_matches_cpu_backend_deep() {
 
 /// Transposition tables of 1024 entries (512 for remaining depth 2) under startpos perft 5 and Kiwipete perft 4
 /// (8,902 and 2,039 positions stored at remaining depth 2 alone): entries are evicted all the time, counts stay
-/// exact, and the second run of each finds hits.
+/// exact, and the second run of each finds hits there.
 #[test]
 fn cache_forced_eviction_stays_exact() {
     if gpu("cache_forced_eviction").is_none() {
@@ -567,6 +567,8 @@ fn cache_forced_eviction_stays_exact() {
             .unwrap(),
     ];
     for _ in 0..2 {
+        // The host table would answer the repeated roots: empty it, so the GPU tables are probed.
+        ctx.host_table.clear();
         let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
         let four = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
@@ -575,6 +577,30 @@ fn cache_forced_eviction_stays_exact() {
     let r = ctx.report().unwrap();
     assert!(r.levels.iter().any(|l| l.cache_hits > 0), "{r:?}");
     assert_eq!(r.retries, 0);
+}
+
+/// The device-memory query (Vulkan's device-local heaps) answers on a Vulkan adapter, and only a discrete GPU
+/// gets the large default tables: a software adapter (lavapipe, whose "device" memory is the host's) keeps
+/// 64 MiB.
+#[test]
+fn device_memory_and_default_tables() {
+    if gpu("device_memory").is_none() {
+        return;
+    }
+    let ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    if ctx.info.backend == wgpu::Backend::Vulkan {
+        assert!(
+            ctx.device_memory.is_some_and(|b| b >= 1 << 20),
+            "{:?}",
+            ctx.device_memory
+        );
+    }
+    let hash = ctx.default_hash_mb(512);
+    if ctx.info.device_type == wgpu::DeviceType::DiscreteGpu && ctx.device_memory.is_some() {
+        assert!(hash as u64 <= ctx.max_hash_mb());
+    } else {
+        assert_eq!(hash, 64);
+    }
 }
 
 /// The split of `--hash` over the depths (no GPU needed).

@@ -152,6 +152,8 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// The device's limits (the adapter's, requested in full).
     pub limits: wgpu::Limits,
+    /// The largest device-local memory heap in bytes, where the driver reports it (Vulkan).
+    pub device_memory: Option<u64>,
     device: wgpu::Device,
     queue: wgpu::Queue,
     pipelines: Vec<wgpu::ComputePipeline>,
@@ -255,6 +257,7 @@ impl GpuContext {
         let adapter = pick_adapter(choice.or(env.as_deref()))?;
         let info = adapter.get_info();
         let limits = adapter.limits();
+        let device_memory = super::adapter::device_local_memory(&adapter);
         let name = format!("adapter '{}' ({:?})", info.name, info.backend);
         if !adapter
             .get_downlevel_capabilities()
@@ -389,6 +392,7 @@ impl GpuContext {
         let ctx = GpuContext {
             info,
             limits,
+            device_memory,
             device,
             queue,
             pipelines,
@@ -440,6 +444,20 @@ impl GpuContext {
             .min(8 * self.limits.max_storage_buffer_binding_size)
             >> 20;
         by_limits.clamp(16, cap)
+    }
+
+    /// The default `--hash` of the GPU backend in MiB: on a discrete GPU whose driver reports its memory
+    /// ([`GpuContext::device_memory`]), three quarters of it less the level budget `budget_mb` (and at most what
+    /// the tables can take, [`GpuContext::max_hash_mb`]); elsewhere 64, like the CPU backend (a software
+    /// adapter's memory is the host's, and an integrated GPU shares it).
+    pub fn default_hash_mb(&self, budget_mb: u64) -> usize {
+        match (self.info.device_type, self.device_memory) {
+            (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => ((bytes >> 20) * 3 / 4)
+                .saturating_sub(budget_mb)
+                .min(self.max_hash_mb())
+                .max(64) as usize,
+            _ => 64,
+        }
     }
 
     /// Largest level a single binding allows, in positions (also small enough that the u32 offsets of the
