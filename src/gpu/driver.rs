@@ -10,11 +10,12 @@
 //! every copy of a merged position adds its representative's count to its own parent), expanded subtrees are
 //! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back.
 //!
-//! Splits are planned, never discovered by a failed run: trees deeper than [`MAX_RUN_DEPTH`] are split by root
-//! move on the host, batches of roots are cut to what one level may hold, and inside a run a level whose
-//! children would exceed the budget (or one storage binding) is expanded in consecutive slices, each slice's
-//! subtree finished before the next, with a reserve kept for every level below so that one position's children
-//! always fit. Totals are summed in u128.
+//! Splits are planned, never discovered by a failed run: the plies above [`MAX_RUN_DEPTH`] (at least
+//! [`Settings::host_plies`]) are expanded on the host with transpositions merged and counted through the host
+//! table (whole position + remaining depth: exact), batches of roots are cut to what one level may hold, and
+//! inside a run a level whose children would exceed the budget (or one storage binding) is expanded in
+//! consecutive slices, each slice's subtree finished before the next, with a reserve kept for every level
+//! below so that one position's children always fit. Totals are summed in u128.
 
 use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel, SLOT_BYTES};
@@ -401,7 +402,8 @@ fn scan_at(
 pub const MAX_RUN_DEPTH: u32 = 11;
 
 /// The perft count of each root to `depth`. Planned before running: the top plies above what one run may
-/// count (and at least [`Settings::host_plies`]) are expanded on the host ([`host_counts`]), batches of roots
+/// count (and at least [`Settings::host_plies`]) are expanded on the host (host levels, with the host table),
+/// batches of roots
 /// larger than one level may hold are cut into chunks; inside a run, levels too large for the budget are
 /// expanded in slices, so no run is abandoned.
 ///
