@@ -9,8 +9,8 @@
 //! - `units/shard-NNNNN.json`: per shard, its positions (global index, FEN, multiplicity, multiplicity per
 //!   root move);
 //! - `results/shard-NNNNN.json` (and `shard-NNNNN.tag-NAME.json` for `--tag` runs): sealed results (see
-//!   [`super::seal`]) with the plan and shard hashes, backend, version, host, times, per-position results and
-//!   the shard totals;
+//!   [`super::seal`]) with the plan and shard hashes, backend, Zobrist seed, version, host, times,
+//!   per-position results (with the plan's statistics columns: none, `cpw` or `full`) and the shard totals;
 //! - `journal/`: the checkpoint journals of unfinished shards;
 //! - `slurm.sbatch`, `k8s-job.yaml`, `run-parallel.sh`: launchers.
 //!
