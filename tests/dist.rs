@@ -1030,6 +1030,21 @@ fn zobrist_seeds_change_nothing_but_the_keys() {
         serde_json::from_str(&std::fs::read_to_string(d.join("results/shard-00001.json")).unwrap())
             .unwrap();
     assert_eq!(r["zobrist_seed"], 0x5045_5246_544C_4142u64);
+    // Another seed on a finished shard without a tag: nothing is counted, and the message says how to add it.
+    let (code, _, stderr) = run(&[
+        "run-unit",
+        ds,
+        "--shard",
+        "1",
+        "--zobrist-seed",
+        "99",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("already done") && stderr.contains("not 99") && stderr.contains("--tag"),
+        "{stderr}"
+    );
     let (code, stdout, stderr) = run(&["merge", ds, "--json"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("not independent"), "{stderr}");

@@ -737,8 +737,19 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
     let out = plan.result_path(k, tag);
     if out.exists() {
         match check_result(&plan, k, &unit, &out) {
-            Ok(_) => {
-                eprintln!("shard {k} already done ({}); nothing to do", out.display());
+            Ok(done) => {
+                // A different --zobrist-seed does not make a finished shard count again: say how to add it.
+                let seeds = match (o.zobrist_seed, done.seed) {
+                    (Some(want), Some(had)) if want != had => format!(
+                        " with Zobrist seed {had}, not {want}: give this run a --tag to add an \
+                         independent result"
+                    ),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "shard {k} already done ({}){seeds}; nothing to do",
+                    out.display()
+                );
                 return Ok(0);
             }
             Err(why) => eprintln!("warning: {why}; counting shard {k} again"),
