@@ -670,10 +670,13 @@ fn fused_leaf_kernels_per_side_and_generic() {
     if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
         return;
     }
-    let start = Setup::startpos();
+    let start = [Setup::startpos()];
     let mirrored =
-        Setup::from_fen("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1")
-            .unwrap();
+        [
+            Setup::from_fen("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1")
+                .unwrap(),
+        ];
+    let both = [start[0].clone(), mirrored[0].clone()];
     for checked in [false, true] {
         let mut ctx = perftlab::gpu::GpuContext::with_checks(None, checked).unwrap();
         for merge in [false, true] {
@@ -685,11 +688,10 @@ fn fused_leaf_kernels_per_side_and_generic() {
             };
             let mut run =
                 |roots: &[Setup], depth| subtree_counts(&mut ctx, roots, depth, &s).unwrap();
-            assert_eq!(run(&[start.clone()], 3), [8_902]); // black at remaining 2
-            assert_eq!(run(&[start.clone()], 4), [197_281]); // white
-            assert_eq!(run(&[mirrored.clone()], 2), [264]); // black
-            assert_eq!(run(&[mirrored.clone()], 3), [9_467]); // white
-            let both = [start.clone(), mirrored.clone()];
+            assert_eq!(run(&start, 3), [8_902]); // black at remaining 2
+            assert_eq!(run(&start, 4), [197_281]); // white
+            assert_eq!(run(&mirrored, 2), [264]); // black
+            assert_eq!(run(&mirrored, 3), [9_467]); // white
             assert_eq!(run(&both, 3), [8_902, 9_467]); // mixed: the generic kernel
             assert_eq!(run(&both, 2), [400, 264]);
         }
