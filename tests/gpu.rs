@@ -836,3 +836,42 @@ fn merge_table_generations_wrap_and_stay_exact() {
     assert_eq!(level2.positions, 130 * 400 + 3 * 8902, "{r:?}");
     assert!(level2.distinct < level2.positions, "{r:?}");
 }
+
+/// The fused leaves run the kernel specialised for the side to move at remaining depth 2 (pipeline constant
+/// `SIDE`) when all roots of a run share their side, else the generic one: each side alone (depth parity
+/// selects the white or the black kernel) and a batch mixing sides give the published counts, with the
+/// trusted and the checked builds. Counts: CPW "Perft Results" (start position; Position 4 mirrored, as in
+/// tests/data/tricky.perft, pos-4).
+#[test]
+fn fused_leaf_kernels_per_side_and_generic() {
+    use perftlab::gpu::driver::{subtree_counts, Settings, MAX_RUN_DEPTH};
+    if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
+        return;
+    }
+    let start = [Setup::startpos()];
+    let mirrored =
+        [
+            Setup::from_fen("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1")
+                .unwrap(),
+        ];
+    let both = [start[0].clone(), mirrored[0].clone()];
+    for checked in [false, true] {
+        let mut ctx = perftlab::gpu::GpuContext::with_checks(None, checked).unwrap();
+        for merge in [false, true] {
+            let s = Settings {
+                merge,
+                cache: false,
+                budget_bytes: 64 << 20,
+                max_run_depth: MAX_RUN_DEPTH,
+            };
+            let mut run =
+                |roots: &[Setup], depth| subtree_counts(&mut ctx, roots, depth, &s).unwrap();
+            assert_eq!(run(&start, 3), [8_902]); // black at remaining 2
+            assert_eq!(run(&start, 4), [197_281]); // white
+            assert_eq!(run(&mirrored, 2), [264]); // black
+            assert_eq!(run(&mirrored, 3), [9_467]); // white
+            assert_eq!(run(&both, 3), [8_902, 9_467]); // mixed: the generic kernel
+            assert_eq!(run(&both, 2), [400, 264]);
+        }
+    }
+}

@@ -325,7 +325,7 @@ impl GpuContext {
         let pipelines = Kernel::ALL
             .iter()
             .map(|k| {
-                let label = k.name();
+                let label = k.label();
                 let source = k.wgsl();
                 let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
@@ -341,7 +341,10 @@ impl GpuContext {
                     layout: None,
                     module: &module,
                     entry_point: Some("main"),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: k.constants(),
+                        ..Default::default()
+                    },
                     cache: None,
                 })
             })

@@ -68,6 +68,9 @@ struct Run<'a> {
     stats: bool,
     merge: bool,
     cache_on: bool,
+    /// The roots' side to move when they all share it (0 white, 1 black), so each level's is known and the
+    /// fused leaves run the kernel specialised for it; `None`: the generic kernel.
+    side: Option<u32>,
     /// Statistics mode: leaves seen and their statistics.
     leaves: u64,
     leaf_stats: Stats,
@@ -93,6 +96,11 @@ fn run_tree(
         stats,
         merge: s.merge && !stats,
         cache_on: s.cache && !stats && ctx.cache.is_some(),
+        side: roots
+            .iter()
+            .map(|r| r.info & 1)
+            .reduce(|a, b| if a == b { a } else { 2 })
+            .filter(|&side| side < 2),
         leaves: 0,
         leaf_stats: Stats::default(),
     };
@@ -164,6 +172,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
     // distinct positions when merging or the cache left gaps.
     if !run.stats && remaining == 2 {
+        let leaf2 = Kernel::leaf2_for(run.side.map(|side| side ^ (l as u32 & 1)));
         if run.merge || run.cache_on {
             let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
             let k = gpu_scan(ctx, &flags, &offsets, n)?;
@@ -175,7 +184,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                 k * 4,
             )?;
             ctx.dispatch(
-                Kernel::Leaf2,
+                leaf2,
                 params(k, remaining, 1, 0),
                 &[&lv.pos, &lv.flags, &lv.sub, &lv.counts],
                 k * 8,
@@ -183,7 +192,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         } else {
             let lv = &ctx.levels[l];
             ctx.dispatch(
-                Kernel::Leaf2,
+                leaf2,
                 params(n, remaining, 0, 0),
                 &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy],
                 n * 8,
