@@ -863,6 +863,7 @@ fn fused_leaf_kernels_per_side_and_generic() {
                 cache: false,
                 budget_bytes: 64 << 20,
                 max_run_depth: MAX_RUN_DEPTH,
+                host_plies: 0,
             };
             let mut run =
                 |roots: &[Setup], depth| subtree_counts(&mut ctx, roots, depth, &s).unwrap();
