@@ -1,7 +1,8 @@
 //! The lanes against the scalar generator: every node of small trees below the suites' positions, each lane
-//! count equal to `movegen::count`, in every build this CPU runs (plain, AVX2, AVX-512).
+//! count equal to `movegen::count`, in every build this CPU runs (portable lanes, explicit AVX2 and AVX-512
+//! vectors).
 
-use super::lanes::{self, Batch, LANES};
+use super::lanes::{self, Batch, Lane, LANES};
 use super::*;
 use crate::fast::attacks::MagicSliders;
 use crate::fast::movegen::moves;
@@ -31,13 +32,62 @@ fn plain(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
 fn avx2_build(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
-    lanes::count(us, b, cd)
+    // The walk's AVX2 lanes: explicit pairs of 256-bit vectors.
+    lanes::V(lanes::count(us, &b.to::<super::x86::V256>(), cd).to_array())
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
 fn avx512_build(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
-    lanes::count(us, b, cd)
+    // The walk's AVX-512 lanes: explicit 512-bit vectors.
+    lanes::V(lanes::count(us, &b.to::<super::x86::V512>(), cd).to_array())
+}
+
+/// One compiled build of [`lanes::children`], the result in portable lanes.
+type ChildrenBuild = fn(&Board, &CastlingData, lanes::V) -> (Batch, lanes::V);
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
+fn children_avx2_build(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+    let (b, s) = lanes::children(p, cd, super::x86::V256::from_array(m.0));
+    (b.to(), lanes::V(s.to_array()))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
+fn children_avx512_build(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+    let (b, s) = lanes::children(p, cd, super::x86::V512::from_array(m.0));
+    (b.to(), lanes::V(s.to_array()))
+}
+
+/// The explicit vector builds of [`lanes::children`] this CPU runs, by name.
+fn children_builds() -> Vec<(&'static str, ChildrenBuild)> {
+    #[allow(unused_mut)]
+    let mut v: Vec<(&'static str, ChildrenBuild)> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        fn avx2(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+            // Safety: listed only after `avx2_available()` (the features `children_avx2_build` enables).
+            #[allow(unsafe_code)]
+            unsafe {
+                children_avx2_build(p, cd, m)
+            }
+        }
+        fn avx512(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+            // Safety: listed only after `avx512_available()` (the features `children_avx512_build` enables).
+            #[allow(unsafe_code)]
+            unsafe {
+                children_avx512_build(p, cd, m)
+            }
+        }
+        if avx2_available() {
+            v.push(("avx2", avx2));
+        }
+        if avx512_available() {
+            v.push(("avx512", avx512));
+        }
+    }
+    v
 }
 
 /// The builds this CPU runs, by name.
@@ -230,6 +280,8 @@ fn children_made_in_lanes_equal_copy_make() {
     // eight at a time equals `Board::make` (pieces and the reply side's castling rights), and exactly the
     // children the lanes cannot count are flagged for the scalar generator.
     use crate::types::MoveKind;
+    // The explicit AVX2 and AVX-512 builds must make the same batches as the portable lanes.
+    let explicit = children_builds();
     let mut checked = 0;
     for fen in [
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -249,6 +301,13 @@ fn children_made_in_lanes_equal_copy_make() {
                     m.0[i] = x as u64;
                 }
                 let (batch, scalar) = lanes::children(parent, &cd, m);
+                for (name, f) in &explicit {
+                    let (b2, s2) = f(parent, &cd, m);
+                    assert_eq!(s2, scalar, "{name}");
+                    assert_eq!(b2.roles, batch.roles, "{name}");
+                    assert_eq!(b2.colors, batch.colors, "{name}");
+                    assert_eq!(b2.castling, batch.castling, "{name}");
+                }
                 for (i, &x) in chunk.iter().enumerate() {
                     let c = parent.make::<false>(&cd, x);
                     let normal = crate::fast::movegen::to_move(x).kind() == MoveKind::Normal;
