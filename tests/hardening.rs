@@ -276,6 +276,22 @@ fn closed_stdout_is_refused() {
         .output()
         .expect("sh");
     assert_eq!(out.status.code(), Some(0));
+    // So is /dev/null opened read-write, as Python's `subprocess.DEVNULL` does (on Linux the binary looks
+    // at the descriptor before the standard library's set-up, so this is not taken for a closed one).
+    if cfg!(target_os = "linux") {
+        let null = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .expect("/dev/null");
+        let out = Command::new(bin)
+            .args(["perft", "--depth", "3"])
+            .stdout(null)
+            .output()
+            .expect("perftlab");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+    }
 }
 
 // Defect 6: `--threads 100000` spawned threads for minutes.
@@ -561,6 +577,36 @@ fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
         (
             v(&["bench", "--quick"]),
             &[
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
+            v(&[
+                "plan",
+                "--depth",
+                "3",
+                "--split-depth",
+                "1",
+                "--shards",
+                "2",
+                "--out",
+                "/nonexistent-perftlab-dir/plan",
+            ]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--split-depth", Kind::Depth),
+                ("--shards", Kind::U64),
+                ("--cpus-per-unit", Kind::Threads),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["run-unit", "/nonexistent-perftlab-dir/plan"]),
+            &[
+                ("--shard", Kind::U64),
                 ("--threads", Kind::Threads),
                 ("--hash", Kind::HashMb),
                 ("--gpu-mem", Kind::GpuMem),

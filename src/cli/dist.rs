@@ -68,6 +68,14 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
             "--cpus-per-unit: '0' is not a CPU count (use 1 or more)".into(),
         ));
     }
+    crate::limits::check_depth("--depth", a.depth)?;
+    if a.cpus_per_unit > crate::limits::MAX_THREADS {
+        return Err(Error::Usage(format!(
+            "--cpus-per-unit: '{}' is more than the maximum of {} threads a unit can use",
+            a.cpus_per_unit,
+            crate::limits::MAX_THREADS
+        )));
+    }
     let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
     let moves = compare::split_moves(&a.moves);
@@ -103,8 +111,16 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     );
     println!(
         "estimate (from {} sampled positions counted to depth {}): about {:.3e} nodes, {:.3e} leaves to \
-         count, {:.2} core-hours at this machine's speed",
-        est.sampled, est.sample_depth, est.nodes, est.work_nodes, est.core_hours
+         count, {} core-hours at this machine's speed",
+        est.sampled,
+        est.sample_depth,
+        est.nodes,
+        est.work_nodes,
+        if est.core_hours < 1e6 {
+            format!("{:.2}", est.core_hours)
+        } else {
+            format!("{:.3e}", est.core_hours)
+        }
     );
     println!(
         "launchers: {0}/slurm.sbatch, {0}/k8s-job.yaml, {0}/run-parallel.sh",

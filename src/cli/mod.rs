@@ -259,10 +259,30 @@ pub fn main() -> i32 {
     }
 }
 
+/// What the binary saw of file descriptor 1 before the Rust runtime started: 0 unknown, 1 open, 2 closed.
+static STDOUT_AT_START: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Tell [`main`] whether standard output was open when the process started, as seen before the standard
+/// library's set-up reopens a closed descriptor on `/dev/null` (the `perftlab` binary probes it from
+/// `.init_array` on Linux).
+pub fn record_stdout_at_start(open: bool) {
+    STDOUT_AT_START.store(
+        if open { 1 } else { 2 },
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
 /// Whether file descriptor 1 is open. The standard library reopens a closed descriptor 0–2 on `/dev/null`,
-/// read-write, before `main` (so output would silently vanish); a redirection by the shell (`> /dev/null`)
-/// opens it write-only, so only the former is refused.
+/// read-write, before `main` (so output would silently vanish). When the binary probed the descriptor
+/// before that ([`record_stdout_at_start`]) its answer is exact, so a `/dev/null` the caller opened on
+/// purpose, even read-write (Python's `subprocess.DEVNULL`), is accepted. Without the probe a read-write
+/// `/dev/null` is taken for a closed descriptor (a shell's `> /dev/null` opens it write-only).
 fn stdout_is_open() -> std::io::Result<()> {
+    match STDOUT_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
+        2 => return Err(std::io::Error::other("it was closed")),
+        1 => return Ok(()),
+        _ => {}
+    }
     #[cfg(target_os = "linux")]
     {
         let is_null = std::fs::read_link("/proc/self/fd/1")
