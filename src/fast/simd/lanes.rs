@@ -3,10 +3,11 @@
 //!
 //! [`children`] makes the eight children of a depth-2 node in the lanes from the parent and eight moves.
 //!
-//! Written as plain Rust on `[u64; 8]` so that one source serves every build: inlined into a function compiled
-//! with `#[target_feature(enable = "avx512f,avx512vpopcntdq,…")]` LLVM turns each lane loop into one 512-bit
-//! instruction (`vpternlogq`, `vpsllq`, `vpopcntq`, …); with `avx2` into two 256-bit ones; without features into
-//! scalar code (the same results, which the tests compare with the scalar generator).
+//! Written once, generic over [`Lane`] (eight 64-bit lanes), so that one source serves every build: [`V`], plain
+//! Rust on `[u64; 8]` (the portable build, and the oracle the tests compare the others with), and the explicit
+//! AVX-512 and AVX2 vectors of `super::x86` (one intrinsic per operation: left to itself, LLVM vectorised the
+//! `[u64; 8]` loops poorly, see the README's SIMD section). Everything is `#[inline(always)]`, and loops over
+//! roles or axes are written out (macros, not closures, which need not be inlined).
 //!
 //! The method (legal moves without make-and-test, as in `super::super::movegen`, but for sets of pieces):
 //! - slider attacks by Kogge–Stone occluded fills, one per direction (eight directions): in one direction the
