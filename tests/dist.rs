@@ -742,3 +742,327 @@ fn slurm_array_runs_the_units_of_start_perft_7_with_stats() {
     assert_cpw_start_7(&merge_json(&d));
     drop(slurm);
 }
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+fn json_of(args: &[&str]) -> Value {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The statistics lines of `perft`/`merge` text output (everything before `Nodes searched`).
+fn stats_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.contains(':'))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn stats_full_plan_run_unit_and_merge_equal_perft_stats_full() {
+    let dir = temp_dir("full");
+    let d = dir.join("plan");
+    let ds = d.to_str().unwrap();
+    let depth = ["--depth", "4"];
+    plan(
+        &d,
+        &[
+            "--fen",
+            KIWIPETE,
+            depth[0],
+            depth[1],
+            "--split-depth",
+            "2",
+            "--shards",
+            "3",
+            "--stats",
+            "full",
+        ],
+    );
+    let p: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
+    assert_eq!(p["stats"], "full");
+    for k in ["0", "1", "2"] {
+        let (code, _, stderr) = run(&["run-unit", ds, "--shard", k, "--quiet"]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let merged = merge_json(&d);
+    // The reference: an independent, unsplit run of the same position.
+    let direct = json_of(&[
+        "perft", "--fen", KIWIPETE, depth[0], depth[1], "--stats", "full", "--json",
+    ]);
+    assert_eq!(merged["nodes"], direct["nodes"]);
+    assert_eq!(
+        merged["stats"], direct["stats"],
+        "merged vs perft --stats full"
+    );
+    assert_eq!(merged["stats"].as_object().unwrap().len(), 17);
+    // And the CPW row (an outside source) for the CPW columns.
+    let row = cpw("kiwipete", 4);
+    assert_eq!(merged["nodes"].as_u64().map(u128::from), Some(row.nodes));
+    for (column, want) in &row.columns {
+        assert_eq!(
+            merged["stats"][column.key()].as_u64().map(u128::from),
+            Some(*want),
+            "{}",
+            column.key()
+        );
+    }
+    // The text output prints the same lines as perft's.
+    let (_, merged_text, _) = run(&["merge", ds]);
+    let (_, perft_text, _) = run(&[
+        "perft", "--fen", KIWIPETE, depth[0], depth[1], "--stats", "full",
+    ]);
+    assert_eq!(stats_lines(&merged_text), stats_lines(&perft_text));
+    assert_eq!(stats_lines(&perft_text).len(), 17, "{perft_text}");
+    // A split perft with full columns (no journal) agrees too.
+    let split = json_of(&[
+        "perft",
+        "--fen",
+        KIWIPETE,
+        depth[0],
+        depth[1],
+        "--stats",
+        "full",
+        "--split-depth",
+        "2",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(split["stats"], direct["stats"]);
+
+    // Mixing columns is refused: a result of shard 1 reduced to the CPW columns (resealed, so that only the
+    // column check can catch it).
+    let r1 = d.join("results/shard-00001.json");
+    let good = std::fs::read_to_string(&r1).unwrap();
+    let mut v: Value = serde_json::from_str(&good).unwrap();
+    let cpw_keys: Vec<&str> = row.columns.iter().map(|(c, _)| c.key()).collect();
+    let keep = |s: &mut Value| {
+        s.as_object_mut()
+            .unwrap()
+            .retain(|k, _| cpw_keys.contains(&k.as_str()) || k == "stalemates");
+    };
+    for x in v["positions"].as_array_mut().unwrap() {
+        keep(&mut x["stats"]);
+    }
+    keep(&mut v["totals"]["stats"]);
+    let Value::Object(obj) = v else {
+        panic!("object")
+    };
+    std::fs::write(&r1, perftlab::dist::seal::seal(obj).to_string()).unwrap();
+    let (code, _, stderr) = run(&["merge", ds]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("shard 1") && stderr.contains("statistics columns"),
+        "{stderr}"
+    );
+    std::fs::write(&r1, &good).unwrap();
+    assert_eq!(run(&["merge", ds]).0, 0);
+
+    // A journal of the CPW columns is refused by a run of the full columns (and back).
+    let j = dir.join("j.jsonl");
+    let js = j.to_str().unwrap();
+    let ck = |stats: &str| {
+        run(&[
+            "perft",
+            "--depth",
+            "3",
+            "--stats",
+            stats,
+            "--checkpoint",
+            js,
+            "--split-depth",
+            "1",
+        ])
+    };
+    assert_eq!(ck("cpw").0, 0);
+    let (code, _, stderr) = ck("full");
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(js) && stderr.contains("other arguments"),
+        "{stderr}"
+    );
+    std::fs::remove_file(&j).unwrap();
+    assert_eq!(ck("full").0, 0);
+    let (code, _, stderr) = ck("cpw");
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn checkpointed_perft_with_full_stats_killed_with_sigkill_resumes_exactly() {
+    let dir = temp_dir("ckpt-full");
+    let journal = dir.join("perft.jsonl");
+    let j = journal.to_str().unwrap();
+    // The reference generator classifying every leaf is slow enough to be killed part way.
+    let args = [
+        "perft",
+        "--depth",
+        "5",
+        "--backend",
+        "reference",
+        "--stats",
+        "full",
+        "--split-depth",
+        "3",
+        "--checkpoint",
+        j,
+        "--quiet",
+        "--json",
+    ];
+    kill_when(&args, &journal, 300);
+    let done_before = lines(&journal) - 1;
+    assert!(done_before < 5362, "{done_before}");
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&format!("resuming from {j}: ")), "{stderr}");
+    assert_eq!(lines(&journal), 5362 + 1);
+    let resumed: Value = serde_json::from_str(&stdout).unwrap();
+    let direct = json_of(&["perft", "--depth", "5", "--stats", "full", "--json"]);
+    assert_eq!(resumed["nodes"], direct["nodes"]);
+    assert_eq!(resumed["stats"], direct["stats"]);
+    assert_eq!(resumed["stats"].as_object().unwrap().len(), 17);
+    let row = cpw("start", 5);
+    assert_eq!(resumed["nodes"].as_u64().map(u128::from), Some(row.nodes));
+    assert_eq!(
+        resumed["stats"]["captures"].as_u64().map(u128::from),
+        row.columns
+            .iter()
+            .find(|(c, _)| c.key() == "captures")
+            .map(|(_, v)| *v)
+    );
+}
+
+#[test]
+fn zobrist_seeds_change_nothing_but_the_keys() {
+    // perft with three seeds (hash table and transposition merging both keyed by them), counts and statistics.
+    let row = cpw("kiwipete", 4);
+    for seed in ["1", "0xDEADBEEF", "18446744073709551615"] {
+        let v = json_of(&[
+            "perft",
+            "--fen",
+            KIWIPETE,
+            "--depth",
+            "4",
+            "--zobrist-seed",
+            seed,
+            "--json",
+        ]);
+        assert_eq!(
+            v["nodes"].as_u64().map(u128::from),
+            Some(row.nodes),
+            "{seed}"
+        );
+        assert!(v["zobrist_seed"].is_u64(), "{v}");
+        let s = json_of(&[
+            "perft",
+            "--fen",
+            KIWIPETE,
+            "--depth",
+            "4",
+            "--stats",
+            "--zobrist-seed",
+            seed,
+            "--json",
+        ]);
+        for (column, want) in &row.columns {
+            assert_eq!(
+                s["stats"][column.key()].as_u64().map(u128::from),
+                Some(*want),
+                "seed {seed}: {}",
+                column.key()
+            );
+        }
+    }
+    // Bad seed text, or a seed for a backend without these keys: exit 2 naming the flag and the text.
+    for bad in [
+        "12x",
+        "0x",
+        "18446744073709551616",
+        "0x1234567890abcdef0",
+        "",
+    ] {
+        let (code, _, stderr) = run(&["perft", "--depth", "1", "--zobrist-seed", bad]);
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(
+            stderr.contains("--zobrist-seed") && stderr.contains(&format!("'{bad}'")),
+            "{stderr}"
+        );
+    }
+    let (code, _, stderr) = run(&[
+        "perft",
+        "--depth",
+        "1",
+        "--backend",
+        "reference",
+        "--zobrist-seed",
+        "5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--zobrist-seed"), "{stderr}");
+
+    // run-unit: a tagged second run with another seed cross-checks every shard; the results record the seeds.
+    let dir = temp_dir("seed");
+    let d = dir.join("plan");
+    let ds = d.to_str().unwrap();
+    plan(&d, &["--depth", "5", "--split-depth", "2", "--shards", "2"]);
+    for k in ["0", "1"] {
+        assert_eq!(run(&["run-unit", ds, "--shard", k, "--quiet"]).0, 0);
+        let (code, _, stderr) = run(&[
+            "run-unit",
+            ds,
+            "--shard",
+            k,
+            "--tag",
+            "seed2",
+            "--zobrist-seed",
+            "12345",
+            "--quiet",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let r: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.join("results/shard-00001.tag-seed2.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["zobrist_seed"], 12345);
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("results/shard-00001.json")).unwrap())
+            .unwrap();
+    assert_eq!(r["zobrist_seed"], 0x5045_5246_544C_4142u64);
+    // Another seed on a finished shard without a tag: nothing is counted, and the message says how to add it.
+    let (code, _, stderr) = run(&[
+        "run-unit",
+        ds,
+        "--shard",
+        "1",
+        "--zobrist-seed",
+        "99",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("already done") && stderr.contains("not 99") && stderr.contains("--tag"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run(&["merge", ds, "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("not independent"), "{stderr}");
+    let m: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        m["nodes"].as_u64().map(u128::from),
+        Some(cpw("start", 5).nodes)
+    );
+    assert_eq!(m["cross_checked_shards"], serde_json::json!([0, 1]));
+    // A tagged run with the same keys agrees but is not an independent hashing: merge says so.
+    assert_eq!(
+        run(&["run-unit", ds, "--shard", "0", "--tag", "same", "--quiet"]).0,
+        0
+    );
+    let (code, _, stderr) = run(&["merge", ds]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("shard 0") && stderr.contains("not independent"),
+        "{stderr}"
+    );
+}

@@ -518,6 +518,7 @@ fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
         (
             v(&["perft", "--depth", "1"]),
             &[
+                ("--zobrist-seed", Kind::U64),
                 ("--depth", Kind::Depth),
                 ("--threads", Kind::Threads),
                 ("--hash", Kind::HashMb),
@@ -607,6 +608,7 @@ fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
             v(&["run-unit", "/nonexistent-perftlab-dir/plan"]),
             &[
                 ("--shard", Kind::U64),
+                ("--zobrist-seed", Kind::U64),
                 ("--threads", Kind::Threads),
                 ("--hash", Kind::HashMb),
                 ("--gpu-mem", Kind::GpuMem),

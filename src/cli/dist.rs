@@ -3,21 +3,55 @@
 
 use super::{BackendArgs, PositionArgs};
 use crate::analyze::play_line;
+use crate::backend::Detail;
 use crate::compare;
 use crate::dist::units::{self, PlanOptions, RunUnitOptions};
 use crate::dist::work;
 use crate::error::{Error, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
-/// Which statistics a plan counts.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
-pub enum StatsMode {
-    /// The Chess Programming Wiki columns (and stalemates).
-    Cpw,
-    /// The finer Grand Chess Tree columns (not available in this build).
-    Full,
+/// Parse the value of `--zobrist-seed`: a decimal number or `0x` and hex digits, up to 2^64 - 1.
+///
+/// # Errors
+/// A message naming the accepted forms (clap reports it with the flag and exit code 2).
+pub(crate) fn parse_zobrist_seed(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u64::from_str_radix(hex, 16).ok()
+        }
+        Some(_) => None,
+        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => t.parse().ok(),
+        None => None,
+    };
+    parsed.ok_or_else(|| {
+        format!(
+            "'{s}' is not a seed (a number from 0 to 18446744073709551615, or 0x and 1 to 16 hex digits)"
+        )
+    })
+}
+
+/// Install `--zobrist-seed` for `backend` before it converts any position; returns the seed the backend hashes
+/// with (None for backends without the fast backend's keys).
+///
+/// # Errors
+/// [`Error::Usage`] when a seed is given for a backend that does not use it.
+pub(crate) fn zobrist_seed(seed: Option<u64>, backend: super::BackendKind) -> Result<Option<u64>> {
+    if backend != super::BackendKind::Cpu {
+        return match seed {
+            Some(s) => Err(Error::Usage(format!(
+                "--zobrist-seed: '{s}' is for --backend cpu (the {} backend does not use these Zobrist keys)",
+                format!("{backend:?}").to_lowercase()
+            ))),
+            None => Ok(None),
+        };
+    }
+    if let Some(s) = seed {
+        crate::fast::set_zobrist_seed(s)?;
+    }
+    Ok(Some(crate::fast::zobrist_seed()))
 }
 
 /// Arguments of `perftlab plan`.
@@ -37,9 +71,11 @@ pub struct PlanArgs {
     /// Number of shards (work units) the positions are dealt into.
     #[arg(long)]
     shards: usize,
-    /// Count detail statistics too (`--stats` = `--stats cpw`).
-    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "cpw")]
-    stats: Option<StatsMode>,
+    /// Count detail statistics too: `--stats` (= `--stats cpw`) the CPW columns and stalemates, `--stats full`
+    /// also the check and mate categories (the columns of `perft --stats full`).
+    #[arg(long, value_name = "full", num_args = 0..=1, default_missing_value = "cpw",
+          value_parser = Detail::parse)]
+    stats: Option<Detail>,
     /// The plan directory to create.
     #[arg(long)]
     out: PathBuf,
@@ -57,12 +93,6 @@ pub struct PlanArgs {
 }
 
 pub fn plan(a: PlanArgs) -> Result<i32> {
-    if a.stats == Some(StatsMode::Full) {
-        return Err(Error::Usage(
-            "--stats: 'full' (the Grand Chess Tree columns) is not computed by this build; use --stats"
-                .into(),
-        ));
-    }
     if a.cpus_per_unit == 0 {
         return Err(Error::Usage(
             "--cpus-per-unit: '0' is not a CPU count (use 1 or more)".into(),
@@ -88,7 +118,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         depth: a.depth,
         split: a.split_depth,
         shards: a.shards,
-        stats: a.stats.is_some(),
+        stats: a.stats,
         chess960,
         out: a.out.clone(),
         cpus_per_unit: a.cpus_per_unit,
@@ -137,9 +167,14 @@ pub struct RunUnitArgs {
     /// The shard (default: SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX).
     #[arg(long)]
     shard: Option<usize>,
-    /// Write an independent second result of the shard under this name (another backend, for cross-checking).
+    /// Write an independent second result of the shard under this name (another backend or another
+    /// --zobrist-seed, for cross-checking).
     #[arg(long)]
     tag: Option<String>,
+    /// Seed of the cpu backend's Zobrist keys (decimal or 0x hex; default: the built-in keys, seed
+    /// 0x50455246544C4142): a --tag run with another seed hashes independently. Recorded in the result.
+    #[arg(long, value_name = "N", value_parser = parse_zobrist_seed)]
+    zobrist_seed: Option<u64>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -148,6 +183,7 @@ pub struct RunUnitArgs {
 }
 
 pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
+    let seed = zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let engine = a.backend.create()?;
     units::run_unit(
         engine.as_ref(),
@@ -156,6 +192,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
             shard: a.shard,
             tag: a.tag,
             quiet: a.quiet,
+            zobrist_seed: seed,
         },
     )
 }
@@ -233,16 +270,21 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
         obj.insert("shards".into(), Value::from(m.plan.shards as u64));
         obj.insert("positions".into(), m.plan.json["positions"].clone());
         obj.insert("results".into(), Value::from(m.files as u64));
+        obj.insert("cross_checked_shards".into(), json!(m.cross_checked));
         work::json_fields(&m.totals, &mut obj);
         println!("{}", Value::Object(obj));
     } else {
         work::print_text(&m.totals);
         eprintln!(
-            "merged {} result files of {} shards ({})",
+            "merged {} result files of {} shards ({}); {} shards cross-checked by two or more agreeing runs",
             m.files,
             m.plan.shards,
-            m.backends.join(", ")
+            m.backends.join(", "),
+            m.cross_checked.len()
         );
+    }
+    for n in &m.notes {
+        eprintln!("note: {n}");
     }
     Ok(0)
 }

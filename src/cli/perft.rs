@@ -45,6 +45,10 @@ pub struct PerftArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Seed of the cpu backend's Zobrist keys (decimal or 0x hex; default: the built-in keys, seed
+    /// 0x50455246544C4142): a second run with another seed hashes independently.
+    #[arg(long, value_name = "N", value_parser = super::dist::parse_zobrist_seed)]
+    zobrist_seed: Option<u64>,
 }
 
 /// Depth from which `perft` on a terminal splits its work to show a progress bar with an ETA.
@@ -54,6 +58,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let pos = a.position.checked_after(&a.moves)?;
     let chess960 = a.position.chess960_for(&pos);
+    let seed = super::dist::zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let setup_start = Instant::now();
     let backend = a.backend.create()?;
     let start = Instant::now();
@@ -63,17 +68,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         a.depth,
         pos.to_fen()
     ));
-    // Split runs (journal, work units) count the CPW columns; the full columns are counted directly.
-    let full_stats = a.stats == Some(Detail::Full);
-    if full_stats && (a.checkpoint.is_some() || a.split_depth.is_some()) {
-        return Err(crate::Error::Usage(
-            "--stats: 'full' cannot be combined with --checkpoint or --split-depth (split runs count the CPW \
-             columns); use --stats"
-                .into(),
-        ));
-    }
-    let split_run = !full_stats
-        && a.depth >= 2
+    let split_run = a.depth >= 2
         && (a.checkpoint.is_some()
             || a.split_depth.is_some()
             || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
@@ -84,11 +79,14 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             a.depth,
             &dist::SplitRun {
                 split: a.split_depth,
-                stats: a.stats.is_some(),
+                stats: a.stats,
                 divide: a.divide,
                 chess960,
                 checkpoint: a.checkpoint.as_deref(),
                 quiet: a.quiet,
+                zobrist_seed: a
+                    .zobrist_seed
+                    .filter(|&s| s != crate::fast::DEFAULT_ZOBRIST_SEED),
             },
         )?;
         let seconds = start.elapsed().as_secs_f64();
@@ -106,6 +104,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             obj.insert("setup_seconds".into(), json!(setup_seconds));
             obj.insert("nps".into(), json!(nps));
             work::json_fields(&totals, &mut obj);
+            if a.zobrist_seed.is_some() {
+                obj.insert("zobrist_seed".into(), json!(seed));
+            }
             println!("{}", Value::Object(obj));
         } else {
             work::print_text(&totals);
@@ -180,6 +181,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         });
         if let Some(r) = report {
             out[backend.name()] = r.json;
+        }
+        if a.zobrist_seed.is_some() {
+            out["zobrist_seed"] = json!(seed);
         }
         println!("{out}");
         return Ok(0);

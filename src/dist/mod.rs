@@ -18,7 +18,7 @@ pub mod split;
 pub mod units;
 pub mod work;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Detail};
 use crate::error::{Error, Result};
 use crate::validate::Checked;
 use journal::Journal;
@@ -54,8 +54,8 @@ pub struct SplitRun<'a> {
     /// Split ply (None: with a checkpoint and depth ≥ [`CHECKPOINT_PLY4_DEPTH`] ply 4, else the first ply
     /// with at least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
     pub split: Option<u32>,
-    /// Count statistics.
-    pub stats: bool,
+    /// Statistics columns to count (None: only nodes).
+    pub stats: Option<Detail>,
     /// Keep per-root-move counts.
     pub divide: bool,
     /// Root moves in Chess960 notation.
@@ -64,6 +64,9 @@ pub struct SplitRun<'a> {
     pub checkpoint: Option<&'a Path>,
     /// No progress bar.
     pub quiet: bool,
+    /// The Zobrist seed when not the default one (part of the journal's identity, so that a resumed run
+    /// does not mix two hashings).
+    pub zobrist_seed: Option<u64>,
 }
 
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
@@ -112,15 +115,24 @@ pub fn perft_split(
     let fens: Vec<String> = f.pieces.iter().map(|p| p.setup.to_fen()).collect();
     let mut journal = match o.checkpoint {
         Some(path) => {
-            let identity = json!({
+            let mut identity = json!({
                 "command": "perft",
                 "fen": root.to_fen(),
                 "depth": depth,
                 "split_depth": s,
-                "stats": o.stats,
+                // false / true as journals before `--stats full` wrote them (so they still resume), "full"
+                // for the full columns: a journal of other columns is refused.
+                "stats": match o.stats {
+                    None => json!(false),
+                    Some(Detail::Cpw) => json!(true),
+                    Some(Detail::Full) => json!("full"),
+                },
                 "positions": f.pieces.len(),
                 "frontier_sha256": frontier_sha(&f),
             });
+            if let Some(seed) = o.zobrist_seed {
+                identity["zobrist_seed"] = json!(seed);
+            }
             let j = Journal::open(path, identity, &fens)?;
             if !j.done.is_empty() {
                 eprintln!(

@@ -9,8 +9,8 @@
 //! - `units/shard-NNNNN.json`: per shard, its positions (global index, FEN, multiplicity, multiplicity per
 //!   root move);
 //! - `results/shard-NNNNN.json` (and `shard-NNNNN.tag-NAME.json` for `--tag` runs): sealed results (see
-//!   [`super::seal`]) with the plan and shard hashes, backend, version, host, times, per-position results and
-//!   the shard totals;
+//!   [`super::seal`]) with the plan and shard hashes, backend, Zobrist seed, version, host, times,
+//!   per-position results (with the plan's statistics columns: none, `cpw` or `full`) and the shard totals;
 //! - `journal/`: the checkpoint journals of unfinished shards;
 //! - `slurm.sbatch`, `k8s-job.yaml`, `run-parallel.sh`: launchers.
 //!
@@ -20,7 +20,7 @@ use super::journal::Journal;
 use super::seal::{as_u128, is_sealed, seal, sha256_hex, u128_value, write_atomic};
 use super::split::{self, Frontier};
 use super::work::{self, PieceResult, Totals};
-use crate::backend::Backend;
+use crate::backend::{Backend, Detail};
 use crate::error::{Error, Result};
 use crate::validate::Checked;
 use serde_json::{json, Map, Value};
@@ -45,8 +45,8 @@ pub struct PlanOptions {
     pub split: u32,
     /// Number of shards.
     pub shards: usize,
-    /// Count statistics.
-    pub stats: bool,
+    /// Statistics columns to count (None: only nodes).
+    pub stats: Option<Detail>,
     /// Chess960 notation for root moves.
     pub chess960: bool,
     /// The plan directory.
@@ -104,7 +104,7 @@ fn estimate(
     engine: &dyn Backend,
     f: &Frontier,
     rest: u32,
-    stats: bool,
+    stats: Option<Detail>,
     threads: usize,
 ) -> Result<Estimate> {
     let n = f.pieces.len();
@@ -251,7 +251,7 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
         "root_fen": o.root.to_fen(),
         "depth": o.depth,
         "split_depth": o.split,
-        "stats": if o.stats { "cpw" } else { "none" },
+        "stats": work::stats_name(o.stats),
         "chess960": o.chess960,
         "shards": shards,
         "positions": f.pieces.len(),
@@ -409,6 +409,8 @@ pub struct Plan {
     pub sha: String,
     /// Number of shards.
     pub shards: usize,
+    /// Statistics columns counted (plan.json's `stats`: `none`, `cpw` or `full`).
+    pub stats: Option<Detail>,
 }
 
 impl Plan {
@@ -439,11 +441,24 @@ impl Plan {
                 p.display()
             )));
         }
+        let stats = match json["stats"].as_str() {
+            Some("none") => None,
+            Some("cpw") => Some(Detail::Cpw),
+            Some("full") => Some(Detail::Full),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "{}: not a valid plan (stats: {} is not \"none\", \"cpw\" or \"full\")",
+                    p.display(),
+                    json["stats"]
+                )))
+            }
+        };
         Ok(Plan {
             dir: dir.to_path_buf(),
             json,
             sha: sha256_hex(&bytes),
             shards,
+            stats,
         })
     }
 
@@ -455,8 +470,8 @@ impl Plan {
         self.depth() - self.json["split_depth"].as_u64().unwrap_or(0) as u32
     }
 
-    fn stats(&self) -> bool {
-        self.json["stats"].as_str() == Some("cpw")
+    fn stats(&self) -> Option<Detail> {
+        self.stats
     }
 
     fn unit_path(&self, k: usize) -> PathBuf {
@@ -541,7 +556,19 @@ struct ShardResult {
     file: PathBuf,
     tag: Option<String>,
     backend: String,
+    /// The Zobrist seed of the run (None: results before seeds were recorded, or a backend without them).
+    seed: Option<u64>,
     results: BTreeMap<usize, PieceResult>,
+}
+
+impl ShardResult {
+    /// `cpu, Zobrist seed N` (what makes two runs independent).
+    fn hashing(&self) -> String {
+        match self.seed {
+            Some(s) => format!("{}, Zobrist seed {s}", self.backend),
+            None => self.backend.clone(),
+        }
+    }
 }
 
 /// Read and check one result file against the plan and unit; `Err` says what is wrong.
@@ -574,8 +601,16 @@ fn check_result(
     for x in v["positions"].as_array().into_iter().flatten() {
         let i = x["i"].as_u64().unwrap_or(u64::MAX) as usize;
         let r = PieceResult::from_json(x).ok_or_else(|| format!("{name}: malformed position"))?;
-        if r.stats.is_some() != plan.stats() {
-            return Err(format!("{name}: statistics missing or unexpected"));
+        let columns_ok = match (&r.stats, plan.stats()) {
+            (None, None) => true,
+            (Some(c), Some(d)) => work::has_columns(c, d),
+            _ => false,
+        };
+        if !columns_ok {
+            return Err(format!(
+                "{name}: its statistics columns are not the plan's (stats {})",
+                work::stats_name(plan.stats())
+            ));
         }
         results.insert(i, r);
     }
@@ -601,6 +636,7 @@ fn check_result(
         file: file.to_path_buf(),
         tag: v["tag"].as_str().map(String::from),
         backend: v["backend"].as_str().unwrap_or("?").to_string(),
+        seed: v["zobrist_seed"].as_u64(),
         results,
     })
 }
@@ -647,6 +683,9 @@ pub struct RunUnitOptions {
     pub tag: Option<String>,
     /// No progress bar.
     pub quiet: bool,
+    /// The seed of the Zobrist keys the backend hashes with (None: a backend without them), recorded in the
+    /// result; a seed other than the default is part of the journal's identity.
+    pub zobrist_seed: Option<u64>,
 }
 
 fn shard_from_env(shard: Option<usize>) -> Result<usize> {
@@ -698,8 +737,19 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
     let out = plan.result_path(k, tag);
     if out.exists() {
         match check_result(&plan, k, &unit, &out) {
-            Ok(_) => {
-                eprintln!("shard {k} already done ({}); nothing to do", out.display());
+            Ok(done) => {
+                // A different --zobrist-seed does not make a finished shard count again: say how to add it.
+                let seeds = match (o.zobrist_seed, done.seed) {
+                    (Some(want), Some(had)) if want != had => format!(
+                        " with Zobrist seed {had}, not {want}: give this run a --tag to add an \
+                         independent result"
+                    ),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "shard {k} already done ({}){seeds}; nothing to do",
+                    out.display()
+                );
                 return Ok(0);
             }
             Err(why) => eprintln!("warning: {why}; counting shard {k} again"),
@@ -707,13 +757,19 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
     }
     let started = now_secs();
     let clock = Instant::now();
-    let identity = json!({
+    let mut identity = json!({
         "command": "run-unit",
         "plan_sha256": plan.sha,
         "shard": k,
         "shard_sha256": unit.sha,
         "tag": tag,
     });
+    if let Some(seed) = o
+        .zobrist_seed
+        .filter(|&s| s != crate::fast::DEFAULT_ZOBRIST_SEED)
+    {
+        identity["zobrist_seed"] = json!(seed);
+    }
     let fens: BTreeMap<usize, &str> = unit
         .positions
         .iter()
@@ -773,6 +829,10 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
     r.insert("shard_sha256".into(), Value::from(unit.sha.as_str()));
     r.insert("tag".into(), tag.map_or(Value::Null, Value::from));
     r.insert("backend".into(), Value::from(engine.name()));
+    r.insert(
+        "zobrist_seed".into(),
+        o.zobrist_seed.map_or(Value::Null, Value::from),
+    );
     r.insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
     r.insert("host".into(), Value::from(host()));
     r.insert("started".into(), Value::from(started));
@@ -890,6 +950,10 @@ pub struct Merged {
     pub files: usize,
     /// Backends that produced them.
     pub backends: Vec<String>,
+    /// Shards with two or more agreeing results (tagged runs).
+    pub cross_checked: Vec<usize>,
+    /// Warnings about the cross-checks (runs that agree but hashed alike).
+    pub notes: Vec<String>,
 }
 
 /// Check every shard's results and sum them.
@@ -912,6 +976,8 @@ pub fn merge(dir: &Path, divide: bool) -> Result<Merged> {
     };
     let mut files = 0;
     let mut backends: Vec<String> = Vec::new();
+    let mut cross_checked = Vec::new();
+    let mut notes = Vec::new();
     for k in 0..plan.shards {
         let unit = plan
             .unit(k)
@@ -939,9 +1005,10 @@ pub fn merge(dir: &Path, divide: bool) -> Result<Merged> {
             {
                 let label = |r: &ShardResult| {
                     format!(
-                        "{} ({}, {} nodes)",
+                        "{} ({}; {}; {} nodes)",
                         r.tag.as_deref().unwrap_or("untagged"),
                         r.file.display(),
+                        r.hashing(),
                         r.results[&p.i].nodes
                     )
                 };
@@ -957,6 +1024,24 @@ pub fn merge(dir: &Path, divide: bool) -> Result<Merged> {
         for p in &unit.positions {
             totals.add(p.mult, &p.by_move, &first.results[&p.i]);
         }
+        if checked.len() > 1 {
+            // Runs that hashed alike do not cross-check each other's hashing.
+            let mut by_way: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+            for r in &checked {
+                by_way
+                    .entry(r.hashing())
+                    .or_default()
+                    .push(r.tag.as_deref().unwrap_or("untagged"));
+            }
+            for (way, runs) in by_way.iter().filter(|(_, runs)| runs.len() > 1) {
+                notes.push(format!(
+                    "shard {k}: runs {} agree but all used {way}: not independent hashings (give a --tag \
+                     run another --backend or --zobrist-seed)",
+                    runs.join(", ")
+                ));
+            }
+            cross_checked.push(k);
+        }
         files += checked.len();
         for r in &checked {
             if !backends.contains(&r.backend) {
@@ -969,6 +1054,8 @@ pub fn merge(dir: &Path, divide: bool) -> Result<Merged> {
         plan,
         files,
         backends,
+        cross_checked,
+        notes,
     })
 }
 

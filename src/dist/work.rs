@@ -4,7 +4,7 @@
 use super::journal::Journal;
 use super::seal::{as_u128, u128_value};
 use super::split::Frontier;
-use crate::backend::{Backend, Detail, Stats};
+use crate::backend::{Backend, Column, Detail, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -17,11 +17,25 @@ use std::time::{Duration, Instant};
 /// Statistics columns by name (the keys of [`crate::backend::Column::key`]), summed in u128.
 pub type Columns = BTreeMap<String, u128>;
 
-/// The CPW columns of one [`Stats`] value (work units count `--stats`, i.e. [`Detail::Cpw`]).
-pub fn columns(s: &Stats) -> Columns {
-    s.columns(Detail::Cpw)
+/// The columns of `detail` of one [`Stats`] value.
+pub fn columns(s: &Stats, detail: Detail) -> Columns {
+    s.columns(detail)
         .map(|(c, v)| (c.key().to_string(), v))
         .collect()
+}
+
+/// Whether `c` holds exactly the columns of `detail` (a result of other columns must not be mixed in).
+pub fn has_columns(c: &Columns, detail: Detail) -> bool {
+    c.len() == detail.columns().len() && detail.columns().iter().all(|k| c.contains_key(k.key()))
+}
+
+/// The name of a statistics level in plans and journals: `none`, `cpw` or `full`.
+pub fn stats_name(stats: Option<Detail>) -> &'static str {
+    match stats {
+        None => "none",
+        Some(Detail::Cpw) => "cpw",
+        Some(Detail::Full) => "full",
+    }
 }
 
 /// The result of one position: its leaf count and, when asked, its statistics.
@@ -75,13 +89,13 @@ pub fn evaluate(
     engine: &dyn Backend,
     pos: &Checked,
     rest: u32,
-    stats: bool,
+    stats: Option<Detail>,
 ) -> Result<PieceResult> {
-    if stats {
-        let (nodes, s) = engine.stats(pos, rest, Detail::Cpw)?;
+    if let Some(detail) = stats {
+        let (nodes, s) = engine.stats(pos, rest, detail)?;
         Ok(PieceResult {
             nodes,
-            stats: Some(columns(&s)),
+            stats: Some(columns(&s, detail)),
         })
     } else {
         Ok(PieceResult {
@@ -116,7 +130,7 @@ pub fn run_positions(
     engine: &dyn Backend,
     setups: &[(usize, Checked, String)],
     rest: u32,
-    stats: bool,
+    stats: Option<Detail>,
     mut journal: Option<&mut Journal>,
     bar: &ProgressBar,
     what: &str,
@@ -269,12 +283,8 @@ pub fn frontier_totals(
     t
 }
 
-/// Display name of a statistics column (`en_passant` → `en passant`).
-fn column_label(key: &str) -> String {
-    key.replace('_', " ")
-}
-
-/// Print totals as `perft` does: divide lines and a blank line, statistics lines, `Nodes searched: N`.
+/// Print totals as `perft` does: divide lines and a blank line, statistics lines (the columns in `perft`'s
+/// order, labels padded alike), `Nodes searched: N`.
 pub fn print_text(t: &Totals) {
     if let Some(d) = &t.divide {
         for (m, n) in d {
@@ -283,25 +293,13 @@ pub fn print_text(t: &Totals) {
         println!();
     }
     if let Some(s) = &t.stats {
-        // The CPW order first, then any other columns.
-        const ORDER: [&str; 9] = [
-            "captures",
-            "en_passant",
-            "castles",
-            "promotions",
-            "checks",
-            "discovered_checks",
-            "double_checks",
-            "checkmates",
-            "stalemates",
-        ];
-        let mut keys: Vec<&String> = ORDER
-            .iter()
-            .filter_map(|k| s.get_key_value(*k).map(|(k, _)| k))
+        let cols: Vec<Column> = Column::ALL
+            .into_iter()
+            .filter(|c| s.contains_key(c.key()))
             .collect();
-        keys.extend(s.keys().filter(|k| !ORDER.contains(&k.as_str())));
-        for k in keys {
-            println!("{:<18} {}", column_label(k), s[k]);
+        let width = cols.iter().map(|c| c.label().len()).max().unwrap_or(0) + 1;
+        for c in cols {
+            println!("{:<width$} {}", c.label(), s[c.key()]);
         }
     }
     println!("Nodes searched: {}", t.nodes);

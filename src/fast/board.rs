@@ -1,5 +1,6 @@
 //! The bitboard position ([`Board`]), the per-root castling data ([`CastlingData`]) and copy-make
-//! ([`Board::make`]) with incremental Zobrist keys.
+//! ([`Board::make`]) with incremental Zobrist keys (the keys of [`super::zobrist`], fixed from the first
+//! [`Board::from_setup`] on).
 //!
 //! A `Board` is 72 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the key, side to
 //! move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
@@ -9,7 +10,7 @@
 //! that differ only by a useless e.p. square are equal and merge (as in Stockfish's key).
 
 use super::attacks::{between, PAWN};
-use super::zobrist::KEYS;
+use super::zobrist::{self, keys};
 use crate::position::Setup;
 use crate::types::{CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 
@@ -78,6 +79,8 @@ impl Board {
     /// Convert plain data. The setup should be valid ([`crate::validate::Checked`]); rights whose rook or king
     /// is missing are dropped rather than trusted.
     pub fn from_setup(setup: &Setup) -> (Board, CastlingData) {
+        // The Zobrist keys are fixed from the first board on (a later `--zobrist-seed` is refused).
+        zobrist::freeze();
         let mut b = Board {
             roles: [0; 6],
             colors: [0; 2],
@@ -135,25 +138,26 @@ impl Board {
 
     /// The key computed from scratch (tests compare it with the incremental one).
     pub fn compute_key(&self, cd: &CastlingData) -> u64 {
+        let keys = keys();
         let mut key = 0;
         for c in 0..2 {
             for r in 0..6 {
                 let mut bb = self.roles[r] & self.colors[c];
                 while bb != 0 {
-                    key ^= KEYS.piece[c][r][bb.trailing_zeros() as usize];
+                    key ^= keys.piece[c][r][bb.trailing_zeros() as usize];
                     bb &= bb - 1;
                 }
             }
         }
         if self.turn == 1 {
-            key ^= KEYS.black;
+            key ^= keys.black;
         }
         if self.ep != NO_EP {
-            key ^= KEYS.ep_file[(self.ep & 7) as usize];
+            key ^= keys.ep_file[(self.ep & 7) as usize];
         }
         for right in 0..4 {
             if self.castling & (1 << right) != 0 {
-                key ^= KEYS.castle[right][cd.rook[right] as usize];
+                key ^= keys.castle[right][cd.rook[right] as usize];
             }
         }
         key
@@ -215,11 +219,12 @@ impl Board {
         let role = (m >> 16) as usize;
         let kind = (m >> 14) & 3;
         let (fb, tb) = (1u64 << from, 1u64 << to);
+        let keys = keys();
         let mut key = self.key;
         if HASH {
-            key ^= KEYS.black;
+            key ^= keys.black;
             if self.ep != NO_EP {
-                key ^= KEYS.ep_file[(self.ep & 7) as usize];
+                key ^= keys.ep_file[(self.ep & 7) as usize];
             }
         }
         n.ep = NO_EP;
@@ -236,7 +241,7 @@ impl Board {
             n.roles[ROOK_I] = (self.roles[ROOK_I] & !tb) | rb;
             n.colors[us] = (self.colors[us] & !fb & !tb) | kb | rb;
             if HASH {
-                let k = &KEYS.piece[us];
+                let k = &keys.piece[us];
                 key ^= k[KING_I][from] ^ k[KING_I][kt] ^ k[ROOK_I][to] ^ k[ROOK_I][rt];
             }
         } else {
@@ -245,21 +250,21 @@ impl Board {
                 n.roles[cap] ^= tb;
                 n.colors[them] ^= tb;
                 if HASH {
-                    key ^= KEYS.piece[them][cap][to];
+                    key ^= keys.piece[them][cap][to];
                 }
             }
             n.colors[us] ^= fb | tb;
             if kind == MoveKind::Normal as u32 {
                 n.roles[role] ^= fb | tb;
                 if HASH {
-                    key ^= KEYS.piece[us][role][from] ^ KEYS.piece[us][role][to];
+                    key ^= keys.piece[us][role][from] ^ keys.piece[us][role][to];
                 }
                 if role == PAWN_I && (from ^ to) == 16 {
                     let ep = (from + to) / 2;
                     if PAWN[us][ep] & self.roles[PAWN_I] & self.colors[them] != 0 {
                         n.ep = ep as u8;
                         if HASH {
-                            key ^= KEYS.ep_file[ep & 7];
+                            key ^= keys.ep_file[ep & 7];
                         }
                     }
                 }
@@ -268,7 +273,7 @@ impl Board {
                 n.roles[PAWN_I] ^= fb;
                 n.roles[promo] ^= tb;
                 if HASH {
-                    key ^= KEYS.piece[us][PAWN_I][from] ^ KEYS.piece[us][promo][to];
+                    key ^= keys.piece[us][PAWN_I][from] ^ keys.piece[us][promo][to];
                 }
             } else {
                 // En passant: the captured pawn stands beside the mover, on the mover's rank.
@@ -276,9 +281,9 @@ impl Board {
                 n.roles[PAWN_I] ^= fb | tb | (1 << cap);
                 n.colors[them] ^= 1 << cap;
                 if HASH {
-                    key ^= KEYS.piece[us][PAWN_I][from]
-                        ^ KEYS.piece[us][PAWN_I][to]
-                        ^ KEYS.piece[them][PAWN_I][cap];
+                    key ^= keys.piece[us][PAWN_I][from]
+                        ^ keys.piece[us][PAWN_I][to]
+                        ^ keys.piece[them][PAWN_I][cap];
                 }
             }
         }
@@ -292,7 +297,7 @@ impl Board {
                 let mut lost = self.castling & !n.castling;
                 while lost != 0 {
                     let r = lost.trailing_zeros() as usize;
-                    key ^= KEYS.castle[r][cd.rook[r] as usize];
+                    key ^= keys.castle[r][cd.rook[r] as usize];
                     lost &= lost - 1;
                 }
             }

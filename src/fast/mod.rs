@@ -7,7 +7,7 @@
 //! Modules:
 //! - `attacks`: leaper tables, `between`/`line`, slider attacks by magic bitboards and by PEXT (`const` built);
 //! - `magics`: the magic multipliers;
-//! - `zobrist`: the keys; `board`: `Board` and copy-make with incremental keys;
+//! - `zobrist`: the keys (from a seed: `--zobrist-seed`); `board`: `Board` and copy-make with incremental keys;
 //! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
 //! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
 //! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging;
@@ -33,6 +33,28 @@ mod zobrist;
 
 pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
+pub use zobrist::DEFAULT_SEED as DEFAULT_ZOBRIST_SEED;
+
+/// Use the Zobrist keys of `seed` (`--zobrist-seed`) for every position this process converts from now on.
+///
+/// # Errors
+/// [`Error::Usage`] when this process already uses keys of another seed (the keys are fixed by the first
+/// position the backend converts).
+pub fn set_zobrist_seed(seed: u64) -> Result<()> {
+    if zobrist::set_seed(seed) {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--zobrist-seed: '{seed}' comes too late: this process already hashes with seed {}",
+            zobrist::seed()
+        )))
+    }
+}
+
+/// The seed of the Zobrist keys in use ([`DEFAULT_ZOBRIST_SEED`] unless [`set_zobrist_seed`] changed it).
+pub fn zobrist_seed() -> u64 {
+    zobrist::seed()
+}
 
 use crate::backend::{Backend, Detail, Stats};
 use crate::error::{Error, Result};
