@@ -328,3 +328,106 @@ fn children_made_in_lanes_equal_copy_make() {
     }
     assert!(checked > 100_000, "{checked} children checked");
 }
+
+/// Every [`Lane`] operation on `a`, `b`, `k`, as plain values (the shift count `k % 64`).
+#[inline(always)]
+fn lane_ops<L: Lane>(a: [u64; LANES], b: [u64; LANES], k: u64) -> Vec<[u64; LANES]> {
+    let (x, y) = (L::from_array(a), L::from_array(b));
+    let s = (k % 64) as u32;
+    let mut squares = a;
+    for v in squares.iter_mut() {
+        *v %= 64;
+    }
+    let mut low = [0u32; LANES];
+    for (l, &v) in low.iter_mut().zip(&a) {
+        *l = v as u32;
+    }
+    vec![
+        (x & y).to_array(),
+        (x | y).to_array(),
+        (x ^ y).to_array(),
+        (!x).to_array(),
+        (x + y).to_array(),
+        (x & k).to_array(),
+        x.shl(s).to_array(),
+        x.shr(s).to_array(),
+        x.sh(-(s as i32)).to_array(),
+        x.popcnt().to_array(),
+        x.nonzero().to_array(),
+        x.is_zero().to_array(),
+        [x.any() as u64; LANES],
+        x.eq(k).to_array(),
+        L::from_array(squares).bit().to_array(),
+        x.at_most(k).to_array(),
+        x.below(k).to_array(),
+        [x.sum(); LANES],
+        L::from_u32(&low).to_array(),
+        L::splat(k).to_array(),
+    ]
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
+fn lane_ops_avx2(a: [u64; LANES], b: [u64; LANES], k: u64) -> Vec<[u64; LANES]> {
+    lane_ops::<super::x86::V256>(a, b, k)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
+fn lane_ops_avx512(a: [u64; LANES], b: [u64; LANES], k: u64) -> Vec<[u64; LANES]> {
+    lane_ops::<super::x86::V512>(a, b, k)
+}
+
+#[test]
+fn explicit_vectors_equal_the_portable_lanes_in_every_operation() {
+    // Pseudo-random lanes with the boundary cases placed in: equal to `k` and one either side (the unsigned
+    // compares; the AVX2 ones flip the sign bit), zero (the masks, `any`), and all lanes zero now and then.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut compared = 0;
+    for round in 0..4000u64 {
+        let k = if round % 3 == 0 {
+            next() >> (round % 64)
+        } else {
+            next()
+        };
+        let mut a = [0u64; LANES];
+        let mut b = [0u64; LANES];
+        if round % 17 != 0 {
+            for i in 0..LANES {
+                a[i] = next() >> (next() % 64);
+                b[i] = next();
+            }
+            a[1] = k;
+            a[2] = k.wrapping_add(1);
+            a[3] = k.wrapping_sub(1);
+            a[4] = 0;
+        }
+        let want = lane_ops::<lanes::V>(a, b, k);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if avx2_available() {
+                // Safety: the CPU has the features `lane_ops_avx2` enables.
+                #[allow(unsafe_code)]
+                let got = unsafe { lane_ops_avx2(a, b, k) };
+                assert_eq!(got, want, "avx2: a {a:x?} b {b:x?} k {k:#x}");
+                compared += 1;
+            }
+            if avx512_available() {
+                // Safety: the CPU has the features `lane_ops_avx512` enables.
+                #[allow(unsafe_code)]
+                let got = unsafe { lane_ops_avx512(a, b, k) };
+                assert_eq!(got, want, "avx512: a {a:x?} b {b:x?} k {k:#x}");
+                compared += 1;
+            }
+        }
+    }
+    if compared == 0 {
+        eprintln!("no AVX2 or AVX-512 on this CPU: no explicit vectors to compare");
+    }
+}
