@@ -12,8 +12,11 @@
 #   on lavapipe from tests/gpu.rs).
 # - One untimed warm-up, then three timed repetitions (min/median/max of perftlab's own `seconds`) of: start
 #   position perft 8, 9, 10 without merging or tables (--no-merge --hash 0), perft 10 and 11 with merging and
-#   tables (--hash 4096: as large as one storage binding allows), Kiwipete 6 and 7. QUICK=1: start position 5
-#   (both ways) and Kiwipete 4, for software adapters.
+#   tables, Kiwipete 6 and 7. The tables get `--hash HASH` MiB: by default as much as the adapter's limits allow
+#   (one maximal storage binding for each of the 10 remaining depths, read from `perft --verbose`), at most 3/4
+#   of the free memory nvidia-smi reports less the 4 GiB level budget, or 4096 without nvidia-smi; HASH=MiB
+#   overrides. QUICK=1: start position 5 (both ways) and Kiwipete 4 (with 160 MiB of tables, more than one
+#   binding on lavapipe), for software adapters.
 # - Every count is checked against the published value (Chess Programming Wiki, "Perft Results"); a mismatch
 #   or a failed run voids the check: exit 1. Each repetition has a time limit, and the whole check stops at
 #   DEADLINE seconds (default 570), so it ends inside 10 minutes; a case over its limit or past the deadline is a
@@ -44,6 +47,26 @@ if [[ "$name" != *"DiscreteGpu)"* && -z "${ALLOW_SOFTWARE:-}" ]]; then
   exit 2
 fi
 
+# Transposition tables for the cases with tables: the most the adapter's limits allow (10 tables, one
+# storage binding each), within 3/4 of the free device memory less the level budget when nvidia-smi tells it.
+verbose=$("$bin" perft --backend gpu --depth 1 --verbose "${adapter[@]}" 2>&1 >/dev/null)
+binding=$(sed -nE 's/.*max storage binding ([0-9]+) MiB, max buffer ([0-9]+) MiB.*/\1 \2/p' <<<"$verbose" |
+  awk '{print ($1 < $2 ? $1 : $2)}')
+hash_max=$(( 10 * ${binding:-409} ))
+free=""
+if command -v nvidia-smi >/dev/null; then
+  free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -dc 0-9)
+fi
+if [[ -n "${HASH:-}" ]]; then
+  hash=$HASH
+elif [[ -n "$free" ]]; then
+  hash=$(( free * 3 / 4 - 4096 ))
+  (( hash > hash_max )) && hash=$hash_max
+  (( hash < 64 )) && hash=64
+else
+  hash=$(( hash_max < 4096 ? hash_max : 4096 ))
+fi
+
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 sha=$(sha256sum "$bin" | cut -d' ' -f1)
 devices=$("$bin" devices 2>/dev/null | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}')
@@ -54,6 +77,7 @@ if command -v nvidia-smi >/dev/null; then
 fi
 say "# perftlab gpu-check $(date -u +%Y-%m-%dT%H:%MZ), commit $commit, binary sha256 $sha"
 say "# adapter: $name"
+say "# transposition tables for the cases with tables: --hash $hash (MiB; the adapter allows at most $hash_max)"
 
 start='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
 kiwi='r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1'
@@ -62,17 +86,17 @@ if [[ -n "${QUICK:-}" ]]; then
   cases=(
     "startpos 5, no merging, no tables|$start|5|4865609|120|--no-merge --hash 0"
     "startpos 5, merging + tables|$start|5|4865609|120|"
-    "kiwipete 4, merging + tables|$kiwi|4|4085603|120|"
+    "kiwipete 4, merging + tables|$kiwi|4|4085603|120|--hash 160"
   )
 else
   cases=(
     "startpos 8, no merging, no tables|$start|8|84998978956|60|--no-merge --hash 0"
     "startpos 9, no merging, no tables|$start|9|2439530234167|60|--no-merge --hash 0"
     "startpos 10, no merging, no tables|$start|10|69352859712417|150|--no-merge --hash 0"
-    "startpos 10, merging + tables|$start|10|69352859712417|60|--hash 4096"
-    "startpos 11, merging + tables|$start|11|2097651003696806|150|--hash 4096"
-    "kiwipete 6, merging + tables|$kiwi|6|8031647685|30|--hash 4096"
-    "kiwipete 7, merging + tables|$kiwi|7|374190009323|60|--hash 4096"
+    "startpos 10, merging + tables|$start|10|69352859712417|60|--hash $hash"
+    "startpos 11, merging + tables|$start|11|2097651003696806|150|--hash $hash"
+    "kiwipete 6, merging + tables|$kiwi|6|8031647685|30|--hash $hash"
+    "kiwipete 7, merging + tables|$kiwi|7|374190009323|60|--hash $hash"
   )
 fi
 
@@ -119,7 +143,7 @@ for c in "${cases[@]}"; do
 done
 
 cat >"$out/gpu-check.json" <<EOF
-{"commit":"$commit","binary_sha256":"$sha","adapter":"$name","quick":$([[ -n "${QUICK:-}" ]] && echo true || echo false),"devices":"$devices","nvidia_smi":"$smi","ok":$([[ $status -eq 0 ]] && echo true || echo false),"cases":[${results}]}
+{"commit":"$commit","binary_sha256":"$sha","adapter":"$name","hash_mb":$hash,"quick":$([[ -n "${QUICK:-}" ]] && echo true || echo false),"devices":"$devices","nvidia_smi":"$smi","ok":$([[ $status -eq 0 ]] && echo true || echo false),"cases":[${results}]}
 EOF
 say "results: $out/gpu-check.json, summary: $txt"
 exit $status

@@ -1,6 +1,6 @@
 // cache_probe.wgsl: look each position to be expanded up in the transposition table of its remaining depth
-// (entries `params.first ..= params.first + params.mask`; 64-bit key from two hashes of the whole position and
-// the depth). A hit (stored check XOR count equal to the key: a torn entry fails it) presets the position's
+// (the table bound here, one buffer per depth, `params.extra` entries, indexed by the key's second word modulo
+// that; 64-bit key from two hashes of the whole position and the depth). A hit (stored check XOR count equal to the key: a torn entry fails it) presets the position's
 // count and clears its flag, so its subtree is not expanded again.
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
@@ -17,7 +17,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let key = tt_key(positions[i], params.remaining);
-    let e = cache[params.first + (key.y & params.mask)];
+    let e = cache[key.y % params.extra];
     if all((e.check ^ e.count) == key) {
         sub[2u * i] = e.count.x;
         sub[2u * i + 1u] = e.count.y;

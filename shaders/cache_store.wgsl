@@ -1,5 +1,5 @@
 // cache_store.wgsl: store the subtree count of every expanded position (flag set) of a level in the
-// transposition table of its remaining depth (always replace). Concurrent stores to one entry may interleave
+// transposition table of its remaining depth (the table bound here, `params.extra` entries; always replace). Concurrent stores to one entry may interleave
 // their words; the key is stored XOR the count, so such a torn entry fails the probe's key check (unless both
 // stores carried the same count, in which case it is right anyway).
 
@@ -16,5 +16,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let key = tt_key(positions[i], params.remaining);
     let count = vec2<u32>(sub[2u * i], sub[2u * i + 1u]);
-    cache[params.first + (key.y & params.mask)] = CacheEntry(key ^ count, count);
+    cache[key.y % params.extra] = CacheEntry(key ^ count, count);
 }

@@ -31,9 +31,8 @@ struct Params {
     remaining: u32,  // remaining depth of the positions of this level
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info)
     mask: u32,       // hash table (region) size - 1 (power of two)
-    extra: u32,      // kernel-specific
-    first: u32,      // expand: first position of the level slice (thread t handles first + t);
-                     // cache kernels: first entry of the remaining depth's table
+    extra: u32,      // kernel-specific (cache kernels: entries of the bound table)
+    first: u32,      // expand: first position of the level slice (thread t handles first + t)
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
 }

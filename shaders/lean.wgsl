@@ -7,16 +7,22 @@
 // destinations empty, no attacked square on the king's path, and no rook or queen hitting the king's
 // destination once the castling rook has left.
 //
-// One generator, two sinks: with `l_listing` false it only counts (popcounts of allowed sets: no move is built),
-// with `l_listing` true it also stores the moves with index in [l_skip, l_skip + LIST_LEN) into `l_moves`,
-// packed like `crate::types::Move` plus the moving role in bits 16-18 (so `make_role` needs no lookup).
+// One generator, two sinks, chosen by the `listing` argument: false only counts (popcounts of allowed sets:
+// no move is built), true also stores the moves with index in [l_skip, l_skip + LIST_LEN) into `l_moves`,
+// packed like `crate::types::Move` plus the moving role in bits 16-18. The side to move `us` is an argument
+// too: leaf2.wgsl calls the generator at two sites (listing for the position's side, counting for the other),
+// and every driver inlines the calls, so with `SIDE` fixed at pipeline creation both arguments are constants
+// there and the colour selects, pawn directions and castling ranks fold away.
+
+// The side to move of the positions leaf2.wgsl is dispatched over, set when the pipeline is created
+// (`Kernel::constants`): 0 white, 1 black, 2 (the generic kernel) read from each position.
+override SIDE: u32 = 2u;
 
 const LIST_LEN: u32 = 256u;
 const FILE_A: BB = BB(0x01010101u, 0x01010101u);
 const FILE_H: BB = BB(0x80808080u, 0x80808080u);
 const ALL: BB = BB(0xFFFFFFFFu, 0xFFFFFFFFu);
 
-var<private> l_listing: bool;
 var<private> l_skip: u32;
 var<private> l_count: u32;
 var<private> l_moves: array<u32, LIST_LEN>;
@@ -70,30 +76,30 @@ fn line_through(a: u32, b: u32) -> BB {
     return tables[T_LINE + 64u * a + b];
 }
 
-fn l_push(m: u32) {
-    if l_listing && l_count >= l_skip && l_count - l_skip < LIST_LEN {
+fn l_push(listing: bool, m: u32) {
+    if listing && l_count >= l_skip && l_count - l_skip < LIST_LEN {
         l_moves[l_count - l_skip] = m;
     }
     l_count += 1u;
 }
 
 // Sink: a piece of `role` on `orig` moves to each square of `targets`.
-fn l_piece(role: u32, orig: u32, targets: BB) {
-    if !l_listing {
+fn l_piece(listing: bool, role: u32, orig: u32, targets: BB) {
+    if !listing {
         l_count += bb_popcnt(targets);
         return;
     }
     var t = targets;
     while bb_any(t) {
-        l_push((role << 16u) | (orig << 6u) | bb_lsb(t));
+        l_push(true, (role << 16u) | (orig << 6u) | bb_lsb(t));
         t = bb_clear_lsb(t);
     }
 }
 
 // Sink: pawns move to each square of `targets` from `to - delta`; those on the last rank promote (FIDE 3.7.5:
 // four moves each).
-fn l_pawns(targets: BB, delta: i32, promo: BB) {
-    if !l_listing {
+fn l_pawns(listing: bool, targets: BB, delta: i32, promo: BB) {
+    if !listing {
         l_count += bb_popcnt(targets) + 3u * bb_popcnt(targets & promo);
         return;
     }
@@ -104,32 +110,32 @@ fn l_pawns(targets: BB, delta: i32, promo: BB) {
         let base = (u32(i32(to) - delta) << 6u) | to;
         if bb_has(promo, to) {
             for (var k = 0u; k < 4u; k++) {
-                l_push((1u << 14u) | (k << 12u) | base);
+                l_push(true, (1u << 14u) | (k << 12u) | base);
             }
         } else {
-            l_push(base);
+            l_push(true, base);
         }
     }
 }
 
 // Pawn moves of `pawns` (all of the side to move) to `push_ok` / `capture_ok` squares (FIDE 3.7.1-3.7.3).
-fn l_pawn_moves(white: bool, pawns: BB, empty: BB, push_ok: BB, capture_ok: BB) {
+fn l_pawn_moves(listing: bool, white: bool, pawns: BB, empty: BB, push_ok: BB, capture_ok: BB) {
     if white {
         let promo = BB(0u, 0xFF000000u);
         let single = bb_shl(pawns, 8u) & empty;
         let double = bb_shl(single & BB(0x00FF0000u, 0u), 8u) & empty & push_ok;
-        l_pawns(single & push_ok, 8, promo);
-        l_pawns(double, 16, BB(0u, 0u));
-        l_pawns(bb_shl(pawns & ~FILE_A, 7u) & capture_ok, 7, promo);
-        l_pawns(bb_shl(pawns & ~FILE_H, 9u) & capture_ok, 9, promo);
+        l_pawns(listing, single & push_ok, 8, promo);
+        l_pawns(listing, double, 16, BB(0u, 0u));
+        l_pawns(listing, bb_shl(pawns & ~FILE_A, 7u) & capture_ok, 7, promo);
+        l_pawns(listing, bb_shl(pawns & ~FILE_H, 9u) & capture_ok, 9, promo);
     } else {
         let promo = BB(0xFFu, 0u);
         let single = bb_shr(pawns, 8u) & empty;
         let double = bb_shr(single & BB(0u, 0x0000FF00u), 8u) & empty & push_ok;
-        l_pawns(single & push_ok, -8, promo);
-        l_pawns(double, -16, BB(0u, 0u));
-        l_pawns(bb_shr(pawns & ~FILE_A, 9u) & capture_ok, -9, promo);
-        l_pawns(bb_shr(pawns & ~FILE_H, 7u) & capture_ok, -7, promo);
+        l_pawns(listing, single & push_ok, -8, promo);
+        l_pawns(listing, double, -16, BB(0u, 0u));
+        l_pawns(listing, bb_shr(pawns & ~FILE_A, 9u) & capture_ok, -9, promo);
+        l_pawns(listing, bb_shr(pawns & ~FILE_H, 7u) & capture_ok, -7, promo);
     }
 }
 
@@ -138,10 +144,10 @@ fn span(a: u32, b: u32) -> BB {
     return between(a, b) | bb_sq(a) | bb_sq(b);
 }
 
-// Generate the legal moves of `p` into the sink; returns how many there are.
-fn lean(p: Pos) -> u32 {
+// Generate the legal moves of `p` for side `us` (0 white, 1 black) into the sink (`listing`: list, else
+// count); returns how many there are.
+fn lean(p: Pos, us: u32, listing: bool) -> u32 {
     l_count = 0u;
-    let us = turn(p);
     let white = us == 0u;
     let occ = occupied(p);
     var own = p.bb[6];
@@ -200,21 +206,20 @@ fn lean(p: Pos) -> u32 {
     }
 
     // Squares attacked by the enemy with our king lifted off the board, among those that matter.
-    let them_mask = opp;
     var danger = BB(0u, 0u);
     var todo = test;
     while bb_any(todo) {
         let s = bb_lsb(todo);
         todo = bb_clear_lsb(todo);
-        let a = (tables[T_KNIGHT + s] & p.bb[KNIGHT]) | (tables[T_PAWN + 64u * us + s] & p.bb[PAWN])
-            | (tables[T_KING + s] & p.bb[KING]) | (bishop_att(s, occ_nk) & (p.bb[BISHOP] | p.bb[QUEEN]))
-            | (rook_att(s, occ_nk) & (p.bb[ROOK] | p.bb[QUEEN]));
-        if bb_any(a & them_mask) {
+        let a = (((tables[T_KNIGHT + s] & p.bb[KNIGHT]) | (tables[T_PAWN + 64u * us + s] & p.bb[PAWN])
+            | (tables[T_KING + s] & p.bb[KING])) & opp) | (bishop_att(s, occ_nk) & diag_opp)
+            | (rook_att(s, occ_nk) & orth_opp);
+        if bb_any(a) {
             danger |= bb_sq(s);
         }
     }
 
-    l_piece(KING, ksq, king_squares & ~danger);
+    l_piece(listing, KING, ksq, king_squares & ~danger);
     if bb_any(bb_clear_lsb(checkers)) {
         return l_count; // double check: king moves only
     }
@@ -230,7 +235,7 @@ fn lean(p: Pos) -> u32 {
     while bb_any(knights) {
         let s = bb_lsb(knights);
         knights = bb_clear_lsb(knights);
-        l_piece(KNIGHT, s, tables[T_KNIGHT + s] & allowed);
+        l_piece(listing, KNIGHT, s, tables[T_KNIGHT + s] & allowed);
     }
     // Pinned sliders move along the pin line, and only when not in check (a pinned piece cannot block or
     // capture a checker).
@@ -242,7 +247,7 @@ fn lean(p: Pos) -> u32 {
         if bb_has(pinned, s) {
             t &= select(BB(0u, 0u), line_through(ksq, s), !in_check);
         }
-        l_piece(select(BISHOP, QUEEN, bb_has(p.bb[QUEEN], s)), s, t);
+        l_piece(listing, select(BISHOP, QUEEN, bb_has(p.bb[QUEEN], s)), s, t);
     }
     var orth = (p.bb[ROOK] | p.bb[QUEEN]) & own;
     while bb_any(orth) {
@@ -252,11 +257,11 @@ fn lean(p: Pos) -> u32 {
         if bb_has(pinned, s) {
             t &= select(BB(0u, 0u), line_through(ksq, s), !in_check);
         }
-        l_piece(select(ROOK, QUEEN, bb_has(p.bb[QUEEN], s)), s, t);
+        l_piece(listing, select(ROOK, QUEEN, bb_has(p.bb[QUEEN], s)), s, t);
     }
     // Free pawns set-wise, then each pinned pawn along its pin line (one call site for both).
-    let empty = ~occ;
     let pawns = p.bb[PAWN] & own;
+    let empty = ~occ;
     var group = pawns & free;
     var pinned_pawns = BB(0u, 0u);
     if !in_check {
@@ -264,7 +269,7 @@ fn lean(p: Pos) -> u32 {
     }
     var lim = checkmask;
     loop {
-        l_pawn_moves(white, group, empty, lim, opp & lim);
+        l_pawn_moves(listing, white, group, empty, lim, opp & lim);
         if !bb_any(pinned_pawns) {
             break;
         }
@@ -286,7 +291,7 @@ fn lean(p: Pos) -> u32 {
             let sliders = (bishop_att(ksq, occ2) & diag_opp) | (rook_att(ksq, occ2) & orth_opp);
             let others = checkers & ~bb_sq(cap) & (p.bb[KNIGHT] | p.bb[PAWN]);
             if !bb_any(sliders | others) {
-                l_push((PAWN << 16u) | (2u << 14u) | (orig << 6u) | ep);
+                l_push(listing, (PAWN << 16u) | (2u << 14u) | (orig << 6u) | ep);
             }
         }
     }
@@ -298,14 +303,84 @@ fn lean(p: Pos) -> u32 {
             continue;
         }
         let rsq = castle_rook(p, us * 2u + side);
-        let base = ksq & 56u;
         var kt = base + 2u;
         if rsq > ksq {
             kt = base + 6u;
         }
         if !bb_any(span(ksq, kt) & danger) && !bb_any(rook_att(kt, occ_nk ^ bb_sq(rsq)) & orth_opp) {
-            l_push((KING << 16u) | (3u << 14u) | (ksq << 6u) | rsq);
+            l_push(listing, (KING << 16u) | (3u << 14u) | (ksq << 6u) | rsq);
         }
     }
     return l_count;
+}
+
+// The position after the legal move `m` of side `us` (packed by the listing sink: moving role in bits 16-18),
+// for counting its replies only: the side-to-move bit is not kept (the caller knows it), and the en-passant
+// square is set after every double step (the generator looks for a capturing pawn itself).
+fn lean_make(p: Pos, m: u32, us: u32) -> Pos {
+    var c = p;
+    let role = m >> 16u;
+    let to = m & 63u;
+    let orig = (m >> 6u) & 63u;
+    let kind = (m >> 14u) & 3u;
+    let clear = ~(bb_sq(orig) | bb_sq(to));
+    c.bb[0] &= clear;
+    c.bb[1] &= clear;
+    c.bb[2] &= clear;
+    c.bb[3] &= clear;
+    c.bb[4] &= clear;
+    c.bb[5] &= clear;
+    c.bb[6] &= clear;
+    var ep = NO_SQ;
+    if kind == 3u {
+        let base = orig & 56u;
+        var kt = base + 2u;
+        var rt = base + 3u;
+        if to > orig {
+            kt = base + 6u;
+            rt = base + 5u;
+        }
+        let placed = bb_sq(kt) | bb_sq(rt);
+        c.bb[KING] |= bb_sq(kt);
+        c.bb[ROOK] |= bb_sq(rt);
+        if us == 0u {
+            c.bb[6] |= placed;
+        }
+    } else {
+        var placed = role;
+        if kind == 1u {
+            placed = ((m >> 12u) & 3u) + 1u;
+        }
+        c.bb[placed] |= bb_sq(to);
+        if us == 0u {
+            c.bb[6] |= bb_sq(to);
+        }
+        if kind == 2u {
+            var victim = to + 8u;
+            if us == 0u {
+                victim = to - 8u;
+            }
+            let keep = ~bb_sq(victim);
+            c.bb[PAWN] &= keep;
+            c.bb[6] &= keep;
+        }
+        if role == PAWN && (orig ^ to) == 16u {
+            ep = (orig + to) >> 1u;
+        }
+    }
+    // FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
+    var castle = p.castle;
+    if castle != 0x40404040u {
+        castle = 0u;
+        for (var i = 0u; i < 4u; i++) {
+            var r = castle_rook(p, i);
+            if r == orig || r == to || (role == KING && (i >> 1u) == us) {
+                r = NO_SQ;
+            }
+            castle |= r << (8u * i);
+        }
+    }
+    c.castle = castle;
+    c.info = ep << 8u;
+    return c;
 }

@@ -23,7 +23,7 @@ fn in_ci() -> bool {
 
 fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> GpuOptions {
     GpuOptions {
-        hash_mb,
+        hash_mb: Some(hash_mb),
         merge,
         gpu_mem_mb,
         adapter: None,
@@ -346,13 +346,14 @@ fn host_split_above_run_depth_stays_exact() {
         return;
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.ensure_cache(4);
+    ctx.ensure_cache(4).unwrap();
     for (merge, cache) in [(true, true), (false, false)] {
         let s = perftlab::gpu::driver::Settings {
             merge,
             cache,
             budget_bytes: 64 << 20,
             max_run_depth: 2,
+            host_plies: 0,
         };
         let roots = [
             Setup::startpos(),
@@ -361,6 +362,59 @@ fn host_split_above_run_depth_stays_exact() {
         let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);
     }
+}
+
+/// Host levels with the host table: startpos perft 6 with the top 3 plies expanded on the host (transpositions
+/// merged: 8,902 positions at ply 3, 5,362 distinct) and counted in GPU runs; then the 20 root moves to depth 5
+/// (as `--divide` asks) and Kiwipete perft 4 twice: the root moves and the repeated root come from the host
+/// table. Counts from CPW ("Perft Results"; startpos perft 5 after each root move sums to perft 6).
+#[test]
+fn host_levels_and_host_table_stay_exact() {
+    if gpu("host_table").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    ctx.ensure_cache(4).unwrap();
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 64 << 20,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 3,
+    };
+    let start = Setup::startpos();
+    let six = perftlab::gpu::driver::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s)
+        .unwrap();
+    assert_eq!(six, vec![119_060_324]);
+    let r = ctx.report().unwrap();
+    // Host levels: 1 + 20 + 400 positions expanded on the host; 5,362 distinct ply-3 positions in one GPU run.
+    assert_eq!(
+        (r.host_positions, r.host_hits, r.runs),
+        (421, 0, 1),
+        "{r:?}"
+    );
+    let kids: Vec<Setup> = perftlab::reference::legal_moves(&start)
+        .into_iter()
+        .map(|m| perftlab::reference::play(&start, m))
+        .collect();
+    let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
+    assert_eq!(five.iter().sum::<u128>(), 119_060_324);
+    let r = ctx.report().unwrap();
+    assert_eq!(
+        (r.host_hits, r.runs),
+        (20, 1),
+        "the root moves come from the host table: {r:?}"
+    );
+    let kiwipete = Setup::from_fen(KIWIPETE.fen).unwrap();
+    for _ in 0..2 {
+        let four =
+            perftlab::gpu::driver::subtree_counts(&mut ctx, std::slice::from_ref(&kiwipete), 4, &s)
+                .unwrap();
+        assert_eq!(four, vec![4_085_603]);
+    }
+    let r = ctx.report().unwrap();
+    assert!(r.host_hits > 20, "{r:?}");
+    assert_eq!(r.retries, 0);
 }
 
 /// Inside a run, a level larger than the budget is expanded in slices: with a 256 KiB budget, perft 5 (8902
@@ -379,6 +433,7 @@ fn levels_are_sliced_within_a_tiny_budget() {
             cache: false,
             budget_bytes: 256 << 10,
             max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+            host_plies: 0,
         };
         let roots = [
             Setup::startpos(),
@@ -491,7 +546,7 @@ fn divide_matches_cpu_backend_deep() {
 
 /// Transposition tables of 1024 entries (512 for remaining depth 2) under startpos perft 5 and Kiwipete perft 4
 /// (8,902 and 2,039 positions stored at remaining depth 2 alone): entries are evicted all the time, counts stay
-/// exact, and the second run of each finds hits.
+/// exact, and the second run of each finds hits there.
 #[test]
 fn cache_forced_eviction_stays_exact() {
     if gpu("cache_forced_eviction").is_none() {
@@ -504,6 +559,7 @@ fn cache_forced_eviction_stays_exact() {
         cache: true,
         budget_bytes: 64 << 20,
         max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 0,
     };
     let roots = [
         Setup::startpos(),
@@ -511,6 +567,8 @@ fn cache_forced_eviction_stays_exact() {
             .unwrap(),
     ];
     for _ in 0..2 {
+        // The host table would answer the repeated roots: empty it, so the GPU tables are probed.
+        ctx.host_table.clear();
         let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
         let four = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
@@ -519,6 +577,125 @@ fn cache_forced_eviction_stays_exact() {
     let r = ctx.report().unwrap();
     assert!(r.levels.iter().any(|l| l.cache_hits > 0), "{r:?}");
     assert_eq!(r.retries, 0);
+}
+
+/// The device-memory query (Vulkan's device-local heaps) answers on a Vulkan adapter, and only a discrete GPU
+/// gets the large default tables: a software adapter (lavapipe, whose "device" memory is the host's) keeps
+/// 64 MiB.
+#[test]
+fn device_memory_and_default_tables() {
+    if gpu("device_memory").is_none() {
+        return;
+    }
+    let ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    if ctx.info.backend == wgpu::Backend::Vulkan {
+        assert!(
+            ctx.device_memory.is_some_and(|b| b >= 1 << 20),
+            "{:?}",
+            ctx.device_memory
+        );
+    }
+    let hash = ctx.default_hash_mb(512);
+    if ctx.info.device_type == wgpu::DeviceType::DiscreteGpu && ctx.device_memory.is_some() {
+        assert!(hash as u64 <= ctx.max_hash_mb());
+    } else {
+        assert_eq!(hash, 64);
+    }
+}
+
+/// The split of `--hash` over the depths (no GPU needed).
+#[test]
+fn cache_split_halves_and_never_exceeds_the_budget() {
+    assert_eq!(
+        perftlab::gpu::context::CACHE_WEIGHTS.len(),
+        perftlab::gpu::context::CACHE_DEPTHS.count()
+    );
+    // Uncapped: remaining 2 gets half, 3 a quarter, …, the deepest two the same.
+    let s = perftlab::gpu::context::split_cache(512 << 10, u64::MAX);
+    assert_eq!(s[0], 256 << 10);
+    assert_eq!(s[1], 128 << 10);
+    assert_eq!(s[8], s[9]);
+    assert_eq!(s.iter().sum::<u64>(), 512 << 10);
+    // Capped at one binding: the capped tables take the cap, the rest goes to the others.
+    let cap = 1000;
+    let s = perftlab::gpu::context::split_cache(5000, cap);
+    assert!(s.iter().all(|&n| n <= cap), "{s:?}");
+    assert_eq!(&s[..3], &[cap, cap, cap], "{s:?}");
+    assert!(
+        s[3] > 5000 * 32 / 512,
+        "the deeper tables got the rest: {s:?}"
+    );
+    assert!(s.iter().sum::<u64>() <= 5000, "{s:?}");
+    assert!(s.iter().sum::<u64>() > 4990, "{s:?}");
+    // The most: every table at the cap.
+    let s = perftlab::gpu::context::split_cache(10 * cap, cap);
+    assert_eq!(s, vec![cap; 10]);
+    for total in [0, 1, 63, 1024, 12_345, 1 << 40] {
+        assert!(
+            perftlab::gpu::context::split_cache(total, 777)
+                .iter()
+                .sum::<u64>()
+                <= total
+        );
+    }
+}
+
+/// The transposition tables are one buffer per remaining depth, so their total may exceed one storage
+/// binding: 160 MiB on lavapipe (128 MiB largest binding) gives ten separate tables, each within one binding,
+/// halving from remaining depth 2 down, never more than asked in all, and the counts stay exact with them. A
+/// `--hash` beyond ten maximal bindings is refused naming the flag (exit 2).
+#[test]
+fn cache_tables_are_separate_buffers_beyond_one_binding() {
+    if gpu("cache_tables_separate").is_none() {
+        return;
+    }
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let mb = 160;
+    let asked = mb << 20;
+    if binding >= asked {
+        eprintln!(
+            "cache_tables_separate: the largest binding holds {mb} MiB: nothing to show here"
+        );
+    }
+    ctx.ensure_cache(mb as usize).unwrap();
+    let cache = ctx.cache.as_ref().unwrap();
+    let tables: Vec<_> = cache.tables.iter().flatten().collect();
+    assert_eq!(tables.len(), 10);
+    for (i, t) in tables.iter().enumerate() {
+        assert!(t.entries.size() <= binding);
+        assert_eq!(t.entries.size(), 16 * u64::from(t.len));
+        for u in &tables[..i] {
+            assert!(t.entries != u.entries, "tables {i} share a buffer");
+        }
+    }
+    assert_eq!(tables[0].len, 2 * tables[1].len);
+    let total = cache.bytes();
+    assert!(total <= asked && total > asked - (1 << 20), "{total}");
+    let s = perftlab::gpu::driver::Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 256 << 10,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 0,
+    };
+    let counts =
+        perftlab::gpu::driver::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
+    assert_eq!(counts, vec![4_865_609]);
+    let r = ctx.report().unwrap();
+    assert!(r.peak_bytes >= total, "{r:?}");
+    let out = perftlab(&[
+        "perft",
+        "--backend",
+        "gpu",
+        "--depth",
+        "1",
+        "--hash",
+        "100000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--hash") && err.contains("100000000"), "{err}");
 }
 
 /// Every `@binding(n) var<…> name` of every kernel's WGSL agrees with the Rust side: binding 0 is the attack
@@ -640,6 +817,7 @@ fn merge_table_generations_wrap_and_stay_exact() {
         cache: false,
         budget_bytes: 64 << 20,
         max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 0,
     };
     let roots = [Setup::startpos()];
     for run in 0..130 {
@@ -657,4 +835,43 @@ fn merge_table_generations_wrap_and_stay_exact() {
     // Remaining 2: 130 × perft 2 (400, all distinct) + 3 × perft 3 (8902 slots, fewer distinct).
     assert_eq!(level2.positions, 130 * 400 + 3 * 8902, "{r:?}");
     assert!(level2.distinct < level2.positions, "{r:?}");
+}
+
+/// The fused leaves run the kernel specialised for the side to move at remaining depth 2 (pipeline constant
+/// `SIDE`) when all roots of a run share their side, else the generic one: each side alone (depth parity
+/// selects the white or the black kernel) and a batch mixing sides give the published counts, with the
+/// trusted and the checked builds. Counts: CPW "Perft Results" (start position; Position 4 mirrored, as in
+/// tests/data/tricky.perft, pos-4).
+#[test]
+fn fused_leaf_kernels_per_side_and_generic() {
+    use perftlab::gpu::driver::{subtree_counts, Settings, MAX_RUN_DEPTH};
+    if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
+        return;
+    }
+    let start = [Setup::startpos()];
+    let mirrored =
+        [
+            Setup::from_fen("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1")
+                .unwrap(),
+        ];
+    let both = [start[0].clone(), mirrored[0].clone()];
+    for checked in [false, true] {
+        let mut ctx = perftlab::gpu::GpuContext::with_checks(None, checked).unwrap();
+        for merge in [false, true] {
+            let s = Settings {
+                merge,
+                cache: false,
+                budget_bytes: 64 << 20,
+                max_run_depth: MAX_RUN_DEPTH,
+            };
+            let mut run =
+                |roots: &[Setup], depth| subtree_counts(&mut ctx, roots, depth, &s).unwrap();
+            assert_eq!(run(&start, 3), [8_902]); // black at remaining 2
+            assert_eq!(run(&start, 4), [197_281]); // white
+            assert_eq!(run(&mirrored, 2), [264]); // black
+            assert_eq!(run(&mirrored, 3), [9_467]); // white
+            assert_eq!(run(&both, 3), [8_902, 9_467]); // mixed: the generic kernel
+            assert_eq!(run(&both, 2), [400, 264]);
+        }
+    }
 }

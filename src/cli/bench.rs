@@ -242,7 +242,7 @@ pub fn run(a: BenchArgs) -> Result<i32> {
             json!({
                 "backend": name,
                 "threads": a.backend.threads,
-                "hash_mb": a.backend.hash,
+                "hash_mb": a.backend.hash_mb(),
                 "merge": !a.backend.no_merge,
                 "quick": a.quick,
                 "positions": rows,

@@ -38,7 +38,7 @@ impl BackendKind {
 pub(super) fn create_backend(kind: BackendKind, a: &BackendArgs) -> Result<Box<dyn Backend>> {
     Ok(match kind {
         BackendKind::Reference => Box::new(ReferenceBackend),
-        BackendKind::Cpu => Box::new(CpuBackend::new(a.hash, a.threads, !a.no_merge)?),
+        BackendKind::Cpu => Box::new(CpuBackend::new(a.hash_mb(), a.threads, !a.no_merge)?),
         BackendKind::Gpu => Box::new(GpuBackend::new(&GpuOptions {
             hash_mb: a.hash,
             merge: !a.no_merge,

@@ -140,9 +140,10 @@ pub(crate) struct BackendArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Hash table size in MiB for subtree counts (0 turns it off).
-    #[arg(long, default_value_t = 64)]
-    pub hash: usize,
+    /// Hash table size in MiB for subtree counts (0 turns it off) [default: 64; GPU backend on a discrete GPU
+    /// whose driver reports its memory: most of that memory, see the README's "GPU backend"].
+    #[arg(long)]
+    pub hash: Option<usize>,
     /// GPU memory budget in MiB (default: a safe share of the adapter's limits).
     #[arg(long)]
     pub gpu_mem: Option<u64>,
@@ -161,6 +162,11 @@ pub(crate) struct BackendArgs {
 }
 
 impl BackendArgs {
+    /// `--hash` in MiB, or its default (64).
+    pub fn hash_mb(&self) -> usize {
+        self.hash.unwrap_or(64)
+    }
+
     /// The backend `--backend` names, built from these flags (the thread count installed for rayon).
     ///
     /// # Errors
@@ -199,7 +205,7 @@ impl BackendArgs {
             ));
         }
         if kind == BackendKind::Cpu {
-            limits::check_host_memory("--hash", self.hash as u64)?;
+            limits::check_host_memory("--hash", self.hash_mb() as u64)?;
         }
         if self.backend != BackendKind::Gpu {
             for (flag, given) in [

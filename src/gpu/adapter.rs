@@ -35,6 +35,34 @@ pub struct AdapterSummary {
     pub compute: bool,
 }
 
+/// The size of the largest device-local memory heap of a Vulkan adapter, in bytes (`None` on other backends).
+/// wgpu 30 reports no memory size (wgpu issue 2447), so this asks Vulkan itself
+/// (`vkGetPhysicalDeviceMemoryProperties`, Vulkan 1.0 core) through wgpu's hal.
+#[cfg(any(target_os = "linux", target_os = "windows", target_os = "android"))]
+#[allow(unsafe_code)]
+pub fn device_local_memory(adapter: &wgpu::Adapter) -> Option<u64> {
+    // Safety: the guard only borrows the live adapter for a read-only query; nothing is created or destroyed
+    // through it, and it is dropped at the end of this function.
+    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let physical = hal.raw_physical_device();
+    let instance = hal.shared_instance().raw_instance();
+    // Safety: `physical` is a physical device of `instance`, which the guard keeps alive during the call.
+    let props = unsafe { instance.get_physical_device_memory_properties(physical) };
+    const DEVICE_LOCAL: u32 = 1; // VK_MEMORY_HEAP_DEVICE_LOCAL_BIT
+    props
+        .memory_heaps_as_slice()
+        .iter()
+        .filter(|h| h.flags.as_raw() & DEVICE_LOCAL != 0)
+        .map(|h| h.size)
+        .max()
+}
+
+/// No device memory query outside Vulkan.
+#[cfg(not(any(target_os = "linux", target_os = "windows", target_os = "android")))]
+pub fn device_local_memory(_adapter: &wgpu::Adapter) -> Option<u64> {
+    None
+}
+
 fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
 }

@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 /// WGSL `Pos`: six role bitboards and the white pieces as (low, high) word pairs, castling rook squares (one
 /// byte per right, 64 = none) and `info` (bit 0 side to move, bits 8-15 en-passant square, 64 = none).
 #[repr(C)]
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Pod, Zeroable)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Pod, Zeroable)]
 pub struct GpuPos {
     /// Pawns, knights, bishops, rooks, queens, kings, white pieces.
     pub bb: [[u32; 2]; 7],
@@ -31,7 +31,7 @@ pub struct GpuParams {
     pub mode: u32,
     /// Hash table size minus one.
     pub mask: u32,
-    /// Kernel-specific.
+    /// Kernel-specific (cache kernels: entries of the bound table).
     pub extra: u32,
     /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`).
     pub first: u32,

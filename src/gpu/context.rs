@@ -45,28 +45,84 @@ pub struct LevelBufs {
 /// Bytes per position slot of a level, all its buffers together, plus its share of the merge table.
 pub const SLOT_BYTES: u64 = 64 + 4 * 6 + 8 + 8;
 
-/// The transposition tables of subtree counts: one buffer of `GpuCacheEntry` (16 bytes), cut into one region
-/// per remaining depth ([`Cache::region`]).
-pub struct Cache {
-    /// Entries, a power of two.
+/// Remaining depths with a transposition table of their own: 2 (the fused level) up to
+/// [`super::driver::MAX_RUN_DEPTH`] (the root of the deepest run).
+pub const CACHE_DEPTHS: std::ops::RangeInclusive<u32> = 2..=super::driver::MAX_RUN_DEPTH;
+
+/// Share of the `--hash` budget of each remaining depth in [`CACHE_DEPTHS`], in parts of the sum: remaining 2
+/// gets half, each deeper depth half of the one above it, and the deepest as much as the one above it (so the
+/// parts add up to the whole). Measured on lavapipe (README, "Transposition tables"): a level at remaining `r`
+/// holds several times the distinct positions of the level at `r + 1`, while a hit there saves a whole
+/// subtree of `r` plies; halving keeps the shallow tables from evicting the deep, valuable entries and gave the
+/// most hits per byte of the splits tried. A table is capped at one storage binding; what a capped table
+/// cannot take goes to the others, in the same proportions ([`split_cache`]).
+pub const CACHE_WEIGHTS: [u64; 10] = [256, 128, 64, 32, 16, 8, 4, 2, 1, 1];
+
+/// Entries of each depth's table for a budget of `total` entries, each table at most `cap` entries: shares
+/// by [`CACHE_WEIGHTS`], then what capped tables cannot take spread over the others by the same weights
+/// ("water filling"). The sum never exceeds `total`; a table gets at least 64 entries when `total` allows.
+pub fn split_cache(total: u64, cap: u64) -> Vec<u64> {
+    let n = CACHE_WEIGHTS.len();
+    let mut out = vec![0u64; n];
+    let mut open: Vec<usize> = (0..n).collect();
+    let mut left = total;
+    loop {
+        let weight: u64 = open.iter().map(|&i| CACHE_WEIGHTS[i]).sum();
+        if open.is_empty() || left == 0 || weight == 0 {
+            break;
+        }
+        // Tables whose share would exceed the cap take the cap and leave the rest to the others.
+        let capped: Vec<usize> = open
+            .iter()
+            .copied()
+            .filter(|&i| (left as u128 * CACHE_WEIGHTS[i] as u128 / weight as u128) as u64 >= cap)
+            .collect();
+        if capped.is_empty() {
+            for &i in &open {
+                out[i] = (left as u128 * CACHE_WEIGHTS[i] as u128 / weight as u128) as u64;
+            }
+            break;
+        }
+        for &i in &capped {
+            out[i] = cap;
+            left -= cap.min(left);
+        }
+        open.retain(|i| !capped.contains(i));
+    }
+    out
+}
+
+/// One transposition table: `len` entries of `GpuCacheEntry` (16 bytes) in a buffer of its own.
+pub struct CacheTable {
+    /// The entries.
     pub entries: wgpu::Buffer,
-    /// Number of entries.
+    /// Number of entries (any size: the kernels index by the key modulo `len`).
     pub len: u32,
 }
 
+/// The transposition tables of subtree counts: one table, one buffer (one storage binding), per remaining
+/// depth in [`CACHE_DEPTHS`], so the total can reach [`CACHE_DEPTHS`] × the largest storage binding. The
+/// probe and store kernels bind the table of the level's depth.
+pub struct Cache {
+    /// The table of remaining depth `r` is `tables[r - 2]`; `None` where its share was below 64 entries.
+    pub tables: Vec<Option<CacheTable>>,
+}
+
 impl Cache {
-    /// The table of remaining depth `remaining` (≥ 2) as (first entry, entries − 1): remaining 2 gets half of
-    /// the entries, 3 a quarter, 4 an eighth, and remaining 5 and up share the last eighth (their key includes
-    /// the depth). Shallow levels hold by far the most positions; separate tables keep them from evicting the
-    /// deep, valuable entries.
-    pub fn region(&self, remaining: u32) -> (u32, u32) {
-        let len = self.len;
-        match remaining {
-            0..=2 => (0, len / 2 - 1),
-            3 => (len / 2, len / 4 - 1),
-            4 => (len / 2 + len / 4, len / 8 - 1),
-            _ => (len - len / 8, len / 8 - 1),
-        }
+    /// The table of remaining depth `remaining`, if it has one.
+    pub fn table(&self, remaining: u32) -> Option<&CacheTable> {
+        let i = remaining.checked_sub(*CACHE_DEPTHS.start())? as usize;
+        self.tables.get(i)?.as_ref()
+    }
+
+    /// Entries of all tables together.
+    pub fn entries(&self) -> u64 {
+        self.tables.iter().flatten().map(|t| u64::from(t.len)).sum()
+    }
+
+    /// Bytes of all tables together.
+    pub fn bytes(&self) -> u64 {
+        self.tables.iter().flatten().map(|t| t.entries.size()).sum()
     }
 }
 
@@ -96,6 +152,8 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// The device's limits (the adapter's, requested in full).
     pub limits: wgpu::Limits,
+    /// The largest device-local memory heap in bytes, where the driver reports it (Vulkan).
+    pub device_memory: Option<u64>,
     device: wgpu::Device,
     queue: wgpu::Queue,
     pipelines: Vec<wgpu::ComputePipeline>,
@@ -124,6 +182,14 @@ pub struct GpuContext {
     pub level_counts: std::collections::BTreeMap<u32, (u64, u64)>,
     /// GPU runs executed.
     pub runs: u64,
+    /// The host table: exact subtree counts by whole position and remaining depth, of the roots of every
+    /// batch and of the positions the driver expanded on the host (`super::driver`); lives as long as the
+    /// backend, at most [`HOST_TABLE_MAX`] entries (emptied when full).
+    pub host_table: hashbrown::HashMap<(super::buffers::GpuPos, u32), u128>,
+    /// Lookups answered by the host table.
+    pub host_hits: u64,
+    /// Distinct positions expanded on the host (levels above the GPU runs).
+    pub host_positions: u64,
     /// Timestamp queries around every dispatch, when the adapter has them.
     timing: Option<Timing>,
     /// Remaining depth the next dispatches work for (their time is added to that level).
@@ -142,6 +208,10 @@ pub struct GpuContext {
     /// Bytes between parameter slots (the adapter's uniform offset alignment).
     param_stride: u64,
 }
+
+/// Most entries of the host table (≈ 100 bytes each with the map's overhead, so ≈ 25 MiB): the top levels of
+/// the deepest runs hold far fewer distinct positions.
+pub const HOST_TABLE_MAX: usize = 1 << 18;
 
 /// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
 const PARAM_SLOTS: u64 = 256;
@@ -187,6 +257,7 @@ impl GpuContext {
         let adapter = pick_adapter(choice.or(env.as_deref()))?;
         let info = adapter.get_info();
         let limits = adapter.limits();
+        let device_memory = super::adapter::device_local_memory(&adapter);
         let name = format!("adapter '{}' ({:?})", info.name, info.backend);
         if !adapter
             .get_downlevel_capabilities()
@@ -254,7 +325,7 @@ impl GpuContext {
         let pipelines = Kernel::ALL
             .iter()
             .map(|k| {
-                let label = k.name();
+                let label = k.label();
                 let source = k.wgsl();
                 let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(label),
@@ -270,7 +341,10 @@ impl GpuContext {
                     layout: None,
                     module: &module,
                     entry_point: Some("main"),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: k.constants(),
+                        ..Default::default()
+                    },
                     cache: None,
                 })
             })
@@ -321,6 +395,7 @@ impl GpuContext {
         let ctx = GpuContext {
             info,
             limits,
+            device_memory,
             device,
             queue,
             pipelines,
@@ -344,6 +419,9 @@ impl GpuContext {
             bind_cache: RefCell::new(HashMap::new()),
             param_stride,
             runs: 0,
+            host_table: Default::default(),
+            host_hits: 0,
+            host_positions: 0,
         };
         ctx.check(&format!("{name}: building the kernels"))?;
         Ok(ctx)
@@ -369,6 +447,20 @@ impl GpuContext {
             .min(8 * self.limits.max_storage_buffer_binding_size)
             >> 20;
         by_limits.clamp(16, cap)
+    }
+
+    /// The default `--hash` of the GPU backend in MiB: on a discrete GPU whose driver reports its memory
+    /// ([`GpuContext::device_memory`]), three quarters of it less the level budget `budget_mb` (and at most what
+    /// the tables can take, [`GpuContext::max_hash_mb`]); elsewhere 64, like the CPU backend (a software
+    /// adapter's memory is the host's, and an integrated GPU shares it).
+    pub fn default_hash_mb(&self, budget_mb: u64) -> usize {
+        match (self.info.device_type, self.device_memory) {
+            (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => ((bytes >> 20) * 3 / 4)
+                .saturating_sub(budget_mb)
+                .min(self.max_hash_mb())
+                .max(64) as usize,
+            _ => 64,
+        }
     }
 
     /// Largest level a single binding allows, in positions (also small enough that the u32 offsets of the
@@ -474,34 +566,69 @@ impl GpuContext {
         g
     }
 
-    /// Create the transposition tables of about `mb` MiB (0 = none).
-    pub fn ensure_cache(&mut self, mb: usize) {
-        if mb == 0 {
-            return;
-        }
+    /// Largest transposition table one depth may have, in entries: one storage binding (and one buffer).
+    pub fn max_cache_table_entries(&self) -> u64 {
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        let bytes = ((mb as u64) << 20).min(self.limits.max_storage_buffer_binding_size);
-        self.ensure_cache_entries(bytes / entry);
+        (self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+            / entry)
+            .min(u64::from(u32::MAX))
     }
 
-    /// Create the transposition tables with `len` entries (rounded down to a power of two, at least 64), unless
-    /// they exist.
+    /// Largest `--hash` the adapter can give, in MiB: one maximal table per depth of [`CACHE_DEPTHS`].
+    pub fn max_hash_mb(&self) -> u64 {
+        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
+        (CACHE_WEIGHTS.len() as u64 * self.max_cache_table_entries() * entry) >> 20
+    }
+
+    /// Create the transposition tables of `mb` MiB in all (0 = none), split over the depths by
+    /// [`split_cache`]; never more than asked.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than one maximal
+    /// storage binding per depth, or, on a software adapter, more than the host's available memory).
+    pub fn ensure_cache(&mut self, mb: usize) -> Result<()> {
+        if mb == 0 {
+            return Ok(());
+        }
+        let max = self.max_hash_mb();
+        if mb as u64 > max {
+            return Err(Error::Usage(format!(
+                "--hash: '{mb}' MiB is more than adapter '{}' can give the GPU transposition tables (at most \
+                 {max} MiB: {} tables, one per remaining depth, each at most one {} MiB storage binding)",
+                self.info.name,
+                CACHE_WEIGHTS.len(),
+                (self.max_cache_table_entries() * 16) >> 20
+            )));
+        }
+        if self.info.device_type == wgpu::DeviceType::Cpu {
+            crate::limits::check_host_memory("--hash", mb as u64)?;
+        }
+        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
+        self.ensure_cache_entries((mb as u64) << 20 >> entry.trailing_zeros());
+        self.check("creating the transposition tables")
+    }
+
+    /// Create the transposition tables with `len` entries in all, split over the depths by [`split_cache`]
+    /// (each capped at one binding), unless they exist.
     pub fn ensure_cache_entries(&mut self, len: u64) {
         if self.cache.is_some() {
             return;
         }
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        let len = len.max(64);
-        let len = if len.is_power_of_two() {
-            len
-        } else {
-            len.next_power_of_two() / 2
-        };
-        let entries = self.buffer("transposition tables", len * entry);
-        self.cache = Some(Cache {
-            entries,
-            len: len as u32,
-        });
+        let shares = split_cache(len, self.max_cache_table_entries());
+        let mut tables = Vec::with_capacity(shares.len());
+        for (r, n) in CACHE_DEPTHS.zip(shares) {
+            tables.push((n >= 64).then(|| CacheTable {
+                entries: self.buffer(&format!("transposition table, remaining {r}"), n * entry),
+                len: n as u32,
+            }));
+        }
+        self.cache = Some(Cache { tables });
+        // `buffer` counted each table alone with what was held before: count them all together.
+        self.note_peak();
     }
 
     /// Write `data` to the start of `buf`.
@@ -793,6 +920,8 @@ impl GpuContext {
         Ok(GpuReport {
             adapter: self.describe(),
             runs: self.runs,
+            host_hits: self.host_hits,
+            host_positions: self.host_positions,
             retries: 0,
             submits: self.counters.submits.get(),
             readbacks: self.counters.readbacks.get(),
@@ -818,9 +947,17 @@ impl GpuContext {
             })
             .sum();
         let table = self.table.as_ref().map_or(0, |t| t.0.size());
-        let cache = self.cache.as_ref().map_or(0, |c| c.entries.size());
+        let cache = self.cache.as_ref().map_or(0, Cache::bytes);
         let scratch: u64 = self.scratch.iter().flatten().map(|b| b.size()).sum();
         levels + table + cache + scratch + self.tables.size()
+    }
+
+    /// Raise `peak_bytes` to the bytes held now.
+    fn note_peak(&self) {
+        let held = self.held_bytes();
+        if held > self.counters.peak_bytes.get() {
+            self.counters.peak_bytes.set(held);
+        }
     }
 
     /// Bytes of buffers created so far.

@@ -10,11 +10,12 @@
 //! every copy of a merged position adds its representative's count to its own parent), expanded subtrees are
 //! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back.
 //!
-//! Splits are planned, never discovered by a failed run: trees deeper than [`MAX_RUN_DEPTH`] are split by root
-//! move on the host, batches of roots are cut to what one level may hold, and inside a run a level whose
-//! children would exceed the budget (or one storage binding) is expanded in consecutive slices, each slice's
-//! subtree finished before the next, with a reserve kept for every level below so that one position's children
-//! always fit. Totals are summed in u128.
+//! Splits are planned, never discovered by a failed run: the plies above [`MAX_RUN_DEPTH`] (at least
+//! [`Settings::host_plies`]) are expanded on the host with transpositions merged and counted through the host
+//! table (whole position + remaining depth: exact), batches of roots are cut to what one level may hold, and
+//! inside a run a level whose children would exceed the budget (or one storage binding) is expanded in
+//! consecutive slices, each slice's subtree finished before the next, with a reserve kept for every level
+//! below so that one position's children always fit. Totals are summed in u128.
 
 use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel, SLOT_BYTES};
@@ -35,6 +36,9 @@ pub struct Settings {
     pub budget_bytes: u64,
     /// Deepest tree one run counts ([`MAX_RUN_DEPTH`]; smaller in tests of the host split).
     pub max_run_depth: u32,
+    /// Plies always expanded on the host above the GPU runs (0: only those above `max_run_depth`); with the
+    /// tables on, their counts go to the host table ([`subtree_counts`]).
+    pub host_plies: u32,
 }
 
 impl Settings {
@@ -64,6 +68,9 @@ struct Run<'a> {
     stats: bool,
     merge: bool,
     cache_on: bool,
+    /// The roots' side to move when they all share it (0 white, 1 black), so each level's is known and the
+    /// fused leaves run the kernel specialised for it; `None`: the generic kernel.
+    side: Option<u32>,
     /// Statistics mode: leaves seen and their statistics.
     leaves: u64,
     leaf_stats: Stats,
@@ -89,6 +96,11 @@ fn run_tree(
         stats,
         merge: s.merge && !stats,
         cache_on: s.cache && !stats && ctx.cache.is_some(),
+        side: roots
+            .iter()
+            .map(|r| r.info & 1)
+            .reduce(|a, b| if a == b { a } else { 2 })
+            .filter(|&side| side < 2),
         leaves: 0,
         leaf_stats: Stats::default(),
     };
@@ -143,23 +155,24 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     if !run.stats {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
-    if run.cache_on && remaining >= 2 {
-        let lv = &ctx.levels[l];
-        let cache = ctx.cache.as_ref().expect("cache on");
-        let (first, mask) = cache.region(remaining);
-        ctx.dispatch(
-            Kernel::CacheProbe,
-            GpuParams {
-                first,
-                ..params(n, remaining, 0, mask)
-            },
-            &[&lv.pos, &lv.flags, &lv.sub, &cache.entries, &ctx.tally],
-            n * 12,
-        )?;
+    if let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) {
+        if run.cache_on && remaining >= 2 {
+            let lv = &ctx.levels[l];
+            ctx.dispatch(
+                Kernel::CacheProbe,
+                GpuParams {
+                    extra: table.len,
+                    ..params(n, remaining, 0, 0)
+                },
+                &[&lv.pos, &lv.flags, &lv.sub, &table.entries, &ctx.tally],
+                n * 12,
+            )?;
+        }
     }
     // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
     // distinct positions when merging or the cache left gaps.
     if !run.stats && remaining == 2 {
+        let leaf2 = Kernel::leaf2_for(run.side.map(|side| side ^ (l as u32 & 1)));
         if run.merge || run.cache_on {
             let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
             let k = gpu_scan(ctx, &flags, &offsets, n)?;
@@ -171,7 +184,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                 k * 4,
             )?;
             ctx.dispatch(
-                Kernel::Leaf2,
+                leaf2,
                 params(k, remaining, 1, 0),
                 &[&lv.pos, &lv.flags, &lv.sub, &lv.counts],
                 k * 8,
@@ -179,7 +192,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         } else {
             let lv = &ctx.levels[l];
             ctx.dispatch(
-                Kernel::Leaf2,
+                leaf2,
                 params(n, remaining, 0, 0),
                 &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy],
                 n * 8,
@@ -336,17 +349,18 @@ fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> 
     if !run.cache_on || remaining < 2 {
         return Ok(());
     }
+    let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) else {
+        return Ok(());
+    };
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
-    let cache = ctx.cache.as_ref().expect("cache on");
-    let (first, mask) = cache.region(remaining);
     ctx.dispatch(
         Kernel::CacheStore,
         GpuParams {
-            first,
-            ..params(n, remaining, 0, mask)
+            extra: table.len,
+            ..params(n, remaining, 0, 0)
         },
-        &[&lv.pos, &lv.flags, &lv.sub, &cache.entries],
+        &[&lv.pos, &lv.flags, &lv.sub, &table.entries],
         n * 16,
     )
 }
@@ -392,21 +406,15 @@ fn scan_at(
     Ok(total)
 }
 
-/// The children of `root` in the order of the GPU's move list.
-fn children(ctx: &mut GpuContext, root: &Setup) -> Result<Vec<Setup>> {
-    let moves = legal_moves(ctx, std::slice::from_ref(root))?
-        .pop()
-        .unwrap_or_default();
-    Ok(moves.iter().map(|&m| reference::play(root, m)).collect())
-}
-
 /// Deepest tree one run counts: its per-root counts are u64 on the GPU, and perft 11 of any realistic position
 /// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
 pub const MAX_RUN_DEPTH: u32 = 11;
 
-/// The perft count of each root to `depth`. Planned before running: trees deeper than one run may count are
-/// split on the host by root move, and batches of roots larger than one level may hold are cut into chunks;
-/// inside a run, levels too large for the budget are expanded in slices, so no run is abandoned.
+/// The perft count of each root to `depth`. Planned before running: the top plies above what one run may
+/// count (and at least [`Settings::host_plies`]) are expanded on the host (host levels, with the host table),
+/// batches of roots
+/// larger than one level may hold are cut into chunks; inside a run, levels too large for the budget are
+/// expanded in slices, so no run is abandoned.
 ///
 /// # Errors
 /// A GPU failure ([`crate::Error::Backend`]), or a budget too small for one position's moves.
@@ -419,20 +427,163 @@ pub fn subtree_counts(
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
     }
-    if depth > s.max_run_depth.clamp(1, MAX_RUN_DEPTH) {
-        let mut out = Vec::with_capacity(roots.len());
-        for root in roots {
-            let kids = children(ctx, root)?;
-            out.push(subtree_counts(ctx, &kids, depth - 1, s)?.iter().sum());
+    let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
+    let plies = (depth - run_depth).max(s.host_plies.min(depth - 1));
+    let keys: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
+    host_counts(ctx, roots, &keys, depth, plies, s)
+}
+
+/// One position of a host level: its key, its setup, its children (indices into the next host level, one per
+/// legal move: a transposition appears as the same index twice) and its count once known.
+struct HostNode {
+    key: GpuPos,
+    setup: Setup,
+    kids: Vec<u32>,
+    count: Option<u128>,
+}
+
+/// The host levels: expand `plies` plies of `roots` on the host, merging transpositions (with `s.merge`: each
+/// distinct position once per level, its multiplicity carried by the parents' child lists), count the distinct
+/// positions of the last host level in GPU runs ([`gpu_counts`]), then add the counts up level by level.
+/// With the tables on (`s.cache`), every position's count is looked up in the host table first (whole position
+/// and remaining depth: exact) and stored there once known, so later batches, `--divide` root moves and suite
+/// positions reuse it. Counts are exact u128.
+fn host_counts(
+    ctx: &mut GpuContext,
+    roots: &[Setup],
+    keys: &[GpuPos],
+    depth: u32,
+    plies: u32,
+    s: &Settings,
+) -> Result<Vec<u128>> {
+    let mut levels: Vec<Vec<HostNode>> = Vec::with_capacity(plies as usize + 1);
+    let mut index: hashbrown::HashMap<GpuPos, u32> = hashbrown::HashMap::new();
+    // Each root's node in level 0.
+    let mut root_nodes = Vec::with_capacity(roots.len());
+    let mut top = Vec::new();
+    for (setup, &key) in roots.iter().zip(keys) {
+        let at = if s.merge {
+            *index.entry(key).or_insert_with(|| {
+                top.push(HostNode {
+                    key,
+                    setup: setup.clone(),
+                    kids: Vec::new(),
+                    count: None,
+                });
+                top.len() as u32 - 1
+            })
+        } else {
+            top.push(HostNode {
+                key,
+                setup: setup.clone(),
+                kids: Vec::new(),
+                count: None,
+            });
+            top.len() as u32 - 1
+        };
+        root_nodes.push(at as usize);
+    }
+    levels.push(top);
+    for ply in 0..=plies {
+        let remaining = depth - ply;
+        let level = levels.last_mut().expect("a level");
+        if s.cache {
+            for node in level.iter_mut() {
+                if let Some(&c) = ctx.host_table.get(&(node.key, remaining)) {
+                    node.count = Some(c);
+                    ctx.host_hits += 1;
+                }
+            }
         }
-        return Ok(out);
+        if ply == plies {
+            break;
+        }
+        ctx.host_positions += level.iter().filter(|n| n.count.is_none()).count() as u64;
+        index.clear();
+        let mut next = Vec::new();
+        for node in level.iter_mut().filter(|n| n.count.is_none()) {
+            for m in reference::legal_moves(&node.setup) {
+                let child = reference::play(&node.setup, m);
+                let key = GpuPos::from_setup(&child);
+                let at = match index.get(&key) {
+                    Some(&at) if s.merge => at,
+                    _ => {
+                        next.push(HostNode {
+                            key,
+                            setup: child,
+                            kids: Vec::new(),
+                            count: None,
+                        });
+                        let at = next.len() as u32 - 1;
+                        if s.merge {
+                            index.insert(key, at);
+                        }
+                        at
+                    }
+                };
+                node.kids.push(at);
+            }
+        }
+        levels.push(next);
+    }
+    // The last host level on the GPU: its positions not found in the host table, in batches.
+    let remaining = depth - plies;
+    let frontier = levels.last_mut().expect("a level");
+    let todo: Vec<usize> = (0..frontier.len())
+        .filter(|&i| frontier[i].count.is_none())
+        .collect();
+    let batch: Vec<GpuPos> = todo.iter().map(|&i| frontier[i].key).collect();
+    let counts = gpu_counts(ctx, &batch, remaining, s)?;
+    for (&i, c) in todo.iter().zip(counts) {
+        frontier[i].count = Some(c);
+        remember(ctx, s, frontier[i].key, remaining, c);
+    }
+    // Counts up the host levels: a position's count is the sum over its moves of its children's counts.
+    for ply in (0..plies as usize).rev() {
+        let (upper, lower) = levels.split_at_mut(ply + 1);
+        let (upper, lower) = (&mut upper[ply], &lower[0]);
+        for node in upper.iter_mut().filter(|n| n.count.is_none()) {
+            let c: u128 = node
+                .kids
+                .iter()
+                .map(|&k| lower[k as usize].count.expect("counted"))
+                .sum();
+            node.count = Some(c);
+            remember(ctx, s, node.key, depth - ply as u32, c);
+        }
+    }
+    Ok(root_nodes
+        .into_iter()
+        .map(|i| levels[0][i].count.expect("counted"))
+        .collect())
+}
+
+/// Keep a finished subtree count in the host table (with the tables on), emptied when it is full.
+fn remember(ctx: &mut GpuContext, s: &Settings, key: GpuPos, remaining: u32, count: u128) {
+    if !s.cache {
+        return;
+    }
+    if ctx.host_table.len() >= super::context::HOST_TABLE_MAX {
+        ctx.host_table.clear();
+    }
+    ctx.host_table.insert((key, remaining), count);
+}
+
+/// GPU runs over `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), in chunks that one level may hold.
+fn gpu_counts(
+    ctx: &mut GpuContext,
+    roots: &[GpuPos],
+    depth: u32,
+    s: &Settings,
+) -> Result<Vec<u128>> {
+    if depth == 0 || roots.is_empty() {
+        return Ok(vec![1; roots.len()]);
     }
     let chunk = room_for_roots(ctx, s, depth) as usize;
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
-        let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
         ctx.note_run();
-        let (counts, _) = run_tree(ctx, &gpu, depth, false, s)?;
+        let (counts, _) = run_tree(ctx, part, depth, false, s)?;
         out.extend(counts.into_iter().map(u128::from));
     }
     Ok(out)

@@ -32,11 +32,15 @@ pub enum Kernel {
     Leaf2,
     /// `compact.wgsl`: indices of the flagged positions, packed.
     Compact,
+    /// `leaf2.wgsl` specialised for white to move at remaining depth 2 (pipeline constant `SIDE = 0`).
+    Leaf2White,
+    /// `leaf2.wgsl` specialised for black to move at remaining depth 2 (pipeline constant `SIDE = 1`).
+    Leaf2Black,
 }
 
 impl Kernel {
     /// Every kernel, in pipeline order.
-    pub const ALL: [Kernel; 12] = [
+    pub const ALL: [Kernel; 14] = [
         Kernel::Moves,
         Kernel::Count,
         Kernel::Expand,
@@ -49,6 +53,8 @@ impl Kernel {
         Kernel::ScanAdd,
         Kernel::Leaf2,
         Kernel::Compact,
+        Kernel::Leaf2White,
+        Kernel::Leaf2Black,
     ];
 
     fn source(self) -> (&'static str, &'static str) {
@@ -69,7 +75,9 @@ impl Kernel {
             Kernel::Stats => ("stats", include_str!("../../shaders/stats.wgsl")),
             Kernel::Scan => ("scan", include_str!("../../shaders/scan.wgsl")),
             Kernel::ScanAdd => ("scan_add", include_str!("../../shaders/scan_add.wgsl")),
-            Kernel::Leaf2 => ("leaf2", include_str!("../../shaders/leaf2.wgsl")),
+            Kernel::Leaf2 | Kernel::Leaf2White | Kernel::Leaf2Black => {
+                ("leaf2", include_str!("../../shaders/leaf2.wgsl"))
+            }
             Kernel::Compact => ("compact", include_str!("../../shaders/compact.wgsl")),
         }
     }
@@ -91,8 +99,33 @@ impl Kernel {
     pub fn uses_tables(self) -> bool {
         matches!(
             self,
-            Kernel::Moves | Kernel::Count | Kernel::Expand | Kernel::Leaf2
+            Kernel::Moves
+                | Kernel::Count
+                | Kernel::Expand
+                | Kernel::Leaf2
+                | Kernel::Leaf2White
+                | Kernel::Leaf2Black
         )
+    }
+
+    /// The fused-leaf kernel for positions whose side to move is `side` (0 white, 1 black), or the generic
+    /// one (side read from each position) when the positions of the level may differ (`None`).
+    pub fn leaf2_for(side: Option<u32>) -> Kernel {
+        match side {
+            Some(0) => Kernel::Leaf2White,
+            Some(_) => Kernel::Leaf2Black,
+            None => Kernel::Leaf2,
+        }
+    }
+
+    /// The values of the kernel's pipeline-overridable constants (WGSL `override`), set when its pipeline
+    /// is created: `SIDE` of `lean.wgsl` (0 white, 1 black; 2, the default, reads it from each position).
+    pub fn constants(self) -> &'static [(&'static str, f64)] {
+        match self {
+            Kernel::Leaf2White => &[("SIDE", 0.0)],
+            Kernel::Leaf2Black => &[("SIDE", 1.0)],
+            _ => &[],
+        }
     }
 
     /// The kernel's WGSL module: the shared files it includes, then its own file.
@@ -104,9 +137,18 @@ impl Kernel {
         source
     }
 
-    /// The kernel's file name without `.wgsl`.
+    /// The kernel's file name without `.wgsl` (the specialised variants share their generic kernel's).
     pub fn name(self) -> &'static str {
         self.source().0
+    }
+
+    /// The kernel's label: its file name, with the side for the specialised variants.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kernel::Leaf2White => "leaf2 (white to move)",
+            Kernel::Leaf2Black => "leaf2 (black to move)",
+            k => k.name(),
+        }
     }
 
     /// The names of the storage buffers the kernel binds at 2, 3, … in the order `GpuContext::dispatch`
@@ -131,7 +173,9 @@ impl Kernel {
             Kernel::Stats => &["info", "counts", "totals"],
             Kernel::Scan => &["input", "output", "block_sums"],
             Kernel::ScanAdd => &["block_offsets", "output"],
-            Kernel::Leaf2 => &["positions", "flags", "sub", "ids"],
+            Kernel::Leaf2 | Kernel::Leaf2White | Kernel::Leaf2Black => {
+                &["positions", "flags", "sub", "ids"]
+            }
             Kernel::Compact => &["flags", "offsets", "ids"],
         }
     }
@@ -140,14 +184,17 @@ impl Kernel {
     /// `--checked-shaders` is given: only kernels whose every index is proven in range (see
     /// `trusted_module`).
     pub fn trusted(self) -> bool {
-        matches!(self, Kernel::Leaf2)
+        matches!(
+            self,
+            Kernel::Leaf2 | Kernel::Leaf2White | Kernel::Leaf2Black
+        )
     }
 
     /// The shared files prepended to the kernel's own (`common.wgsl` always).
     fn includes(self) -> &'static [&'static str] {
         match self {
             Kernel::Moves | Kernel::Count | Kernel::Expand => &[COMMON, MOVEGEN],
-            Kernel::Leaf2 => &[COMMON, LEAN],
+            Kernel::Leaf2 | Kernel::Leaf2White | Kernel::Leaf2Black => &[COMMON, LEAN],
             _ => &[COMMON],
         }
     }
@@ -160,7 +207,9 @@ const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 /// Build a shader module without runtime checks.
 ///
 /// # Safety (the argument for each kernel that [`Kernel::trusted`] names)
-/// `leaf2.wgsl` with `common.wgsl` and `lean.wgsl`:
+/// `leaf2.wgsl` with `common.wgsl` and `lean.wgsl` (the generic kernel and the two specialised by the
+/// pipeline constant `SIDE`, which only fixes the side to move `us` to 0 or 1: every index below holds for
+/// either side):
 /// - `positions[i]`, `flags[i]`, `sub[2i]`, `sub[2i + 1]`, `ids[t]`: the kernel returns unless `t < params.n`,
 ///   the host dispatches `n` no larger than the level buffers bound (`LevelBufs::cap`, sized by `ensure_level`
 ///   before every dispatch), and `i` is either `t` or (mode 1) `ids[t]`, an index below the level's size
@@ -174,9 +223,11 @@ const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 ///   that square's block, built and range-checked by `attack_tables::build` (every index it writes is
 ///   `< attack_tables::LEN`);
 /// - private arrays: `l_moves[l_count - l_skip]` is guarded by `< LIST_LEN`, `l_moves[k]` has `k < listed ≤
-///   LIST_LEN`; `Pos::bb[role]` has `role ≤ 5` (a promotion piece is 1–4, a listed move's role 0–5);
-/// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds, and the
-///   outer loop of `leaf2` advances `k` up to `listed` or `l_skip` by `LIST_LEN` towards the move count.
+///   LIST_LEN`; `Pos::bb[role]` has `role ≤ 5` (a promotion piece is 1–4, a listed move's role 0–5, read
+///   from bits 16-18 of a move the listing sink built);
+/// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds or run
+///   `k` up to `listed ≤ LIST_LEN`, and the outer loop of `leaf2` advances `l_skip` by `LIST_LEN` until it
+///   passes the move count (which the listing call returns, the same for every window).
 ///
 /// So no access leaves its binding and no loop runs unbounded; `--checked-shaders` builds it checked anyway.
 #[allow(unsafe_code)]

@@ -96,15 +96,27 @@ impl GpuBackend {
             check_budget(&ctx, mb)?;
         }
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
-        ctx.ensure_cache(opts.hash_mb);
+        let hash_mb = opts
+            .hash_mb
+            .unwrap_or_else(|| ctx.default_hash_mb(budget_mb));
+        ctx.ensure_cache(hash_mb)?;
         let settings = Settings {
             merge: opts.merge,
-            cache: opts.hash_mb > 0,
+            cache: hash_mb > 0,
             budget_bytes: budget_mb << 20,
             max_run_depth: driver::MAX_RUN_DEPTH,
+            host_plies: 0,
         };
         if opts.verbose {
             eprintln!("gpu: adapter {}", ctx.describe());
+            eprintln!(
+                "gpu: device memory {}",
+                ctx.device_memory
+                    .map_or("not reported by the driver".into(), |b| format!(
+                        "{} MiB (largest device-local heap)",
+                        b >> 20
+                    ))
+            );
             eprintln!(
                 "gpu: memory budget {budget_mb} MiB{} (max storage binding {} MiB, max buffer {} MiB)",
                 if opts.gpu_mem_mb.is_none() {
@@ -116,10 +128,24 @@ impl GpuBackend {
                 ctx.limits.max_buffer_size >> 20
             );
             eprintln!(
-                "gpu: transposition merging {}, transposition tables {}",
+                "gpu: transposition merging {}, transposition tables{} {}",
                 if opts.merge { "on" } else { "off" },
+                if opts.hash_mb.is_none() {
+                    " (default)"
+                } else {
+                    ""
+                },
                 match &ctx.cache {
-                    Some(c) => format!("{} entries ({} MiB)", c.len, (c.len as u64 * 16) >> 20),
+                    Some(c) => format!(
+                        "{} entries ({} MiB) in one buffer per remaining depth: {}",
+                        c.entries(),
+                        c.bytes() >> 20,
+                        context::CACHE_DEPTHS
+                            .zip(&c.tables)
+                            .filter_map(|(r, t)| t.as_ref().map(|t| format!("{r}: {}", t.len)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                     None => "off".into(),
                 }
             );

@@ -3,8 +3,8 @@
 /// Options of [`super::GpuBackend::new`].
 #[derive(Clone, Debug, Default)]
 pub struct GpuOptions {
-    /// Subtree cache size in MiB; 0 turns it off.
-    pub hash_mb: usize,
+    /// Transposition tables in MiB; 0 turns them off; None: the default ([`super::GpuContext::default_hash_mb`]).
+    pub hash_mb: Option<usize>,
     /// Merge transpositions (identical positions counted once with multiplicity).
     pub merge: bool,
     /// GPU memory budget in MiB (None = a safe share of the adapter's limits).

@@ -24,6 +24,10 @@ pub struct GpuReport {
     pub bytes_written: u64,
     /// Largest total of buffers held at once.
     pub peak_bytes: u64,
+    /// Subtree counts found in the host table (roots of a batch, positions of the host levels).
+    pub host_hits: u64,
+    /// Distinct positions expanded on the host, above the GPU runs.
+    pub host_positions: u64,
     /// Per written level (by remaining depth, deepest first in the tree order: highest remaining first).
     pub levels: Vec<LevelReport>,
 }
@@ -48,14 +52,17 @@ impl GpuReport {
     /// The report as the `--verbose` table.
     pub fn table(&self) -> String {
         let mut out = format!(
-            "gpu: adapter {}\ngpu: runs {}, retries {}, submits {}, readbacks {}, bytes written {}, peak bytes {}\n",
+            "gpu: adapter {}\ngpu: runs {}, retries {}, submits {}, readbacks {}, bytes written {}, peak bytes {}\n\
+             gpu: host positions {}, host table hits {}\n",
             self.adapter,
             self.runs,
             self.retries,
             self.submits,
             self.readbacks,
             self.bytes_written,
-            self.peak_bytes
+            self.peak_bytes,
+            self.host_positions,
+            self.host_hits
         );
         out.push_str(&format!(
             "gpu: {:>9} {:>14} {:>14} {:>12} {:>8}\n",
