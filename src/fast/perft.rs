@@ -12,6 +12,7 @@ use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
 use super::hash::HashTable;
 use super::movegen::{self, count, moves, to_move};
+use super::simd::lanes::LANES;
 use super::simd::{self, Simd};
 use hashbrown::HashMap;
 use rayon::prelude::*;
@@ -23,9 +24,10 @@ const MIN_HASH_DEPTH: u32 = 2;
 /// that exceed it fall back to the recursive walk.
 const BUFFER_MOVES: usize = 256;
 
-/// A fixed stack buffer of moves for the last two plies (no allocation); `full` when some did not fit.
+/// A fixed stack buffer of moves for the last two plies (no allocation); `full` when some did not fit. At most
+/// [`BUFFER_MOVES`] are kept; [`LANES`] more entries let the lanes load every batch of eight whole.
 struct Buffer {
-    moves: [u32; BUFFER_MOVES],
+    moves: [u32; BUFFER_MOVES + LANES],
     len: usize,
     full: bool,
 }
@@ -34,7 +36,7 @@ impl Buffer {
     #[inline(always)]
     fn new() -> Buffer {
         Buffer {
-            moves: [0; BUFFER_MOVES],
+            moves: [0; BUFFER_MOVES + LANES],
             len: 0,
             full: false,
         }
@@ -104,7 +106,11 @@ macro_rules! walker {
                 let mut buf = Buffer::new();
                 movegen::generate::<S, _>(b, cd, &mut buf);
                 if !buf.full {
-                    leaves = Some(simd::$children::<S>(b, cd, &buf.moves[..buf.len]));
+                    // Safety: the lane builds' `$children` need this walk's target features, which `$name`'s
+                    // caller guaranteed (the scalar ones are safe functions).
+                    #[allow(unused_unsafe, unsafe_code)]
+                    let n = unsafe { simd::$children::<S>(b, cd, &buf.moves, buf.len) };
+                    leaves = Some(n);
                 }
             }
             let n = match leaves {
@@ -135,9 +141,9 @@ macro_rules! walker {
 walker!(walk_portable, RecursePortable, scalar_children);
 walker!(walk_bmi2, RecurseBmi2, scalar_children, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
 // The vector builds: PEXT sliders, and the last ply counted in lanes (`super::simd`).
-walker!(walk_avx2, RecurseAvx2, lane_children,
+walker!(walk_avx2, RecurseAvx2, lane_children_avx2,
     #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]);
-walker!(walk_avx512, RecurseAvx512, lane_children,
+walker!(walk_avx512, RecurseAvx512, lane_children_avx512,
     #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]);
 
 /// Which compiled variant of the walk runs.

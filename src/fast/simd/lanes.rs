@@ -3,10 +3,11 @@
 //!
 //! [`children`] makes the eight children of a depth-2 node in the lanes from the parent and eight moves.
 //!
-//! Written as plain Rust on `[u64; 8]` so that one source serves every build: inlined into a function compiled
-//! with `#[target_feature(enable = "avx512f,avx512vpopcntdq,…")]` LLVM turns each lane loop into one 512-bit
-//! instruction (`vpternlogq`, `vpsllq`, `vpopcntq`, …); with `avx2` into two 256-bit ones; without features into
-//! scalar code (the same results, which the tests compare with the scalar generator).
+//! Written once, generic over [`Lane`] (eight 64-bit lanes), so that one source serves every build: [`V`], plain
+//! Rust on `[u64; 8]` (the portable build, and the oracle the tests compare the others with), and the explicit
+//! AVX-512 and AVX2 vectors of `super::x86` (one intrinsic per operation: left to itself, LLVM vectorised the
+//! `[u64; 8]` loops poorly, see the README's SIMD section). Everything is `#[inline(always)]`, and loops over
+//! roles or axes are written out (macros, not closures, which need not be inlined).
 //!
 //! The method (legal moves without make-and-test, as in `super::super::movegen`, but for sets of pieces):
 //! - slider attacks by Kogge–Stone occluded fills, one per direction (eight directions): in one direction the
@@ -45,17 +46,70 @@ const RANK_3: u64 = 0xff << 16;
 const RANK_6: u64 = 0xff << 40;
 const RANK_8: u64 = 0xff << 56;
 
+/// The operations the lane code needs on eight 64-bit lanes. [`V`] is the portable implementation (plain Rust on
+/// `[u64; 8]`, which LLVM vectorises as it sees fit; the tests' oracle build); `super::x86` has the explicit AVX-512
+/// one. Every method is `#[inline(always)]`: shift amounts and comparison constants are constants after inlining.
+pub trait Lane:
+    Copy
+    + BitAnd<Output = Self>
+    + BitAnd<u64, Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Add<Output = Self>
+{
+    /// All lanes `x`.
+    fn splat(x: u64) -> Self;
+    /// From plain values, lane `i` = `a[i]`.
+    fn from_array(a: [u64; LANES]) -> Self;
+    /// To plain values.
+    fn to_array(self) -> [u64; LANES];
+    /// Lane `i` = `a[i]` (zero-extended).
+    #[inline(always)]
+    fn from_u32(a: &[u32; LANES]) -> Self {
+        Self::from_array(a.map(u64::from))
+    }
+    /// Shift every lane left by `k` (< 64).
+    fn shl(self, k: u32) -> Self;
+    /// Shift every lane right by `k` (< 64).
+    fn shr(self, k: u32) -> Self;
+    /// Shift towards higher squares by `d` (lower when negative). `d` is a constant after inlining.
+    #[inline(always)]
+    fn sh(self, d: i32) -> Self {
+        if d >= 0 {
+            self.shl(d as u32)
+        } else {
+            self.shr((-d) as u32)
+        }
+    }
+    /// Population count per lane.
+    fn popcnt(self) -> Self;
+    /// All ones where the lane is non-zero.
+    fn nonzero(self) -> Self;
+    /// All ones where the lane is zero.
+    fn is_zero(self) -> Self;
+    /// Whether any lane is non-zero.
+    fn any(self) -> bool;
+    /// All ones where the lane equals `k`.
+    fn eq(self, k: u64) -> Self;
+    /// `1 << x` per lane (`x` < 64).
+    fn bit(self) -> Self;
+    /// All ones where the lane is at most `k`.
+    fn at_most(self, k: u64) -> Self;
+    /// All ones where the lane is less than `k`.
+    fn below(self, k: u64) -> Self;
+    /// The sum of the lanes.
+    #[inline(always)]
+    fn sum(self) -> u64 {
+        self.to_array().iter().sum()
+    }
+}
+
 /// One 64-bit value per lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct V(pub [u64; LANES]);
 
 impl V {
-    /// All lanes `x`.
-    #[inline(always)]
-    pub fn splat(x: u64) -> V {
-        V([x; LANES])
-    }
-
     #[inline(always)]
     fn map(self, f: impl Fn(u64) -> u64) -> V {
         let mut r = [0u64; LANES];
@@ -73,63 +127,60 @@ impl V {
         }
         V(r)
     }
+}
 
-    /// Shift towards higher squares by `d` (lower when negative). `d` is a constant after inlining.
+impl Lane for V {
     #[inline(always)]
-    fn sh(self, d: i32) -> V {
-        if d >= 0 {
-            self.map(|x| x << d)
-        } else {
-            self.map(|x| x >> -d)
-        }
+    fn splat(x: u64) -> V {
+        V([x; LANES])
     }
-
-    /// Population count per lane.
     #[inline(always)]
-    fn popcnt(self) -> V {
-        self.map(|x| x.count_ones() as u64)
+    fn from_array(a: [u64; LANES]) -> V {
+        V(a)
     }
-
-    /// All ones where the lane is non-zero.
     #[inline(always)]
-    fn nonzero(self) -> V {
-        self.map(|x| ((x != 0) as u64).wrapping_neg())
+    fn to_array(self) -> [u64; LANES] {
+        self.0
     }
-
-    /// All ones where the lane is zero.
     #[inline(always)]
-    fn is_zero(self) -> V {
-        self.map(|x| ((x == 0) as u64).wrapping_neg())
+    fn shl(self, k: u32) -> V {
+        self.map(|x| x << k)
     }
-
-    /// Whether any lane is non-zero.
-    #[inline(always)]
-    fn any(self) -> bool {
-        self.0.iter().fold(0, |a, &x| a | x) != 0
-    }
-
-    /// All ones where the lane equals `k`.
-    #[inline(always)]
-    fn eq(self, k: u64) -> V {
-        self.map(|x| ((x == k) as u64).wrapping_neg())
-    }
-
-    /// `1 << x` per lane (`x` < 64).
-    #[inline(always)]
-    fn bit(self) -> V {
-        self.map(|x| 1u64 << (x & 63))
-    }
-
-    /// Shift every lane right by `k`.
     #[inline(always)]
     fn shr(self, k: u32) -> V {
         self.map(|x| x >> k)
     }
-
-    /// All ones where the lane is at most `k`.
+    #[inline(always)]
+    fn popcnt(self) -> V {
+        self.map(|x| x.count_ones() as u64)
+    }
+    #[inline(always)]
+    fn nonzero(self) -> V {
+        self.map(|x| ((x != 0) as u64).wrapping_neg())
+    }
+    #[inline(always)]
+    fn is_zero(self) -> V {
+        self.map(|x| ((x == 0) as u64).wrapping_neg())
+    }
+    #[inline(always)]
+    fn any(self) -> bool {
+        self.0.iter().fold(0, |a, &x| a | x) != 0
+    }
+    #[inline(always)]
+    fn eq(self, k: u64) -> V {
+        self.map(|x| ((x == k) as u64).wrapping_neg())
+    }
+    #[inline(always)]
+    fn bit(self) -> V {
+        self.map(|x| 1u64 << (x & 63))
+    }
     #[inline(always)]
     fn at_most(self, k: u64) -> V {
         self.map(|x| ((x <= k) as u64).wrapping_neg())
+    }
+    #[inline(always)]
+    fn below(self, k: u64) -> V {
+        self.map(|x| ((x < k) as u64).wrapping_neg())
     }
 }
 
@@ -223,7 +274,7 @@ macro_rules! each_jump {
 /// Propagators of a Kogge–Stone fill by shift `s` with landing mask `w`: the empty squares a ray may pass
 /// (one, two and four steps at once).
 #[inline(always)]
-fn props(empty: V, s: i32, w: u64) -> [V; 3] {
+fn props<L: Lane>(empty: L, s: i32, w: u64) -> [L; 3] {
     let p1 = empty & w;
     let p2 = p1 & p1.sh(s);
     let p4 = p2 & p2.sh(2 * s);
@@ -233,7 +284,7 @@ fn props(empty: V, s: i32, w: u64) -> [V; 3] {
 /// Attacks by shift `s` (landing mask `w`) of the pieces `gen` through the propagators `p` (the first blocker
 /// included).
 #[inline(always)]
-fn fill(gen: V, p: &[V; 3], s: i32, w: u64) -> V {
+fn fill<L: Lane>(gen: L, p: &[L; 3], s: i32, w: u64) -> L {
     let mut g = gen;
     g = g | (p[0] & g.sh(s));
     g = g | (p[1] & g.sh(2 * s));
@@ -243,7 +294,7 @@ fn fill(gen: V, p: &[V; 3], s: i32, w: u64) -> V {
 
 /// Squares a king on `k` (a set) steps to.
 #[inline(always)]
-fn king_steps(k: V) -> V {
+fn king_steps<L: Lane>(k: L) -> L {
     let side = (k & !FILE_A).sh(-1) | (k & !FILE_H).sh(1);
     let row = k | side;
     side | row.sh(8) | row.sh(-8)
@@ -251,7 +302,7 @@ fn king_steps(k: V) -> V {
 
 /// Squares pawns of colour `white` capture on.
 #[inline(always)]
-fn pawn_captures(white: bool, p: V) -> V {
+fn pawn_captures<L: Lane>(white: bool, p: L) -> L {
     if white {
         (p & !FILE_A).sh(7) | (p & !FILE_H).sh(9)
     } else {
@@ -261,25 +312,39 @@ fn pawn_captures(white: bool, p: V) -> V {
 
 /// A batch of positions as structure of arrays: per role and per colour one [`V`], and the castling rights.
 #[derive(Clone, Copy, Debug)]
-pub struct Batch {
+pub struct Batch<L: Lane = V> {
     /// Pieces of each role, both colours.
-    pub roles: [V; 6],
+    pub roles: [L; 6],
     /// Pieces of each colour.
-    pub colors: [V; 2],
+    pub colors: [L; 2],
     /// Castling rights (bits as in [`Board::castling`]; only the side to move's are read).
-    pub castling: V,
+    pub castling: L,
 }
 
-impl Batch {
+impl<L: Lane> Batch<L> {
     /// An empty batch.
-    pub fn new() -> Batch {
+    #[inline(always)]
+    pub fn new() -> Batch<L> {
         Batch {
-            roles: [V::splat(0); 6],
-            colors: [V::splat(0); 2],
-            castling: V::splat(0),
+            roles: [L::splat(0); 6],
+            colors: [L::splat(0); 2],
+            castling: L::splat(0),
         }
     }
 
+    /// The same positions in another implementation of the lanes.
+    #[inline(always)]
+    pub fn to<M: Lane>(&self) -> Batch<M> {
+        let c = |v: L| M::from_array(v.to_array());
+        Batch {
+            roles: self.roles.map(c),
+            colors: self.colors.map(c),
+            castling: c(self.castling),
+        }
+    }
+}
+
+impl Batch {
     /// Put a position in lane `i`.
     #[inline(always)]
     pub fn set(&mut self, i: usize, b: &Board) {
@@ -301,8 +366,8 @@ pub fn shield(cd: &CastlingData, right: usize) -> bool {
     (rook > to && rook < 7) || (rook < to && rook > 0)
 }
 
-impl Default for Batch {
-    fn default() -> Batch {
+impl<L: Lane> Default for Batch<L> {
+    fn default() -> Batch<L> {
         Batch::new()
     }
 }
@@ -313,7 +378,7 @@ impl Default for Batch {
 /// [`Board::make`]), and children with a usable en-passant square or a castling right whose squares are empty
 /// (as `super::needs_scalar`).
 #[inline(always)]
-pub fn children(parent: &Board, cd: &CastlingData, m: V) -> (Batch, V) {
+pub fn children<L: Lane>(parent: &Board, cd: &CastlingData, m: L) -> (Batch<L>, L) {
     let mover = parent.turn as usize;
     let other = mover ^ 1;
     let from = m.shr(6) & 63;
@@ -322,11 +387,26 @@ pub fn children(parent: &Board, cd: &CastlingData, m: V) -> (Batch, V) {
     let (fb, tb) = (from.bit(), to.bit());
     let ft = fb | tb;
     let mut b = Batch::new();
-    b.colors[mover] = V::splat(parent.colors[mover]) ^ ft;
-    b.colors[other] = V::splat(parent.colors[other]) & !tb;
-    for (r, lane) in b.roles.iter_mut().enumerate() {
-        *lane = (V::splat(parent.roles[r]) & !tb) ^ (ft & role.eq(r as u64));
+    b.colors[mover] = L::splat(parent.colors[mover]) ^ ft;
+    b.colors[other] = L::splat(parent.colors[other]) & !tb;
+    // Written out role by role, not as a loop over roles: LLVM vectorised such a loop across the six roles
+    // (one register per lane) and stored the result transposed with eight scatters, about 12% of the time.
+    // A macro, not a closure: a closure need not be inlined, and then the intrinsics of the explicit vector
+    // builds are called out of line (the AVX2 walk measured 1.8x slower so).
+    let nt = !tb;
+    macro_rules! child {
+        ($r:expr) => {
+            (L::splat(parent.roles[$r]) & nt) ^ (ft & role.eq($r as u64))
+        };
     }
+    b.roles = [
+        child!(0),
+        child!(1),
+        child!(2),
+        child!(3),
+        child!(4),
+        child!(5),
+    ];
     let mut scalar = !(m.shr(14) & 3).eq(0);
     // A double step beside an enemy pawn leaves a usable e.p. square (as `Board::make` keeps it).
     let double = role.eq(PAWN_I as u64) & (from ^ to).eq(16);
@@ -335,7 +415,7 @@ pub fn children(parent: &Board, cd: &CastlingData, m: V) -> (Batch, V) {
     scalar = scalar | (double & beside.nonzero());
     // The reply side's castling rights: kept unless its rook is captured (the mover's are not read).
     let occ = b.colors[0] | b.colors[1];
-    b.castling = V::splat(parent.castling as u64);
+    b.castling = L::splat(parent.castling as u64);
     for right in 2 * other..2 * other + 2 {
         if parent.castling & (1 << right) != 0 {
             let lost = tb.eq(1u64 << cd.rook[right]);
@@ -352,17 +432,17 @@ pub fn children(parent: &Board, cd: &CastlingData, m: V) -> (Batch, V) {
 /// `us` to move (0 White). Lanes must hold legal positions (one king each; anything else gives a meaningless
 /// count but no error: the arithmetic has no indexing).
 #[inline(always)]
-pub fn count(us: usize, b: &Batch, cd: &CastlingData) -> V {
+pub fn count<L: Lane>(us: usize, b: &Batch<L>, cd: &CastlingData) -> L {
     // One copy per side, so that every shift amount is a constant.
     if us == 0 {
-        count_side::<true>(b, cd)
+        count_side::<L, true>(b, cd)
     } else {
-        count_side::<false>(b, cd)
+        count_side::<L, false>(b, cd)
     }
 }
 
 #[inline(always)]
-fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
+fn count_side<L: Lane, const WHITE: bool>(b: &Batch<L>, cd: &CastlingData) -> L {
     let white = WHITE;
     let us = (!WHITE) as usize;
     let r = &b.roles;
@@ -383,7 +463,7 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
     // Enemy leapers: danger, and the leapers checking our king.
     let knights_opp = r[KNIGHT_I] & opp;
     let mut danger = king_steps(r[KING_I] & opp) | pawn_captures(!white, r[PAWN_I] & opp);
-    let mut king_jumps = V::splat(0);
+    let mut king_jumps = L::splat(0);
     each_jump!(|s, w| {
         danger = danger | (knights_opp.sh(s) & w);
         king_jumps = king_jumps | (king.sh(s) & w);
@@ -393,7 +473,7 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
     let mut checkmask = leaper_checks;
 
     // Enemy slider fills with our king lifted: danger, and (seen from the far side) the pinners' rays.
-    let mut enemy = [V::splat(0); 8];
+    let mut enemy = [L::splat(0); 8];
     each_dir!(|d, s, w, orth| {
         if (orth && any_orth_opp) || (!orth && any_diag_opp) {
             let gen = if orth { orth_opp } else { diag_opp };
@@ -403,7 +483,7 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
     });
 
     // The king's rays: slider checks and pins (per axis).
-    let mut pinned_on = [V::splat(0); 4];
+    let mut pinned_on = [L::splat(0); 4];
     each_dir!(|d, s, w, orth| {
         if (orth && any_orth_opp) || (!orth && any_diag_opp) {
             let ray = fill(king, &props(empty, s, w), s, w);
@@ -429,12 +509,15 @@ fn count_side<const WHITE: bool>(b: &Batch, cd: &CastlingData) -> V {
     let pinned = pinned_on[0] | pinned_on[1] | pinned_on[2] | pinned_on[3];
     let free = !pinned;
     // Pieces that may move along each axis: the unpinned ones, and those pinned on it (not while in check).
-    let mut along = [V::splat(0); 4];
-    for a in 0..4 {
-        along[a] = free | (pinned_on[a] & not_check);
+    // Written out (a loop over the axes was vectorised across them, as in `children`).
+    macro_rules! axis {
+        ($a:expr) => {
+            free | (pinned_on[$a] & not_check)
+        };
     }
+    let along = [axis!(0), axis!(1), axis!(2), axis!(3)];
 
-    let mut n = V::splat(0);
+    let mut n = L::splat(0);
     let knights = r[KNIGHT_I] & own & free;
     each_jump!(|s, w| {
         n = n + (knights.sh(s) & w & target).popcnt();

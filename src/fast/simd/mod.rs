@@ -11,12 +11,14 @@
 //! destination) are counted by the scalar generator; all others go through the lanes.
 
 pub mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 use super::attacks::Sliders;
 use super::board::{Board, CastlingData, NO_EP};
 use super::movegen::count;
 use crate::error::{Error, Result};
-use lanes::{Batch, LANES, V};
+use lanes::{Batch, Lane, LANES, V};
 
 /// Which vector path counts the last ply.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -151,37 +153,81 @@ pub fn needs_scalar(c: &Board, cd: &CastlingData) -> bool {
     false
 }
 
-/// The sum of the bulk counts of `b`'s children by `moves`: eight at a time, each child made and counted in the
-/// lanes ([`lanes::children`], [`lanes::count`]), the lanes that the lanes cannot count then made and counted
-/// one by one by the scalar generator. Inlined into the walk, so it is compiled with that walk's target features.
+/// The sum of the bulk counts of `b`'s children by the first `len` moves of `moves`: eight at a time, each child
+/// made and counted in the lanes ([`lanes::children`], [`lanes::count`]), the lanes that the lanes cannot count
+/// then made and counted one by one by the scalar generator. `moves` must hold at least `len` rounded up to a
+/// multiple of [`LANES`] entries: the lanes past `len` are loaded whatever they hold and not counted (a whole
+/// batch of moves is one vector load). Inlined into the walk, so it is compiled with that walk's target features.
 #[inline(always)]
-pub fn lane_children<S: Sliders>(b: &Board, cd: &CastlingData, moves: &[u32]) -> u64 {
+pub fn lane_children<S: Sliders, L: Lane>(
+    b: &Board,
+    cd: &CastlingData,
+    moves: &[u32],
+    len: usize,
+) -> u64 {
     let us = (b.turn ^ 1) as usize;
-    let mut acc = V::splat(0);
+    let index = L::from_array([0, 1, 2, 3, 4, 5, 6, 7]);
+    let mut acc = L::splat(0);
     let mut n = 0u64;
-    for chunk in moves.chunks(LANES) {
-        // Lanes past the end of a short chunk repeat its first move and are not counted.
-        let mut m = V::splat(chunk[0] as u64);
-        let mut real = V::splat(0);
-        for (i, &x) in chunk.iter().enumerate() {
-            m.0[i] = x as u64;
-            real.0[i] = !0;
-        }
+    let mut start = 0;
+    while start < len {
+        let chunk: &[u32; LANES] = moves[start..start + LANES].try_into().unwrap();
+        let m = L::from_u32(chunk);
+        let real = index.below((len - start) as u64);
         let (batch, scalar) = lanes::children(b, cd, m);
         acc = acc + (lanes::count(us, &batch, cd) & real & !scalar);
-        for (i, &x) in chunk.iter().enumerate() {
-            if scalar.0[i] != 0 {
-                n += count::<S>(&b.make::<false>(cd, x), cd);
+        let rare = scalar & real;
+        if rare.any() {
+            let rare = rare.to_array();
+            for (i, &x) in chunk.iter().enumerate() {
+                if rare[i] != 0 {
+                    n += count::<S>(&b.make::<false>(cd, x), cd);
+                }
             }
         }
+        start += LANES;
     }
-    n + acc.0.iter().sum::<u64>()
+    n + acc.sum()
+}
+
+/// [`lane_children`] in pairs of AVX2 registers (`x86::V256`), for the AVX2 walk.
+///
+/// # Safety
+/// The CPU must have the AVX2 build's features (AVX2, BMI2: `avx2_available()`); the caller is compiled with
+/// them (see `x86`'s safety note).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline(always)]
+pub unsafe fn lane_children_avx2<S: Sliders>(
+    b: &Board,
+    cd: &CastlingData,
+    moves: &[u32],
+    len: usize,
+) -> u64 {
+    lane_children::<S, x86::V256>(b, cd, moves, len)
+}
+
+/// [`lane_children`] in AVX-512 registers (`x86::V512`), for the AVX-512 walk.
+///
+/// # Safety
+/// The CPU must have the AVX-512 build's features (`avx512_available()`); the caller is compiled with them (see
+/// `x86`'s safety note).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline(always)]
+pub unsafe fn lane_children_avx512<S: Sliders>(
+    b: &Board,
+    cd: &CastlingData,
+    moves: &[u32],
+    len: usize,
+) -> u64 {
+    lane_children::<S, x86::V512>(b, cd, moves, len)
 }
 
 /// The same sum by the scalar generator alone (the walk's default).
 #[inline(always)]
-pub fn scalar_children<S: Sliders>(b: &Board, cd: &CastlingData, moves: &[u32]) -> u64 {
-    moves
+pub fn scalar_children<S: Sliders>(b: &Board, cd: &CastlingData, moves: &[u32], len: usize) -> u64 {
+    moves[..len]
         .iter()
         .map(|&m| count::<S>(&b.make::<false>(cd, m), cd))
         .sum()
@@ -213,25 +259,22 @@ pub fn count_positions(simd: Simd, boards: &[Board], cd: &CastlingData) -> u64 {
             .map(|b| count::<super::attacks::MagicSliders>(b, cd))
             .sum();
     }
-    positions_lanes(boards, cd)
+    positions_lanes::<V>(boards, cd)
 }
 
 #[inline(always)]
-fn positions_lanes(boards: &[Board], cd: &CastlingData) -> u64 {
-    let mut acc = V::splat(0);
+fn positions_lanes<L: Lane>(boards: &[Board], cd: &CastlingData) -> u64 {
+    let mut acc = L::splat(0);
     for chunk in boards.chunks(LANES) {
         let mut batch = Batch::new();
         for (i, b) in chunk.iter().enumerate() {
             batch.set(i, b);
         }
-        let v = lanes::count(chunk[0].turn as usize, &batch, cd);
-        let mut keep = V::splat(0);
-        for i in 0..chunk.len() {
-            keep.0[i] = !0;
-        }
+        let v = lanes::count(chunk[0].turn as usize, &batch.to::<L>(), cd);
+        let keep = L::from_array([0, 1, 2, 3, 4, 5, 6, 7]).below(chunk.len() as u64);
         acc = acc + (v & keep);
     }
-    acc.0.iter().sum()
+    acc.sum()
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -246,13 +289,13 @@ fn positions_scalar_bmi2(boards: &[Board], cd: &CastlingData) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
 fn positions_avx2(boards: &[Board], cd: &CastlingData) -> u64 {
-    positions_lanes(boards, cd)
+    positions_lanes::<x86::V256>(boards, cd)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
 fn positions_avx512(boards: &[Board], cd: &CastlingData) -> u64 {
-    positions_lanes(boards, cd)
+    positions_lanes::<x86::V512>(boards, cd)
 }
 
 /// Check the lanes of `simd` against the scalar generator's `moves` legal moves of `b` (the per-node check under

@@ -1,7 +1,8 @@
 //! The lanes against the scalar generator: every node of small trees below the suites' positions, each lane
-//! count equal to `movegen::count`, in every build this CPU runs (plain, AVX2, AVX-512).
+//! count equal to `movegen::count`, in every build this CPU runs (portable lanes, explicit AVX2 and AVX-512
+//! vectors).
 
-use super::lanes::{self, Batch, LANES};
+use super::lanes::{self, Batch, Lane, LANES};
 use super::*;
 use crate::fast::attacks::MagicSliders;
 use crate::fast::movegen::moves;
@@ -31,13 +32,62 @@ fn plain(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
 fn avx2_build(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
-    lanes::count(us, b, cd)
+    // The walk's AVX2 lanes: explicit pairs of 256-bit vectors.
+    lanes::V(lanes::count(us, &b.to::<super::x86::V256>(), cd).to_array())
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
 fn avx512_build(us: usize, b: &Batch, cd: &CastlingData) -> lanes::V {
-    lanes::count(us, b, cd)
+    // The walk's AVX-512 lanes: explicit 512-bit vectors.
+    lanes::V(lanes::count(us, &b.to::<super::x86::V512>(), cd).to_array())
+}
+
+/// One compiled build of [`lanes::children`], the result in portable lanes.
+type ChildrenBuild = fn(&Board, &CastlingData, lanes::V) -> (Batch, lanes::V);
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
+fn children_avx2_build(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+    let (b, s) = lanes::children(p, cd, super::x86::V256::from_array(m.0));
+    (b.to(), lanes::V(s.to_array()))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
+fn children_avx512_build(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+    let (b, s) = lanes::children(p, cd, super::x86::V512::from_array(m.0));
+    (b.to(), lanes::V(s.to_array()))
+}
+
+/// The explicit vector builds of [`lanes::children`] this CPU runs, by name.
+fn children_builds() -> Vec<(&'static str, ChildrenBuild)> {
+    #[allow(unused_mut)]
+    let mut v: Vec<(&'static str, ChildrenBuild)> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        fn avx2(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+            // Safety: listed only after `avx2_available()` (the features `children_avx2_build` enables).
+            #[allow(unsafe_code)]
+            unsafe {
+                children_avx2_build(p, cd, m)
+            }
+        }
+        fn avx512(p: &Board, cd: &CastlingData, m: lanes::V) -> (Batch, lanes::V) {
+            // Safety: listed only after `avx512_available()` (the features `children_avx512_build` enables).
+            #[allow(unsafe_code)]
+            unsafe {
+                children_avx512_build(p, cd, m)
+            }
+        }
+        if avx2_available() {
+            v.push(("avx2", avx2));
+        }
+        if avx512_available() {
+            v.push(("avx512", avx512));
+        }
+    }
+    v
 }
 
 /// The builds this CPU runs, by name.
@@ -230,6 +280,8 @@ fn children_made_in_lanes_equal_copy_make() {
     // eight at a time equals `Board::make` (pieces and the reply side's castling rights), and exactly the
     // children the lanes cannot count are flagged for the scalar generator.
     use crate::types::MoveKind;
+    // The explicit AVX2 and AVX-512 builds must make the same batches as the portable lanes.
+    let explicit = children_builds();
     let mut checked = 0;
     for fen in [
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -249,6 +301,13 @@ fn children_made_in_lanes_equal_copy_make() {
                     m.0[i] = x as u64;
                 }
                 let (batch, scalar) = lanes::children(parent, &cd, m);
+                for (name, f) in &explicit {
+                    let (b2, s2) = f(parent, &cd, m);
+                    assert_eq!(s2, scalar, "{name}");
+                    assert_eq!(b2.roles, batch.roles, "{name}");
+                    assert_eq!(b2.colors, batch.colors, "{name}");
+                    assert_eq!(b2.castling, batch.castling, "{name}");
+                }
                 for (i, &x) in chunk.iter().enumerate() {
                     let c = parent.make::<false>(&cd, x);
                     let normal = crate::fast::movegen::to_move(x).kind() == MoveKind::Normal;
@@ -268,4 +327,107 @@ fn children_made_in_lanes_equal_copy_make() {
         }
     }
     assert!(checked > 100_000, "{checked} children checked");
+}
+
+/// Every [`Lane`] operation on `a`, `b`, `k`, as plain values (the shift count `k % 64`).
+#[inline(always)]
+fn lane_ops<L: Lane>(a: [u64; LANES], b: [u64; LANES], k: u64) -> Vec<[u64; LANES]> {
+    let (x, y) = (L::from_array(a), L::from_array(b));
+    let s = (k % 64) as u32;
+    let mut squares = a;
+    for v in squares.iter_mut() {
+        *v %= 64;
+    }
+    let mut low = [0u32; LANES];
+    for (l, &v) in low.iter_mut().zip(&a) {
+        *l = v as u32;
+    }
+    vec![
+        (x & y).to_array(),
+        (x | y).to_array(),
+        (x ^ y).to_array(),
+        (!x).to_array(),
+        (x + y).to_array(),
+        (x & k).to_array(),
+        x.shl(s).to_array(),
+        x.shr(s).to_array(),
+        x.sh(-(s as i32)).to_array(),
+        x.popcnt().to_array(),
+        x.nonzero().to_array(),
+        x.is_zero().to_array(),
+        [x.any() as u64; LANES],
+        x.eq(k).to_array(),
+        L::from_array(squares).bit().to_array(),
+        x.at_most(k).to_array(),
+        x.below(k).to_array(),
+        [x.sum(); LANES],
+        L::from_u32(&low).to_array(),
+        L::splat(k).to_array(),
+    ]
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]
+fn lane_ops_avx2(a: [u64; LANES], b: [u64; LANES], k: u64) -> Vec<[u64; LANES]> {
+    lane_ops::<super::x86::V256>(a, b, k)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]
+fn lane_ops_avx512(a: [u64; LANES], b: [u64; LANES], k: u64) -> Vec<[u64; LANES]> {
+    lane_ops::<super::x86::V512>(a, b, k)
+}
+
+#[test]
+fn explicit_vectors_equal_the_portable_lanes_in_every_operation() {
+    // Pseudo-random lanes with the boundary cases placed in: equal to `k` and one either side (the unsigned
+    // compares; the AVX2 ones flip the sign bit), zero (the masks, `any`), and all lanes zero now and then.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut compared = 0;
+    for round in 0..4000u64 {
+        let k = if round % 3 == 0 {
+            next() >> (round % 64)
+        } else {
+            next()
+        };
+        let mut a = [0u64; LANES];
+        let mut b = [0u64; LANES];
+        if round % 17 != 0 {
+            for i in 0..LANES {
+                a[i] = next() >> (next() % 64);
+                b[i] = next();
+            }
+            a[1] = k;
+            a[2] = k.wrapping_add(1);
+            a[3] = k.wrapping_sub(1);
+            a[4] = 0;
+        }
+        let want = lane_ops::<lanes::V>(a, b, k);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if avx2_available() {
+                // Safety: the CPU has the features `lane_ops_avx2` enables.
+                #[allow(unsafe_code)]
+                let got = unsafe { lane_ops_avx2(a, b, k) };
+                assert_eq!(got, want, "avx2: a {a:x?} b {b:x?} k {k:#x}");
+                compared += 1;
+            }
+            if avx512_available() {
+                // Safety: the CPU has the features `lane_ops_avx512` enables.
+                #[allow(unsafe_code)]
+                let got = unsafe { lane_ops_avx512(a, b, k) };
+                assert_eq!(got, want, "avx512: a {a:x?} b {b:x?} k {k:#x}");
+                compared += 1;
+            }
+        }
+    }
+    if compared == 0 {
+        eprintln!("no AVX2 or AVX-512 on this CPU: no explicit vectors to compare");
+    }
 }
