@@ -13,10 +13,11 @@
 # - One untimed warm-up, then three timed repetitions (min/median/max of perftlab's own `seconds`) of: start
 #   position perft 8, 9, 10 without merging or tables (--no-merge --hash 0), perft 10 and 11 with merging and
 #   tables, Kiwipete 6 and 7. The tables get `--hash HASH` MiB: by default as much as the adapter's limits allow
-#   (one maximal storage binding for each of the 10 remaining depths, read from `perft --verbose`), at most 3/4
+#   (16 maximal storage bindings: four for each of remaining depths 2 and 3, one for each of the 8 deeper
+#   depths; the binding size read from `perft --verbose`), at most 3/4
 #   of the free memory nvidia-smi reports less the 4 GiB level budget, or 4096 without nvidia-smi; HASH=MiB
-#   overrides. QUICK=1: start position 5 (both ways) and Kiwipete 4 (with 160 MiB of tables, more than one
-#   binding on lavapipe), for software adapters.
+#   overrides. QUICK=1: start position 5 (both ways) and Kiwipete 4 (with 320 MiB of tables, more than two
+#   bindings on lavapipe, so remaining depth 2 has two buffers), for software adapters.
 # - Every count is checked against the published value (Chess Programming Wiki, "Perft Results"); a mismatch
 #   or a failed run voids the check: exit 1. Each repetition has a time limit, and the whole check stops at
 #   DEADLINE seconds (default 570), so it ends inside 10 minutes; a case over its limit or past the deadline is a
@@ -47,12 +48,12 @@ if [[ "$name" != *"DiscreteGpu)"* && -z "${ALLOW_SOFTWARE:-}" ]]; then
   exit 2
 fi
 
-# Transposition tables for the cases with tables: the most the adapter's limits allow (10 tables, one
-# storage binding each), within 3/4 of the free device memory less the level budget when nvidia-smi tells it.
+# Transposition tables for the cases with tables: the most the adapter's limits allow (16 storage bindings:
+# 4 each for remaining depths 2 and 3, 1 each for the 8 deeper depths), within 3/4 of the free device memory less the level budget when nvidia-smi tells it.
 verbose=$("$bin" perft --backend gpu --depth 1 --verbose "${adapter[@]}" 2>&1 >/dev/null)
 binding=$(sed -nE 's/.*max storage binding ([0-9]+) MiB, max buffer ([0-9]+) MiB.*/\1 \2/p' <<<"$verbose" |
   awk '{print ($1 < $2 ? $1 : $2)}')
-hash_max=$(( 10 * ${binding:-409} ))
+hash_max=$(( 16 * ${binding:-409} ))
 free=""
 if command -v nvidia-smi >/dev/null; then
   free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -dc 0-9)
@@ -86,7 +87,7 @@ if [[ -n "${QUICK:-}" ]]; then
   cases=(
     "startpos 5, no merging, no tables|$start|5|4865609|120|--no-merge --hash 0"
     "startpos 5, merging + tables|$start|5|4865609|120|"
-    "kiwipete 4, merging + tables|$kiwi|4|4085603|120|--hash 160"
+    "kiwipete 4, merging + tables|$kiwi|4|4085603|120|--hash 320"
   )
 else
   cases=(

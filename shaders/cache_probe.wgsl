@@ -1,14 +1,29 @@
 // cache_probe.wgsl: look each position to be expanded up in the transposition table of its remaining depth
-// (the table bound here, one buffer per depth, `params.extra` entries, indexed by the key's second word modulo
-// that; 64-bit key from two hashes of the whole position and the depth). A hit (stored check XOR count equal to the key: a torn entry fails it) presets the position's
-// count and clears its flag, so its subtree is not expanded again.
+// (the table bound here: `params.mode` buffers of `params.extra` entries each, cache0 … cache3; the buffer is
+// chosen by the key's first word, the entry in it by the key's second word modulo `params.extra`; 64-bit key
+// from two hashes of the whole position and the depth). Slots at or above `params.mode` are bound to tiny
+// spare buffers and never read. A hit (stored check XOR count equal to the key: a torn entry fails it) presets
+// the position's count and clears its flag, so its subtree is not expanded again.
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sub: array<u32>;
-@group(0) @binding(5) var<storage, read> cache: array<CacheEntry>;
+@group(0) @binding(5) var<storage, read> cache0: array<CacheEntry>;
+@group(0) @binding(6) var<storage, read> cache1: array<CacheEntry>;
+@group(0) @binding(7) var<storage, read> cache2: array<CacheEntry>;
+@group(0) @binding(8) var<storage, read> cache3: array<CacheEntry>;
 // Cache hits per remaining depth: 64-bit counters as (lo, hi) at [2 * remaining] (src/gpu/report.rs).
-@group(0) @binding(6) var<storage, read_write> tally: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> tally: array<atomic<u32>>;
+
+// Entry `j` of buffer `part` of the table (WGSL has no dynamic binding arrays without a feature).
+fn cache_load(part: u32, j: u32) -> CacheEntry {
+    switch part {
+        case 1u: { return cache1[j]; }
+        case 2u: { return cache2[j]; }
+        case 3u: { return cache3[j]; }
+        default: { return cache0[j]; }
+    }
+}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -17,7 +32,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let key = tt_key(positions[i], params.remaining);
-    let e = cache[key.y % params.extra];
+    let e = cache_load(tt_part(key, params.mode), key.y % params.extra);
     if all((e.check ^ e.count) == key) {
         sub[2u * i] = e.count.x;
         sub[2u * i + 1u] = e.count.y;

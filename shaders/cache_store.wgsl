@@ -1,12 +1,17 @@
 // cache_store.wgsl: store the subtree count of every expanded position (flag set) of a level in the
-// transposition table of its remaining depth (the table bound here, `params.extra` entries; always replace). Concurrent stores to one entry may interleave
+// transposition table of its remaining depth (the table bound here: `params.mode` buffers of `params.extra`
+// entries each, cache0 … cache3, the entry chosen as in cache_probe.wgsl; slots at or above `params.mode` are
+// bound to tiny spare buffers and never written; always replace). Concurrent stores to one entry may interleave
 // their words; the key is stored XOR the count, so such a torn entry fails the probe's key check (unless both
 // stores carried the same count, in which case it is right anyway).
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
 @group(0) @binding(4) var<storage, read> sub: array<u32>;
-@group(0) @binding(5) var<storage, read_write> cache: array<CacheEntry>;
+@group(0) @binding(5) var<storage, read_write> cache0: array<CacheEntry>;
+@group(0) @binding(6) var<storage, read_write> cache1: array<CacheEntry>;
+@group(0) @binding(7) var<storage, read_write> cache2: array<CacheEntry>;
+@group(0) @binding(8) var<storage, read_write> cache3: array<CacheEntry>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -16,5 +21,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let key = tt_key(positions[i], params.remaining);
     let count = vec2<u32>(sub[2u * i], sub[2u * i + 1u]);
-    cache[key.y % params.extra] = CacheEntry(key ^ count, count);
+    let e = CacheEntry(key ^ count, count);
+    let j = key.y % params.extra;
+    // WGSL has no dynamic binding arrays without a feature: one branch per buffer.
+    switch tt_part(key, params.mode) {
+        case 1u: { cache1[j] = e; }
+        case 2u: { cache2[j] = e; }
+        case 3u: { cache3[j] = e; }
+        default: { cache0[j] = e; }
+    }
 }

@@ -29,9 +29,9 @@ struct CacheEntry {
 struct Params {
     n: u32,          // positions (threads) in this dispatch
     remaining: u32,  // remaining depth of the positions of this level
-    mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info)
+    mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info; cache kernels: buffers of the table)
     mask: u32,       // hash table (region) size - 1 (power of two)
-    extra: u32,      // kernel-specific (cache kernels: entries of the bound table)
+    extra: u32,      // kernel-specific (cache kernels: entries of each buffer of the bound table)
     first: u32,      // expand: first position of the level slice (thread t handles first + t)
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
@@ -250,6 +250,12 @@ fn mix(h: u32, w: u32) -> u32 {
 fn tt_key(p: Pos, remaining: u32) -> vec2<u32> {
     let d = remaining * 0x9E3779B9u;
     return vec2<u32>(pos_hash(p, 0x6C8E9CF5u + d) | 1u, pos_hash(p, 0x2F3A1B97u ^ d));
+}
+
+// The buffer of a transposition-table entry among `parts` (1–4, cache_probe.wgsl): bits 1.. of the key's first
+// word (bit 0 is always set), independent of the index in the buffer (the second word).
+fn tt_part(key: vec2<u32>, parts: u32) -> u32 {
+    return (key.x >> 1u) % max(parts, 1u);
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.

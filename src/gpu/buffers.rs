@@ -27,11 +27,11 @@ pub struct GpuParams {
     pub n: u32,
     /// Remaining depth of the level.
     pub remaining: u32,
-    /// Kernel-specific switch.
+    /// Kernel-specific switch (cache kernels: buffers of the bound table).
     pub mode: u32,
     /// Hash table size minus one.
     pub mask: u32,
-    /// Kernel-specific (cache kernels: entries of the bound table).
+    /// Kernel-specific (cache kernels: entries of each buffer of the bound table).
     pub extra: u32,
     /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`).
     pub first: u32,

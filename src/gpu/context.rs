@@ -54,14 +54,23 @@ pub const CACHE_DEPTHS: std::ops::RangeInclusive<u32> = 2..=super::driver::MAX_R
 /// parts add up to the whole). Measured on lavapipe (README, "Transposition tables"): a level at remaining `r`
 /// holds several times the distinct positions of the level at `r + 1`, while a hit there saves a whole
 /// subtree of `r` plies; halving keeps the shallow tables from evicting the deep, valuable entries and gave the
-/// most hits per byte of the splits tried. A table is capped at one storage binding; what a capped table
-/// cannot take goes to the others, in the same proportions ([`split_cache`]).
+/// most hits per byte of the splits tried. A table is capped at [`CACHE_PARTS`] storage bindings; what a
+/// capped table cannot take goes to the others, in the same proportions ([`split_cache`]).
 pub const CACHE_WEIGHTS: [u64; 10] = [256, 128, 64, 32, 16, 8, 4, 2, 1, 1];
 
-/// Entries of each depth's table for a budget of `total` entries, each table at most `cap` entries: shares
+/// Most buffers (storage bindings) of one depth's table, by remaining depth in [`CACHE_DEPTHS`]: remaining 2
+/// and 3, the largest tables, may have up to [`MAX_CACHE_PARTS`] each; deeper depths one. The probe and store
+/// kernels bind [`MAX_CACHE_PARTS`] table buffers (WGSL has no dynamic binding arrays without a feature) and
+/// choose one by key bits.
+pub const CACHE_PARTS: [u64; 10] = [4, 4, 1, 1, 1, 1, 1, 1, 1, 1];
+
+/// Table buffers bound by the probe and store kernels (`cache0` … `cache3` in `shaders/cache_*.wgsl`).
+pub const MAX_CACHE_PARTS: usize = 4;
+
+/// Entries of each depth's table for a budget of `total` entries, table `i` at most `caps[i]` entries: shares
 /// by [`CACHE_WEIGHTS`], then what capped tables cannot take spread over the others by the same weights
 /// ("water filling"). The sum never exceeds `total`; a table gets at least 64 entries when `total` allows.
-pub fn split_cache(total: u64, cap: u64) -> Vec<u64> {
+pub fn split_cache(total: u64, caps: &[u64]) -> Vec<u64> {
     let n = CACHE_WEIGHTS.len();
     let mut out = vec![0u64; n];
     let mut open: Vec<usize> = (0..n).collect();
@@ -71,11 +80,13 @@ pub fn split_cache(total: u64, cap: u64) -> Vec<u64> {
         if open.is_empty() || left == 0 || weight == 0 {
             break;
         }
-        // Tables whose share would exceed the cap take the cap and leave the rest to the others.
+        // Tables whose share would exceed their cap take the cap and leave the rest to the others.
         let capped: Vec<usize> = open
             .iter()
             .copied()
-            .filter(|&i| (left as u128 * CACHE_WEIGHTS[i] as u128 / weight as u128) as u64 >= cap)
+            .filter(|&i| {
+                (left as u128 * CACHE_WEIGHTS[i] as u128 / weight as u128) as u64 >= caps[i]
+            })
             .collect();
         if capped.is_empty() {
             for &i in &open {
@@ -84,28 +95,50 @@ pub fn split_cache(total: u64, cap: u64) -> Vec<u64> {
             break;
         }
         for &i in &capped {
-            out[i] = cap;
-            left -= cap.min(left);
+            out[i] = caps[i].min(left);
+            left -= out[i];
         }
         open.retain(|i| !capped.contains(i));
     }
     out
 }
 
-/// One transposition table: `len` entries of `GpuCacheEntry` (16 bytes) in a buffer of its own.
+/// The buffers of one table of `share` entries, each at most `binding` entries: `(parts, len)`, `parts`
+/// buffers of `len` entries each (`parts * len <= share`, `parts <= max_parts`). `parts` is the fewest that
+/// hold the share (at least 1).
+pub fn cache_parts(share: u64, binding: u64, max_parts: u64) -> (u64, u64) {
+    let parts = share.div_ceil(binding.max(1)).clamp(1, max_parts.max(1));
+    (parts, (share / parts).min(binding))
+}
+
+/// One transposition table: `parts` buffers of `len` entries of `GpuCacheEntry` (16 bytes) each, each buffer
+/// one storage binding; an entry's buffer is chosen by key bits, its index in the buffer by the key modulo
+/// `len` (`shaders/cache_probe.wgsl`).
 pub struct CacheTable {
-    /// The entries.
-    pub entries: wgpu::Buffer,
-    /// Number of entries (any size: the kernels index by the key modulo `len`).
+    /// The buffers (1 to [`MAX_CACHE_PARTS`]), all of `len` entries.
+    pub parts: Vec<wgpu::Buffer>,
+    /// Entries of each buffer (any size: the kernels index by the key modulo `len`).
     pub len: u32,
 }
 
-/// The transposition tables of subtree counts: one table, one buffer (one storage binding), per remaining
-/// depth in [`CACHE_DEPTHS`], so the total can reach [`CACHE_DEPTHS`] × the largest storage binding. The
-/// probe and store kernels bind the table of the level's depth.
+impl CacheTable {
+    /// Entries of all its buffers.
+    pub fn entries(&self) -> u64 {
+        self.parts.len() as u64 * u64::from(self.len)
+    }
+}
+
+/// The transposition tables of subtree counts: one table per remaining depth in [`CACHE_DEPTHS`], of one
+/// buffer (one storage binding) each, or up to [`CACHE_PARTS`] buffers at remaining 2 and 3, so the total
+/// can reach the sum of [`CACHE_PARTS`] × the largest storage binding. The probe and store kernels bind the
+/// buffers of the level's depth, the unused slots bound to `spare`.
 pub struct Cache {
     /// The table of remaining depth `r` is `tables[r - 2]`; `None` where its share was below 64 entries.
     pub tables: Vec<Option<CacheTable>>,
+    /// Tiny (16-byte) buffers bound to the slots a table with fewer than [`MAX_CACHE_PARTS`] buffers leaves
+    /// unused: never indexed (the kernels pick a buffer below the table's count), distinct so that no buffer
+    /// is bound writable twice in one dispatch.
+    pub spare: Vec<wgpu::Buffer>,
 }
 
 impl Cache {
@@ -115,14 +148,31 @@ impl Cache {
         self.tables.get(i)?.as_ref()
     }
 
-    /// Entries of all tables together.
-    pub fn entries(&self) -> u64 {
-        self.tables.iter().flatten().map(|t| u64::from(t.len)).sum()
+    /// The [`MAX_CACHE_PARTS`] buffers the kernels bind for `table`: its own, then spares.
+    pub fn bound<'a>(&'a self, table: &'a CacheTable) -> [&'a wgpu::Buffer; MAX_CACHE_PARTS] {
+        std::array::from_fn(|k| {
+            table
+                .parts
+                .get(k)
+                .unwrap_or_else(|| &self.spare[k - table.parts.len()])
+        })
     }
 
-    /// Bytes of all tables together.
+    /// Entries of all tables together.
+    pub fn entries(&self) -> u64 {
+        self.tables.iter().flatten().map(CacheTable::entries).sum()
+    }
+
+    /// Bytes of all tables together (the spares included).
     pub fn bytes(&self) -> u64 {
-        self.tables.iter().flatten().map(|t| t.entries.size()).sum()
+        let tables: u64 = self
+            .tables
+            .iter()
+            .flatten()
+            .flat_map(|t| &t.parts)
+            .map(wgpu::Buffer::size)
+            .sum();
+        tables + self.spare.iter().map(wgpu::Buffer::size).sum::<u64>()
     }
 }
 
@@ -272,7 +322,8 @@ impl GpuContext {
             (
                 "max_storage_buffers_per_shader_stage",
                 limits.max_storage_buffers_per_shader_stage,
-                7,
+                // cache_probe.wgsl: positions, flags, sub, four table buffers, tally.
+                8,
             ),
             (
                 "max_compute_invocations_per_workgroup",
@@ -566,7 +617,7 @@ impl GpuContext {
         g
     }
 
-    /// Largest transposition table one depth may have, in entries: one storage binding (and one buffer).
+    /// Largest buffer of a transposition table, in entries: one storage binding (and one buffer).
     pub fn max_cache_table_entries(&self) -> u64 {
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
         (self
@@ -577,18 +628,19 @@ impl GpuContext {
             .min(u64::from(u32::MAX))
     }
 
-    /// Largest `--hash` the adapter can give, in MiB: one maximal table per depth of [`CACHE_DEPTHS`].
+    /// Largest `--hash` the adapter can give, in MiB: [`CACHE_PARTS`] maximal buffers per depth of
+    /// [`CACHE_DEPTHS`] (16 bindings).
     pub fn max_hash_mb(&self) -> u64 {
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        (CACHE_WEIGHTS.len() as u64 * self.max_cache_table_entries() * entry) >> 20
+        (CACHE_PARTS.iter().sum::<u64>() * self.max_cache_table_entries() * entry) >> 20
     }
 
     /// Create the transposition tables of `mb` MiB in all (0 = none), split over the depths by
     /// [`split_cache`]; never more than asked.
     ///
     /// # Errors
-    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than one maximal
-    /// storage binding per depth, or, on a software adapter, more than the host's available memory).
+    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than [`CACHE_PARTS`]
+    /// maximal storage bindings per depth, or, on a software adapter, more than the host's available memory).
     pub fn ensure_cache(&mut self, mb: usize) -> Result<()> {
         if mb == 0 {
             return Ok(());
@@ -597,10 +649,12 @@ impl GpuContext {
         if mb as u64 > max {
             return Err(Error::Usage(format!(
                 "--hash: '{mb}' MiB is more than adapter '{}' can give the GPU transposition tables (at most \
-                 {max} MiB: {} tables, one per remaining depth, each at most one {} MiB storage binding)",
+                 {max} MiB: {} storage bindings of at most {} MiB each, {} for remaining depths 2 and 3, one \
+                 for each deeper depth)",
                 self.info.name,
-                CACHE_WEIGHTS.len(),
-                (self.max_cache_table_entries() * 16) >> 20
+                CACHE_PARTS.iter().sum::<u64>(),
+                (self.max_cache_table_entries() * 16) >> 20,
+                MAX_CACHE_PARTS,
             )));
         }
         if self.info.device_type == wgpu::DeviceType::Cpu {
@@ -612,21 +666,37 @@ impl GpuContext {
     }
 
     /// Create the transposition tables with `len` entries in all, split over the depths by [`split_cache`]
-    /// (each capped at one binding), unless they exist.
+    /// (each capped at its [`CACHE_PARTS`] bindings, split into buffers by [`cache_parts`]), unless they
+    /// exist.
     pub fn ensure_cache_entries(&mut self, len: u64) {
         if self.cache.is_some() {
             return;
         }
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        let shares = split_cache(len, self.max_cache_table_entries());
+        let binding = self.max_cache_table_entries();
+        let caps: Vec<u64> = CACHE_PARTS.iter().map(|&p| p * binding).collect();
+        let shares = split_cache(len, &caps);
         let mut tables = Vec::with_capacity(shares.len());
-        for (r, n) in CACHE_DEPTHS.zip(shares) {
-            tables.push((n >= 64).then(|| CacheTable {
-                entries: self.buffer(&format!("transposition table, remaining {r}"), n * entry),
-                len: n as u32,
+        for ((r, share), max_parts) in CACHE_DEPTHS.zip(shares).zip(CACHE_PARTS) {
+            let (parts, n) = cache_parts(share, binding, max_parts);
+            tables.push((n >= 64).then(|| {
+                CacheTable {
+                    parts: (0..parts)
+                        .map(|k| {
+                            self.buffer(
+                                &format!("transposition table, remaining {r}, buffer {k}"),
+                                n * entry,
+                            )
+                        })
+                        .collect(),
+                    len: n as u32,
+                }
             }));
         }
-        self.cache = Some(Cache { tables });
+        let spare = (1..MAX_CACHE_PARTS)
+            .map(|k| self.buffer(&format!("transposition table spare {k}"), entry))
+            .collect();
+        self.cache = Some(Cache { tables, spare });
         // `buffer` counted each table alone with what was held before: count them all together.
         self.note_peak();
     }

@@ -155,16 +155,21 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     if !run.stats {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
-    if let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) {
-        if run.cache_on && remaining >= 2 {
+    if let Some(cache) = ctx.cache.as_ref() {
+        if let Some(table) = cache
+            .table(remaining)
+            .filter(|_| run.cache_on && remaining >= 2)
+        {
             let lv = &ctx.levels[l];
+            let [c0, c1, c2, c3] = cache.bound(table);
             ctx.dispatch(
                 Kernel::CacheProbe,
                 GpuParams {
                     extra: table.len,
+                    mode: table.parts.len() as u32,
                     ..params(n, remaining, 0, 0)
                 },
-                &[&lv.pos, &lv.flags, &lv.sub, &table.entries, &ctx.tally],
+                &[&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, &ctx.tally],
                 n * 12,
             )?;
         }
@@ -349,18 +354,23 @@ fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> 
     if !run.cache_on || remaining < 2 {
         return Ok(());
     }
-    let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) else {
+    let Some(cache) = ctx.cache.as_ref() else {
+        return Ok(());
+    };
+    let Some(table) = cache.table(remaining) else {
         return Ok(());
     };
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
+    let [c0, c1, c2, c3] = cache.bound(table);
     ctx.dispatch(
         Kernel::CacheStore,
         GpuParams {
             extra: table.len,
+            mode: table.parts.len() as u32,
             ..params(n, remaining, 0, 0)
         },
-        &[&lv.pos, &lv.flags, &lv.sub, &table.entries],
+        &[&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3],
         n * 16,
     )
 }

@@ -137,12 +137,16 @@ impl GpuBackend {
                 },
                 match &ctx.cache {
                     Some(c) => format!(
-                        "{} entries ({} MiB) in one buffer per remaining depth: {}",
+                        "{} entries ({} MiB) per remaining depth (buffers × entries): {}",
                         c.entries(),
                         c.bytes() >> 20,
                         context::CACHE_DEPTHS
                             .zip(&c.tables)
-                            .filter_map(|(r, t)| t.as_ref().map(|t| format!("{r}: {}", t.len)))
+                            .filter_map(|(r, t)| t.as_ref().map(|t| format!(
+                                "{r}: {} × {}",
+                                t.parts.len(),
+                                t.len
+                            )))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
