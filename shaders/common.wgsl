@@ -163,13 +163,34 @@ fn make(p: Pos, m: u32) -> Pos {
     return make_role(p, m, role_at(p, (m >> 6u) & 63u));
 }
 
-// `make` when the moving piece's role is known (the lean generator packs it into the move).
+// `make` when the moving piece's role is known.
 fn make_role(p: Pos, m: u32, role: u32) -> Pos {
-    var c = p;
     let us = turn(p);
     let to = m & 63u;
     let orig = (m >> 6u) & 63u;
-    let kind = m >> 14u;
+    var c = place_pieces(p, m, role, us);
+    var ep = NO_SQ;
+    if role == PAWN && max(orig, to) - min(orig, to) == 16u {
+        let mid = (orig + to) / 2u;
+        if bb_any(tables[T_PAWN + 64u * us + mid] & p.bb[PAWN] & color_bb(p, us ^ 1u)) {
+            ep = mid;
+        }
+    }
+    c.castle = castle_after(p, orig, to, role, us);
+    c.info = (us ^ 1u) | (ep << 8u);
+    return c;
+}
+
+// The bitboards after move `m` (bits 0-15 in the Stockfish layout; higher bits ignored) of side `us`, moving
+// a piece of role `role`: the mover leaves its square and anything on the target is captured; castling puts
+// king and rook on their squares (FIDE 3.8.2, Chess960 alike: the move is "king takes own rook"); a promotion
+// places the new piece (3.7.5); en passant removes the passed pawn (3.7.4.1). Castling rights and the
+// en-passant square are the caller's.
+fn place_pieces(p: Pos, m: u32, role: u32, us: u32) -> Pos {
+    var c = p;
+    let to = m & 63u;
+    let orig = (m >> 6u) & 63u;
+    let kind = (m >> 14u) & 3u;
     let clear = ~(bb_sq(orig) | bb_sq(to));
     c.bb[0] &= clear;
     c.bb[1] &= clear;
@@ -178,7 +199,6 @@ fn make_role(p: Pos, m: u32, role: u32) -> Pos {
     c.bb[4] &= clear;
     c.bb[5] &= clear;
     c.bb[6] &= clear;
-    var ep = NO_SQ;
     if kind == 3u {
         let base = orig & 56u;
         var kt = base + 2u;
@@ -187,11 +207,10 @@ fn make_role(p: Pos, m: u32, role: u32) -> Pos {
             kt = base + 6u;
             rt = base + 5u;
         }
-        let placed = bb_sq(kt) | bb_sq(rt);
         c.bb[KING] |= bb_sq(kt);
         c.bb[ROOK] |= bb_sq(rt);
         if us == 0u {
-            c.bb[6] |= placed;
+            c.bb[6] |= bb_sq(kt) | bb_sq(rt);
         }
     } else {
         var placed = role;
@@ -211,14 +230,13 @@ fn make_role(p: Pos, m: u32, role: u32) -> Pos {
             c.bb[PAWN] &= keep;
             c.bb[6] &= keep;
         }
-        if role == PAWN && max(orig, to) - min(orig, to) == 16u {
-            let mid = (orig + to) / 2u;
-            if bb_any(tables[T_PAWN + 64u * us + mid] & p.bb[PAWN] & color_bb(p, us ^ 1u)) {
-                ep = mid;
-            }
-        }
     }
-    // FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
+    return c;
+}
+
+// The castling rook squares after a move from `orig` to `to` by a piece of role `role` of side `us`.
+// FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
+fn castle_after(p: Pos, orig: u32, to: u32, role: u32, us: u32) -> u32 {
     var castle = 0u;
     for (var i = 0u; i < 4u; i++) {
         var r = castle_rook(p, i);
@@ -227,9 +245,7 @@ fn make_role(p: Pos, m: u32, role: u32) -> Pos {
         }
         castle |= r << (8u * i);
     }
-    c.castle = castle;
-    c.info = (us ^ 1u) | (ep << 8u);
-    return c;
+    return castle;
 }
 
 fn pos_eq(a: Pos, b: Pos) -> bool {

@@ -318,69 +318,18 @@ fn lean(p: Pos, us: u32, listing: bool) -> u32 {
 // for counting its replies only: the side-to-move bit is not kept (the caller knows it), and the en-passant
 // square is set after every double step (the generator looks for a capturing pawn itself).
 fn lean_make(p: Pos, m: u32, us: u32) -> Pos {
-    var c = p;
     let role = m >> 16u;
     let to = m & 63u;
     let orig = (m >> 6u) & 63u;
-    let kind = (m >> 14u) & 3u;
-    let clear = ~(bb_sq(orig) | bb_sq(to));
-    c.bb[0] &= clear;
-    c.bb[1] &= clear;
-    c.bb[2] &= clear;
-    c.bb[3] &= clear;
-    c.bb[4] &= clear;
-    c.bb[5] &= clear;
-    c.bb[6] &= clear;
+    var c = place_pieces(p, m, role, us);
     var ep = NO_SQ;
-    if kind == 3u {
-        let base = orig & 56u;
-        var kt = base + 2u;
-        var rt = base + 3u;
-        if to > orig {
-            kt = base + 6u;
-            rt = base + 5u;
-        }
-        let placed = bb_sq(kt) | bb_sq(rt);
-        c.bb[KING] |= bb_sq(kt);
-        c.bb[ROOK] |= bb_sq(rt);
-        if us == 0u {
-            c.bb[6] |= placed;
-        }
-    } else {
-        var placed = role;
-        if kind == 1u {
-            placed = ((m >> 12u) & 3u) + 1u;
-        }
-        c.bb[placed] |= bb_sq(to);
-        if us == 0u {
-            c.bb[6] |= bb_sq(to);
-        }
-        if kind == 2u {
-            var victim = to + 8u;
-            if us == 0u {
-                victim = to - 8u;
-            }
-            let keep = ~bb_sq(victim);
-            c.bb[PAWN] &= keep;
-            c.bb[6] &= keep;
-        }
-        if role == PAWN && (orig ^ to) == 16u {
-            ep = (orig + to) >> 1u;
-        }
+    if role == PAWN && (orig ^ to) == 16u {
+        ep = (orig + to) >> 1u;
     }
-    // FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
-    var castle = p.castle;
-    if castle != 0x40404040u {
-        castle = 0u;
-        for (var i = 0u; i < 4u; i++) {
-            var r = castle_rook(p, i);
-            if r == orig || r == to || (role == KING && (i >> 1u) == us) {
-                r = NO_SQ;
-            }
-            castle |= r << (8u * i);
-        }
+    // No castling right left (all four rook squares NO_SQ = 0x40): nothing to update.
+    if p.castle != 0x40404040u {
+        c.castle = castle_after(p, orig, to, role, us);
     }
-    c.castle = castle;
     c.info = ep << 8u;
     return c;
 }
