@@ -155,25 +155,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     if !run.stats {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
-    if let Some(cache) = ctx.cache.as_ref() {
-        if let Some(table) = cache
-            .table(remaining)
-            .filter(|_| run.cache_on && remaining >= 2)
-        {
-            let lv = &ctx.levels[l];
-            let [c0, c1, c2, c3] = cache.bound(table);
-            ctx.dispatch(
-                Kernel::CacheProbe,
-                GpuParams {
-                    extra: table.len,
-                    mode: table.parts.len() as u32,
-                    ..params(n, remaining, 0, 0)
-                },
-                &[&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, &ctx.tally],
-                n * 12,
-            )?;
-        }
-    }
+    cache_pass(ctx, run, l, n, Kernel::CacheProbe)?;
     // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
     // distinct positions when merging or the cache left gaps.
     if !run.stats && remaining == 2 {
@@ -203,7 +185,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                 n * 8,
             )?;
         }
-        return store_cache(ctx, run, l, n);
+        return cache_pass(ctx, run, l, n, Kernel::CacheStore);
     }
     // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
     let first_only = run.stats && remaining == 0;
@@ -316,7 +298,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             )?;
         }
     }
-    store_cache(ctx, run, l, n)
+    cache_pass(ctx, run, l, n, Kernel::CacheStore)
 }
 
 /// Cut a level into consecutive slices whose children (from the per-position `counts`) fit `room` slots:
@@ -348,8 +330,10 @@ fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<(u64, u64, u64, u64)>> {
     Ok(out)
 }
 
-/// Store the subtree counts of the expanded positions of level `l` in the cache (remaining depth ≥ 2).
-fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> {
+/// Probe (`CacheProbe`: hits set `sub` and the flags) or fill (`CacheStore`: the subtree counts of the
+/// expanded positions) the transposition table of level `l`'s remaining depth for its `n` positions; nothing
+/// when the tables are off or the depth has none (remaining depth < 2).
+fn cache_pass(ctx: &mut GpuContext, run: &Run, l: usize, n: u64, kernel: Kernel) -> Result<()> {
     let remaining = run.depth - l as u32;
     if !run.cache_on || remaining < 2 {
         return Ok(());
@@ -363,16 +347,22 @@ fn store_cache(ctx: &mut GpuContext, run: &Run, l: usize, n: u64) -> Result<()> 
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
     let [c0, c1, c2, c3] = cache.bound(table);
-    ctx.dispatch(
-        Kernel::CacheStore,
-        GpuParams {
-            extra: table.len,
-            mode: table.parts.len() as u32,
-            ..params(n, remaining, 0, 0)
-        },
-        &[&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3],
-        n * 16,
-    )
+    let p = GpuParams {
+        extra: table.len,
+        mode: table.parts.len() as u32,
+        ..params(n, remaining, 0, 0)
+    };
+    if kernel == Kernel::CacheProbe {
+        let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, &ctx.tally];
+        ctx.dispatch(kernel, p, &buffers, n * 12)
+    } else {
+        ctx.dispatch(
+            kernel,
+            p,
+            &[&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3],
+            n * 16,
+        )
+    }
 }
 
 /// Exclusive prefix sum of the `n` u32 values of `input` into `output`, on the GPU (blocks of 256, recursing
