@@ -52,20 +52,29 @@ pub fn cores() -> usize {
 /// # Errors
 /// [`Error::Usage`] for 0 or more than [`MAX_THREADS`].
 pub fn check_threads(threads: usize) -> Result<Option<String>> {
-    if threads == 0 {
-        return Err(Error::Usage(
-            "--threads: '0' is not a valid thread count (use 1 to 1024)".into(),
-        ));
-    }
-    if threads > MAX_THREADS {
-        return Err(Error::Usage(format!(
-            "--threads: '{threads}' is more than the maximum of {MAX_THREADS} threads"
-        )));
-    }
+    check_thread_count("--threads", threads)?;
     let cores = cores();
     Ok((threads > cores).then(|| {
         format!("--threads {threads} is more than the {cores} cores of this machine: expect it to be slower, not faster")
     }))
+}
+
+/// Check a thread count given by `flag` (`--threads`, `plan --cpus-per-unit`): 1..=[`MAX_THREADS`].
+///
+/// # Errors
+/// [`Error::Usage`] for 0 or more than [`MAX_THREADS`], naming `flag`.
+pub fn check_thread_count(flag: &str, threads: usize) -> Result<()> {
+    if threads == 0 {
+        return Err(Error::Usage(format!(
+            "{flag}: '0' is not a valid thread count (use 1 to {MAX_THREADS})"
+        )));
+    }
+    if threads > MAX_THREADS {
+        return Err(Error::Usage(format!(
+            "{flag}: '{threads}' is more than the maximum of {MAX_THREADS} threads"
+        )));
+    }
+    Ok(())
 }
 
 /// Memory the machine can give without swapping, in bytes (`MemAvailable` of `/proc/meminfo`); `None` when

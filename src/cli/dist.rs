@@ -93,19 +93,8 @@ pub struct PlanArgs {
 }
 
 pub fn plan(a: PlanArgs) -> Result<i32> {
-    if a.cpus_per_unit == 0 {
-        return Err(Error::Usage(
-            "--cpus-per-unit: '0' is not a CPU count (use 1 or more)".into(),
-        ));
-    }
+    crate::limits::check_thread_count("--cpus-per-unit", a.cpus_per_unit)?;
     crate::limits::check_depth("--depth", a.depth)?;
-    if a.cpus_per_unit > crate::limits::MAX_THREADS {
-        return Err(Error::Usage(format!(
-            "--cpus-per-unit: '{}' is more than the maximum of {} threads a unit can use",
-            a.cpus_per_unit,
-            crate::limits::MAX_THREADS
-        )));
-    }
     let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
     let moves = compare::split_moves(&a.moves);
