@@ -28,13 +28,51 @@ struct Entry {
 #[repr(align(64))]
 struct Bucket([Entry; 4]);
 
+/// A fixed array of buckets indexed by a 64-bit key (Lemire's multiply-shift: any size is usable), sized from
+/// a MiB budget: the storage of the count table and of the statistics table (`stats_table.rs`).
+pub(super) struct Buckets<B>(Vec<B>);
+
+impl<B: Default> Buckets<B> {
+    /// `floor(mb · 2^20 / size_of::<B>())` buckets, never more than `mb` MiB; `None` when that is none.
+    ///
+    /// # Errors
+    /// The allocator could not give the memory.
+    pub(super) fn with_mb(mb: usize) -> Result<Option<Self>, std::collections::TryReserveError> {
+        let n = mb.saturating_mul(1 << 20) / std::mem::size_of::<B>();
+        if n == 0 {
+            return Ok(None);
+        }
+        let mut v = Vec::new();
+        v.try_reserve_exact(n)?;
+        v.resize_with(n, B::default);
+        Ok(Some(Buckets(v)))
+    }
+}
+
+impl<B> Buckets<B> {
+    /// Bytes allocated.
+    pub(super) fn bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<B>()
+    }
+
+    /// The bucket of `key`.
+    #[inline(always)]
+    pub(super) fn get(&self, key: u64) -> &B {
+        let i = ((key as u128 * self.0.len() as u128) >> 64) as usize;
+        &self.0[i]
+    }
+
+    /// Every bucket.
+    pub(super) fn iter(&self) -> std::slice::Iter<'_, B> {
+        self.0.iter()
+    }
+}
+
 /// The CPU backend's hash table of subtree counts (`--hash`), shared by all threads. `Sync`: every access is
 /// atomic.
 pub struct HashTable {
-    buckets: Vec<Bucket>,
+    buckets: Buckets<Bucket>,
 }
-
-const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 
 impl HashTable {
     /// A table of at most `mb` MiB; `None` when `mb` is 0 (hashing off).
@@ -47,25 +85,17 @@ impl HashTable {
     /// # Errors
     /// The allocator could not give the memory.
     pub fn try_new(mb: usize) -> Result<Option<HashTable>, std::collections::TryReserveError> {
-        let n = mb.saturating_mul(1 << 20) / BUCKET_BYTES;
-        if n == 0 {
-            return Ok(None);
-        }
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(n)?;
-        buckets.resize_with(n, Bucket::default);
-        Ok(Some(HashTable { buckets }))
+        Ok(Buckets::with_mb(mb)?.map(|buckets| HashTable { buckets }))
     }
 
     /// Bytes allocated.
     pub fn bytes(&self) -> usize {
-        self.buckets.capacity() * BUCKET_BYTES
+        self.buckets.bytes()
     }
 
     #[inline(always)]
     fn bucket(&self, key: u64) -> &Bucket {
-        let i = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
-        &self.buckets[i]
+        self.buckets.get(key)
     }
 
     /// The stored count of the subtree of depth `depth` below the position with key `key`.
@@ -107,7 +137,7 @@ impl HashTable {
 
     /// Forget everything.
     pub fn clear(&self) {
-        for b in &self.buckets {
+        for b in self.buckets.iter() {
             for e in &b.0 {
                 e.data.store(0, Relaxed);
                 e.check.store(0, Relaxed);

@@ -21,6 +21,7 @@
 //! most a few 10^8 leaves). The `u16` sequence number wraps after 32768 stores to one entry, far more than
 //! can happen during one read.
 
+use super::hash::Buckets;
 use super::stats::Tally;
 use crate::backend::BASE_COLUMNS;
 use std::sync::atomic::{fence, AtomicU16, AtomicU32, AtomicU64, Ordering};
@@ -128,33 +129,25 @@ struct Bucket([Entry; WAYS]);
 
 /// The shared statistics table. `Sync`: every access is atomic.
 pub struct StatsTable {
-    buckets: Vec<Bucket>,
+    buckets: Buckets<Bucket>,
 }
-
-const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 
 impl StatsTable {
     /// A table of at most `mb` MiB; `None` when that holds no bucket (hashing off).
     pub fn new(mb: usize) -> Option<StatsTable> {
-        let n = mb.saturating_mul(1 << 20) / BUCKET_BYTES;
-        if n == 0 {
-            return None;
-        }
-        let mut buckets = Vec::new();
-        buckets.reserve_exact(n);
-        buckets.resize_with(n, Bucket::default);
-        Some(StatsTable { buckets })
+        Buckets::with_mb(mb)
+            .expect("memory for the statistics table")
+            .map(|buckets| StatsTable { buckets })
     }
 
     /// Bytes allocated.
     pub fn bytes(&self) -> usize {
-        self.buckets.capacity() * BUCKET_BYTES
+        self.buckets.bytes()
     }
 
     #[inline(always)]
     fn bucket(&self, key: u64) -> &Bucket {
-        let i = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
-        &self.buckets[i]
+        self.buckets.get(key)
     }
 
     /// Add the stored statistics of (`key`, `depth`) to `t`; false (and `t` unchanged) when not stored.
@@ -197,7 +190,7 @@ impl StatsTable {
 
     /// Forget everything.
     pub fn clear(&self) {
-        for b in &self.buckets {
+        for b in self.buckets.iter() {
             for e in &b.0 {
                 e.depth.store(0, Ordering::Relaxed);
                 e.key.store(0, Ordering::Relaxed);
@@ -216,7 +209,7 @@ mod tests {
         for mb in [1, 3, 7] {
             let t = StatsTable::new(mb).unwrap();
             assert!(t.bytes() <= mb << 20, "{mb} MiB: {} bytes", t.bytes());
-            assert!(t.bytes() > (mb << 20) - BUCKET_BYTES);
+            assert!(t.bytes() > (mb << 20) - std::mem::size_of::<Bucket>());
         }
     }
 
