@@ -1,10 +1,20 @@
 // leaf2.wgsl: the last two plies fused ("fused leaves"). For each position at remaining depth 2 whose flag is
 // set (or each listed in `ids`, the compacted distinct positions of a merged level), list its legal moves in a
-// private list (lean.wgsl), play each and bulk-count the replies by popcount of legal target sets; the total is
-// written as the position's 64-bit subtree count (lo, hi). Neither the children nor the grandchildren are ever
-// written to memory: one 8-byte write per position, for the hundreds of leaves below it. Per-position counts
-// (rather than one atomic total) are what the back-propagation to the roots, the merging multiplicities and
-// the subtree cache need.
+// private list (lean.wgsl), play each and bulk-count the replies by popcount of legal target sets. Neither the
+// children nor the grandchildren are ever written to memory.
+//
+// Two sinks for the count, chosen by bit 1 of `params.mode` (uniform, so the barrier below is reached by the
+// whole workgroup or by none of it):
+// - per position (bit 1 clear): the count is written as the position's 64-bit subtree count `sub[2i]`,
+//   `sub[2i + 1]` (lo, hi): one 8-byte write per position, for the hundreds of leaves below it. The
+//   back-propagation to the roots, the merging multiplicities and the transposition tables need these.
+// - one total (bit 1 set; the driver uses it when a run's counts are only summed: no merging, no tables, one
+//   root, or the positions of a host level whose counts are only summed): the workgroup's counts are summed in
+//   workgroup memory (one workgroup atomic each) and thread 0 adds the sum to the 96-bit accumulator
+//   `total[0..3]` (low word first) with one global atomic (more only when a word carries): 4 bytes per
+//   workgroup of 64 positions, no per-position count.
+// Bit 0 of `params.mode` picks the positions: 1, thread t counts position ids[t] (compact.wgsl); 0, position t
+// if its flag is set.
 //
 // Two call sites of the generator: the listing one for the position's side to move, the counting one (the hot
 // one, once per move) for the other side. With the pipeline constant `SIDE` (lean.wgsl) set, both sides are
@@ -15,38 +25,76 @@
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sub: array<u32>;
 @group(0) @binding(5) var<storage, read> ids: array<u32>;
+@group(0) @binding(6) var<storage, read_write> total: array<atomic<u32>>;
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let t = thread_index(gid, nwg);
+// The workgroup's sum in the one-total mode (< 2^32: at most 64 positions of at most 2^18 leaves each, since a
+// position has fewer than 512 moves).
+var<workgroup> wg_sum: atomic<u32>;
+
+// The count of the position thread `t` handles, 0 when it has none (past the end, or its flag clear).
+fn count_for(t: u32) -> u32 {
     if t >= params.n {
-        return;
+        return 0u;
     }
-    // mode 1: thread t counts position ids[t] (compact.wgsl); mode 0: position t if its flag is set.
     var i = t;
-    if params.mode == 1u {
+    if (params.mode & 1u) == 1u {
         i = ids[t];
     } else if flags[i] == 0u {
-        return;
+        return 0u;
     }
     let p = positions[i];
     var us = turn(p);
     if SIDE < 2u {
         us = SIDE;
     }
-    var total = 0u;
+    var count = 0u;
     l_skip = 0u;
     loop {
         let all_moves = lean(p, us, true);
         let listed = min(all_moves - l_skip, LIST_LEN);
         for (var k = 0u; k < listed; k++) {
-            total += lean(lean_make(p, l_moves[k], us), us ^ 1u, false);
+            count += lean(lean_make(p, l_moves[k], us), us ^ 1u, false);
         }
         if l_skip + LIST_LEN >= all_moves {
             break;
         }
         l_skip += LIST_LEN;
     }
-    sub[2u * i] = total;
-    sub[2u * i + 1u] = 0u;
+    if (params.mode & 2u) == 0u {
+        sub[2u * i] = count;
+        sub[2u * i + 1u] = 0u;
+    }
+    return count;
+}
+
+@compute @workgroup_size(64)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let count = count_for(thread_index(gid, nwg));
+    if (params.mode & 2u) == 2u {
+        // Uniform control flow here (no return above in `main`; the mode is a uniform value).
+        if lid == 0u {
+            atomicStore(&wg_sum, 0u);
+        }
+        workgroupBarrier();
+        if count != 0u {
+            atomicAdd(&wg_sum, count);
+        }
+        workgroupBarrier();
+        if lid == 0u {
+            let s = atomicLoad(&wg_sum);
+            if s != 0u {
+                let old = atomicAdd(&total[0], s);
+                if old + s < old {
+                    let hi = atomicAdd(&total[1], 1u);
+                    if hi == 0xffffffffu {
+                        atomicAdd(&total[2], 1u);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -446,7 +446,9 @@ fn levels_are_sliced_within_a_tiny_budget() {
         let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609]);
         let r = ctx.report().unwrap();
-        assert_eq!((r.runs, r.retries), (2, 0), "{r:?}");
+        // One run per batch; without merging (and tables) each root is a run of its own (one-total mode).
+        let runs = if merge { 2 } else { 3 };
+        assert_eq!((r.runs, r.retries), (runs, 0), "{r:?}");
         let level2 = r.levels.iter().find(|l| l.remaining == 2).unwrap();
         // Remaining 2 of the perft-4 run: perft 2 of each root (400 + 2039); of the perft-5 run: perft 3 (8902).
         assert_eq!(level2.positions, 8902 + 400 + 2039, "{r:?}");
@@ -953,4 +955,82 @@ fn fused_leaf_kernels_per_side_and_generic() {
             assert_eq!(run(&both, 2), [400, 264]);
         }
     }
+}
+
+// ---- leaf (issue 9): the fused kernel's one-total mode ----
+
+/// Without merging and tables (`--no-merge --hash 0`) a run needs only its total: the fused kernel sums each
+/// workgroup's counts and adds them to one accumulator, and no level keeps per-position counts. The standard
+/// suite (to 200 000 nodes, every 2nd entry), divide of startpos 5 and Kiwipete 4 (against the fast CPU
+/// backend, so the suite's published totals hold move by move), a tiny `--gpu-mem` (slices adding to the same
+/// accumulator) and the host split (a root's total summed over its host-level positions) stay exact, with
+/// the trusted and the checked builds; the bytes written drop below what per-position counts cost.
+#[test]
+fn one_total_mode_stays_exact_trusted_and_checked() {
+    use perftlab::gpu::driver::{subtree_counts, Settings, MAX_RUN_DEPTH};
+    if gpu("one_total_mode").is_none() {
+        return;
+    }
+    let cpu = perftlab::fast::CpuBackend::new(16, None, true).unwrap();
+    let kiwi = Checked::from_fen(KIWIPETE.fen).unwrap();
+    for checked in [false, true] {
+        let opts = GpuOptions {
+            checked_shaders: checked,
+            ..options(false, 0, Some(256))
+        };
+        let g = gpu_with(opts, "one_total_mode").unwrap();
+        run_suite(&g, "standard.epd", 200_000, 2);
+        for (pos, depth) in [(Checked::startpos(), 5), (kiwi.clone(), 4)] {
+            let mut a = g.divide(&pos, depth).unwrap();
+            let mut b = cpu.divide(&pos, depth).unwrap();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "checked {checked} depth {depth}");
+        }
+        let mut ctx = perftlab::gpu::GpuContext::with_checks(None, checked).unwrap();
+        for (budget, max_run_depth) in [
+            (64 << 20, MAX_RUN_DEPTH),
+            (256 << 10, MAX_RUN_DEPTH),
+            (64 << 20, 3),
+        ] {
+            let s = Settings {
+                merge: false,
+                cache: false,
+                budget_bytes: budget,
+                max_run_depth,
+                host_plies: 0,
+            };
+            let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
+            // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
+            assert_eq!(
+                subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap(),
+                [4_865_609]
+            );
+            assert_eq!(
+                subtree_counts(&mut ctx, &roots, 4, &s).unwrap(),
+                [197_281, 4_085_603]
+            );
+        }
+    }
+    // Bytes: startpos perft 5 writes levels of 1, 20, 400 and 8,902 positions. Each written position costs 68
+    // bytes (expand: position and parent), 8 (merge pass: rep and flag) and, above remaining 2, 4 + 4 (move
+    // count, prefix sum) plus the scan's block sums; the fused kernel at most 12 bytes per workgroup. With
+    // per-position counts each remaining-2 position also cost 24 bytes more (clear, count, back-propagation).
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    let s = Settings {
+        merge: false,
+        cache: false,
+        budget_bytes: 64 << 20,
+        max_run_depth: MAX_RUN_DEPTH,
+        host_plies: 0,
+    };
+    assert_eq!(
+        subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap(),
+        [4_865_609]
+    );
+    let r = ctx.report().unwrap();
+    let written: u64 = r.levels.iter().map(|l| l.positions).sum();
+    assert_eq!(written, 1 + 20 + 400 + 8902, "{r:?}");
+    assert!(r.bytes_written <= 84 * written + 1024, "{r:?}");
+    assert!(r.bytes_written > 76 * 8902, "{r:?}");
 }

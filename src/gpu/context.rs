@@ -221,6 +221,8 @@ pub struct GpuContext {
     pub cache: Option<Cache>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
     pub dummy: wgpu::Buffer,
+    /// The 64-bit accumulator (lo, hi words) of the fused kernel's one-total mode (`leaf2.wgsl`).
+    pub total: wgpu::Buffer,
     errors: Arc<Mutex<Option<String>>>,
     allocated: u64,
     /// Work counters.
@@ -419,6 +421,12 @@ impl GpuContext {
             usage: STORAGE,
             mapped_at_creation: false,
         });
+        let total = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("leaf total"),
+            size: 16,
+            usage: STORAGE,
+            mapped_at_creation: false,
+        });
         let tally = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("tally"),
             contents: &[0u8; TALLY_WORDS * 4],
@@ -457,6 +465,7 @@ impl GpuContext {
             table_gen: Cell::new(0),
             cache: None,
             dummy,
+            total,
             errors,
             allocated: 0,
             counters: Counters::default(),

@@ -8,7 +8,10 @@
 //! is remaining depth 2: its distinct positions are compacted (compact.wgsl) and the last two plies are
 //! generated and counted in registers (leaf2.wgsl), never written. Counts then flow back up (backprop.wgsl:
 //! every copy of a merged position adds its representative's count to its own parent), expanded subtrees are
-//! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back.
+//! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back. Without merging and
+//! tables a run's counts are only summed (each root is then a run of its own): the fused kernel adds each
+//! workgroup's sum into one accumulator (one atomic add per workgroup), no level keeps per-position counts
+//! and nothing is back-propagated; the total is read back.
 //!
 //! Splits are planned, never discovered by a failed run: the plies above [`MAX_RUN_DEPTH`] (at least
 //! [`Settings::host_plies`]) are expanded on the host with transpositions merged and counted through the host
@@ -68,6 +71,10 @@ struct Run<'a> {
     stats: bool,
     merge: bool,
     cache_on: bool,
+    /// Only the sum of the roots' counts is wanted (no merging, no tables): the fused kernel adds its counts
+    /// into one accumulator (`GpuContext::total`, one atomic add per workgroup), and no level needs its
+    /// per-position counts, their clears or their back-propagation.
+    total: bool,
     /// The roots' side to move when they all share it (0 white, 1 black), so each level's is known and the
     /// fused leaves run the kernel specialised for it; `None`: the generic kernel.
     side: Option<u32>,
@@ -78,7 +85,9 @@ struct Run<'a> {
 
 /// One breadth-first run over `roots` to `depth` (≥ 1); the caller keeps `roots` within
 /// [`room_for_roots`]. In statistics mode the leaves are written and their statistics summed (merging and the
-/// cache are off there) and the single returned count is the number of leaves.
+/// cache are off there) and the single returned count is the number of leaves. With `total` (only when
+/// merging and the tables are off) the single returned count is the sum of the roots' counts, from the fused
+/// kernel's accumulator (96 bits: exact for any sum of u64 counts a run can have).
 ///
 /// No run is ever abandoned: a level whose children would not fit the budget (or one binding) is expanded in
 /// slices, each slice's subtree finished before the next (see [`descend`]).
@@ -87,15 +96,20 @@ fn run_tree(
     roots: &[GpuPos],
     depth: u32,
     stats: bool,
+    total: bool,
     s: &Settings,
-) -> Result<(Vec<u64>, Stats)> {
+) -> Result<(Vec<u128>, Stats)> {
     let n0 = roots.len() as u64;
+    let merge = s.merge && !stats;
+    let cache_on = s.cache && !stats && ctx.cache.is_some();
+    let total = total && !stats && !merge && !cache_on;
     let mut run = Run {
         s,
         depth,
         stats,
-        merge: s.merge && !stats,
-        cache_on: s.cache && !stats && ctx.cache.is_some(),
+        merge,
+        cache_on,
+        total,
         side: roots
             .iter()
             .map(|r| r.info & 1)
@@ -119,22 +133,31 @@ fn run_tree(
         )?;
     }
     ctx.record_level(depth, n0, true);
+    if total && depth >= 2 {
+        ctx.clear(&ctx.total, 16);
+    }
     descend(ctx, &mut run, 0, n0, n0)?;
     if stats {
-        return Ok((vec![run.leaves], run.leaf_stats));
+        return Ok((vec![run.leaves.into()], run.leaf_stats));
     }
     let root = &ctx.levels[0];
-    let counts = if depth == 1 {
+    let counts: Vec<u128> = if depth == 1 {
         ctx.download_u32(&root.counts, n0)?
             .into_iter()
-            .map(u64::from)
+            .map(u128::from)
             .collect()
+    } else if total {
+        let w = ctx.download_u32(&ctx.total, 3)?;
+        vec![w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64]
     } else {
         let w = ctx.download_u32(&root.sub, 2 * n0)?;
         w.chunks(2)
-            .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+            .map(|p| p[0] as u128 | (p[1] as u128) << 32)
             .collect()
     };
+    if total && counts.len() > 1 {
+        return Ok((vec![counts.iter().sum()], Stats::default()));
+    }
     Ok((counts, Stats::default()))
 }
 
@@ -152,7 +175,7 @@ fn room_for_roots(ctx: &GpuContext, s: &Settings, depth: u32) -> u64 {
 fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> Result<()> {
     let remaining = run.depth - l as u32;
     ctx.set_level(remaining);
-    if !run.stats {
+    if !run.stats && !run.total {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
     cache_pass(ctx, run, l, n, Kernel::CacheProbe)?;
@@ -173,16 +196,22 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             ctx.dispatch(
                 leaf2,
                 params(k, remaining, 1, 0),
-                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts],
+                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts, &ctx.total],
                 k * 8,
             )?;
         } else {
+            // One total: at most 12 bytes (three words of the accumulator) per workgroup; else 8 per position.
+            let (mode, writes) = if run.total {
+                (2, n.div_ceil(u64::from(leaf2.workgroup())) * 12)
+            } else {
+                (0, n * 8)
+            };
             let lv = &ctx.levels[l];
             ctx.dispatch(
                 leaf2,
-                params(n, remaining, 0, 0),
-                &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy],
-                n * 8,
+                params(n, remaining, mode, 0),
+                &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy, &ctx.total],
+                writes,
             )?;
         }
         return cache_pass(ctx, run, l, n, Kernel::CacheStore);
@@ -288,7 +317,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         ctx.record_level(remaining - 1, cnt, !run.merge);
         descend(ctx, run, l + 1, cnt, used + cnt)?;
         ctx.set_level(remaining - 1);
-        if !run.stats {
+        if !run.stats && !run.total {
             let (child, parent) = (&ctx.levels[l + 1], &ctx.levels[l]);
             ctx.dispatch(
                 Kernel::Backprop,
@@ -429,8 +458,22 @@ pub fn subtree_counts(
     }
     let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
     let plies = (depth - run_depth).max(s.host_plies.min(depth - 1));
+    if totals_only(s) && roots.len() > 1 {
+        // Without merging and tables nothing is shared between roots: each root alone, by its total.
+        return roots
+            .iter()
+            .map(|r| Ok(subtree_counts(ctx, std::slice::from_ref(r), depth, s)?[0]))
+            .collect();
+    }
     let keys: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
     host_counts(ctx, roots, &keys, depth, plies, s)
+}
+
+/// Whether runs only need totals (the fused kernel's one-total mode, [`run_tree`]): without merging and
+/// tables every root is counted alone ([`subtree_counts`]), and a root's count is the plain sum of the counts
+/// of its host-level descendants.
+fn totals_only(s: &Settings) -> bool {
+    !s.merge && !s.cache
 }
 
 /// One position of a host level: its key, its setup, its children (indices into the next host level, one per
@@ -529,6 +572,11 @@ fn host_counts(
     // The last host level on the GPU: its positions not found in the host table, in batches.
     let remaining = depth - plies;
     let frontier = levels.last_mut().expect("a level");
+    if totals_only(s) && roots.len() == 1 {
+        // One root, nothing merged: its count is the sum of the last host level's (each reached once).
+        let batch: Vec<GpuPos> = frontier.iter().map(|n| n.key).collect();
+        return Ok(vec![gpu_total(ctx, &batch, remaining, s)?]);
+    }
     let todo: Vec<usize> = (0..frontier.len())
         .filter(|&i| frontier[i].count.is_none())
         .collect();
@@ -583,10 +631,26 @@ fn gpu_counts(
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
         ctx.note_run();
-        let (counts, _) = run_tree(ctx, part, depth, false, s)?;
-        out.extend(counts.into_iter().map(u128::from));
+        let (counts, _) = run_tree(ctx, part, depth, false, false, s)?;
+        out.extend(counts);
     }
     Ok(out)
+}
+
+/// The sum of the counts of `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), from GPU runs in the one-total mode (no
+/// per-position counts; merging and tables off), in chunks that one level may hold.
+fn gpu_total(ctx: &mut GpuContext, roots: &[GpuPos], depth: u32, s: &Settings) -> Result<u128> {
+    if depth == 0 {
+        return Ok(roots.len() as u128);
+    }
+    let chunk = room_for_roots(ctx, s, depth) as usize;
+    let mut sum = 0u128;
+    for part in roots.chunks(chunk) {
+        ctx.note_run();
+        let (counts, _) = run_tree(ctx, part, depth, false, true, s)?;
+        sum += counts.iter().sum::<u128>();
+    }
+    Ok(sum)
 }
 
 /// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`].
@@ -607,11 +671,8 @@ pub fn tree_stats(
     for part in roots.chunks(chunk) {
         let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
         ctx.note_run();
-        let (leaves, st) = run_tree(ctx, &gpu, depth, true, s)?;
-        total = (
-            total.0 + leaves.iter().map(|&n| n as u128).sum::<u128>(),
-            total.1 + st,
-        );
+        let (leaves, st) = run_tree(ctx, &gpu, depth, true, false, s)?;
+        total = (total.0 + leaves.iter().sum::<u128>(), total.1 + st);
     }
     Ok(total)
 }
