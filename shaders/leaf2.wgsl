@@ -3,16 +3,15 @@
 // private list (lean.wgsl), play each and bulk-count the replies by popcount of legal target sets. Neither the
 // children nor the grandchildren are ever written to memory.
 //
-// Two sinks for the count, chosen by bit 1 of `params.mode` (uniform, so the barrier below is reached by the
-// whole workgroup or by none of it):
+// Two sinks for the count, chosen by bit 1 of `params.mode`:
 // - per position (bit 1 clear): the count is written as the position's 64-bit subtree count `sub[2i]`,
 //   `sub[2i + 1]` (lo, hi): one 8-byte write per position, for the hundreds of leaves below it. The
 //   back-propagation to the roots, the merging multiplicities and the transposition tables need these.
 // - one total (bit 1 set; the driver uses it when a run's counts are only summed: no merging, no tables, one
 //   root, or the positions of a host level whose counts are only summed): the workgroup's counts are summed in
-//   workgroup memory (one workgroup atomic each) and thread 0 adds the sum to the 96-bit accumulator
-//   `total[0..3]` (low word first) with one global atomic (more only when a word carries): 4 bytes per
-//   workgroup of 64 positions, no per-position count.
+//   workgroup memory (one workgroup atomic each, see `wg_sum`) and the last thread to add adds the sum to the
+//   96-bit accumulator `total[0..3]` (low word first) with one global atomic (more only when a word carries):
+//   4 bytes per workgroup of 64 positions, no per-position count.
 // Bit 0 of `params.mode` picks the positions: 1, thread t counts position ids[t] (compact.wgsl); 0, position t
 // if its flag is set.
 //
@@ -27,9 +26,23 @@
 @group(0) @binding(5) var<storage, read> ids: array<u32>;
 @group(0) @binding(6) var<storage, read_write> total: array<atomic<u32>>;
 
-// The workgroup's sum in the one-total mode (< 2^32: at most 64 positions of at most 2^18 leaves each, since a
-// position has fewer than 512 moves).
+// The one-total mode's workgroup sum, packed with a count of the threads that added to it: bits 0-6 count
+// the threads, bits 7-31 sum their counts (each below 2^18, so 64 of them stay below 2^24 and the word below
+// 2^31). Every one of the workgroup's 64 threads adds once (threads past `params.n` add a zero count); the
+// thread that sees 63 earlier adds holds the whole sum: atomics on one word are totally ordered, so no barrier
+// is needed (WGSL zero-initialises workgroup memory). A barrier cost 5-10% of the kernel's time on lavapipe.
 var<workgroup> wg_sum: atomic<u32>;
+
+// Add `v` to the 96-bit accumulator `total[0..3]` (low word first) with 32-bit atomics and carries.
+fn add_total(v: u32) {
+    let old = atomicAdd(&total[0], v);
+    if old + v < old {
+        let high = atomicAdd(&total[1], 1u);
+        if high == 0xffffffffu {
+            atomicAdd(&total[2], 1u);
+        }
+    }
+}
 
 // The count of the position thread `t` handles, 0 when it has none (past the end, or its flag clear).
 fn count_for(t: u32) -> u32 {
@@ -68,33 +81,19 @@ fn count_for(t: u32) -> u32 {
 }
 
 @compute @workgroup_size(64)
-fn main(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let count = count_for(thread_index(gid, nwg));
     if (params.mode & 2u) == 2u {
-        // Uniform control flow here (no return above in `main`; the mode is a uniform value).
-        if lid == 0u {
-            atomicStore(&wg_sum, 0u);
+        // A count of 2^18 or more (impossible: fewer than 512 moves per position) goes straight to the total.
+        var packed = 1u;
+        if count < 0x40000u {
+            packed |= count << 7u;
+        } else {
+            add_total(count);
         }
-        workgroupBarrier();
-        if count != 0u {
-            atomicAdd(&wg_sum, count);
-        }
-        workgroupBarrier();
-        if lid == 0u {
-            let s = atomicLoad(&wg_sum);
-            if s != 0u {
-                let old = atomicAdd(&total[0], s);
-                if old + s < old {
-                    let hi = atomicAdd(&total[1], 1u);
-                    if hi == 0xffffffffu {
-                        atomicAdd(&total[2], 1u);
-                    }
-                }
-            }
+        let old = atomicAdd(&wg_sum, packed);
+        if (old & 127u) == 63u {
+            add_total((old >> 7u) + (packed >> 7u));
         }
     }
 }

@@ -1034,3 +1034,16 @@ fn one_total_mode_stays_exact_trusted_and_checked() {
     assert!(r.bytes_written <= 84 * written + 1024, "{r:?}");
     assert!(r.bytes_written > 76 * 8902, "{r:?}");
 }
+
+/// The one-total accumulator carries into its high words: Kiwipete perft 6 without merging and tables
+/// (8,031,647,685 leaves, CPW "Perft Results", more than 2^32) in one run.
+#[test]
+#[ignore = "minutes on lavapipe (8 G leaves); run with --ignored"]
+fn one_total_mode_carries_past_32_bits() {
+    let Some(g) = gpu_with(options(false, 0, None), "one_total_carry") else {
+        return;
+    };
+    let kiwi = Checked::from_fen(KIWIPETE.fen).unwrap();
+    assert_eq!(g.perft(&kiwi, 6).unwrap(), 8_031_647_685);
+    assert_eq!(g.work_report().unwrap().runs, 1);
+}

@@ -246,9 +246,8 @@ const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 ///   from bits 16-18 of a move the listing sink built);
 /// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds or run
 ///   `k` up to `listed ≤ LIST_LEN`, and the outer loop of `leaf2` advances `l_skip` by `LIST_LEN` until it
-///   passes the move count (which the listing call returns, the same for every window); the two
-///   `workgroupBarrier`s of the one-total mode sit in uniform control flow (under a test of the uniform
-///   `params.mode`, with no return before them in `main`), which naga's uniformity analysis verifies.
+///   passes the move count (which the listing call returns, the same for every window); the one-total mode
+///   has no barrier and no loop.
 ///
 /// So no access leaves its binding and no loop runs unbounded; `--checked-shaders` builds it checked anyway.
 #[allow(unsafe_code)]
