@@ -758,7 +758,11 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["nodes"], 4_085_603);
-    assert!(v["gpu"]["peak_bytes"].as_u64().unwrap() >= total, "{v}");
+    // The host table takes 32 MiB of the 320 (an eighth, at most 32 MiB), the GPU tables the rest.
+    assert!(
+        v["gpu"]["peak_bytes"].as_u64().unwrap() >= total - (32 << 20),
+        "{v}"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!("2: {} × ", want_parts.min(4))) && err.contains("3: 1 × "),
@@ -1046,4 +1050,113 @@ fn one_total_mode_carries_past_32_bits() {
     let kiwi = Checked::from_fen(KIWIPETE.fen).unwrap();
     assert_eq!(g.perft(&kiwi, 6).unwrap(), 8_031_647_685);
     assert_eq!(g.work_report().unwrap().runs, 1);
+}
+
+/// The host table is counted within `--hash`: an eighth of it, at most 32 MiB (2^18 buckets of 97 bytes,
+/// 229,376 entries), the GPU tables the rest; a small `--hash` gives a smaller host table (none below 8 MiB),
+/// shown by `--verbose`, and counts stay exact with a host table that is emptied again and again.
+#[test]
+fn host_table_within_hash() {
+    use perftlab::gpu::context::{host_table_entries, host_table_mb, HOST_BUCKET_BYTES};
+    assert_eq!(HOST_BUCKET_BYTES, 97);
+    assert_eq!(
+        [0, 7, 8, 64, 256, 100_000].map(host_table_mb),
+        [0, 0, 1, 8, 32, 32]
+    );
+    assert_eq!(host_table_entries(32), 229_376);
+    assert_eq!(host_table_entries(0), 0);
+    for mb in 1..=64 {
+        let n = host_table_entries(mb) as u64;
+        // 7/8 of a power of two of buckets, all within the share.
+        assert!(n == 0 || (n * 8 / 7).is_power_of_two());
+        assert!(n * 8 / 7 * HOST_BUCKET_BYTES <= mb << 20);
+        assert!(host_table_entries(mb + 1) as u64 >= n);
+    }
+    if gpu("host_table_within_hash").is_none() {
+        return;
+    }
+    let max_for = |hash: &str| {
+        let out = perftlab(&[
+            "perft",
+            "--backend",
+            "gpu",
+            "--depth",
+            "4",
+            "--hash",
+            hash,
+            "--verbose",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Nodes searched: 197281"));
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let line = err
+            .lines()
+            .find(|l| l.contains("host table at most"))
+            .unwrap_or_else(|| panic!("{err}"))
+            .to_string();
+        let n: u64 = line
+            .split("at most ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        n
+    };
+    assert_eq!(max_for("256"), 229_376);
+    assert_eq!(max_for("64"), host_table_entries(8) as u64);
+    assert!(max_for("64") < max_for("256"));
+    assert_eq!(max_for("4"), 0);
+    // A host table of 1 MiB (7,168 entries) under host levels of 1 + 20 + 400 + 8,902 positions per run
+    // (merging off, so none is merged): emptied when full, counts exact (CPW "Perft Results": startpos
+    // perft 5 and 6), never above its bound.
+    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
+    ctx.ensure_cache(4).unwrap();
+    ctx.set_host_table_mb(1);
+    assert_eq!(ctx.host_table_max(), 7_168);
+    let s = perftlab::gpu::driver::Settings {
+        merge: false,
+        cache: true,
+        budget_bytes: 64 << 20,
+        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        host_plies: 3,
+    };
+    let start = [Setup::startpos()];
+    for (depth, want) in [(5, 4_865_609u128), (6, 119_060_324)] {
+        let got = perftlab::gpu::driver::subtree_counts(&mut ctx, &start, depth, &s).unwrap();
+        assert_eq!(got, [want]);
+        assert!(ctx.host_table.len() <= 7_168);
+    }
+}
+
+/// `--gpu-mem` and `--hash` each within what the adapter has but together beyond it are refused, naming both
+/// (exit 2): on a software adapter, beyond the host's available memory.
+#[test]
+fn gpu_mem_and_hash_together_beyond_the_device_are_refused() {
+    let Some(g) = gpu("gpu_mem_and_hash_together") else {
+        return;
+    };
+    if g.adapter_info().device_type != wgpu::DeviceType::Cpu {
+        eprintln!("gpu_mem_and_hash_together: skipped, not a software adapter");
+        return;
+    }
+    drop(g);
+    let avail = perftlab::limits::available_memory().expect("available memory") >> 20;
+    let hash = (avail - 1000).to_string();
+    let out = perftlab(&[
+        "perft",
+        "--backend",
+        "gpu",
+        "--depth",
+        "1",
+        "--gpu-mem",
+        "2000",
+        "--hash",
+        &hash,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--gpu-mem + --hash") && err.contains(&hash),
+        "{err}"
+    );
 }

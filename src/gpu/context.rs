@@ -236,8 +236,10 @@ pub struct GpuContext {
     pub runs: u64,
     /// The host table: exact subtree counts by whole position and remaining depth, of the roots of every
     /// batch and of the positions the driver expanded on the host (`super::driver`); lives as long as the
-    /// backend, at most [`HOST_TABLE_MAX`] entries (emptied when full).
-    pub host_table: hashbrown::HashMap<(super::buffers::GpuPos, u32), u128>,
+    /// backend, at most [`GpuContext::host_table_max`] entries (emptied when full).
+    pub host_table: hashbrown::HashMap<HostKey, u128>,
+    /// Most entries of the host table ([`host_table_entries`] of its share of `--hash`).
+    host_table_max: usize,
     /// Lookups answered by the host table.
     pub host_hits: u64,
     /// Distinct positions expanded on the host (levels above the GPU runs).
@@ -261,9 +263,32 @@ pub struct GpuContext {
     param_stride: u64,
 }
 
-/// Most entries of the host table (≈ 100 bytes each with the map's overhead, so ≈ 25 MiB): the top levels of
-/// the deepest runs hold far fewer distinct positions.
-pub const HOST_TABLE_MAX: usize = 1 << 18;
+/// The host table's key: the whole position and the remaining depth.
+pub type HostKey = (super::buffers::GpuPos, u32);
+
+/// Most MiB of the host table (its share of `--hash` is [`host_table_mb`]): 2^18 buckets, 229,376 entries; the
+/// top levels of the deepest runs hold far fewer distinct positions.
+pub const HOST_TABLE_MAX_MB: u64 = 32;
+
+/// Bytes of one bucket of the host table: the entry (key and u128 count, 96 bytes) and hashbrown's control byte.
+pub const HOST_BUCKET_BYTES: u64 = std::mem::size_of::<(HostKey, u128)>() as u64 + 1;
+
+/// The host table's share of a `--hash` of `hash_mb` MiB: an eighth, at most [`HOST_TABLE_MAX_MB`]; the GPU
+/// tables get the rest.
+pub fn host_table_mb(hash_mb: u64) -> u64 {
+    (hash_mb / 8).min(HOST_TABLE_MAX_MB)
+}
+
+/// Most entries of a host table within `mb` MiB: hashbrown keeps a power-of-two number of buckets, at most
+/// 7/8 of them full, so the largest power of two whose buckets fit, times 7/8 (0 below 16 buckets: no table).
+pub fn host_table_entries(mb: u64) -> usize {
+    let fit = (mb << 20) / HOST_BUCKET_BYTES;
+    if fit < 16 {
+        return 0;
+    }
+    let buckets = 1u64 << (63 - fit.leading_zeros());
+    (buckets / 8 * 7) as usize
+}
 
 /// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
 const PARAM_SLOTS: u64 = 256;
@@ -480,6 +505,7 @@ impl GpuContext {
             param_stride,
             runs: 0,
             host_table: Default::default(),
+            host_table_max: host_table_entries(HOST_TABLE_MAX_MB),
             host_hits: 0,
             host_positions: 0,
         };
@@ -953,6 +979,19 @@ impl GpuContext {
     pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
         let bytes = self.download(buf, n * 4)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
+    }
+
+    /// Most entries of the host table.
+    pub fn host_table_max(&self) -> usize {
+        self.host_table_max
+    }
+
+    /// Bound the host table to `mb` MiB ([`host_table_entries`]; emptied now if it holds more).
+    pub fn set_host_table_mb(&mut self, mb: u64) {
+        self.host_table_max = host_table_entries(mb);
+        if self.host_table.len() > self.host_table_max {
+            self.host_table = Default::default();
+        }
     }
 
     /// Count a GPU run.

@@ -611,7 +611,10 @@ fn remember(ctx: &mut GpuContext, s: &Settings, key: GpuPos, remaining: u32, cou
     if !s.cache {
         return;
     }
-    if ctx.host_table.len() >= super::context::HOST_TABLE_MAX {
+    if ctx.host_table_max() == 0 {
+        return;
+    }
+    if ctx.host_table.len() >= ctx.host_table_max() {
         ctx.host_table.clear();
     }
     ctx.host_table.insert((key, remaining), count);
