@@ -221,8 +221,12 @@ pub struct GpuContext {
     pub cache: Option<Cache>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
     pub dummy: wgpu::Buffer,
-    /// The 64-bit accumulator (lo, hi words) of the fused kernel's one-total mode (`leaf2.wgsl`).
+    /// The 96-bit accumulator (three u32 words, low first) of the fused kernel's one-total mode
+    /// (`leaf2.wgsl`).
     pub total: wgpu::Buffer,
+    /// Positions per prefix-sum chunk of a level (`super::driver::SCAN_CHUNK`; tests force smaller chunks, as
+    /// lavapipe's levels never reach one).
+    pub scan_chunk: u64,
     errors: Arc<Mutex<Option<String>>>,
     allocated: u64,
     /// Work counters.
@@ -491,6 +495,7 @@ impl GpuContext {
             cache: None,
             dummy,
             total,
+            scan_chunk: super::driver::SCAN_CHUNK,
             errors,
             allocated: 0,
             counters: Counters::default(),
@@ -521,18 +526,30 @@ impl GpuContext {
         )
     }
 
-    /// The default memory budget: a safe share of the adapter's limits (half the largest buffer, at most 8
-    /// maximal storage bindings, 512 MiB on software adapters, 4 GiB otherwise).
+    /// The default level budget (`--gpu-mem`) in MiB: a safe share of the adapter's limits (half the largest
+    /// buffer, at most 8 maximal storage bindings, 512 MiB on software adapters, 4 GiB otherwise); on a discrete
+    /// GPU whose driver reports its memory, levels come first: room for two maximal levels and a quarter more
+    /// for the levels above them (2.25 × [`GpuContext::max_level_positions`] × [`SLOT_BYTES`]: the two
+    /// deepest written levels of a sliced run are the large ones; ≈ 15 GB where a binding holds 4 GiB), if
+    /// more than that share, and at most a quarter of the device memory. The transposition tables get what
+    /// is left of three quarters of it ([`GpuContext::default_hash_mb`]).
     pub fn default_budget_mb(&self) -> u64 {
         let cap = if self.info.device_type == wgpu::DeviceType::Cpu {
             512
         } else {
             4096
         };
-        let by_limits = (self.limits.max_buffer_size / 2)
+        let by_limits = ((self.limits.max_buffer_size / 2)
             .min(8 * self.limits.max_storage_buffer_binding_size)
-            >> 20;
-        by_limits.clamp(16, cap)
+            >> 20)
+            .clamp(16, cap);
+        match (self.info.device_type, self.device_memory) {
+            (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => {
+                let two_levels = (9 * self.max_level_positions() * SLOT_BYTES / 4) >> 20;
+                by_limits.max(two_levels).min((bytes >> 20) / 4).max(16)
+            }
+            _ => by_limits,
+        }
     }
 
     /// The default `--hash` of the GPU backend in MiB: on a discrete GPU whose driver reports its memory
@@ -549,10 +566,16 @@ impl GpuContext {
         }
     }
 
-    /// Largest level a single binding allows, in positions (also small enough that the u32 offsets of the
-    /// next level cannot overflow at up to 512 moves per position).
+    /// Largest level a single binding (and buffer) allows, in 64-byte positions, below 2^31 (so `2 * i`
+    /// indexes its u32 pairs). Its children's u32 offsets are prefix sums over chunks small enough not to
+    /// overflow, and a merged level is further capped by the merge table's slots (`super::driver`).
     pub fn max_level_positions(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size / 64).min(u32::MAX as u64 / 512)
+        (self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+            / 64)
+            .min(u64::from(u32::MAX) / 2)
     }
 
     /// Fail with the first error the device reported, if any.
@@ -927,6 +950,14 @@ impl GpuContext {
     /// # Errors
     /// [`Error::Backend`] if the device fails or is lost.
     pub fn download(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+        self.download_at(buf, 0, size)
+    }
+
+    /// Read `size` bytes from byte `offset` (a multiple of 4) of `buf` back to the host.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] if the device fails or is lost.
+    pub fn download_at(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
         if size == 0 {
             return Ok(Vec::new());
         }
@@ -937,7 +968,7 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        self.record(|enc| enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size));
+        self.record(|enc| enc.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
         self.flush()?;
         Counters::add(&self.counters.readbacks, 1);
         let done: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>> =
@@ -977,7 +1008,15 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::download`].
     pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
-        let bytes = self.download(buf, n * 4)?;
+        self.download_u32_at(buf, 0, n)
+    }
+
+    /// Read `n` u32 words from word `first` on.
+    ///
+    /// # Errors
+    /// As [`GpuContext::download`].
+    pub fn download_u32_at(&self, buf: &wgpu::Buffer, first: u64, n: u64) -> Result<Vec<u32>> {
+        let bytes = self.download_at(buf, first * 4, n * 4)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
     }
 

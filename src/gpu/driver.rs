@@ -50,6 +50,25 @@ impl Settings {
     }
 }
 
+/// Positions per prefix-sum chunk of a level: each position has fewer than 512 children, so a chunk's children
+/// offsets fit u32 (2^23 × 511 < 2^32); a larger level (on adapters whose bindings hold more than 2^23
+/// positions) is scanned and planned chunk by chunk, its slices never crossing a chunk.
+pub const SCAN_CHUNK: u64 = 1 << 23;
+
+/// Most positions of a merged level: `merge.wgsl` keeps index + 1 in the low 24 bits of a slot.
+const MERGE_MAX: u64 = (1 << 24) - 1;
+
+/// Most positions of a level: one binding ([`GpuContext::max_level_positions`]), and [`MERGE_MAX`] when the
+/// level is merged.
+fn level_cap(ctx: &GpuContext, merge: bool) -> u64 {
+    let cap = ctx.max_level_positions();
+    if merge {
+        cap.min(MERGE_MAX)
+    } else {
+        cap
+    }
+}
+
 /// Slots kept free for each written level below a slice, so that any one position's children fit there (a
 /// legal position has at most 218 moves; artificial ones allowed with a warning stay far below 512).
 const RESERVE: u64 = 512;
@@ -185,7 +204,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         let leaf2 = Kernel::leaf2_for(run.side.map(|side| side ^ (l as u32 & 1)));
         if run.merge || run.cache_on {
             let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
-            let k = gpu_scan(ctx, &flags, &offsets, n)?;
+            let k = gpu_scan(ctx, &flags, &offsets, 0, n)?;
             let lv = &ctx.levels[l];
             ctx.dispatch(
                 Kernel::Compact,
@@ -250,29 +269,42 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         return Ok(());
     }
     let (counts, offsets) = (ctx.levels[l].counts.clone(), ctx.levels[l].offsets.clone());
-    let total = gpu_scan(ctx, &counts, &offsets, n)?;
     // Written levels below the children: down to remaining 2, or to the leaves in statistics mode.
     let below = if run.stats {
         remaining - 1
     } else {
         remaining.saturating_sub(3)
     };
-    let room = ctx.max_level_positions().min(
+    let room = level_cap(ctx, run.merge).min(
         run.s
             .budget_slots()
             .saturating_sub(used + RESERVE * u64::from(below)),
     );
-    let slices = if total <= room {
-        vec![(0, n, 0, total)]
-    } else {
-        plan_slices(&ctx.download_u32(&counts, n)?, room)?
-    };
+    // Prefix sums and slices per chunk of SCAN_CHUNK positions (one chunk below 2^23 positions); offsets and
+    // slice bases are relative to their chunk.
+    let mut slices = Vec::new();
+    let chunk_len = ctx.scan_chunk.clamp(1, SCAN_CHUNK);
+    for start in (0..n).step_by(chunk_len as usize) {
+        let len = chunk_len.min(n - start);
+        let total = gpu_scan(ctx, &counts, &offsets, start, len)?;
+        if total <= room {
+            slices.push((start, start + len, 0, total));
+        } else {
+            let chunk = ctx.download_u32_at(&counts, start, len)?;
+            slices.extend(
+                plan_slices(&chunk, room)?
+                    .into_iter()
+                    .map(|(first, end, base, cnt)| (start + first, start + end, base, cnt)),
+            );
+        }
+    }
     for (first, end, base, cnt) in slices {
         if cnt == 0 {
             continue;
         }
         ctx.ensure_level(l + 1, cnt);
-        let mask = ctx.ensure_table(2 * cnt);
+        // The merge table is only read when merging (it is bound either way).
+        let mask = ctx.ensure_table(if run.merge { 2 * cnt } else { 64 });
         // Writing and merging the children, and later their back-propagation, count for the child level.
         ctx.set_level(remaining - 1);
         {
@@ -296,9 +328,9 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                 cnt * (68 + 4 * with_info as u64),
             )?;
             let table = &ctx.table.as_ref().expect("table allocated").0;
-            // Slots hold the generation in their top 8 bits and index + 1 below: a level has fewer than 2^24
-            // positions (`GpuContext::max_level_positions` ≤ u32::MAX / 512).
-            debug_assert!(cnt < 1 << 24);
+            // Slots hold the generation in their top 8 bits and index + 1 below: a merged level has fewer than
+            // 2^24 positions ([`level_cap`]).
+            debug_assert!(!run.merge || cnt <= MERGE_MAX);
             let generation = if run.merge {
                 ctx.next_table_generation()
             } else {
@@ -394,15 +426,17 @@ fn cache_pass(ctx: &mut GpuContext, run: &Run, l: usize, n: u64, kernel: Kernel)
     }
 }
 
-/// Exclusive prefix sum of the `n` u32 values of `input` into `output`, on the GPU (blocks of 256, recursing
-/// on the block sums); returns the total (one 4-byte read-back). Level sizes are capped so that it fits u32.
+/// Exclusive prefix sum of the `n` u32 values of `input` from index `first` on into `output` (same
+/// indices), on the GPU (blocks of 256, recursing on the block sums); returns the total (one 4-byte
+/// read-back). The caller keeps the total below 2^32 ([`SCAN_CHUNK`]).
 fn gpu_scan(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
+    first: u64,
     n: u64,
 ) -> Result<u64> {
-    scan_at(ctx, input, output, n, 0)
+    scan_at(ctx, input, output, first, n, 0)
 }
 
 /// [`gpu_scan`] at recursion depth `r` (its block sums in scratch slots `2r` and `2r + 1`).
@@ -410,28 +444,23 @@ fn scan_at(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
+    first: u64,
     n: u64,
     r: usize,
 ) -> Result<u64> {
     let blocks = n.div_ceil(256);
     let sums = ctx.scratch(2 * r, blocks * 4);
-    ctx.dispatch(
-        Kernel::Scan,
-        params(n, 0, 0, 0),
-        &[input, output, &sums],
-        n * 4 + blocks * 4,
-    )?;
+    let p = GpuParams {
+        first: first as u32,
+        ..params(n, 0, 0, 0)
+    };
+    ctx.dispatch(Kernel::Scan, p, &[input, output, &sums], n * 4 + blocks * 4)?;
     if blocks == 1 {
         return Ok(ctx.download_u32(&sums, 1)?[0] as u64);
     }
     let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
-    let total = scan_at(ctx, &sums, &sum_offsets, blocks, r + 1)?;
-    ctx.dispatch(
-        Kernel::ScanAdd,
-        params(n, 0, 0, 0),
-        &[&sum_offsets, output],
-        n * 4,
-    )?;
+    let total = scan_at(ctx, &sums, &sum_offsets, 0, blocks, r + 1)?;
+    ctx.dispatch(Kernel::ScanAdd, p, &[&sum_offsets, output], n * 4)?;
     Ok(total)
 }
 
