@@ -79,9 +79,10 @@ fn check_budget(ctx: &GpuContext, mb: u64) -> Result<()> {
     Ok(())
 }
 
-/// Refuse a level budget and tables that together exceed what the adapter has: its device memory where the
-/// driver reports it (a GPU), or the host's available memory (a software adapter). Levels come first: the
-/// default `--hash` on a discrete GPU is what the level budget leaves ([`GpuContext::default_hash_mb`]).
+/// Refuse a level budget and tables that together exceed what the adapter has: the device memory of a
+/// discrete GPU whose driver reports it, or the host's available memory (a software adapter). Levels come
+/// first: the default `--hash` on a discrete GPU is what the level budget leaves
+/// ([`GpuContext::default_hash_mb`]).
 fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOptions) -> Result<()> {
     let flags = format!(
         "--gpu-mem + --hash ({budget_mb} MiB{} + {hash_mb} MiB{})",
@@ -100,12 +101,17 @@ fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOpti
     if ctx.info.device_type == wgpu::DeviceType::Cpu {
         return crate::limits::check_host_memory(&flags, together);
     }
+    // Only a discrete GPU's device-local heap is its memory (an integrated GPU may report a small carve-out).
     match ctx.device_memory {
-        Some(bytes) if together > bytes >> 20 => Err(crate::Error::Usage(format!(
-            "{flags} is more than adapter '{}' has ({} MiB of device memory)",
-            ctx.info.name,
-            bytes >> 20
-        ))),
+        Some(bytes)
+            if ctx.info.device_type == wgpu::DeviceType::DiscreteGpu && together > bytes >> 20 =>
+        {
+            Err(crate::Error::Usage(format!(
+                "{flags} is more than adapter '{}' has ({} MiB of device memory)",
+                ctx.info.name,
+                bytes >> 20
+            )))
+        }
         _ => Ok(()),
     }
 }
