@@ -310,12 +310,14 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         {
             let (lv, next) = (&ctx.levels[l], &ctx.levels[l + 1]);
             let with_info = run.stats && remaining == 1;
+            // Bit 0: leaf statistics; bit 1: no parent indices (nothing is back-propagated).
+            let mode = with_info as u32 | (run.total as u32) << 1;
             ctx.dispatch(
                 Kernel::Expand,
                 GpuParams {
                     first: first as u32,
                     base: base as u32,
-                    ..params(end - first, remaining, with_info as u32, 0)
+                    ..params(end - first, remaining, mode, 0)
                 },
                 &[
                     &lv.pos,
@@ -325,7 +327,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                     &next.parents,
                     &next.info,
                 ],
-                cnt * (68 + 4 * with_info as u64),
+                cnt * (64 + 4 * !run.total as u64 + 4 * with_info as u64),
             )?;
             let table = &ctx.table.as_ref().expect("table allocated").0;
             // Slots hold the generation in their top 8 bits and index + 1 below: a merged level has fewer than
@@ -336,14 +338,22 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             } else {
                 0
             };
+            // merge.wgsl: 1 merges; 0 sets the flags and representatives; 2 the flags only (one total).
+            let merge_mode = if run.merge {
+                1
+            } else if run.total {
+                2
+            } else {
+                0
+            };
             ctx.dispatch(
                 Kernel::Merge,
                 GpuParams {
                     extra: generation,
-                    ..params(cnt, remaining - 1, run.merge as u32, mask)
+                    ..params(cnt, remaining - 1, merge_mode, mask)
                 },
                 &[&next.pos, table, &next.rep, &next.flags, &ctx.tally],
-                cnt * 8 + if run.merge { cnt * 4 } else { 0 },
+                cnt * if run.total { 4 } else { 8 } + if run.merge { cnt * 4 } else { 0 },
             )?;
         }
         ctx.record_level(remaining - 1, cnt, !run.merge);
