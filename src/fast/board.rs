@@ -68,6 +68,9 @@ pub struct CastlingData {
     pub path: [u64; 4],
     /// Rights kept when a piece moves from or to each square.
     pub keep: [u8; 64],
+    /// Per set of castling rights (a [`Board::castling`] value), its rooks' squares as a bitboard (for
+    /// [`Board::check`]: positions below different Chess960 roots may share a table).
+    pub rooks: [u64; 16],
 }
 
 /// Inclusive span of files `a..=b` (either order) on `a`'s rank.
@@ -101,6 +104,7 @@ impl Board {
             empty: [0; 4],
             path: [0; 4],
             keep: [0x0f; 64],
+            rooks: [0; 16],
         };
         for (color, side, rook) in setup.castling.iter() {
             let king = b.roles[KING_I] & b.colors[color.index()];
@@ -125,6 +129,13 @@ impl Board {
             cd.keep[r] &= !(1 << right);
             cd.keep[ksq] &= !(0b11 << (2 * color.index()));
             b.castling |= 1 << right;
+        }
+        for (rights, rooks) in cd.rooks.iter_mut().enumerate() {
+            for right in 0..4 {
+                if rights & b.castling as usize & (1 << right) != 0 {
+                    *rooks |= 1 << cd.rook[right];
+                }
+            }
         }
         if let Some(ep) = setup.ep_square {
             let us = setup.turn.index();
@@ -161,6 +172,40 @@ impl Board {
             }
         }
         key
+    }
+
+    /// The tables' check hash ([`super::hash`], [`super::stats_table`]): 64 bits of the whole position
+    /// (pieces, side to move, e.p. square, castling rights and their rooks' squares), independent of
+    /// [`Board::key`], which picks the bucket. NH (the UMAC hash, Black et al. 1999) over ten words with the
+    /// seed's [`super::zobrist::Keys::check`] constants: `Σ (w[2i] + k[2i]) · (w[2i+1] + k[2i+1])` in 128
+    /// bits, whose values for two different positions are equal with probability at most 2^-64 over the
+    /// constants, folded to 64 bits (high XOR low). Computed from scratch (exact after `make::<false>` too): five
+    /// multiplies per probed node, none in `make`.
+    #[inline(always)]
+    pub fn check(&self, cd: &CastlingData) -> u64 {
+        let k = &keys().check;
+        let r = &self.roles;
+        let state = self.turn as u64 | (self.ep as u64) << 8 | (self.castling as u64) << 16;
+        // The colour-1 pieces are the occupied squares less the colour-0 ones: `colors[1]` adds nothing.
+        let w = [
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            self.colors[0],
+            cd.rooks[self.castling as usize & 15],
+            state,
+            0,
+        ];
+        let mut sum = 0u128;
+        for i in 0..5 {
+            let a = w[2 * i].wrapping_add(k[2 * i]) as u128;
+            let b = w[2 * i + 1].wrapping_add(k[2 * i + 1]) as u128;
+            sum = sum.wrapping_add(a * b);
+        }
+        sum as u64 ^ (sum >> 64) as u64
     }
 
     /// Back to plain data (clocks reset: perft does not read them).

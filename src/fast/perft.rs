@@ -93,9 +93,12 @@ macro_rules! walker {
             if depth == 1 {
                 return count::<S>(b, cd);
             }
+            // The check hash identifies the position in the table, the Zobrist key picks the bucket.
+            let mut check = 0;
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
-                    if let Some(n) = t.probe(b.key, depth) {
+                    check = b.check(cd);
+                    if let Some(n) = t.probe(b.key, check, depth) {
                         return n;
                     }
                 }
@@ -130,7 +133,7 @@ macro_rules! walker {
             };
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
-                    t.store(b.key, depth, n);
+                    t.store(b.key, check, depth, n);
                 }
             }
             n

@@ -371,9 +371,12 @@ macro_rules! stats_walker {
                 leaf::<S>(b, cd, t);
                 return;
             }
+            // The check hash identifies the position in the table, the Zobrist key picks the bucket.
+            let mut check = 0;
             if HASH {
                 if let Some(table) = tt {
-                    if table.probe(b.key, depth, t) {
+                    check = b.check(cd);
+                    if table.probe(b.key, check, depth, t) {
                         return;
                     }
                 }
@@ -396,7 +399,7 @@ macro_rules! stats_walker {
             }
             if HASH {
                 if let Some(table) = tt {
-                    table.store(b.key, depth, &sub);
+                    table.store(b.key, check, depth, &sub);
                 }
             }
             t.add(&sub);

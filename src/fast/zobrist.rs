@@ -38,7 +38,12 @@ pub struct Keys {
     pub ep_file: [u64; 8],
     /// Per castling right (White king side, White queen side, Black king side, Black queen side) and rook square.
     pub castle: [[u64; 64]; 4],
+    /// The constants of the tables' check hash ([`super::board::Board::check`]).
+    pub check: [u64; CHECK_KEYS],
 }
+
+/// Number of [`Keys::check`] constants: one per input word of the check hash.
+pub const CHECK_KEYS: usize = 10;
 
 /// The keys of `seed` (the SplitMix64 state before the first key).
 pub const fn build(seed: u64) -> Keys {
@@ -47,6 +52,7 @@ pub const fn build(seed: u64) -> Keys {
         black: 0,
         ep_file: [0; 8],
         castle: [[0; 64]; 4],
+        check: [0; CHECK_KEYS],
     };
     let mut state = seed;
     let mut c = 0;
@@ -84,6 +90,13 @@ pub const fn build(seed: u64) -> Keys {
             s += 1;
         }
         r += 1;
+    }
+    let mut i = 0;
+    while i < CHECK_KEYS {
+        let (st, v) = splitmix(state);
+        state = st;
+        k.check[i] = v;
+        i += 1;
     }
     k
 }
@@ -166,6 +179,7 @@ mod tests {
         v.push(k.black);
         v.extend(k.ep_file);
         v.extend(k.castle.iter().flatten());
+        v.extend(k.check);
         v
     }
 
@@ -174,7 +188,7 @@ mod tests {
         let a = all(&build(DEFAULT_SEED));
         let b = all(&build(1));
         let c = all(&build(2));
-        assert_eq!(a.len(), 2 * 6 * 64 + 1 + 8 + 4 * 64);
+        assert_eq!(a.len(), 2 * 6 * 64 + 1 + 8 + 4 * 64 + CHECK_KEYS);
         for other in [&b, &c] {
             // Every single key differs, not only some.
             assert!(a.iter().zip(other.iter()).all(|(x, y)| x != y));
