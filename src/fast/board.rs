@@ -1,16 +1,17 @@
 //! The bitboard position ([`Board`]), the per-root castling data ([`CastlingData`]) and copy-make
-//! ([`Board::make`]) with incremental Zobrist keys (the keys of [`super::zobrist`], fixed from the first
-//! [`Board::from_setup`] on).
+//! ([`Board::make`]) with two incremental hashes, the Zobrist key and the check hash (the keys of
+//! [`super::zobrist`], fixed from the first [`Board::from_setup`] on; the tables pick the bucket by the first
+//! and compare the second, [`super::hash`]).
 //!
-//! A `Board` is 72 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the key, side to
-//! move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
+//! A `Board` is 88 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the two hashes,
+//! side to move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
 //! castling rooks' squares and the masks derived from them) lives in `CastlingData`, shared by reference.
 //!
 //! The en-passant square is kept only when an enemy pawn could capture there (pseudo-legally), so positions
 //! that differ only by a useless e.p. square are equal and merge (as in Stockfish's key).
 
 use super::attacks::{between, PAWN};
-use super::zobrist::{self, keys};
+use super::zobrist::{self, keys, Pair};
 use crate::position::Setup;
 use crate::types::{CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 
@@ -29,16 +30,20 @@ pub const KING_I: usize = 5;
 /// No en-passant square.
 pub const NO_EP: u8 = 64;
 
-/// A position as bitboards. Equality compares everything but the key's staleness: the key is exact after
-/// [`Board::from_setup`] and `make::<true>`, and left stale by `make::<false>` (the no-hash path).
+/// A position as bitboards. Equality compares everything but the hashes' staleness: the key and the check hash
+/// are exact after [`Board::from_setup`] and `make::<true>`, and left stale by `make::<false>` (the no-hash
+/// path).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Board {
     /// Pieces of each role, both colours.
     pub roles: [u64; 6],
     /// Pieces of each colour.
     pub colors: [u64; 2],
-    /// Zobrist key.
+    /// Zobrist key (picks the bucket in the tables).
     pub key: u64,
+    /// Check hash: the XOR of the second key of each feature, independent of `key` (identifies the position
+    /// in the tables).
+    pub check: u64,
     /// Side to move: 0 White, 1 Black.
     pub turn: u8,
     /// En-passant target square, or [`NO_EP`].
@@ -68,9 +73,13 @@ pub struct CastlingData {
     pub path: [u64; 4],
     /// Rights kept when a piece moves from or to each square.
     pub keep: [u8; 64],
-    /// Per set of castling rights (a [`Board::castling`] value), its rooks' squares as a bitboard (for
-    /// [`Board::check`]: positions below different Chess960 roots may share a table).
-    pub rooks: [u64; 16],
+}
+
+/// XOR one feature's keys into both hashes.
+#[inline(always)]
+fn xor(hashes: &mut Pair, keys: Pair) {
+    hashes[0] ^= keys[0];
+    hashes[1] ^= keys[1];
 }
 
 /// Inclusive span of files `a..=b` (either order) on `a`'s rank.
@@ -88,6 +97,7 @@ impl Board {
             roles: [0; 6],
             colors: [0; 2],
             key: 0,
+            check: 0,
             turn: setup.turn as u8,
             ep: NO_EP,
             castling: 0,
@@ -104,7 +114,6 @@ impl Board {
             empty: [0; 4],
             path: [0; 4],
             keep: [0x0f; 64],
-            rooks: [0; 16],
         };
         for (color, side, rook) in setup.castling.iter() {
             let king = b.roles[KING_I] & b.colors[color.index()];
@@ -130,86 +139,45 @@ impl Board {
             cd.keep[ksq] &= !(0b11 << (2 * color.index()));
             b.castling |= 1 << right;
         }
-        for (rights, rooks) in cd.rooks.iter_mut().enumerate() {
-            for right in 0..4 {
-                if rights & b.castling as usize & (1 << right) != 0 {
-                    *rooks |= 1 << cd.rook[right];
-                }
-            }
-        }
         if let Some(ep) = setup.ep_square {
             let us = setup.turn.index();
             if PAWN[us ^ 1][ep.index()] & b.roles[PAWN_I] & b.colors[us] != 0 {
                 b.ep = ep.to_u8();
             }
         }
-        b.key = b.compute_key(&cd);
+        [b.key, b.check] = b.compute_key(&cd);
         (b, cd)
     }
 
-    /// The key computed from scratch (tests compare it with the incremental one).
-    pub fn compute_key(&self, cd: &CastlingData) -> u64 {
+    /// The Zobrist key and the check hash computed from scratch (tests compare them with the incremental ones).
+    pub fn compute_key(&self, cd: &CastlingData) -> Pair {
         let keys = keys();
-        let mut key = 0;
+        let mut key = [0; 2];
         for c in 0..2 {
             for r in 0..6 {
                 let mut bb = self.roles[r] & self.colors[c];
                 while bb != 0 {
-                    key ^= keys.piece[c][r][bb.trailing_zeros() as usize];
+                    xor(&mut key, keys.piece[c][r][bb.trailing_zeros() as usize]);
                     bb &= bb - 1;
                 }
             }
         }
         if self.turn == 1 {
-            key ^= keys.black;
+            xor(&mut key, keys.black);
         }
         if self.ep != NO_EP {
-            key ^= keys.ep_file[(self.ep & 7) as usize];
+            xor(&mut key, keys.ep_file[(self.ep & 7) as usize]);
         }
         for right in 0..4 {
             if self.castling & (1 << right) != 0 {
-                key ^= keys.castle[right][cd.rook[right] as usize];
+                xor(&mut key, keys.castle[right][cd.rook[right] as usize]);
             }
         }
         key
     }
 
-    /// The tables' check hash ([`super::hash`], [`super::stats_table`]): 64 bits of the whole position
-    /// (pieces, side to move, e.p. square, castling rights and their rooks' squares), independent of
-    /// [`Board::key`], which picks the bucket. NH (the UMAC hash, Black et al. 1999) over ten words with the
-    /// seed's [`super::zobrist::Keys::check`] constants: `Σ (w[2i] + k[2i]) · (w[2i+1] + k[2i+1])` in 128
-    /// bits, whose values for two different positions are equal with probability at most 2^-64 over the
-    /// constants, folded to 64 bits (high XOR low). Computed from scratch (exact after `make::<false>` too): five
-    /// multiplies per probed node, none in `make`.
-    #[inline(always)]
-    pub fn check(&self, cd: &CastlingData) -> u64 {
-        let k = &keys().check;
-        let r = &self.roles;
-        let state = self.turn as u64 | (self.ep as u64) << 8 | (self.castling as u64) << 16;
-        // The colour-1 pieces are the occupied squares less the colour-0 ones: `colors[1]` adds nothing.
-        let w = [
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            self.colors[0],
-            cd.rooks[self.castling as usize & 15],
-            state,
-            0,
-        ];
-        let mut sum = 0u128;
-        for i in 0..5 {
-            let a = w[2 * i].wrapping_add(k[2 * i]) as u128;
-            let b = w[2 * i + 1].wrapping_add(k[2 * i + 1]) as u128;
-            sum = sum.wrapping_add(a * b);
-        }
-        sum as u64 ^ (sum >> 64) as u64
-    }
-
     /// Back to plain data (clocks reset: perft does not read them).
-    #[allow(clippy::wrong_self_convention)] // a 72-byte board: by reference, though it is `Copy`
+    #[allow(clippy::wrong_self_convention)] // an 88-byte board: by reference, though it is `Copy`
     pub fn to_setup(&self, cd: &CastlingData) -> Setup {
         let mut s = Setup::empty();
         for sq in 0..64 {
@@ -253,7 +221,7 @@ impl Board {
     }
 
     /// Play the legal move `m` (a [`Move`] in its low 16 bits, the moving role in bits 16–18) and return the
-    /// new position. `HASH`: keep the key exact (else it is left stale).
+    /// new position. `HASH`: keep the key and the check hash exact (else they are left stale).
     #[inline(always)]
     pub fn make<const HASH: bool>(&self, cd: &CastlingData, m: u32) -> Board {
         let mut n = *self;
@@ -265,11 +233,11 @@ impl Board {
         let kind = (m >> 14) & 3;
         let (fb, tb) = (1u64 << from, 1u64 << to);
         let keys = keys();
-        let mut key = self.key;
+        let mut key = [self.key, self.check];
         if HASH {
-            key ^= keys.black;
+            xor(&mut key, keys.black);
             if self.ep != NO_EP {
-                key ^= keys.ep_file[(self.ep & 7) as usize];
+                xor(&mut key, keys.ep_file[(self.ep & 7) as usize]);
             }
         }
         n.ep = NO_EP;
@@ -287,7 +255,10 @@ impl Board {
             n.colors[us] = (self.colors[us] & !fb & !tb) | kb | rb;
             if HASH {
                 let k = &keys.piece[us];
-                key ^= k[KING_I][from] ^ k[KING_I][kt] ^ k[ROOK_I][to] ^ k[ROOK_I][rt];
+                xor(&mut key, k[KING_I][from]);
+                xor(&mut key, k[KING_I][kt]);
+                xor(&mut key, k[ROOK_I][to]);
+                xor(&mut key, k[ROOK_I][rt]);
             }
         } else {
             if self.colors[them] & tb != 0 {
@@ -295,21 +266,22 @@ impl Board {
                 n.roles[cap] ^= tb;
                 n.colors[them] ^= tb;
                 if HASH {
-                    key ^= keys.piece[them][cap][to];
+                    xor(&mut key, keys.piece[them][cap][to]);
                 }
             }
             n.colors[us] ^= fb | tb;
             if kind == MoveKind::Normal as u32 {
                 n.roles[role] ^= fb | tb;
                 if HASH {
-                    key ^= keys.piece[us][role][from] ^ keys.piece[us][role][to];
+                    xor(&mut key, keys.piece[us][role][from]);
+                    xor(&mut key, keys.piece[us][role][to]);
                 }
                 if role == PAWN_I && (from ^ to) == 16 {
                     let ep = (from + to) / 2;
                     if PAWN[us][ep] & self.roles[PAWN_I] & self.colors[them] != 0 {
                         n.ep = ep as u8;
                         if HASH {
-                            key ^= keys.ep_file[ep & 7];
+                            xor(&mut key, keys.ep_file[ep & 7]);
                         }
                     }
                 }
@@ -318,7 +290,8 @@ impl Board {
                 n.roles[PAWN_I] ^= fb;
                 n.roles[promo] ^= tb;
                 if HASH {
-                    key ^= keys.piece[us][PAWN_I][from] ^ keys.piece[us][promo][to];
+                    xor(&mut key, keys.piece[us][PAWN_I][from]);
+                    xor(&mut key, keys.piece[us][promo][to]);
                 }
             } else {
                 // En passant: the captured pawn stands beside the mover, on the mover's rank.
@@ -326,9 +299,9 @@ impl Board {
                 n.roles[PAWN_I] ^= fb | tb | (1 << cap);
                 n.colors[them] ^= 1 << cap;
                 if HASH {
-                    key ^= keys.piece[us][PAWN_I][from]
-                        ^ keys.piece[us][PAWN_I][to]
-                        ^ keys.piece[them][PAWN_I][cap];
+                    xor(&mut key, keys.piece[us][PAWN_I][from]);
+                    xor(&mut key, keys.piece[us][PAWN_I][to]);
+                    xor(&mut key, keys.piece[them][PAWN_I][cap]);
                 }
             }
         }
@@ -342,13 +315,13 @@ impl Board {
                 let mut lost = self.castling & !n.castling;
                 while lost != 0 {
                     let r = lost.trailing_zeros() as usize;
-                    key ^= keys.castle[r][cd.rook[r] as usize];
+                    xor(&mut key, keys.castle[r][cd.rook[r] as usize]);
                     lost &= lost - 1;
                 }
             }
         }
         n.turn ^= 1;
-        n.key = key;
+        [n.key, n.check] = key;
         n
     }
 }

@@ -1,6 +1,6 @@
 //! The lock-free shared table of subtree counts, keyed by two independent 64-bit hashes of the position (the
-//! Zobrist key picks the bucket, the check hash [`super::board::Board::check`] identifies the position) and the
-//! remaining depth.
+//! Zobrist key [`super::board::Board::key`] picks the bucket, the check hash [`super::board::Board::check`]
+//! identifies the position) and the remaining depth.
 //!
 //! Layout: buckets of four 16-byte entries (one 64-byte cache line). An entry is two `AtomicU64`s,
 //! `data = count << 8 | depth` and `check = check hash ^ data` (Hyatt's lockless XOR trick): a reader accepts
@@ -9,15 +9,17 @@
 //! still exact. Replacement: the entry with the same check hash, else an empty one, else the shallowest.
 //!
 //! **False hits.** The entries met in a bucket were stored by positions whose Zobrist keys chose the same
-//! bucket; had the Zobrist key also been the check (as before), those entries would already agree with ours in
-//! the ~log2(buckets) bits that chose it, leaving 64 − log2(buckets) bits of check: ≈ 4 · buckets · 2^-64 per
-//! probe, about one wrong count in 10^11 probes with a 4 GiB table. The check hash is computed from the board
-//! with other constants (NH, see `Board::check`), so it is independent of the bucket: a probe compares with at
-//! most 4 entries, each a false hit with probability ≈ 2^-64 (two different positions with equal check
-//! hashes, and the same depth), so **at most ≈ 4 · 2^-64 ≈ 2.2 · 10^-19 per probe, whatever the table's
-//! size**. Expected false hits over a run = probes × 2.2 · 10^-19: start-position perft 8 probes ≈ 3 · 10^9
-//! times (≈ 7 · 10^-10), perft 10 ≈ 10^11 (≈ 2 · 10^-8), perft 11 ≈ 3 · 10^12 (≈ 7 · 10^-7); see the README.
-//! The check hash changes with `--zobrist-seed` like the Zobrist keys (its constants come from the same seed).
+//! bucket. Had the Zobrist key also been the check (as before), those entries would already agree with ours in
+//! the ~log2(buckets) key bits that chose it, leaving 64 − log2(buckets) bits to tell them apart:
+//! ≈ 4 · buckets · 2^-64 per probe, about one wrong count per 10^11 probes with `--hash 4096`. The check hash
+//! is a second Zobrist hash (the XOR of a second, independent key per feature, updated in `make` beside the
+//! first), so for two different positions the check hashes are equal with probability 2^-64, whatever their
+//! Zobrist keys and buckets: a probe compares with at most 4 entries, so **a false hit has probability at
+//! most 4 · 2^-64 ≈ 2.2 · 10^-19 per probe, whatever the table's size**. Expected false hits over a run =
+//! probes × 2.2 · 10^-19. A run probes at most once per node at remaining depth ≥ 2, so start-position perft
+//! 8 probes at most 1.24 · 10^8 times (≤ 3 · 10^-11 expected false hits), perft 10 8.8 · 10^10 (≤ 2 · 10^-8),
+//! perft 11 2.5 · 10^12 (≤ 6 · 10^-7); see the README. The check keys come from the `--zobrist-seed` seed
+//! too, so another seed changes both hashes.
 //!
 //! **Memory.** `HashTable::new(mb)` allocates `floor(mb · 2^20 / 64)` buckets, never more than `mb` MiB; the
 //! bucket index is `(key · buckets) >> 64` (Lemire's multiply-shift), so any size is usable, not only powers of
@@ -200,7 +202,7 @@ mod tests {
         use crate::position::Setup;
         use std::collections::HashMap;
         fn walk(b: &Board, cd: &CastlingData, depth: u32, seen: &mut HashMap<u64, Board>) {
-            let check = b.check(cd);
+            let check = b.check;
             if let Some(other) = seen.insert(check, *b) {
                 assert_eq!(other, *b, "two positions with check hash {check:#x}");
             }

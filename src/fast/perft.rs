@@ -93,12 +93,9 @@ macro_rules! walker {
             if depth == 1 {
                 return count::<S>(b, cd);
             }
-            // The check hash identifies the position in the table, the Zobrist key picks the bucket.
-            let mut check = 0;
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
-                    check = b.check(cd);
-                    if let Some(n) = t.probe(b.key, check, depth) {
+                    if let Some(n) = t.probe(b.key, b.check, depth) {
                         return n;
                     }
                 }
@@ -133,7 +130,7 @@ macro_rules! walker {
             };
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
-                    t.store(b.key, check, depth, n);
+                    t.store(b.key, b.check, depth, n);
                 }
             }
             n

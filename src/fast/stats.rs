@@ -371,12 +371,9 @@ macro_rules! stats_walker {
                 leaf::<S>(b, cd, t);
                 return;
             }
-            // The check hash identifies the position in the table, the Zobrist key picks the bucket.
-            let mut check = 0;
             if HASH {
                 if let Some(table) = tt {
-                    check = b.check(cd);
-                    if table.probe(b.key, check, depth, t) {
+                    if table.probe(b.key, b.check, depth, t) {
                         return;
                     }
                 }
@@ -399,7 +396,7 @@ macro_rules! stats_walker {
             }
             if HASH {
                 if let Some(table) = tt {
-                    table.store(b.key, check, depth, &sub);
+                    table.store(b.key, b.check, depth, &sub);
                 }
             }
             t.add(&sub);

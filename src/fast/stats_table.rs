@@ -1,11 +1,11 @@
 //! The shared table of subtree statistics ([`StatsTable`]), keyed like the count table ([`super::hash`]) by
-//! the Zobrist key (which picks the bucket), the independent check hash ([`super::board::Board::check`], which
-//! identifies the position) and the remaining depth, holding a leaf count and the
+//! the Zobrist key (which picks the bucket), the independent check hash ([`super::board::Board::check`], a
+//! second Zobrist hash, which identifies the position) and the remaining depth, holding a leaf count and the
 //! [`crate::backend::Column::BASE`] counts.
 //!
 //! Layout: buckets of four 64-byte entries, one cache line each (check hash, `u16` sequence number and depth, `u32`
 //! leaf count, eleven `u32` counts and the two rarest, the double-discovered checks and mates, as `u16`). A
-//! store goes to the entry already holding the key or an empty one, else replaces the shallowest subtree of
+//! store goes to the entry already holding the position or an empty one, else replaces the shallowest subtree of
 //! the bucket (the policy of the count table). Before, two 128-byte entries per bucket (every count `u32` or
 //! wider; the first kept the deeper subtree, the second took the rest): the start position's perft 7 with
 //! `--stats --threads 1` took 2.2 s of CPU time, now 1.4 s (twice the entries per MiB, and the many depth-2
