@@ -239,7 +239,7 @@ mod tests {
             positions += seen.len();
         }
         assert!(positions > 100_000, "{positions} positions");
-        // Expected positions / buckets ≈ 9 here (5 seen); 64 is far above chance, far below "all".
+        // Expected: positions / buckets ≈ 9 here; 64 is far above chance, far below "all".
         assert!(
             same_bucket < 64,
             "{same_bucket} of {positions} positions: the check hash picks the entry's bucket ({buckets} buckets)"
