@@ -1212,3 +1212,36 @@ fn levels_are_scanned_in_chunks() {
     );
     assert_eq!(ctx.report().unwrap().retries, 0);
 }
+
+/// The level cap and the default level budget (no GPU needed): lavapipe's limits (128 MiB bindings, 2 GiB
+/// buffers, a CPU device) keep 2,097,152 positions and 512 MiB; a discrete GPU with 4 GiB bindings and 141 GB
+/// (an H200) gets ≈ 67 M positions per level and two such levels plus a quarter (14,975 MiB), a 24 GB one a
+/// quarter of its memory, one whose memory is unknown the former 4 GiB.
+#[test]
+fn level_cap_and_default_budget() {
+    use perftlab::gpu::context::{default_level_budget_mb, level_positions};
+    use wgpu::DeviceType::{Cpu, DiscreteGpu};
+    let lavapipe = wgpu::Limits {
+        max_storage_buffer_binding_size: 128 << 20,
+        max_buffer_size: (2 << 30) - 1,
+        ..wgpu::Limits::default()
+    };
+    assert_eq!(level_positions(&lavapipe), 2_097_152);
+    assert_eq!(default_level_budget_mb(&lavapipe, Cpu, Some(2 << 30)), 512);
+    let big = wgpu::Limits {
+        max_storage_buffer_binding_size: u64::from(u32::MAX),
+        max_buffer_size: 1 << 40,
+        ..wgpu::Limits::default()
+    };
+    let cap = level_positions(&big);
+    assert_eq!(cap, 67_108_863);
+    let h200 = 141_000_000_000u64;
+    let budget = default_level_budget_mb(&big, DiscreteGpu, Some(h200));
+    assert_eq!(budget, (9 * cap * 104 / 4) >> 20);
+    assert_eq!(budget, 14_975);
+    assert_eq!(
+        default_level_budget_mb(&big, DiscreteGpu, Some(24 << 30)),
+        6 << 10
+    );
+    assert_eq!(default_level_budget_mb(&big, DiscreteGpu, None), 4096);
+}

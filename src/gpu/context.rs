@@ -267,6 +267,39 @@ pub struct GpuContext {
     param_stride: u64,
 }
 
+/// Largest level an adapter with `limits` allows, in positions ([`GpuContext::max_level_positions`]).
+pub fn level_positions(limits: &wgpu::Limits) -> u64 {
+    (limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        / 64)
+        .min(u64::from(u32::MAX) / 2)
+}
+
+/// The default level budget in MiB of an adapter with `limits`, of type `kind`, with `memory` bytes of
+/// device-local memory where known ([`GpuContext::default_budget_mb`]).
+pub fn default_level_budget_mb(
+    limits: &wgpu::Limits,
+    kind: wgpu::DeviceType,
+    memory: Option<u64>,
+) -> u64 {
+    let cap = if kind == wgpu::DeviceType::Cpu {
+        512
+    } else {
+        4096
+    };
+    let by_limits = ((limits.max_buffer_size / 2).min(8 * limits.max_storage_buffer_binding_size)
+        >> 20)
+        .clamp(16, cap);
+    match (kind, memory) {
+        (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => {
+            let two_levels = (9 * level_positions(limits) * SLOT_BYTES / 4) >> 20;
+            by_limits.max(two_levels).min((bytes >> 20) / 4).max(16)
+        }
+        _ => by_limits,
+    }
+}
+
 /// The host table's key: the whole position and the remaining depth.
 pub type HostKey = (super::buffers::GpuPos, u32);
 
@@ -534,22 +567,7 @@ impl GpuContext {
     /// more than that share, and at most a quarter of the device memory. The transposition tables get what
     /// is left of three quarters of it ([`GpuContext::default_hash_mb`]).
     pub fn default_budget_mb(&self) -> u64 {
-        let cap = if self.info.device_type == wgpu::DeviceType::Cpu {
-            512
-        } else {
-            4096
-        };
-        let by_limits = ((self.limits.max_buffer_size / 2)
-            .min(8 * self.limits.max_storage_buffer_binding_size)
-            >> 20)
-            .clamp(16, cap);
-        match (self.info.device_type, self.device_memory) {
-            (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => {
-                let two_levels = (9 * self.max_level_positions() * SLOT_BYTES / 4) >> 20;
-                by_limits.max(two_levels).min((bytes >> 20) / 4).max(16)
-            }
-            _ => by_limits,
-        }
+        default_level_budget_mb(&self.limits, self.info.device_type, self.device_memory)
     }
 
     /// The default `--hash` of the GPU backend in MiB: on a discrete GPU whose driver reports its memory
@@ -570,12 +588,7 @@ impl GpuContext {
     /// indexes its u32 pairs). Its children's u32 offsets are prefix sums over chunks small enough not to
     /// overflow, and a merged level is further capped by the merge table's slots (`super::driver`).
     pub fn max_level_positions(&self) -> u64 {
-        (self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size)
-            / 64)
-            .min(u64::from(u32::MAX) / 2)
+        level_positions(&self.limits)
     }
 
     /// Fail with the first error the device reported, if any.
