@@ -33,7 +33,8 @@ pub struct GpuParams {
     pub mask: u32,
     /// Kernel-specific (cache kernels: entries of each buffer of the bound table).
     pub extra: u32,
-    /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`).
+    /// First position of the slice (expand) or chunk (scan, scan_add) of a level this dispatch covers (thread
+    /// `t` handles position `first + t`).
     pub first: u32,
     /// Offset subtracted from the prefix sums of a slice (expand.wgsl: the slice's first child).
     pub base: u32,
