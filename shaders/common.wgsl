@@ -32,7 +32,7 @@ struct Params {
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info; cache kernels: buffers of the table)
     mask: u32,       // hash table (region) size - 1 (power of two)
     extra: u32,      // kernel-specific (cache kernels: entries of each buffer of the bound table)
-    first: u32,      // expand: first position of the level slice (thread t handles first + t)
+    first: u32,      // expand: first position of the level slice (thread t handles first + t); cache kernels: first buffer of the bound group
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
 }
@@ -254,6 +254,9 @@ fn pos_eq(a: Pos, b: Pos) -> bool {
         && all(a.bb[5] == b.bb[5]) && all(a.bb[6] == b.bb[6]);
 }
 
+// One step of `pos_hash`: a multiply–xorshift finaliser of `h ^ w` (multiply by the odd constants 0x9E3779B1
+// and 0x85EBCA77, xorshifts by 15 and 13: a bijection of u32, so a chain of steps over equal words never merges
+// two different states). Rust twin: `mix` in src/gpu/buffers.rs.
 fn mix(h: u32, w: u32) -> u32 {
     var x = (h ^ w) * 0x9E3779B1u;
     x = x ^ (x >> 15u);
@@ -261,17 +264,29 @@ fn mix(h: u32, w: u32) -> u32 {
     return x ^ (x >> 13u);
 }
 
-// The 64-bit transposition-table key of a position at remaining depth `remaining`: two independent 32-bit
-// hashes of the whole position, the low bit forced to 1 (an all-zero entry never matches).
+// The 64-bit check of a transposition-table entry for a position at remaining depth `remaining`: two 32-bit
+// hashes of the whole position (two seeds of `pos_hash`, each mixed with the depth), the low bit forced to 1
+// (an all-zero entry never matches). Where the entry lives is chosen by two further seeds (`tt_slot`), so a
+// stored entry met in the probed slot agrees with the probe in none of the check's bits by construction: a
+// false hit needs all 63 bits equal (≈ 2^-63 per probe meeting another position's entry, taking the seeds as
+// independent hashes). Rust twin: `tt_key` in src/gpu/buffers.rs.
 fn tt_key(p: Pos, remaining: u32) -> vec2<u32> {
     let d = remaining * 0x9E3779B9u;
     return vec2<u32>(pos_hash(p, 0x6C8E9CF5u + d) | 1u, pos_hash(p, 0x2F3A1B97u ^ d));
 }
 
-// The buffer of a transposition-table entry among `parts` (1–4, cache_probe.wgsl): bits 1.. of the key's first
-// word (bit 0 is always set), independent of the index in the buffer (the second word).
-fn tt_part(key: vec2<u32>, parts: u32) -> u32 {
-    return (key.x >> 1u) % max(parts, 1u);
+// Where the entry of a position at `remaining` lives in a table of `parts` buffers of `len` entries each:
+// (buffer, entry), from two hashes independent of the check words of `tt_key` (two other seeds, mixed with the
+// depth): the entry is one hash modulo `len`, the buffer another modulo `parts` (computed only when the table
+// has more than one buffer), so the slot has 64 bits to choose from however many buffers a depth has. Rust
+// twin: `tt_slot` in src/gpu/buffers.rs.
+fn tt_slot(p: Pos, remaining: u32, parts: u32, len: u32) -> vec2<u32> {
+    let d = remaining * 0x9E3779B9u;
+    var buffer = 0u;
+    if parts > 1u {
+        buffer = pos_hash(p, 0xB5297A4Du ^ d) % parts;
+    }
+    return vec2<u32>(buffer, pos_hash(p, 0x68E31DA4u + d) % max(len, 1u));
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.
