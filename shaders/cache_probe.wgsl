@@ -1,12 +1,13 @@
 // cache_probe.wgsl: look each position to be expanded up in the transposition table of its remaining depth.
-// The table is `params.mode` buffers of `params.extra` entries each; a dispatch binds one GROUP of up to four of
-// them (cache0 … cache3 are buffers `params.first` … `params.first + 3`), and the driver dispatches once per
-// group, so a depth may have any number of buffers while the kernel binds 8 storage buffers (WebGPU's default
-// per-stage limit). A position's buffer and entry come from `tt_slot` (hashes independent of the key); a thread
-// whose buffer is outside the bound group returns before reading the table. Slots of the last group beyond the
-// table's buffers are bound to tiny spare buffers and never read. A hit (stored check XOR count equal to the
-// 64-bit key of `tt_key`: a torn entry fails it) presets the position's count and clears its flag, so its
-// subtree is not expanded again (nor probed by the later groups' dispatches).
+// The table is `params.mode` buffers of `params.extra` entries each; a dispatch binds one GROUP of up to four
+// of them (cache0 … cache3 are buffers `params.first` … `params.first + 3`), and the driver dispatches once
+// per group, so a depth may have any number of buffers while the kernel binds 8 storage buffers (WebGPU's
+// default per-stage limit). A position's buffer and entry come from `tt_buffer` and `tt_entry` (hashes
+// independent of the key); a thread whose buffer is outside the bound group returns before hashing further
+// or reading the table. Slots of the last group beyond the table's buffers are bound to tiny spare buffers
+// and never read. A hit (stored check XOR count equal to the 64-bit key of `tt_key`: a torn entry fails it)
+// presets the position's count and clears its flag, so its subtree is not expanded again (nor probed by the
+// later groups' dispatches).
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
@@ -35,13 +36,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let p = positions[i];
-    let slot = tt_slot(p, params.remaining, params.mode, params.extra);
+    let b = tt_buffer(p, params.remaining, params.mode);
     // Another group's buffer: that group's dispatch probes it.
-    if slot.x < params.first || slot.x - params.first >= 4u {
+    if b < params.first || b - params.first >= 4u {
         return;
     }
     let key = tt_key(p, params.remaining);
-    let e = cache_load(slot.x - params.first, slot.y);
+    let e = cache_load(b - params.first, tt_entry(p, params.remaining, params.extra));
     if all((e.check ^ e.count) == key) {
         sub[2u * i] = e.count.x;
         sub[2u * i + 1u] = e.count.y;

@@ -32,7 +32,8 @@ struct Params {
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info; cache kernels: buffers of the table)
     mask: u32,       // hash table (region) size - 1 (power of two)
     extra: u32,      // kernel-specific (cache kernels: entries of each buffer of the bound table)
-    first: u32,      // expand: first position of the level slice (thread t handles first + t); cache kernels: first buffer of the bound group
+    first: u32,      // expand: first position of the level slice (thread t handles first + t);
+                     // cache kernels: first buffer of the bound group of four
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
 }
@@ -266,27 +267,30 @@ fn mix(h: u32, w: u32) -> u32 {
 
 // The 64-bit check of a transposition-table entry for a position at remaining depth `remaining`: two 32-bit
 // hashes of the whole position (two seeds of `pos_hash`, each mixed with the depth), the low bit forced to 1
-// (an all-zero entry never matches). Where the entry lives is chosen by two further seeds (`tt_slot`), so a
-// stored entry met in the probed slot agrees with the probe in none of the check's bits by construction: a
-// false hit needs all 63 bits equal (≈ 2^-63 per probe meeting another position's entry, taking the seeds as
-// independent hashes). Rust twin: `tt_key` in src/gpu/buffers.rs.
+// (an all-zero entry never matches). Where the entry lives is chosen by two further seeds (`tt_buffer`,
+// `tt_entry`), so a stored entry met in the probed slot agrees with the probe in none of the check's bits by
+// construction: a false hit needs all 63 bits equal (≈ 2^-63 per probe meeting another position's entry,
+// taking the seeds as independent hashes). Rust twin: `tt_key` in src/gpu/buffers.rs.
 fn tt_key(p: Pos, remaining: u32) -> vec2<u32> {
     let d = remaining * 0x9E3779B9u;
     return vec2<u32>(pos_hash(p, 0x6C8E9CF5u + d) | 1u, pos_hash(p, 0x2F3A1B97u ^ d));
 }
 
-// Where the entry of a position at `remaining` lives in a table of `parts` buffers of `len` entries each:
-// (buffer, entry), from two hashes independent of the check words of `tt_key` (two other seeds, mixed with the
-// depth): the entry is one hash modulo `len`, the buffer another modulo `parts` (computed only when the table
-// has more than one buffer), so the slot has 64 bits to choose from however many buffers a depth has. Rust
-// twin: `tt_slot` in src/gpu/buffers.rs.
-fn tt_slot(p: Pos, remaining: u32, parts: u32, len: u32) -> vec2<u32> {
-    let d = remaining * 0x9E3779B9u;
-    var buffer = 0u;
-    if parts > 1u {
-        buffer = pos_hash(p, 0xB5297A4Du ^ d) % parts;
+// Where the entry of a position at `remaining` lives in a table of `parts` buffers of `len` entries each: the
+// buffer (`tt_buffer`) and the entry in it (`tt_entry`), from two hashes independent of the check words of
+// `tt_key` (two other seeds, mixed with the depth): the buffer one hash modulo `parts` (computed only when the
+// table has more than one buffer), the entry another modulo `len`, so the slot has 64 bits to choose from
+// however many buffers a depth has. Separate functions so that a thread of another group's dispatch returns
+// after the first. Rust twin: `tt_slot` in src/gpu/buffers.rs.
+fn tt_buffer(p: Pos, remaining: u32, parts: u32) -> u32 {
+    if parts <= 1u {
+        return 0u;
     }
-    return vec2<u32>(buffer, pos_hash(p, 0x68E31DA4u + d) % max(len, 1u));
+    return pos_hash(p, 0xB5297A4Du ^ (remaining * 0x9E3779B9u)) % parts;
+}
+
+fn tt_entry(p: Pos, remaining: u32, len: u32) -> u32 {
+    return pos_hash(p, 0x68E31DA4u + remaining * 0x9E3779B9u) % max(len, 1u);
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.

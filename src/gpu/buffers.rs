@@ -79,9 +79,9 @@ pub fn tt_key(p: &GpuPos, remaining: u32) -> [u32; 2] {
     [pos_hash(p, s0) | 1, pos_hash(p, s1)]
 }
 
-/// Twin of `tt_slot` in `shaders/common.wgsl`: `(buffer, entry)` of a position's entry at remaining depth
-/// `remaining` in a table of `parts` buffers of `len` entries each, from two more seeds of [`pos_hash`]
-/// (independent of [`tt_key`]'s check words).
+/// Twin of `tt_buffer` and `tt_entry` in `shaders/common.wgsl`: `(buffer, entry)` of a position's entry at
+/// remaining depth `remaining` in a table of `parts` buffers of `len` entries each, from two more seeds of
+/// [`pos_hash`] (independent of [`tt_key`]'s check words).
 pub fn tt_slot(p: &GpuPos, remaining: u32, parts: u32, len: u32) -> (u32, u32) {
     let [.., entry, buffer] = tt_seeds(remaining);
     let buffer = if parts > 1 {
@@ -93,7 +93,8 @@ pub fn tt_slot(p: &GpuPos, remaining: u32, parts: u32, len: u32) -> (u32, u32) {
 }
 
 /// The four seeds of [`tt_key`] and [`tt_slot`] at remaining depth `remaining`: the check's two words, then
-/// the entry's and the buffer's (the literals of `tt_key` and `tt_slot` in `shaders/common.wgsl`).
+/// the entry's and the buffer's (the literals of `tt_key`, `tt_entry` and `tt_buffer` in
+/// `shaders/common.wgsl`).
 pub fn tt_seeds(remaining: u32) -> [u32; 4] {
     let d = remaining.wrapping_mul(0x9E37_79B9);
     [

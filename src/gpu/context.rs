@@ -83,7 +83,7 @@ pub fn cache_parts(share: u64, buffer: u64) -> (u64, u64) {
 
 /// One transposition table: `parts` buffers of `len` entries of `GpuCacheEntry` (16 bytes) each, each buffer
 /// at most one storage binding; an entry's buffer and index in it are chosen by hashes of the position
-/// independent of its key (`tt_slot` in `shaders/common.wgsl`).
+/// independent of its key (`tt_buffer`, `tt_entry` in `shaders/common.wgsl`).
 pub struct CacheTable {
     /// The buffers, all of `len` entries.
     pub parts: Vec<wgpu::Buffer>,
