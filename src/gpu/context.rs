@@ -97,6 +97,11 @@ impl CacheTable {
         self.parts.len() as u64 * u64::from(self.len)
     }
 
+    /// Bytes of all its buffers.
+    pub fn bytes(&self) -> u64 {
+        self.parts.iter().map(wgpu::Buffer::size).sum()
+    }
+
     /// Groups of up to [`CACHE_GROUP`] buffers: one probe and one store dispatch each.
     pub fn groups(&self) -> usize {
         self.parts.len().div_ceil(CACHE_GROUP)
@@ -140,13 +145,7 @@ impl Cache {
 
     /// Bytes of all tables together (the spares included).
     pub fn bytes(&self) -> u64 {
-        let tables: u64 = self
-            .tables
-            .iter()
-            .flatten()
-            .flat_map(|t| &t.parts)
-            .map(wgpu::Buffer::size)
-            .sum();
+        let tables: u64 = self.tables.iter().flatten().map(CacheTable::bytes).sum();
         tables + self.spare.iter().map(wgpu::Buffer::size).sum::<u64>()
     }
 }
@@ -656,7 +655,7 @@ impl GpuContext {
         let mut tables = Vec::with_capacity(CACHE_WEIGHTS.len());
         for (r, share) in CACHE_DEPTHS.zip(split_cache(len)) {
             let (parts, n) = cache_parts(share, buffer);
-            tables.push((n >= 64).then(|| {
+            tables.push((parts * n >= 64).then(|| {
                 CacheTable {
                     parts: (0..parts)
                         .map(|k| {

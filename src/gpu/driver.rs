@@ -355,10 +355,12 @@ pub fn table_pass(
     remaining: u32,
     kernel: Kernel,
 ) -> Result<()> {
-    let Some(table) = ctx.cache.as_ref().and_then(|c| c.table(remaining)) else {
+    let Some(cache) = ctx.cache.as_ref() else {
         return Ok(());
     };
-    let cache = ctx.cache.as_ref().expect("checked above");
+    let Some(table) = cache.table(remaining) else {
+        return Ok(());
+    };
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
     for group in 0..table.groups() {

@@ -147,7 +147,7 @@ impl GpuBackend {
                                 "{r}: {} × {} ({:.1})",
                                 t.parts.len(),
                                 t.len,
-                                (t.entries() * 16) as f64 / f64::from(1 << 20)
+                                t.bytes() as f64 / f64::from(1 << 20)
                             )))
                             .collect::<Vec<_>>()
                             .join(", ")
