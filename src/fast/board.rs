@@ -1,16 +1,17 @@
 //! The bitboard position ([`Board`]), the per-root castling data ([`CastlingData`]) and copy-make
-//! ([`Board::make`]) with incremental Zobrist keys (the keys of [`super::zobrist`], fixed from the first
-//! [`Board::from_setup`] on).
+//! ([`Board::make`]) with two incremental hashes, the Zobrist key and the check hash (the keys of
+//! [`super::zobrist`], fixed from the first [`Board::from_setup`] on; the tables pick the bucket by the first
+//! and compare the second, [`super::hash`]).
 //!
-//! A `Board` is 72 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the key, side to
-//! move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
+//! A `Board` is 88 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the two hashes,
+//! side to move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
 //! castling rooks' squares and the masks derived from them) lives in `CastlingData`, shared by reference.
 //!
 //! The en-passant square is kept only when an enemy pawn could capture there (pseudo-legally), so positions
 //! that differ only by a useless e.p. square are equal and merge (as in Stockfish's key).
 
 use super::attacks::{between, PAWN};
-use super::zobrist::{self, keys};
+use super::zobrist::{self, keys, Pair};
 use crate::position::Setup;
 use crate::types::{CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 
@@ -29,16 +30,20 @@ pub const KING_I: usize = 5;
 /// No en-passant square.
 pub const NO_EP: u8 = 64;
 
-/// A position as bitboards. Equality compares everything but the key's staleness: the key is exact after
-/// [`Board::from_setup`] and `make::<true>`, and left stale by `make::<false>` (the no-hash path).
+/// A position as bitboards. Equality compares everything but the hashes' staleness: the key and the check hash
+/// are exact after [`Board::from_setup`] and `make::<true>`, and left stale by `make::<false>` (the no-hash
+/// path).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Board {
     /// Pieces of each role, both colours.
     pub roles: [u64; 6],
     /// Pieces of each colour.
     pub colors: [u64; 2],
-    /// Zobrist key.
+    /// Zobrist key (picks the bucket in the tables).
     pub key: u64,
+    /// Check hash: the XOR of the second key of each feature, independent of `key` (identifies the position
+    /// in the tables).
+    pub check: u64,
     /// Side to move: 0 White, 1 Black.
     pub turn: u8,
     /// En-passant target square, or [`NO_EP`].
@@ -70,6 +75,13 @@ pub struct CastlingData {
     pub keep: [u8; 64],
 }
 
+/// XOR one feature's keys into both hashes.
+#[inline(always)]
+fn xor(hashes: &mut Pair, keys: Pair) {
+    hashes[0] ^= keys[0];
+    hashes[1] ^= keys[1];
+}
+
 /// Inclusive span of files `a..=b` (either order) on `a`'s rank.
 fn span(a: usize, b: usize) -> u64 {
     between(a, b) | (1 << a) | (1 << b)
@@ -85,6 +97,7 @@ impl Board {
             roles: [0; 6],
             colors: [0; 2],
             key: 0,
+            check: 0,
             turn: setup.turn as u8,
             ep: NO_EP,
             castling: 0,
@@ -132,39 +145,39 @@ impl Board {
                 b.ep = ep.to_u8();
             }
         }
-        b.key = b.compute_key(&cd);
+        [b.key, b.check] = b.compute_key(&cd);
         (b, cd)
     }
 
-    /// The key computed from scratch (tests compare it with the incremental one).
-    pub fn compute_key(&self, cd: &CastlingData) -> u64 {
+    /// The Zobrist key and the check hash computed from scratch (tests compare them with the incremental ones).
+    pub fn compute_key(&self, cd: &CastlingData) -> Pair {
         let keys = keys();
-        let mut key = 0;
+        let mut key = [0; 2];
         for c in 0..2 {
             for r in 0..6 {
                 let mut bb = self.roles[r] & self.colors[c];
                 while bb != 0 {
-                    key ^= keys.piece[c][r][bb.trailing_zeros() as usize];
+                    xor(&mut key, keys.piece[c][r][bb.trailing_zeros() as usize]);
                     bb &= bb - 1;
                 }
             }
         }
         if self.turn == 1 {
-            key ^= keys.black;
+            xor(&mut key, keys.black);
         }
         if self.ep != NO_EP {
-            key ^= keys.ep_file[(self.ep & 7) as usize];
+            xor(&mut key, keys.ep_file[(self.ep & 7) as usize]);
         }
         for right in 0..4 {
             if self.castling & (1 << right) != 0 {
-                key ^= keys.castle[right][cd.rook[right] as usize];
+                xor(&mut key, keys.castle[right][cd.rook[right] as usize]);
             }
         }
         key
     }
 
     /// Back to plain data (clocks reset: perft does not read them).
-    #[allow(clippy::wrong_self_convention)] // a 72-byte board: by reference, though it is `Copy`
+    #[allow(clippy::wrong_self_convention)] // an 88-byte board: by reference, though it is `Copy`
     pub fn to_setup(&self, cd: &CastlingData) -> Setup {
         let mut s = Setup::empty();
         for sq in 0..64 {
@@ -208,7 +221,7 @@ impl Board {
     }
 
     /// Play the legal move `m` (a [`Move`] in its low 16 bits, the moving role in bits 16–18) and return the
-    /// new position. `HASH`: keep the key exact (else it is left stale).
+    /// new position. `HASH`: keep the key and the check hash exact (else they are left stale).
     #[inline(always)]
     pub fn make<const HASH: bool>(&self, cd: &CastlingData, m: u32) -> Board {
         let mut n = *self;
@@ -220,11 +233,11 @@ impl Board {
         let kind = (m >> 14) & 3;
         let (fb, tb) = (1u64 << from, 1u64 << to);
         let keys = keys();
-        let mut key = self.key;
+        let mut key = [self.key, self.check];
         if HASH {
-            key ^= keys.black;
+            xor(&mut key, keys.black);
             if self.ep != NO_EP {
-                key ^= keys.ep_file[(self.ep & 7) as usize];
+                xor(&mut key, keys.ep_file[(self.ep & 7) as usize]);
             }
         }
         n.ep = NO_EP;
@@ -242,7 +255,10 @@ impl Board {
             n.colors[us] = (self.colors[us] & !fb & !tb) | kb | rb;
             if HASH {
                 let k = &keys.piece[us];
-                key ^= k[KING_I][from] ^ k[KING_I][kt] ^ k[ROOK_I][to] ^ k[ROOK_I][rt];
+                xor(&mut key, k[KING_I][from]);
+                xor(&mut key, k[KING_I][kt]);
+                xor(&mut key, k[ROOK_I][to]);
+                xor(&mut key, k[ROOK_I][rt]);
             }
         } else {
             if self.colors[them] & tb != 0 {
@@ -250,21 +266,22 @@ impl Board {
                 n.roles[cap] ^= tb;
                 n.colors[them] ^= tb;
                 if HASH {
-                    key ^= keys.piece[them][cap][to];
+                    xor(&mut key, keys.piece[them][cap][to]);
                 }
             }
             n.colors[us] ^= fb | tb;
             if kind == MoveKind::Normal as u32 {
                 n.roles[role] ^= fb | tb;
                 if HASH {
-                    key ^= keys.piece[us][role][from] ^ keys.piece[us][role][to];
+                    xor(&mut key, keys.piece[us][role][from]);
+                    xor(&mut key, keys.piece[us][role][to]);
                 }
                 if role == PAWN_I && (from ^ to) == 16 {
                     let ep = (from + to) / 2;
                     if PAWN[us][ep] & self.roles[PAWN_I] & self.colors[them] != 0 {
                         n.ep = ep as u8;
                         if HASH {
-                            key ^= keys.ep_file[ep & 7];
+                            xor(&mut key, keys.ep_file[ep & 7]);
                         }
                     }
                 }
@@ -273,7 +290,8 @@ impl Board {
                 n.roles[PAWN_I] ^= fb;
                 n.roles[promo] ^= tb;
                 if HASH {
-                    key ^= keys.piece[us][PAWN_I][from] ^ keys.piece[us][promo][to];
+                    xor(&mut key, keys.piece[us][PAWN_I][from]);
+                    xor(&mut key, keys.piece[us][promo][to]);
                 }
             } else {
                 // En passant: the captured pawn stands beside the mover, on the mover's rank.
@@ -281,9 +299,9 @@ impl Board {
                 n.roles[PAWN_I] ^= fb | tb | (1 << cap);
                 n.colors[them] ^= 1 << cap;
                 if HASH {
-                    key ^= keys.piece[us][PAWN_I][from]
-                        ^ keys.piece[us][PAWN_I][to]
-                        ^ keys.piece[them][PAWN_I][cap];
+                    xor(&mut key, keys.piece[us][PAWN_I][from]);
+                    xor(&mut key, keys.piece[us][PAWN_I][to]);
+                    xor(&mut key, keys.piece[them][PAWN_I][cap]);
                 }
             }
         }
@@ -297,13 +315,13 @@ impl Board {
                 let mut lost = self.castling & !n.castling;
                 while lost != 0 {
                     let r = lost.trailing_zeros() as usize;
-                    key ^= keys.castle[r][cd.rook[r] as usize];
+                    xor(&mut key, keys.castle[r][cd.rook[r] as usize]);
                     lost &= lost - 1;
                 }
             }
         }
         n.turn ^= 1;
-        n.key = key;
+        [n.key, n.check] = key;
         n
     }
 }

@@ -1,15 +1,25 @@
-//! The lock-free shared table of subtree counts, keyed by Zobrist key and remaining depth.
+//! The lock-free shared table of subtree counts, keyed by two independent 64-bit hashes of the position (the
+//! Zobrist key [`super::board::Board::key`] picks the bucket, the check hash [`super::board::Board::check`]
+//! identifies the position) and the remaining depth.
 //!
 //! Layout: buckets of four 16-byte entries (one 64-byte cache line). An entry is two `AtomicU64`s,
-//! `data = count << 8 | depth` and `check = key ^ data` (Hyatt's lockless XOR trick): a reader accepts an entry
-//! only when `check ^ data` equals its full 64-bit key and the depth matches, so a torn write (another thread
-//! storing between the two loads) reads as a miss. Relaxed ordering suffices: a stale entry is still exact.
-//! Replacement: the entry with the same key and depth, else an empty one, else the shallowest.
+//! `data = count << 8 | depth` and `check = check hash ^ data` (Hyatt's lockless XOR trick): a reader accepts
+//! an entry only when `check ^ data` equals its full 64-bit check hash and the depth matches, so a torn write
+//! (another thread storing between the two loads) reads as a miss. Relaxed ordering suffices: a stale entry is
+//! still exact. Replacement: the entry with the same check hash, else an empty one, else the shallowest.
 //!
-//! **False hits.** A hit needs all 64 key bits and the depth to match. Two different positions share a key
-//! with probability 2^-64 (the keys are independent random 64-bit values XORed), and a probe compares with at
-//! most 4 stored entries, so one probe is a false hit with probability at most 4 · 2^-64 ≈ 2.2 · 10^-19.
-//! Perft(8) of the start position probes about 3 · 10^9 times: at most ≈ 6.5 · 10^-10 for a wrong total.
+//! **False hits.** The entries met in a bucket were stored by positions whose Zobrist keys chose the same
+//! bucket. Had the Zobrist key also been the check (as before), those entries would already agree with ours in
+//! the ~log2(buckets) key bits that chose it, leaving 64 − log2(buckets) bits to tell them apart:
+//! ≈ 4 · buckets · 2^-64 per probe, about one wrong count per 10^11 probes with `--hash 4096`. The check hash
+//! is a second Zobrist hash (the XOR of a second, independent key per feature, updated in `make` beside the
+//! first), so for two different positions the check hashes are equal with probability 2^-64, whatever their
+//! Zobrist keys and buckets: a probe compares with at most 4 entries, so **a false hit has probability at
+//! most 4 · 2^-64 ≈ 2.2 · 10^-19 per probe, whatever the table's size**. Expected false hits over a run =
+//! probes × 2.2 · 10^-19. A run probes at most once per node at remaining depth ≥ 2, so start-position perft
+//! 8 probes at most 1.24 · 10^8 times (≤ 3 · 10^-11 expected false hits), perft 10 8.8 · 10^10 (≤ 2 · 10^-8),
+//! perft 11 2.5 · 10^12 (≤ 6 · 10^-7); see the README. The check keys come from the `--zobrist-seed` seed
+//! too, so another seed changes both hashes.
 //!
 //! **Memory.** `HashTable::new(mb)` allocates `floor(mb · 2^20 / 64)` buckets, never more than `mb` MiB; the
 //! bucket index is `(key · buckets) >> 64` (Lemire's multiply-shift), so any size is usable, not only powers of
@@ -94,16 +104,17 @@ impl HashTable {
     }
 
     #[inline(always)]
-    fn bucket(&self, key: u64) -> &Bucket {
-        self.buckets.get(key)
+    fn bucket(&self, index: u64) -> &Bucket {
+        self.buckets.get(index)
     }
 
-    /// The stored count of the subtree of depth `depth` below the position with key `key`.
+    /// The stored count of the subtree of depth `depth` below the position with Zobrist key `index` and check
+    /// hash `check` ([`super::board::Board::check`]).
     #[inline(always)]
-    pub fn probe(&self, key: u64, depth: u32) -> Option<u64> {
-        for e in &self.bucket(key).0 {
+    pub fn probe(&self, index: u64, check: u64, depth: u32) -> Option<u64> {
+        for e in &self.bucket(index).0 {
             let data = e.data.load(Relaxed);
-            if data & 0xff == depth as u64 && e.check.load(Relaxed) ^ data == key {
+            if data & 0xff == depth as u64 && e.check.load(Relaxed) ^ data == check {
                 return Some(data >> 8);
             }
         }
@@ -112,17 +123,17 @@ impl HashTable {
 
     /// Store a subtree count.
     #[inline(always)]
-    pub fn store(&self, key: u64, depth: u32, count: u64) {
+    pub fn store(&self, index: u64, check: u64, depth: u32, count: u64) {
         if count >> 56 != 0 {
             return;
         }
         let data = count << 8 | depth as u64;
-        let bucket = self.bucket(key);
+        let bucket = self.bucket(index);
         let mut victim = &bucket.0[0];
         let mut victim_depth = u64::MAX;
         for e in &bucket.0 {
             let d = e.data.load(Relaxed);
-            if d == 0 || e.check.load(Relaxed) ^ d == key {
+            if d == 0 || e.check.load(Relaxed) ^ d == check {
                 victim = e;
                 break;
             }
@@ -132,7 +143,7 @@ impl HashTable {
             }
         }
         victim.data.store(data, Relaxed);
-        victim.check.store(key ^ data, Relaxed);
+        victim.check.store(check ^ data, Relaxed);
     }
 
     /// Forget everything.
@@ -161,13 +172,77 @@ mod tests {
     }
 
     #[test]
-    fn stores_and_finds_by_key_and_depth() {
+    fn stores_and_finds_by_check_and_depth() {
         let t = HashTable::new(1).unwrap();
-        t.store(0xdead_beef_1234_5678, 5, 4_865_609);
-        assert_eq!(t.probe(0xdead_beef_1234_5678, 5), Some(4_865_609));
-        assert_eq!(t.probe(0xdead_beef_1234_5678, 4), None);
-        assert_eq!(t.probe(0xdead_beef_1234_5679, 5), None);
-        t.store(1, 3, 1 << 56);
-        assert_eq!(t.probe(1, 3), None);
+        let (index, check) = (0xdead_beef_1234_5678, 0x0123_4567_89ab_cdef);
+        t.store(index, check, 5, 4_865_609);
+        assert_eq!(t.probe(index, check, 5), Some(4_865_609));
+        assert_eq!(t.probe(index, check, 4), None);
+        // Same bucket (same index), other check hash: a miss, also when the check differs in one low bit or
+        // equals the index (the old scheme's check).
+        assert_eq!(t.probe(index, check ^ 1, 5), None);
+        assert_eq!(t.probe(index, index, 5), None);
+        // Same check hash, but an index that picks another bucket: a miss.
+        assert_eq!(t.probe(!index, check, 5), None);
+        // The index only picks the bucket: another index into the same bucket finds the entry.
+        assert_eq!(t.probe(index ^ 1, check, 5), Some(4_865_609));
+        t.store(1, 1, 3, 1 << 56);
+        assert_eq!(t.probe(1, 1, 3), None);
+    }
+
+    #[test]
+    fn the_check_hash_is_independent_of_the_bucket() {
+        // Every distinct position 4 plies below the start, Kiwipete and a Chess960 position: the check hash
+        // that identifies an entry must not follow from the Zobrist key that picked its bucket. With the key as
+        // its own check (the old scheme) the check's bucket is the entry's bucket for every position; with an
+        // independent hash about one position in `buckets` agrees by chance.
+        use crate::fast::attacks::MagicSliders;
+        use crate::fast::board::{Board, CastlingData};
+        use crate::fast::movegen::moves;
+        use crate::position::Setup;
+        use std::collections::HashMap;
+        fn walk(b: &Board, cd: &CastlingData, depth: u32, seen: &mut HashMap<u64, Board>) {
+            let check = b.check;
+            if let Some(other) = seen.insert(check, *b) {
+                assert_eq!(other, *b, "two positions with check hash {check:#x}");
+            }
+            if depth > 0 {
+                for &m in moves::<MagicSliders>(b, cd).as_slice() {
+                    walk(&b.make::<true>(cd, m), cd, depth - 1, seen);
+                }
+            }
+        }
+        let t = HashTable::new(1).unwrap();
+        let buckets = t.buckets.0.len();
+        let (mut positions, mut same_bucket) = (0, 0);
+        for (fen, depth) in [
+            (Setup::STARTPOS_FEN, 4),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                3,
+            ),
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                3,
+            ),
+        ] {
+            let (b, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            let mut seen = HashMap::new();
+            walk(&b, &cd, depth, &mut seen);
+            for (check, p) in &seen {
+                let (bucket, check_bucket) = (
+                    t.buckets.get(p.key) as *const Bucket,
+                    t.buckets.get(*check) as *const Bucket,
+                );
+                same_bucket += (bucket == check_bucket) as usize;
+            }
+            positions += seen.len();
+        }
+        assert!(positions > 100_000, "{positions} positions");
+        // Expected: positions / buckets ≈ 9 here; 64 is far above chance, far below "all".
+        assert!(
+            same_bucket < 64,
+            "{same_bucket} of {positions} positions: the check hash picks the entry's bucket ({buckets} buckets)"
+        );
     }
 }

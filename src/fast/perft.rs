@@ -95,7 +95,7 @@ macro_rules! walker {
             }
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
-                    if let Some(n) = t.probe(b.key, depth) {
+                    if let Some(n) = t.probe(b.key, b.check, depth) {
                         return n;
                     }
                 }
@@ -130,7 +130,7 @@ macro_rules! walker {
             };
             if HASH && depth >= MIN_HASH_DEPTH {
                 if let Some(t) = tt {
-                    t.store(b.key, depth, n);
+                    t.store(b.key, b.check, depth, n);
                 }
             }
             n

@@ -373,7 +373,7 @@ macro_rules! stats_walker {
             }
             if HASH {
                 if let Some(table) = tt {
-                    if table.probe(b.key, depth, t) {
+                    if table.probe(b.key, b.check, depth, t) {
                         return;
                     }
                 }
@@ -396,7 +396,7 @@ macro_rules! stats_walker {
             }
             if HASH {
                 if let Some(table) = tt {
-                    table.store(b.key, depth, &sub);
+                    table.store(b.key, b.check, depth, &sub);
                 }
             }
             t.add(&sub);

@@ -1,9 +1,11 @@
 //! The shared table of subtree statistics ([`StatsTable`]), keyed like the count table ([`super::hash`]) by
-//! Zobrist key and remaining depth, holding a leaf count and the [`crate::backend::Column::BASE`] counts.
+//! the Zobrist key (which picks the bucket), the independent check hash ([`super::board::Board::check`], a
+//! second Zobrist hash, which identifies the position) and the remaining depth, holding a leaf count and the
+//! [`crate::backend::Column::BASE`] counts.
 //!
-//! Layout: buckets of four 64-byte entries, one cache line each (key, `u16` sequence number and depth, `u32`
+//! Layout: buckets of four 64-byte entries, one cache line each (check hash, `u16` sequence number and depth, `u32`
 //! leaf count, eleven `u32` counts and the two rarest, the double-discovered checks and mates, as `u16`). A
-//! store goes to the entry already holding the key or an empty one, else replaces the shallowest subtree of
+//! store goes to the entry already holding the position or an empty one, else replaces the shallowest subtree of
 //! the bucket (the policy of the count table). Before, two 128-byte entries per bucket (every count `u32` or
 //! wider; the first kept the deeper subtree, the second took the rest): the start position's perft 7 with
 //! `--stats --threads 1` took 2.2 s of CPU time, now 1.4 s (twice the entries per MiB, and the many depth-2
@@ -13,7 +15,10 @@
 //! has a sequence number instead (a seqlock): a writer claims the entry by moving the number from even to odd
 //! with a compare-and-swap (skipping the store when another writer holds it), writes, and makes it even again;
 //! a reader accepts what it read only when the number was even and unchanged across the reads, and the full
-//! 64-bit key and the depth match. Wrong hits then need a 64-bit key collision (see [`super::hash`]).
+//! 64-bit check hash and the depth match. Wrong hits then need two different positions with equal 64-bit check
+//! hashes: at most ≈ 4 · 2^-64 per probe whatever the table's size, the check being independent of the bucket
+//! (see [`super::hash`]; before, the Zobrist key was both, and only its 64 − log2(buckets) bits that did not
+//! pick the bucket could tell the entries of a bucket apart).
 //!
 //! **Memory.** `StatsTable::new(mb)` allocates `floor(mb · 2^20 / 256)` buckets, never more than `mb` MiB.
 //! Subtrees whose leaf count or a column does not fit its field (2^32 leaves or counts, 2^16 double-discovered
@@ -37,7 +42,7 @@ const WIDE: usize = BASE_COLUMNS - NARROW.len();
 #[derive(Default)]
 #[repr(align(64))]
 struct Entry {
-    key: AtomicU64,
+    check: AtomicU64,
     seq: AtomicU16,
     depth: AtomicU16,
     nodes: AtomicU32,
@@ -67,12 +72,12 @@ fn pack(t: &Tally) -> Option<(u32, [u32; WIDE], [u16; NARROW.len()])> {
 impl Entry {
     /// The stored tally when it is for (`key`, `depth`) and was read whole.
     #[inline(always)]
-    fn read(&self, key: u64, depth: u32) -> Option<Tally> {
+    fn read(&self, check: u64, depth: u32) -> Option<Tally> {
         let s1 = self.seq.load(Ordering::Acquire);
         if s1 & 1 != 0 {
             return None;
         }
-        if self.key.load(Ordering::Relaxed) != key
+        if self.check.load(Ordering::Relaxed) != check
             || self.depth.load(Ordering::Relaxed) as u32 != depth
         {
             return None;
@@ -100,7 +105,7 @@ impl Entry {
 
     /// Store the packed tally unless another writer holds the entry.
     #[inline(always)]
-    fn write(&self, key: u64, depth: u32, p: &(u32, [u32; WIDE], [u16; NARROW.len()])) {
+    fn write(&self, check: u64, depth: u32, p: &(u32, [u32; WIDE], [u16; NARROW.len()])) {
         let s = self.seq.load(Ordering::Relaxed);
         if s & 1 != 0
             || self
@@ -111,7 +116,7 @@ impl Entry {
             return;
         }
         fence(Ordering::Release);
-        self.key.store(key, Ordering::Relaxed);
+        self.check.store(check, Ordering::Relaxed);
         self.depth.store(depth as u16, Ordering::Relaxed);
         self.nodes.store(p.0, Ordering::Relaxed);
         for (a, &v) in self.wide.iter().zip(&p.1) {
@@ -146,15 +151,16 @@ impl StatsTable {
     }
 
     #[inline(always)]
-    fn bucket(&self, key: u64) -> &Bucket {
-        self.buckets.get(key)
+    fn bucket(&self, index: u64) -> &Bucket {
+        self.buckets.get(index)
     }
 
-    /// Add the stored statistics of (`key`, `depth`) to `t`; false (and `t` unchanged) when not stored.
+    /// Add the stored statistics of the subtree of depth `depth` below the position with Zobrist key `index`
+    /// and check hash `check` to `t`; false (and `t` unchanged) when not stored.
     #[inline(always)]
-    pub fn probe(&self, key: u64, depth: u32, t: &mut Tally) -> bool {
-        for e in &self.bucket(key).0 {
-            if let Some(found) = e.read(key, depth) {
+    pub fn probe(&self, index: u64, check: u64, depth: u32, t: &mut Tally) -> bool {
+        for e in &self.bucket(index).0 {
+            if let Some(found) = e.read(check, depth) {
                 t.nodes += found.nodes;
                 for (a, b) in t.base.iter_mut().zip(found.base) {
                     *a += b;
@@ -165,18 +171,18 @@ impl StatsTable {
         false
     }
 
-    /// Store the statistics of (`key`, `depth`) (skipped when a count does not fit its field).
+    /// Store the statistics of (`index`, `check`, `depth`) (skipped when a count does not fit its field).
     #[inline(always)]
-    pub fn store(&self, key: u64, depth: u32, t: &Tally) {
+    pub fn store(&self, index: u64, check: u64, depth: u32, t: &Tally) {
         let (Some(p), Ok(_)) = (pack(t), u16::try_from(depth)) else {
             return;
         };
-        let bucket = &self.bucket(key).0;
+        let bucket = &self.bucket(index).0;
         let mut victim = &bucket[0];
         let mut victim_depth = u16::MAX;
         for e in bucket {
             let d = e.depth.load(Ordering::Relaxed);
-            if d == 0 || e.key.load(Ordering::Relaxed) == key {
+            if d == 0 || e.check.load(Ordering::Relaxed) == check {
                 victim = e;
                 break;
             }
@@ -185,7 +191,7 @@ impl StatsTable {
                 victim = e;
             }
         }
-        victim.write(key, depth, &p);
+        victim.write(check, depth, &p);
     }
 
     /// Forget everything.
@@ -193,7 +199,7 @@ impl StatsTable {
         for b in self.buckets.iter() {
             for e in &b.0 {
                 e.depth.store(0, Ordering::Relaxed);
-                e.key.store(0, Ordering::Relaxed);
+                e.check.store(0, Ordering::Relaxed);
             }
         }
     }
@@ -221,16 +227,16 @@ mod tests {
             ..Tally::default()
         };
         tally.base[0] = 82_719;
-        t.store(0xdead_beef_1234_5678, 5, &tally);
+        t.store(0xdead_beef_1234_5678, 0xdead_beef_1234_5678, 5, &tally);
         let mut got = Tally::default();
-        assert!(t.probe(0xdead_beef_1234_5678, 5, &mut got));
+        assert!(t.probe(0xdead_beef_1234_5678, 0xdead_beef_1234_5678, 5, &mut got));
         assert_eq!(got, tally);
-        assert!(!t.probe(0xdead_beef_1234_5678, 4, &mut got));
-        assert!(!t.probe(0xdead_beef_1234_5679, 5, &mut got));
+        assert!(!t.probe(0xdead_beef_1234_5678, 0xdead_beef_1234_5678, 4, &mut got));
+        assert!(!t.probe(0xdead_beef_1234_5679, 0xdead_beef_1234_5679, 5, &mut got));
         assert_eq!(got, tally);
         tally.base[3] = 1 << 32;
-        t.store(1, 3, &tally);
-        assert!(!t.probe(1, 3, &mut got));
+        t.store(1, 1, 3, &tally);
+        assert!(!t.probe(1, 1, 3, &mut got));
         // The double-discovered columns are narrow: at most u16::MAX is stored.
         for i in NARROW {
             let mut narrow = Tally {
@@ -238,18 +244,39 @@ mod tests {
                 ..Tally::default()
             };
             narrow.base[i] = u16::MAX as u64;
-            t.store(2 + i as u64, 4, &narrow);
+            t.store(2 + i as u64, 2 + i as u64, 4, &narrow);
             let mut got = Tally::default();
-            assert!(t.probe(2 + i as u64, 4, &mut got));
+            assert!(t.probe(2 + i as u64, 2 + i as u64, 4, &mut got));
             assert_eq!(got, narrow);
             narrow.base[i] += 1;
-            t.store(100 + i as u64, 4, &narrow);
-            assert!(!t.probe(100 + i as u64, 4, &mut got));
+            t.store(100 + i as u64, 100 + i as u64, 4, &narrow);
+            assert!(!t.probe(100 + i as u64, 100 + i as u64, 4, &mut got));
         }
         tally.base[3] = 0;
         tally.nodes = 1 << 32;
-        t.store(5, 6, &tally);
-        assert!(!t.probe(5, 6, &mut got));
+        t.store(5, 5, 6, &tally);
+        assert!(!t.probe(5, 5, 6, &mut got));
+    }
+
+    #[test]
+    fn the_check_hash_not_the_index_identifies_an_entry() {
+        let t = StatsTable::new(1).unwrap();
+        let tally = Tally {
+            nodes: 97_862,
+            ..Tally::default()
+        };
+        let (index, check) = (0xdead_beef_1234_5678, 0x0123_4567_89ab_cdef);
+        t.store(index, check, 3, &tally);
+        let mut got = Tally::default();
+        // Same bucket, other check hash (one bit off, or the index itself as in the old scheme): a miss.
+        assert!(!t.probe(index, check ^ 1, 3, &mut got));
+        assert!(!t.probe(index, index, 3, &mut got));
+        // Same check hash, an index that picks another bucket: a miss.
+        assert!(!t.probe(!index, check, 3, &mut got));
+        assert_eq!(got, Tally::default());
+        // Another index into the same bucket with the same check hash: a hit.
+        assert!(t.probe(index ^ 1, check, 3, &mut got));
+        assert_eq!(got, tally);
     }
 
     #[test]
@@ -259,22 +286,30 @@ mod tests {
             nodes: n,
             ..Tally::default()
         };
-        // Small keys all fall in bucket 0.
+        // Small indices all fall in bucket 0.
         for (key, depth) in [(1, 5), (2, 2), (3, 4), (4, 3)] {
-            t.store(key, depth, &tally(key));
+            t.store(key, key, depth, &tally(key));
         }
-        t.store(5, 6, &tally(5));
+        t.store(5, 5, 6, &tally(5));
         let mut got = Tally::default();
-        assert!(!t.probe(2, 2, &mut got), "the depth-2 subtree is replaced");
+        assert!(
+            !t.probe(2, 2, 2, &mut got),
+            "the depth-2 subtree is replaced"
+        );
         for (key, depth) in [(1, 5), (3, 4), (4, 3), (5, 6)] {
             let mut got = Tally::default();
-            assert!(t.probe(key, depth, &mut got), "key {key} depth {depth}");
+            assert!(
+                t.probe(key, key, depth, &mut got),
+                "key {key} depth {depth}"
+            );
             assert_eq!(got, tally(key));
         }
         // The same key again takes its own entry back, whatever its depth.
-        t.store(4, 2, &tally(40));
-        assert!(!t.probe(4, 3, &mut got));
-        assert!(t.probe(1, 5, &mut got) && t.probe(3, 4, &mut got) && t.probe(5, 6, &mut got));
+        t.store(4, 4, 2, &tally(40));
+        assert!(!t.probe(4, 4, 3, &mut got));
+        assert!(
+            t.probe(1, 1, 5, &mut got) && t.probe(3, 3, 4, &mut got) && t.probe(5, 5, 6, &mut got)
+        );
     }
 
     #[test]

@@ -9,7 +9,12 @@ use crate::position::Setup;
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 fn walk_keys(b: &Board, cd: &board::CastlingData, depth: u32) -> u64 {
-    assert_eq!(b.key, b.compute_key(cd), "{}", b.to_setup(cd).to_fen());
+    assert_eq!(
+        [b.key, b.check],
+        b.compute_key(cd),
+        "{}",
+        b.to_setup(cd).to_fen()
+    );
     if depth == 0 {
         return 1;
     }
@@ -34,6 +39,8 @@ fn incremental_keys_equal_recomputed_keys() {
 
 #[test]
 fn board_round_trips_through_setup() {
+    // The size the docs give (board.rs, README): 6 + 2 bitboards, the key and the check hash, 3 bytes, padding.
+    assert_eq!(std::mem::size_of::<Board>(), 88);
     let s = Setup::from_fen(KIWIPETE).unwrap();
     let (b, cd) = Board::from_setup(&s);
     assert_eq!(
@@ -52,4 +59,49 @@ fn every_flavor_counts_kiwipete_depth_3() {
         }
         assert_eq!(f.walk(&b, &cd, 3, None), 97_862, "{f:?}");
     }
+}
+
+#[test]
+fn the_check_hash_tells_apart_positions_that_differ_only_in_side_ep_or_castling() {
+    let check = |fen: &str| {
+        let (b, _) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+        b.check
+    };
+    let mut checks = vec![
+        // Side to move.
+        check("4k3/8/8/8/8/8/8/4K3 w - - 0 1"),
+        check("4k3/8/8/8/8/8/8/4K3 b - - 0 1"),
+        // The e.p. square (kept: the d4 pawn can take on e3), or none.
+        check("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1"),
+        check("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1"),
+    ];
+    // Every set of castling rights.
+    for rights in [
+        "-", "K", "Q", "k", "q", "KQ", "Kk", "Kq", "Qk", "Qq", "kq", "KQk", "KQq", "Kkq", "Qkq",
+        "KQkq",
+    ] {
+        checks.push(check(&format!("r3k2r/8/8/8/8/8/8/R3K2R w {rights} - 0 1")));
+    }
+    // Chess960: the same pieces and the same right (White's queen side), with the a- or the b-rook.
+    checks.push(check("1r4k1/8/8/8/8/8/8/RRK5 w A - 0 1"));
+    checks.push(check("1r4k1/8/8/8/8/8/8/RRK5 w B - 0 1"));
+    let mut distinct = checks.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), checks.len(), "{checks:x?}");
+    // A transposition: the same position by two move orders has the same check hash.
+    let (b, cd) = Board::from_setup(&Setup::from_fen(Setup::STARTPOS_FEN).unwrap());
+    let play = |b: &Board, uci: &str| {
+        let m = *moves::<MagicSliders>(b, &cd)
+            .as_slice()
+            .iter()
+            .find(|&&m| movegen::to_move(m).to_string() == uci)
+            .unwrap();
+        b.make::<true>(&cd, m)
+    };
+    let one = ["g1f3", "g8f6", "b1c3"].iter().fold(b, |b, m| play(&b, m));
+    let two = ["b1c3", "g8f6", "g1f3"].iter().fold(b, |b, m| play(&b, m));
+    assert_eq!(one, two);
+    assert_eq!(one.check, two.check);
+    assert_ne!(one.check, b.check);
 }

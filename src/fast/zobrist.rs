@@ -6,6 +6,9 @@
 //! A position's key is the XOR of one key per (colour, role, square) occupied, one for Black to move, one per
 //! en-passant file (only when a capture there is pseudo-legal, see [`super::board`]) and one per castling right
 //! *and its rook square*, so Chess960 positions that differ only in which rook may castle get different keys.
+//! Each of those features has a second key from the same seed ([`Pair`]): their XOR is the position's *check
+//! hash* ([`super::board::Board::check`]), which the tables ([`super::hash`]) compare while the Zobrist key
+//! picks the bucket. The check keys are drawn after all the Zobrist keys, so those are unchanged.
 //!
 //! The keys live in one static block read directly by the hot code ([`keys`]: a plain load from a fixed
 //! address, as for an immutable static). They may be replaced only before the first position is converted
@@ -27,63 +30,72 @@ const fn splitmix(state: u64) -> (u64, u64) {
     (s, z ^ (z >> 31))
 }
 
-/// All keys in one block.
+/// One key of each hash: `[Zobrist key, check hash]` (the two 64-bit hashes of the tables, [`super::hash`]).
+pub type Pair = [u64; 2];
+
+/// All keys in one block: for each feature, its Zobrist key and its check-hash key side by side (one load).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Keys {
     /// Per colour, role, square.
-    pub piece: [[[u64; 64]; 6]; 2],
+    pub piece: [[[Pair; 64]; 6]; 2],
     /// Black to move.
-    pub black: u64,
+    pub black: Pair,
     /// Per en-passant file.
-    pub ep_file: [u64; 8],
+    pub ep_file: [Pair; 8],
     /// Per castling right (White king side, White queen side, Black king side, Black queen side) and rook square.
-    pub castle: [[u64; 64]; 4],
+    pub castle: [[Pair; 64]; 4],
 }
 
-/// The keys of `seed` (the SplitMix64 state before the first key).
+/// The keys of `seed` (the SplitMix64 state before the first key): first every Zobrist key (`[0]`, in the
+/// order of the fields), then every check-hash key (`[1]`, same order), so the Zobrist keys are those of the
+/// builds before the check hash existed.
 pub const fn build(seed: u64) -> Keys {
     let mut k = Keys {
-        piece: [[[0; 64]; 6]; 2],
-        black: 0,
-        ep_file: [0; 8],
-        castle: [[0; 64]; 4],
+        piece: [[[[0; 2]; 64]; 6]; 2],
+        black: [0; 2],
+        ep_file: [[0; 2]; 8],
+        castle: [[[0; 2]; 64]; 4],
     };
     let mut state = seed;
-    let mut c = 0;
-    while c < 2 {
+    let mut h = 0;
+    while h < 2 {
+        let mut c = 0;
+        while c < 2 {
+            let mut r = 0;
+            while r < 6 {
+                let mut s = 0;
+                while s < 64 {
+                    let (st, v) = splitmix(state);
+                    state = st;
+                    k.piece[c][r][s][h] = v;
+                    s += 1;
+                }
+                r += 1;
+            }
+            c += 1;
+        }
+        let (st, v) = splitmix(state);
+        state = st;
+        k.black[h] = v;
+        let mut f = 0;
+        while f < 8 {
+            let (st, v) = splitmix(state);
+            state = st;
+            k.ep_file[f][h] = v;
+            f += 1;
+        }
         let mut r = 0;
-        while r < 6 {
+        while r < 4 {
             let mut s = 0;
             while s < 64 {
                 let (st, v) = splitmix(state);
                 state = st;
-                k.piece[c][r][s] = v;
+                k.castle[r][s][h] = v;
                 s += 1;
             }
             r += 1;
         }
-        c += 1;
-    }
-    let (st, v) = splitmix(state);
-    state = st;
-    k.black = v;
-    let mut f = 0;
-    while f < 8 {
-        let (st, v) = splitmix(state);
-        state = st;
-        k.ep_file[f] = v;
-        f += 1;
-    }
-    let mut r = 0;
-    while r < 4 {
-        let mut s = 0;
-        while s < 64 {
-            let (st, v) = splitmix(state);
-            state = st;
-            k.castle[r][s] = v;
-            s += 1;
-        }
-        r += 1;
+        h += 1;
     }
     k
 }
@@ -162,10 +174,17 @@ mod tests {
     use super::*;
 
     fn all(k: &Keys) -> Vec<u64> {
-        let mut v: Vec<u64> = k.piece.iter().flatten().flatten().copied().collect();
-        v.push(k.black);
-        v.extend(k.ep_file);
-        v.extend(k.castle.iter().flatten());
+        let mut v: Vec<u64> = k
+            .piece
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        v.extend(k.black);
+        v.extend(k.ep_file.iter().flatten());
+        v.extend(k.castle.iter().flatten().flatten());
         v
     }
 
@@ -174,13 +193,13 @@ mod tests {
         let a = all(&build(DEFAULT_SEED));
         let b = all(&build(1));
         let c = all(&build(2));
-        assert_eq!(a.len(), 2 * 6 * 64 + 1 + 8 + 4 * 64);
+        assert_eq!(a.len(), 2 * (2 * 6 * 64 + 1 + 8 + 4 * 64));
         for other in [&b, &c] {
             // Every single key differs, not only some.
             assert!(a.iter().zip(other.iter()).all(|(x, y)| x != y));
         }
         assert!(b.iter().zip(c.iter()).all(|(x, y)| x != y));
-        // Within one set, all keys are distinct and nonzero.
+        // Within one set, all keys (Zobrist and check) are distinct and nonzero.
         let mut sorted = a.clone();
         sorted.sort_unstable();
         sorted.dedup();
@@ -198,7 +217,7 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;
-        assert_eq!(keys().piece[0][0][0], z);
+        assert_eq!(keys().piece[0][0][0][0], z);
         // Frozen keys refuse another seed but accept their own.
         assert!(!set_seed(DEFAULT_SEED ^ 1));
         assert!(set_seed(DEFAULT_SEED));
