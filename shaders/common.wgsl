@@ -32,7 +32,7 @@ struct Params {
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info; cache kernels: buffers of the table)
     mask: u32,       // hash table (region) size - 1 (power of two)
     extra: u32,      // kernel-specific (cache kernels: entries of each buffer of the bound table)
-    first: u32,      // expand: first position of the level slice (thread t handles first + t);
+    first: u32,      // expand, scan, scan_add: first position of the level slice or chunk (thread t: first + t);
                      // cache kernels: first buffer of the bound group of four
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,

@@ -1,6 +1,7 @@
 // expand.wgsl: write the children of each position whose flag is set, from `offsets[i] - params.base` on
 // (the exclusive prefix sum of the counts, relative to the slice of the level this dispatch covers: positions
-// `params.first ..` `params.first + params.n`), with the parent's index; with `params.mode == 1` also the leaf-statistics bits of
+// `params.first ..` `params.first + params.n`), with the parent's index unless bit 1 of `params.mode` is set
+// (no back-propagation: the fused kernel's one-total mode); with bit 0 also the leaf-statistics bits of
 // the move that leads to each child (bit 0 capture, 1 en passant, 2 castling, 3 promotion, 4 check,
 // 5 discovered single check, 6 double check).
 
@@ -59,8 +60,10 @@ fn emit(m: u32) {
     let c = make(g_pos, m);
     let k = g_base + g_count;
     children[k] = c;
-    parents[k] = g_parent;
-    if params.mode == 1u {
+    if (params.mode & 2u) == 0u {
+        parents[k] = g_parent;
+    }
+    if (params.mode & 1u) == 1u {
         info[k] = leaf_info(g_pos, c, m);
     }
 }

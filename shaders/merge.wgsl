@@ -3,7 +3,8 @@
 // finds an equal one (full 64-byte comparison) points `rep` at it and clears its flag, so that the next level
 // expands each distinct position once. The representative's subtree count is later added to every parent of
 // every copy (backprop.wgsl), which multiplies it back by its multiplicity. With `params.mode == 0` every
-// position is its own representative (merging off).
+// position is its own representative (merging off); with `params.mode == 2` (merging off and no
+// back-propagation: the fused kernel's one-total mode) only the flags are set.
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read_write> table: array<atomic<u32>>;
@@ -23,8 +24,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n {
         return;
     }
-    rep[i] = i;
     flags[i] = 1u;
+    if params.mode == 2u {
+        return;
+    }
+    rep[i] = i;
     if params.mode == 0u {
         return;
     }

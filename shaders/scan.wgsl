@@ -1,5 +1,6 @@
 // scan.wgsl: exclusive prefix sum of u32 counts, one block of 256 per workgroup (the host recurses on the block
-// sums and adds them back with scan_add.wgsl). It turns the child counts of a level into the offsets where
+// sums and adds them back with scan_add.wgsl), over `params.n` values from `params.first` on (the driver scans
+// a large level in chunks whose sums fit u32; block sums are scanned from 0). It turns the child counts of a level into the offsets where
 // expand.wgsl writes each position's children, without a round trip through the host.
 
 @group(0) @binding(2) var<storage, read> input: array<u32>;
@@ -18,7 +19,7 @@ fn main(
     let i = block * 256u + lid;
     var v = 0u;
     if i < params.n {
-        v = input[i];
+        v = input[params.first + i];
     }
     tmp[lid] = v;
     workgroupBarrier();
@@ -33,7 +34,7 @@ fn main(
     }
     let inclusive = tmp[lid];
     if i < params.n {
-        output[i] = inclusive - v;
+        output[params.first + i] = inclusive - v;
     }
     if lid == 255u {
         block_sums[block] = inclusive;

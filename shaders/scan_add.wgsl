@@ -1,4 +1,5 @@
-// scan_add.wgsl: add the scanned block sums back to each block of a prefix sum (see scan.wgsl).
+// scan_add.wgsl: add the scanned block sums back to each block of a prefix sum (see scan.wgsl; the values
+// from `params.first` on).
 
 @group(0) @binding(2) var<storage, read> block_offsets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> output: array<u32>;
@@ -9,5 +10,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n {
         return;
     }
-    output[i] += block_offsets[i / 256u];
+    output[params.first + i] += block_offsets[i / 256u];
 }

@@ -33,8 +33,9 @@ pub struct GpuParams {
     pub mask: u32,
     /// Kernel-specific (cache kernels: entries of each buffer of the bound table).
     pub extra: u32,
-    /// First position of the slice of a level this dispatch covers (thread `t` handles position `first + t`);
-    /// cache kernels: the first buffer of the group of (up to four) table buffers bound.
+    /// First position of the slice (expand) or chunk (scan, scan_add) of a level this dispatch covers (thread
+    /// `t` handles position `first + t`); cache kernels: the first buffer of the group of (up to four) table
+    /// buffers bound.
     pub first: u32,
     /// Offset subtracted from the prefix sums of a slice (expand.wgsl: the slice's first child).
     pub base: u32,

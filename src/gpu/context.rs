@@ -198,6 +198,12 @@ pub struct GpuContext {
     pub table_buffer_bytes: Option<u64>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
     pub dummy: wgpu::Buffer,
+    /// The 96-bit accumulator (three u32 words, low first) of the fused kernel's one-total mode
+    /// (`leaf2.wgsl`).
+    pub total: wgpu::Buffer,
+    /// Positions per prefix-sum chunk of a level (`super::driver::SCAN_CHUNK`; tests force smaller chunks, as
+    /// lavapipe's levels never reach one).
+    pub scan_chunk: u64,
     errors: Arc<Mutex<Option<String>>>,
     allocated: u64,
     /// Work counters.
@@ -211,8 +217,10 @@ pub struct GpuContext {
     pub runs: u64,
     /// The host table: exact subtree counts by whole position and remaining depth, of the roots of every
     /// batch and of the positions the driver expanded on the host (`super::driver`); lives as long as the
-    /// backend, at most [`HOST_TABLE_MAX`] entries (emptied when full).
-    pub host_table: hashbrown::HashMap<(super::buffers::GpuPos, u32), u128>,
+    /// backend, at most [`GpuContext::host_table_max`] entries (emptied when full).
+    pub host_table: hashbrown::HashMap<HostKey, u128>,
+    /// Most entries of the host table ([`host_table_entries`] of its share of `--hash`).
+    host_table_max: usize,
     /// Lookups answered by the host table.
     pub host_hits: u64,
     /// Distinct positions expanded on the host (levels above the GPU runs).
@@ -236,9 +244,65 @@ pub struct GpuContext {
     param_stride: u64,
 }
 
-/// Most entries of the host table (≈ 100 bytes each with the map's overhead, so ≈ 25 MiB): the top levels of
-/// the deepest runs hold far fewer distinct positions.
-pub const HOST_TABLE_MAX: usize = 1 << 18;
+/// Largest level an adapter with `limits` allows, in positions ([`GpuContext::max_level_positions`]).
+pub fn level_positions(limits: &wgpu::Limits) -> u64 {
+    (limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        / 64)
+        .min(u64::from(u32::MAX) / 2)
+}
+
+/// The default level budget in MiB of an adapter with `limits`, of type `kind`, with `memory` bytes of
+/// device-local memory where known ([`GpuContext::default_budget_mb`]).
+pub fn default_level_budget_mb(
+    limits: &wgpu::Limits,
+    kind: wgpu::DeviceType,
+    memory: Option<u64>,
+) -> u64 {
+    let cap = if kind == wgpu::DeviceType::Cpu {
+        512
+    } else {
+        4096
+    };
+    let by_limits = ((limits.max_buffer_size / 2).min(8 * limits.max_storage_buffer_binding_size)
+        >> 20)
+        .clamp(16, cap);
+    match (kind, memory) {
+        (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => {
+            let two_levels = (9 * level_positions(limits) * SLOT_BYTES / 4) >> 20;
+            by_limits.max(two_levels).min((bytes >> 20) / 4).max(16)
+        }
+        _ => by_limits,
+    }
+}
+
+/// The host table's key: the whole position and the remaining depth.
+pub type HostKey = (super::buffers::GpuPos, u32);
+
+/// Most MiB of the host table (its share of `--hash` is [`host_table_mb`]): 2^18 buckets, 229,376 entries; the
+/// top levels of the deepest runs hold far fewer distinct positions.
+pub const HOST_TABLE_MAX_MB: u64 = 32;
+
+/// Bytes of one bucket of the host table: the entry (key and u128 count, 96 bytes) and hashbrown's control byte.
+pub const HOST_BUCKET_BYTES: u64 = std::mem::size_of::<(HostKey, u128)>() as u64 + 1;
+
+/// The host table's share of a `--hash` of `hash_mb` MiB: an eighth, at most [`HOST_TABLE_MAX_MB`]; the GPU
+/// tables get the rest.
+pub fn host_table_mb(hash_mb: u64) -> u64 {
+    (hash_mb / 8).min(HOST_TABLE_MAX_MB)
+}
+
+/// Most entries of a host table within `mb` MiB: hashbrown keeps a power-of-two number of buckets, at most
+/// 7/8 of them full, so the largest power of two whose buckets fit, times 7/8 (0 below 16 buckets: no table).
+pub fn host_table_entries(mb: u64) -> usize {
+    let fit = (mb << 20) / HOST_BUCKET_BYTES;
+    if fit < 16 {
+        return 0;
+    }
+    let buckets = 1u64 << (63 - fit.leading_zeros());
+    (buckets / 8 * 7) as usize
+}
 
 /// Parameter slots in the `params` ring: a pending command buffer is submitted when they run out.
 const PARAM_SLOTS: u64 = 256;
@@ -396,6 +460,12 @@ impl GpuContext {
             usage: STORAGE,
             mapped_at_creation: false,
         });
+        let total = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("leaf total"),
+            size: 16,
+            usage: STORAGE,
+            mapped_at_creation: false,
+        });
         let tally = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("tally"),
             contents: &[0u8; TALLY_WORDS * 4],
@@ -435,6 +505,8 @@ impl GpuContext {
             cache: None,
             table_buffer_bytes: None,
             dummy,
+            total,
+            scan_chunk: super::driver::SCAN_CHUNK,
             errors,
             allocated: 0,
             counters: Counters::default(),
@@ -449,6 +521,7 @@ impl GpuContext {
             param_stride,
             runs: 0,
             host_table: Default::default(),
+            host_table_max: host_table_entries(HOST_TABLE_MAX_MB),
             host_hits: 0,
             host_positions: 0,
         };
@@ -464,18 +537,15 @@ impl GpuContext {
         )
     }
 
-    /// The default memory budget: a safe share of the adapter's limits (half the largest buffer, at most 8
-    /// maximal storage bindings, 512 MiB on software adapters, 4 GiB otherwise).
+    /// The default level budget (`--gpu-mem`) in MiB: a safe share of the adapter's limits (half the largest
+    /// buffer, at most 8 maximal storage bindings, 512 MiB on software adapters, 4 GiB otherwise); on a discrete
+    /// GPU whose driver reports its memory, levels come first: room for two maximal levels and a quarter more
+    /// for the levels above them (2.25 × [`GpuContext::max_level_positions`] × [`SLOT_BYTES`]: the two
+    /// deepest written levels of a sliced run are the large ones; ≈ 15 GB where a binding holds 4 GiB), if
+    /// more than that share, and at most a quarter of the device memory. The transposition tables get what
+    /// is left of three quarters of it ([`GpuContext::default_hash_mb`]).
     pub fn default_budget_mb(&self) -> u64 {
-        let cap = if self.info.device_type == wgpu::DeviceType::Cpu {
-            512
-        } else {
-            4096
-        };
-        let by_limits = (self.limits.max_buffer_size / 2)
-            .min(8 * self.limits.max_storage_buffer_binding_size)
-            >> 20;
-        by_limits.clamp(16, cap)
+        default_level_budget_mb(&self.limits, self.info.device_type, self.device_memory)
     }
 
     /// The default `--hash` of the GPU backend in MiB: on a discrete GPU whose driver reports its memory
@@ -491,10 +561,11 @@ impl GpuContext {
         }
     }
 
-    /// Largest level a single binding allows, in positions (also small enough that the u32 offsets of the
-    /// next level cannot overflow at up to 512 moves per position).
+    /// Largest level a single binding (and buffer) allows, in 64-byte positions, below 2^31 (so `2 * i`
+    /// indexes its u32 pairs). Its children's u32 offsets are prefix sums over chunks small enough not to
+    /// overflow, and a merged level is further capped by the merge table's slots (`super::driver`).
     pub fn max_level_positions(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size / 64).min(u32::MAX as u64 / 512)
+        level_positions(&self.limits)
     }
 
     /// Fail with the first error the device reported, if any.
@@ -606,12 +677,13 @@ impl GpuContext {
         (bytes / entry).clamp(64, u64::from(u32::MAX))
     }
 
-    /// Largest `--hash` the adapter can give, in MiB, where known: on a GPU, its device memory (the largest
-    /// device-local heap, [`GpuContext::device_memory`]); on a software adapter, whose memory is the host's,
-    /// `None` here ([`GpuContext::ensure_cache`] checks the host's available memory instead). The tables are
-    /// not limited by bindings (a depth may have any number of buffers).
+    /// Largest `--hash` the adapter can give, in MiB, where known: on a discrete GPU, its device memory (the
+    /// largest device-local heap, [`GpuContext::device_memory`]); `None` elsewhere: on a software adapter,
+    /// whose memory is the host's, [`GpuContext::ensure_cache`] checks the host's available memory instead,
+    /// and an integrated GPU's device-local heap may be a small carve-out of the memory it can use. The tables
+    /// are not limited by bindings (a depth may have any number of buffers).
     pub fn max_hash_mb(&self) -> Option<u64> {
-        if self.info.device_type == wgpu::DeviceType::Cpu {
+        if self.info.device_type != wgpu::DeviceType::DiscreteGpu {
             return None;
         }
         self.device_memory.map(|b| b >> 20)
@@ -621,8 +693,9 @@ impl GpuContext {
     /// [`split_cache`]; never more than asked.
     ///
     /// # Errors
-    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than its device memory
-    /// where the driver reports it, or, on a software adapter, more than the host's available memory);
+    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than a discrete GPU's
+    /// device memory where the driver reports it, or, on a software adapter, more than the host's available
+    /// memory);
     /// [`Error::Backend`] when the device fails to create them.
     pub fn ensure_cache(&mut self, mb: usize) -> Result<()> {
         if mb == 0 {
@@ -868,6 +941,14 @@ impl GpuContext {
     /// # Errors
     /// [`Error::Backend`] if the device fails or is lost.
     pub fn download(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+        self.download_at(buf, 0, size)
+    }
+
+    /// Read `size` bytes from byte `offset` (a multiple of 4) of `buf` back to the host.
+    ///
+    /// # Errors
+    /// [`Error::Backend`] if the device fails or is lost.
+    pub fn download_at(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
         if size == 0 {
             return Ok(Vec::new());
         }
@@ -878,7 +959,7 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        self.record(|enc| enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size));
+        self.record(|enc| enc.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
         self.flush()?;
         Counters::add(&self.counters.readbacks, 1);
         let done: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>> =
@@ -918,8 +999,29 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::download`].
     pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
-        let bytes = self.download(buf, n * 4)?;
+        self.download_u32_at(buf, 0, n)
+    }
+
+    /// Read `n` u32 words from word `first` on.
+    ///
+    /// # Errors
+    /// As [`GpuContext::download`].
+    pub fn download_u32_at(&self, buf: &wgpu::Buffer, first: u64, n: u64) -> Result<Vec<u32>> {
+        let bytes = self.download_at(buf, first * 4, n * 4)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
+    }
+
+    /// Most entries of the host table.
+    pub fn host_table_max(&self) -> usize {
+        self.host_table_max
+    }
+
+    /// Bound the host table to `mb` MiB ([`host_table_entries`]; emptied now if it holds more).
+    pub fn set_host_table_mb(&mut self, mb: u64) {
+        self.host_table_max = host_table_entries(mb);
+        if self.host_table.len() > self.host_table_max {
+            self.host_table = Default::default();
+        }
     }
 
     /// Count a GPU run.

@@ -8,7 +8,10 @@
 //! is remaining depth 2: its distinct positions are compacted (compact.wgsl) and the last two plies are
 //! generated and counted in registers (leaf2.wgsl), never written. Counts then flow back up (backprop.wgsl:
 //! every copy of a merged position adds its representative's count to its own parent), expanded subtrees are
-//! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back.
+//! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back. Without merging and
+//! tables a run's counts are only summed (each root is then a run of its own): the fused kernel adds each
+//! workgroup's sum into one accumulator (one atomic add per workgroup), no level keeps per-position counts
+//! and nothing is back-propagated; the total is read back.
 //!
 //! Splits are planned, never discovered by a failed run: the plies above [`MAX_RUN_DEPTH`] (at least
 //! [`Settings::host_plies`]) are expanded on the host with transpositions merged and counted through the host
@@ -47,6 +50,25 @@ impl Settings {
     }
 }
 
+/// Positions per prefix-sum chunk of a level: each position has fewer than 512 children, so a chunk's children
+/// offsets fit u32 (2^23 × 511 < 2^32); a larger level (on adapters whose bindings hold more than 2^23
+/// positions) is scanned and planned chunk by chunk, its slices never crossing a chunk.
+pub const SCAN_CHUNK: u64 = 1 << 23;
+
+/// Most positions of a merged level: `merge.wgsl` keeps index + 1 in the low 24 bits of a slot.
+const MERGE_MAX: u64 = (1 << 24) - 1;
+
+/// Most positions of a level: one binding ([`GpuContext::max_level_positions`]), and [`MERGE_MAX`] when the
+/// level is merged.
+fn level_cap(ctx: &GpuContext, merge: bool) -> u64 {
+    let cap = ctx.max_level_positions();
+    if merge {
+        cap.min(MERGE_MAX)
+    } else {
+        cap
+    }
+}
+
 /// Slots kept free for each written level below a slice, so that any one position's children fit there (a
 /// legal position has at most 218 moves; artificial ones allowed with a warning stay far below 512).
 const RESERVE: u64 = 512;
@@ -68,6 +90,10 @@ struct Run<'a> {
     stats: bool,
     merge: bool,
     cache_on: bool,
+    /// Only the sum of the roots' counts is wanted (no merging, no tables): the fused kernel adds its counts
+    /// into one accumulator (`GpuContext::total`, one atomic add per workgroup), and no level needs its
+    /// per-position counts, their clears or their back-propagation.
+    total: bool,
     /// The roots' side to move when they all share it (0 white, 1 black), so each level's is known and the
     /// fused leaves run the kernel specialised for it; `None`: the generic kernel.
     side: Option<u32>,
@@ -78,7 +104,9 @@ struct Run<'a> {
 
 /// One breadth-first run over `roots` to `depth` (≥ 1); the caller keeps `roots` within
 /// [`room_for_roots`]. In statistics mode the leaves are written and their statistics summed (merging and the
-/// cache are off there) and the single returned count is the number of leaves.
+/// cache are off there) and the single returned count is the number of leaves. With `total` (only when
+/// merging and the tables are off) the single returned count is the sum of the roots' counts, from the fused
+/// kernel's accumulator (96 bits: exact for any sum of u64 counts a run can have).
 ///
 /// No run is ever abandoned: a level whose children would not fit the budget (or one binding) is expanded in
 /// slices, each slice's subtree finished before the next (see [`descend`]).
@@ -87,15 +115,20 @@ fn run_tree(
     roots: &[GpuPos],
     depth: u32,
     stats: bool,
+    total: bool,
     s: &Settings,
-) -> Result<(Vec<u64>, Stats)> {
+) -> Result<(Vec<u128>, Stats)> {
     let n0 = roots.len() as u64;
+    let merge = s.merge && !stats;
+    let cache_on = s.cache && !stats && ctx.cache.is_some();
+    let total = total && !stats && !merge && !cache_on;
     let mut run = Run {
         s,
         depth,
         stats,
-        merge: s.merge && !stats,
-        cache_on: s.cache && !stats && ctx.cache.is_some(),
+        merge,
+        cache_on,
+        total,
         side: roots
             .iter()
             .map(|r| r.info & 1)
@@ -119,22 +152,31 @@ fn run_tree(
         )?;
     }
     ctx.record_level(depth, n0, true);
+    if total && depth >= 2 {
+        ctx.clear(&ctx.total, 16);
+    }
     descend(ctx, &mut run, 0, n0, n0)?;
     if stats {
-        return Ok((vec![run.leaves], run.leaf_stats));
+        return Ok((vec![run.leaves.into()], run.leaf_stats));
     }
     let root = &ctx.levels[0];
-    let counts = if depth == 1 {
+    let counts: Vec<u128> = if depth == 1 {
         ctx.download_u32(&root.counts, n0)?
             .into_iter()
-            .map(u64::from)
+            .map(u128::from)
             .collect()
+    } else if total {
+        let w = ctx.download_u32(&ctx.total, 3)?;
+        vec![w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64]
     } else {
         let w = ctx.download_u32(&root.sub, 2 * n0)?;
         w.chunks(2)
-            .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+            .map(|p| p[0] as u128 | (p[1] as u128) << 32)
             .collect()
     };
+    if total && counts.len() > 1 {
+        return Ok((vec![counts.iter().sum()], Stats::default()));
+    }
     Ok((counts, Stats::default()))
 }
 
@@ -152,7 +194,7 @@ fn room_for_roots(ctx: &GpuContext, s: &Settings, depth: u32) -> u64 {
 fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> Result<()> {
     let remaining = run.depth - l as u32;
     ctx.set_level(remaining);
-    if !run.stats {
+    if !run.stats && !run.total {
         ctx.clear(&ctx.levels[l].sub, n * 8);
     }
     cache_pass(ctx, run, l, n, Kernel::CacheProbe)?;
@@ -162,7 +204,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         let leaf2 = Kernel::leaf2_for(run.side.map(|side| side ^ (l as u32 & 1)));
         if run.merge || run.cache_on {
             let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
-            let k = gpu_scan(ctx, &flags, &offsets, n)?;
+            let k = gpu_scan(ctx, &flags, &offsets, 0, n)?;
             let lv = &ctx.levels[l];
             ctx.dispatch(
                 Kernel::Compact,
@@ -173,16 +215,22 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             ctx.dispatch(
                 leaf2,
                 params(k, remaining, 1, 0),
-                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts],
+                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts, &ctx.total],
                 k * 8,
             )?;
         } else {
+            // One total: at most 12 bytes (three words of the accumulator) per workgroup; else 8 per position.
+            let (mode, writes) = if run.total {
+                (2, n.div_ceil(u64::from(leaf2.workgroup())) * 12)
+            } else {
+                (0, n * 8)
+            };
             let lv = &ctx.levels[l];
             ctx.dispatch(
                 leaf2,
-                params(n, remaining, 0, 0),
-                &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy],
-                n * 8,
+                params(n, remaining, mode, 0),
+                &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy, &ctx.total],
+                writes,
             )?;
         }
         return cache_pass(ctx, run, l, n, Kernel::CacheStore);
@@ -221,40 +269,55 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         return Ok(());
     }
     let (counts, offsets) = (ctx.levels[l].counts.clone(), ctx.levels[l].offsets.clone());
-    let total = gpu_scan(ctx, &counts, &offsets, n)?;
     // Written levels below the children: down to remaining 2, or to the leaves in statistics mode.
     let below = if run.stats {
         remaining - 1
     } else {
         remaining.saturating_sub(3)
     };
-    let room = ctx.max_level_positions().min(
+    let room = level_cap(ctx, run.merge).min(
         run.s
             .budget_slots()
             .saturating_sub(used + RESERVE * u64::from(below)),
     );
-    let slices = if total <= room {
-        vec![(0, n, 0, total)]
-    } else {
-        plan_slices(&ctx.download_u32(&counts, n)?, room)?
-    };
+    // Prefix sums and slices per chunk of SCAN_CHUNK positions (one chunk below 2^23 positions); offsets and
+    // slice bases are relative to their chunk.
+    let mut slices = Vec::new();
+    let chunk_len = ctx.scan_chunk.clamp(1, SCAN_CHUNK);
+    for start in (0..n).step_by(chunk_len as usize) {
+        let len = chunk_len.min(n - start);
+        let total = gpu_scan(ctx, &counts, &offsets, start, len)?;
+        if total <= room {
+            slices.push((start, start + len, 0, total));
+        } else {
+            let chunk = ctx.download_u32_at(&counts, start, len)?;
+            slices.extend(
+                plan_slices(&chunk, room)?
+                    .into_iter()
+                    .map(|(first, end, base, cnt)| (start + first, start + end, base, cnt)),
+            );
+        }
+    }
     for (first, end, base, cnt) in slices {
         if cnt == 0 {
             continue;
         }
         ctx.ensure_level(l + 1, cnt);
-        let mask = ctx.ensure_table(2 * cnt);
+        // The merge table is only read when merging (it is bound either way).
+        let mask = ctx.ensure_table(if run.merge { 2 * cnt } else { 64 });
         // Writing and merging the children, and later their back-propagation, count for the child level.
         ctx.set_level(remaining - 1);
         {
             let (lv, next) = (&ctx.levels[l], &ctx.levels[l + 1]);
             let with_info = run.stats && remaining == 1;
+            // Bit 0: leaf statistics; bit 1: no parent indices (nothing is back-propagated).
+            let mode = with_info as u32 | (run.total as u32) << 1;
             ctx.dispatch(
                 Kernel::Expand,
                 GpuParams {
                     first: first as u32,
                     base: base as u32,
-                    ..params(end - first, remaining, with_info as u32, 0)
+                    ..params(end - first, remaining, mode, 0)
                 },
                 &[
                     &lv.pos,
@@ -264,14 +327,22 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                     &next.parents,
                     &next.info,
                 ],
-                cnt * (68 + 4 * with_info as u64),
+                cnt * (64 + 4 * !run.total as u64 + 4 * with_info as u64),
             )?;
             let table = &ctx.table.as_ref().expect("table allocated").0;
-            // Slots hold the generation in their top 8 bits and index + 1 below: a level has fewer than 2^24
-            // positions (`GpuContext::max_level_positions` ≤ u32::MAX / 512).
-            debug_assert!(cnt < 1 << 24);
+            // Slots hold the generation in their top 8 bits and index + 1 below: a merged level has fewer than
+            // 2^24 positions ([`level_cap`]).
+            debug_assert!(!run.merge || cnt <= MERGE_MAX);
             let generation = if run.merge {
                 ctx.next_table_generation()
+            } else {
+                0
+            };
+            // merge.wgsl: 1 merges; 0 sets the flags and representatives; 2 the flags only (one total).
+            let merge_mode = if run.merge {
+                1
+            } else if run.total {
+                2
             } else {
                 0
             };
@@ -279,16 +350,16 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
                 Kernel::Merge,
                 GpuParams {
                     extra: generation,
-                    ..params(cnt, remaining - 1, run.merge as u32, mask)
+                    ..params(cnt, remaining - 1, merge_mode, mask)
                 },
                 &[&next.pos, table, &next.rep, &next.flags, &ctx.tally],
-                cnt * 8 + if run.merge { cnt * 4 } else { 0 },
+                cnt * if run.total { 4 } else { 8 } + if run.merge { cnt * 4 } else { 0 },
             )?;
         }
         ctx.record_level(remaining - 1, cnt, !run.merge);
         descend(ctx, run, l + 1, cnt, used + cnt)?;
         ctx.set_level(remaining - 1);
-        if !run.stats {
+        if !run.stats && !run.total {
             let (child, parent) = (&ctx.levels[l + 1], &ctx.levels[l]);
             ctx.dispatch(
                 Kernel::Backprop,
@@ -384,15 +455,17 @@ pub fn table_pass(
     Ok(())
 }
 
-/// Exclusive prefix sum of the `n` u32 values of `input` into `output`, on the GPU (blocks of 256, recursing
-/// on the block sums); returns the total (one 4-byte read-back). Level sizes are capped so that it fits u32.
+/// Exclusive prefix sum of the `n` u32 values of `input` from index `first` on into `output` (same
+/// indices), on the GPU (blocks of 256, recursing on the block sums); returns the total (one 4-byte
+/// read-back). The caller keeps the total below 2^32 ([`SCAN_CHUNK`]).
 fn gpu_scan(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
+    first: u64,
     n: u64,
 ) -> Result<u64> {
-    scan_at(ctx, input, output, n, 0)
+    scan_at(ctx, input, output, first, n, 0)
 }
 
 /// [`gpu_scan`] at recursion depth `r` (its block sums in scratch slots `2r` and `2r + 1`).
@@ -400,28 +473,23 @@ fn scan_at(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
+    first: u64,
     n: u64,
     r: usize,
 ) -> Result<u64> {
     let blocks = n.div_ceil(256);
     let sums = ctx.scratch(2 * r, blocks * 4);
-    ctx.dispatch(
-        Kernel::Scan,
-        params(n, 0, 0, 0),
-        &[input, output, &sums],
-        n * 4 + blocks * 4,
-    )?;
+    let p = GpuParams {
+        first: first as u32,
+        ..params(n, 0, 0, 0)
+    };
+    ctx.dispatch(Kernel::Scan, p, &[input, output, &sums], n * 4 + blocks * 4)?;
     if blocks == 1 {
         return Ok(ctx.download_u32(&sums, 1)?[0] as u64);
     }
     let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
-    let total = scan_at(ctx, &sums, &sum_offsets, blocks, r + 1)?;
-    ctx.dispatch(
-        Kernel::ScanAdd,
-        params(n, 0, 0, 0),
-        &[&sum_offsets, output],
-        n * 4,
-    )?;
+    let total = scan_at(ctx, &sums, &sum_offsets, 0, blocks, r + 1)?;
+    ctx.dispatch(Kernel::ScanAdd, p, &[&sum_offsets, output], n * 4)?;
     Ok(total)
 }
 
@@ -448,8 +516,22 @@ pub fn subtree_counts(
     }
     let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
     let plies = (depth - run_depth).max(s.host_plies.min(depth - 1));
+    if totals_only(s) && roots.len() > 1 {
+        // Without merging and tables nothing is shared between roots: each root alone, by its total.
+        return roots
+            .iter()
+            .map(|r| Ok(subtree_counts(ctx, std::slice::from_ref(r), depth, s)?[0]))
+            .collect();
+    }
     let keys: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
     host_counts(ctx, roots, &keys, depth, plies, s)
+}
+
+/// Whether runs only need totals (the fused kernel's one-total mode, [`run_tree`]): without merging and
+/// tables every root is counted alone ([`subtree_counts`]), and a root's count is the plain sum of the counts
+/// of its host-level descendants.
+fn totals_only(s: &Settings) -> bool {
+    !s.merge && !s.cache
 }
 
 /// One position of a host level: its key, its setup, its children (indices into the next host level, one per
@@ -548,6 +630,11 @@ fn host_counts(
     // The last host level on the GPU: its positions not found in the host table, in batches.
     let remaining = depth - plies;
     let frontier = levels.last_mut().expect("a level");
+    if totals_only(s) && roots.len() == 1 {
+        // One root, nothing merged: its count is the sum of the last host level's (each reached once).
+        let batch: Vec<GpuPos> = frontier.iter().map(|n| n.key).collect();
+        return Ok(vec![gpu_total(ctx, &batch, remaining, s)?]);
+    }
     let todo: Vec<usize> = (0..frontier.len())
         .filter(|&i| frontier[i].count.is_none())
         .collect();
@@ -582,7 +669,10 @@ fn remember(ctx: &mut GpuContext, s: &Settings, key: GpuPos, remaining: u32, cou
     if !s.cache {
         return;
     }
-    if ctx.host_table.len() >= super::context::HOST_TABLE_MAX {
+    if ctx.host_table_max() == 0 {
+        return;
+    }
+    if ctx.host_table.len() >= ctx.host_table_max() {
         ctx.host_table.clear();
     }
     ctx.host_table.insert((key, remaining), count);
@@ -602,10 +692,26 @@ fn gpu_counts(
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
         ctx.note_run();
-        let (counts, _) = run_tree(ctx, part, depth, false, s)?;
-        out.extend(counts.into_iter().map(u128::from));
+        let (counts, _) = run_tree(ctx, part, depth, false, false, s)?;
+        out.extend(counts);
     }
     Ok(out)
+}
+
+/// The sum of the counts of `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), from GPU runs in the one-total mode (no
+/// per-position counts; merging and tables off), in chunks that one level may hold.
+fn gpu_total(ctx: &mut GpuContext, roots: &[GpuPos], depth: u32, s: &Settings) -> Result<u128> {
+    if depth == 0 {
+        return Ok(roots.len() as u128);
+    }
+    let chunk = room_for_roots(ctx, s, depth) as usize;
+    let mut sum = 0u128;
+    for part in roots.chunks(chunk) {
+        ctx.note_run();
+        let (counts, _) = run_tree(ctx, part, depth, false, true, s)?;
+        sum += counts.iter().sum::<u128>();
+    }
+    Ok(sum)
 }
 
 /// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`].
@@ -626,11 +732,8 @@ pub fn tree_stats(
     for part in roots.chunks(chunk) {
         let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
         ctx.note_run();
-        let (leaves, st) = run_tree(ctx, &gpu, depth, true, s)?;
-        total = (
-            total.0 + leaves.iter().map(|&n| n as u128).sum::<u128>(),
-            total.1 + st,
-        );
+        let (leaves, st) = run_tree(ctx, &gpu, depth, true, false, s)?;
+        total = (total.0 + leaves.iter().sum::<u128>(), total.1 + st);
     }
     Ok(total)
 }

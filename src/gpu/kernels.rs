@@ -191,7 +191,7 @@ impl Kernel {
             Kernel::Scan => &["input", "output", "block_sums"],
             Kernel::ScanAdd => &["block_offsets", "output"],
             Kernel::Leaf2 | Kernel::Leaf2White | Kernel::Leaf2Black => {
-                &["positions", "flags", "sub", "ids"]
+                &["positions", "flags", "sub", "ids", "total"]
             }
             Kernel::Compact => &["flags", "offsets", "ids"],
         }
@@ -227,11 +227,13 @@ const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 /// `leaf2.wgsl` with `common.wgsl` and `lean.wgsl` (the generic kernel and the two specialised by the
 /// pipeline constant `SIDE`, which only fixes the side to move `us` to 0 or 1: every index below holds for
 /// either side):
-/// - `positions[i]`, `flags[i]`, `sub[2i]`, `sub[2i + 1]`, `ids[t]`: the kernel returns unless `t < params.n`,
-///   the host dispatches `n` no larger than the level buffers bound (`LevelBufs::cap`, sized by `ensure_level`
-///   before every dispatch), and `i` is either `t` or (mode 1) `ids[t]`, an index below the level's size
-///   written by `compact.wgsl` for the `n` flagged positions (the dummy buffer bound as `ids` in mode 0 is
-///   never read);
+/// - `positions[i]`, `flags[i]`, `sub[2i]`, `sub[2i + 1]`, `ids[t]`: `count_for` returns 0 unless `t <
+///   params.n`, the host dispatches `n` no larger than the level buffers bound (`LevelBufs::cap`, sized by
+///   `ensure_level` before every dispatch), and `i` is either `t` or (mode bit 0) `ids[t]`, an index below the
+///   level's size written by `compact.wgsl` for the `n` flagged positions (the dummy buffer bound as `ids`
+///   without bit 0 is never read);
+/// - `total[0]`, `total[1]`, `total[2]`: constant indices into `GpuContext::total`, 16 bytes, always the
+///   buffer bound there; `wg_sum` is a scalar;
 /// - `tables[…]`: every square index is `< 64`: it comes from `bb_lsb` (also of an empty set: `32 +
 ///   firstTrailingBit(0)` wraps to 31), from `bb_msb` of a set tested non-empty, from a move's 6-bit fields, or
 ///   from a castling/en-passant byte tested `< 64`; the largest such index is `T_LINE + 64 * 63 + 63`; a magic
@@ -244,7 +246,8 @@ const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 ///   from bits 16-18 of a move the listing sink built);
 /// - loops: every `while` pops one bit of a 64-bit set per iteration, `for` loops have constant bounds or run
 ///   `k` up to `listed ≤ LIST_LEN`, and the outer loop of `leaf2` advances `l_skip` by `LIST_LEN` until it
-///   passes the move count (which the listing call returns, the same for every window).
+///   passes the move count (which the listing call returns, the same for every window); the one-total mode
+///   has no barrier and no loop.
 ///
 /// So no access leaves its binding and no loop runs unbounded; `--checked-shaders` builds it checked anyway.
 #[allow(unsafe_code)]

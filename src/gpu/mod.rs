@@ -79,6 +79,43 @@ fn check_budget(ctx: &GpuContext, mb: u64) -> Result<()> {
     Ok(())
 }
 
+/// Refuse a level budget and tables that together exceed what the adapter has: the device memory of a
+/// discrete GPU whose driver reports it, or the host's available memory (a software adapter). Levels come
+/// first: the default `--hash` on a discrete GPU is what the level budget leaves
+/// ([`GpuContext::default_hash_mb`]).
+fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOptions) -> Result<()> {
+    let flags = format!(
+        "--gpu-mem + --hash ({budget_mb} MiB{} + {hash_mb} MiB{})",
+        if opts.gpu_mem_mb.is_none() {
+            " (default)"
+        } else {
+            ""
+        },
+        if opts.hash_mb.is_none() {
+            " (default)"
+        } else {
+            ""
+        }
+    );
+    let together = budget_mb.saturating_add(hash_mb);
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        return crate::limits::check_host_memory(&flags, together);
+    }
+    // Only a discrete GPU's device-local heap is its memory (an integrated GPU may report a small carve-out).
+    match ctx.device_memory {
+        Some(bytes)
+            if ctx.info.device_type == wgpu::DeviceType::DiscreteGpu && together > bytes >> 20 =>
+        {
+            Err(crate::Error::Usage(format!(
+                "{flags} is more than adapter '{}' has ({} MiB of device memory)",
+                ctx.info.name,
+                bytes >> 20
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Perft on the GPU.
 pub struct GpuBackend {
     ctx: Mutex<GpuContext>,
@@ -100,7 +137,11 @@ impl GpuBackend {
         let hash_mb = opts
             .hash_mb
             .unwrap_or_else(|| ctx.default_hash_mb(budget_mb));
-        ctx.ensure_cache(hash_mb)?;
+        check_together(&ctx, budget_mb, hash_mb as u64, opts)?;
+        // `--hash` covers both tables: the host table takes its share, the GPU tables the rest.
+        let host_mb = context::host_table_mb(hash_mb as u64);
+        ctx.set_host_table_mb(host_mb);
+        ctx.ensure_cache(hash_mb - host_mb as usize)?;
         let settings = Settings {
             merge: opts.merge,
             cache: hash_mb > 0,
@@ -154,6 +195,12 @@ impl GpuBackend {
                     ),
                     None => "off".into(),
                 }
+            );
+            eprintln!(
+                "gpu: host table at most {} entries ({host_mb} MiB of --hash {hash_mb}: an eighth, at most {} \
+                 MiB; the GPU tables get the rest)",
+                ctx.host_table_max(),
+                context::HOST_TABLE_MAX_MB
             );
         }
         Ok(GpuBackend {
