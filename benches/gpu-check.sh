@@ -13,9 +13,10 @@
 # - One untimed warm-up, then three timed repetitions (min/median/max of perftlab's own `seconds`) of: start
 #   position perft 8, 9, 10 without merging or tables (--no-merge --hash 0), perft 10 and 11 with merging and
 #   tables, Kiwipete 6 and 7. The tables get `--hash HASH` MiB: by default 3/4 of the free memory nvidia-smi
-#   reports less the 4 GiB level budget (a depth's table takes as many storage bindings as it needs), or 4096
-#   without nvidia-smi; HASH=MiB overrides. QUICK=1: start position 5 (both ways) and Kiwipete 4 (with 320 MiB of tables, more than two
-#   bindings on lavapipe, so remaining depth 2 has two buffers), for software adapters.
+#   reports less the default level budget (`--gpu-mem`, read from `perft --verbose`; a depth's table takes as
+#   many storage bindings as it needs), or 4096 without nvidia-smi; HASH=MiB overrides. QUICK=1: start
+#   position 5 (both ways) and Kiwipete 4 (with 320 MiB of tables, more than two bindings on lavapipe, so
+#   remaining depth 2 has two buffers), for software adapters.
 # - Every count is checked against the published value (Chess Programming Wiki, "Perft Results"); a mismatch
 #   or a failed run voids the check: exit 1. Each repetition has a time limit, and the whole check stops at
 #   DEADLINE seconds (default 570), so it ends inside 10 minutes; a case over its limit or past the deadline is a
@@ -46,8 +47,10 @@ if [[ "$name" != *"DiscreteGpu)"* && -z "${ALLOW_SOFTWARE:-}" ]]; then
   exit 2
 fi
 
-# Transposition tables for the cases with tables: 3/4 of the free device memory less the level budget when
-# nvidia-smi tells it (the tables are not limited by bindings: a depth takes as many buffers as it needs).
+# Transposition tables for the cases with tables: 3/4 of the free device memory less the default level budget
+# when nvidia-smi tells it (the tables are not limited by bindings: a depth takes as many buffers as it needs).
+verbose=$("$bin" perft --backend gpu --depth 1 --verbose "${adapter[@]}" 2>&1 >/dev/null)
+budget=$(sed -nE 's/.*memory budget ([0-9]+) MiB.*/\1/p' <<<"$verbose" | head -1)
 free=""
 if command -v nvidia-smi >/dev/null; then
   free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -dc 0-9)
@@ -55,7 +58,7 @@ fi
 if [[ -n "${HASH:-}" ]]; then
   hash=$HASH
 elif [[ -n "$free" ]]; then
-  hash=$(( free * 3 / 4 - 4096 ))
+  hash=$(( free * 3 / 4 - ${budget:-4096} ))
   (( hash < 64 )) && hash=64
 else
   hash=4096
