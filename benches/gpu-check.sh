@@ -12,12 +12,11 @@
 #   on lavapipe from tests/gpu.rs).
 # - One untimed warm-up, then three timed repetitions (min/median/max of perftlab's own `seconds`) of: start
 #   position perft 8, 9, 10 without merging or tables (--no-merge --hash 0), perft 10 and 11 with merging and
-#   tables, Kiwipete 6 and 7. The tables get `--hash HASH` MiB: by default as much as the adapter's limits allow
-#   (16 maximal storage bindings: four for each of remaining depths 2 and 3, one for each of the 8 deeper
-#   depths; the binding size read from `perft --verbose`), at most 3/4
-#   of the free memory nvidia-smi reports less the 4 GiB level budget, or 4096 without nvidia-smi; HASH=MiB
-#   overrides. QUICK=1: start position 5 (both ways) and Kiwipete 4 (with 320 MiB of tables, more than two
-#   bindings on lavapipe, so remaining depth 2 has two buffers), for software adapters.
+#   tables, Kiwipete 6 and 7. The tables get `--hash HASH` MiB: by default 3/4 of the free memory nvidia-smi
+#   reports less the default level budget (`--gpu-mem`, read from `perft --verbose`; a depth's table takes as
+#   many storage bindings as it needs), or 4096 without nvidia-smi; HASH=MiB overrides. QUICK=1: start
+#   position 5 (both ways) and Kiwipete 4 (with 320 MiB of tables, more than two bindings on lavapipe, so
+#   remaining depth 2 has two buffers), for software adapters.
 # - Every count is checked against the published value (Chess Programming Wiki, "Perft Results"); a mismatch
 #   or a failed run voids the check: exit 1. Each repetition has a time limit, and the whole check stops at
 #   DEADLINE seconds (default 570), so it ends inside 10 minutes; a case over its limit or past the deadline is a
@@ -48,12 +47,10 @@ if [[ "$name" != *"DiscreteGpu)"* && -z "${ALLOW_SOFTWARE:-}" ]]; then
   exit 2
 fi
 
-# Transposition tables for the cases with tables: the most the adapter's limits allow (16 storage bindings:
-# 4 each for remaining depths 2 and 3, 1 each for the 8 deeper depths), within 3/4 of the free device memory less the level budget when nvidia-smi tells it.
+# Transposition tables for the cases with tables: 3/4 of the free device memory less the default level budget
+# when nvidia-smi tells it (the tables are not limited by bindings: a depth takes as many buffers as it needs).
 verbose=$("$bin" perft --backend gpu --depth 1 --verbose "${adapter[@]}" 2>&1 >/dev/null)
-binding=$(sed -nE 's/.*max storage binding ([0-9]+) MiB, max buffer ([0-9]+) MiB.*/\1 \2/p' <<<"$verbose" |
-  awk '{print ($1 < $2 ? $1 : $2)}')
-hash_max=$(( 16 * ${binding:-409} ))
+budget=$(sed -nE 's/.*memory budget ([0-9]+) MiB.*/\1/p' <<<"$verbose" | head -1)
 free=""
 if command -v nvidia-smi >/dev/null; then
   free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -dc 0-9)
@@ -61,11 +58,10 @@ fi
 if [[ -n "${HASH:-}" ]]; then
   hash=$HASH
 elif [[ -n "$free" ]]; then
-  hash=$(( free * 3 / 4 - 4096 ))
-  (( hash > hash_max )) && hash=$hash_max
+  hash=$(( free * 3 / 4 - ${budget:-4096} ))
   (( hash < 64 )) && hash=64
 else
-  hash=$(( hash_max < 4096 ? hash_max : 4096 ))
+  hash=4096
 fi
 
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -78,7 +74,7 @@ if command -v nvidia-smi >/dev/null; then
 fi
 say "# perftlab gpu-check $(date -u +%Y-%m-%dT%H:%MZ), commit $commit, binary sha256 $sha"
 say "# adapter: $name"
-say "# transposition tables for the cases with tables: --hash $hash (MiB; the adapter allows at most $hash_max)"
+say "# transposition tables for the cases with tables: --hash $hash (MiB)"
 
 start='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
 kiwi='r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1'

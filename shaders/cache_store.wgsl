@@ -1,9 +1,11 @@
 // cache_store.wgsl: store the subtree count of every expanded position (flag set) of a level in the
-// transposition table of its remaining depth (the table bound here: `params.mode` buffers of `params.extra`
-// entries each, cache0 … cache3, the entry chosen as in cache_probe.wgsl; slots at or above `params.mode` are
-// bound to tiny spare buffers and never written; always replace). Concurrent stores to one entry may interleave
-// their words; the key is stored XOR the count, so such a torn entry fails the probe's key check (unless both
-// stores carried the same count, in which case it is right anyway).
+// transposition table of its remaining depth: `params.mode` buffers of `params.extra` entries each, one group
+// of up to four bound per dispatch (cache0 … cache3 are buffers `params.first` … `params.first + 3`; the
+// driver dispatches once per group, as for cache_probe.wgsl), the buffer and entry chosen by `tt_buffer` and
+// `tt_entry`; a thread whose buffer is outside the bound group returns at once. Slots of the last group
+// beyond the table's buffers are bound to tiny spare buffers and never written. Always replace. Concurrent
+// stores to one entry may interleave their words; the key is stored XOR the count, so such a torn entry
+// fails the probe's key check (unless both stores carried the same count, in which case it is right anyway).
 
 @group(0) @binding(2) var<storage, read> positions: array<Pos>;
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
@@ -19,12 +21,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n || flags[i] == 0u {
         return;
     }
-    let key = tt_key(positions[i], params.remaining);
+    let p = positions[i];
+    let b = tt_buffer(p, params.remaining, params.mode);
+    if b < params.first || b - params.first >= 4u {
+        return;
+    }
+    let key = tt_key(p, params.remaining);
     let count = vec2<u32>(sub[2u * i], sub[2u * i + 1u]);
     let e = CacheEntry(key ^ count, count);
-    let j = key.y % params.extra;
-    // WGSL has no dynamic binding arrays without a feature: one branch per buffer.
-    switch tt_part(key, params.mode) {
+    let j = tt_entry(p, params.remaining, params.extra);
+    // WGSL has no dynamic binding arrays without a feature: one branch per buffer of the group.
+    switch b - params.first {
         case 1u: { cache1[j] = e; }
         case 2u: { cache2[j] = e; }
         case 3u: { cache3[j] = e; }

@@ -32,7 +32,8 @@ struct Params {
     mode: u32,       // kernel-specific switch (expand: 1 = also write leaf statistics info; cache kernels: buffers of the table)
     mask: u32,       // hash table (region) size - 1 (power of two)
     extra: u32,      // kernel-specific (cache kernels: entries of each buffer of the bound table)
-    first: u32,      // expand, scan, scan_add: first position of the level slice or chunk (thread t: first + t)
+    first: u32,      // expand, scan, scan_add: first position of the level slice or chunk (thread t: first + t);
+                     // cache kernels: first buffer of the bound group of four
     base: u32,       // expand.wgsl: the slice's first child index, subtracted from the prefix sums
     pad0: u32,
 }
@@ -254,6 +255,9 @@ fn pos_eq(a: Pos, b: Pos) -> bool {
         && all(a.bb[5] == b.bb[5]) && all(a.bb[6] == b.bb[6]);
 }
 
+// One step of `pos_hash`: a multiply–xorshift finaliser of `h ^ w` (multiply by the odd constants 0x9E3779B1
+// and 0x85EBCA77, xorshifts by 15 and 13: a bijection of u32, so a chain of steps over equal words never merges
+// two different states). Rust twin: `mix` in src/gpu/buffers.rs.
 fn mix(h: u32, w: u32) -> u32 {
     var x = (h ^ w) * 0x9E3779B1u;
     x = x ^ (x >> 15u);
@@ -261,17 +265,32 @@ fn mix(h: u32, w: u32) -> u32 {
     return x ^ (x >> 13u);
 }
 
-// The 64-bit transposition-table key of a position at remaining depth `remaining`: two independent 32-bit
-// hashes of the whole position, the low bit forced to 1 (an all-zero entry never matches).
+// The 64-bit check of a transposition-table entry for a position at remaining depth `remaining`: two 32-bit
+// hashes of the whole position (two seeds of `pos_hash`, each mixed with the depth), the low bit forced to 1
+// (an all-zero entry never matches). Where the entry lives is chosen by two further seeds (`tt_buffer`,
+// `tt_entry`), so a stored entry met in the probed slot agrees with the probe in none of the check's bits by
+// construction: a false hit needs all 63 bits equal (≈ 2^-63 per probe meeting another position's entry,
+// taking the seeds as independent hashes). Rust twin: `tt_key` in src/gpu/buffers.rs.
 fn tt_key(p: Pos, remaining: u32) -> vec2<u32> {
     let d = remaining * 0x9E3779B9u;
     return vec2<u32>(pos_hash(p, 0x6C8E9CF5u + d) | 1u, pos_hash(p, 0x2F3A1B97u ^ d));
 }
 
-// The buffer of a transposition-table entry among `parts` (1–4, cache_probe.wgsl): bits 1.. of the key's first
-// word (bit 0 is always set), independent of the index in the buffer (the second word).
-fn tt_part(key: vec2<u32>, parts: u32) -> u32 {
-    return (key.x >> 1u) % max(parts, 1u);
+// Where the entry of a position at `remaining` lives in a table of `parts` buffers of `len` entries each: the
+// buffer (`tt_buffer`) and the entry in it (`tt_entry`), from two hashes independent of the check words of
+// `tt_key` (two other seeds, mixed with the depth): the buffer one hash modulo `parts` (computed only when the
+// table has more than one buffer), the entry another modulo `len`, so the slot has 64 bits to choose from
+// however many buffers a depth has. Separate functions so that a thread of another group's dispatch returns
+// after the first. Rust twin: `tt_slot` in src/gpu/buffers.rs.
+fn tt_buffer(p: Pos, remaining: u32, parts: u32) -> u32 {
+    if parts <= 1u {
+        return 0u;
+    }
+    return pos_hash(p, 0xB5297A4Du ^ (remaining * 0x9E3779B9u)) % parts;
+}
+
+fn tt_entry(p: Pos, remaining: u32, len: u32) -> u32 {
+    return pos_hash(p, 0x68E31DA4u + remaining * 0x9E3779B9u) % max(len, 1u);
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.

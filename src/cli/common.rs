@@ -45,6 +45,7 @@ pub(super) fn create_backend(kind: BackendKind, a: &BackendArgs) -> Result<Box<d
             gpu_mem_mb: a.gpu_mem,
             adapter: a.adapter.clone(),
             verbose: a.verbose,
+            table_buffer_bytes: None,
             checked_shaders: a.checked_shaders,
         })?),
     })

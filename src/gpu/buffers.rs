@@ -27,14 +27,15 @@ pub struct GpuParams {
     pub n: u32,
     /// Remaining depth of the level.
     pub remaining: u32,
-    /// Kernel-specific switch (cache kernels: buffers of the bound table).
+    /// Kernel-specific switch (cache kernels: buffers of the table).
     pub mode: u32,
     /// Hash table size minus one.
     pub mask: u32,
     /// Kernel-specific (cache kernels: entries of each buffer of the bound table).
     pub extra: u32,
     /// First position of the slice (expand) or chunk (scan, scan_add) of a level this dispatch covers (thread
-    /// `t` handles position `first + t`).
+    /// `t` handles position `first + t`); cache kernels: the first buffer of the group of (up to four) table
+    /// buffers bound.
     pub first: u32,
     /// Offset subtracted from the prefix sums of a slice (expand.wgsl: the slice's first child).
     pub base: u32,
@@ -43,8 +44,8 @@ pub struct GpuParams {
 }
 
 /// WGSL `CacheEntry`: one 16-byte entry of the transposition tables: a subtree count and its 64-bit key
-/// (two 32-bit hashes of the whole position and the remaining depth, low bit forced to 1) stored XOR the
-/// count, so an entry torn by concurrent writers (words of two stores) fails the key check.
+/// ([`tt_key`]: two 32-bit hashes of the whole position and the remaining depth, low bit forced to 1) stored
+/// XOR the count, so an entry torn by concurrent writers (words of two stores) fails the key check.
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Pod, Zeroable)]
 pub struct GpuCacheEntry {
@@ -55,6 +56,55 @@ pub struct GpuCacheEntry {
 }
 
 const NONE: u32 = 64;
+
+/// Twin of `mix` in `shaders/common.wgsl`: one step of [`pos_hash`], a multiply–xorshift finaliser of `h ^ w`
+/// (a bijection of u32).
+pub fn mix(h: u32, w: u32) -> u32 {
+    let mut x = (h ^ w).wrapping_mul(0x9E37_79B1);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x85EB_CA77);
+    x ^ (x >> 13)
+}
+
+/// Twin of `pos_hash` in `shaders/common.wgsl`: a 32-bit hash of the whole position, `mix` chained over its 16
+/// words from `seed`.
+pub fn pos_hash(p: &GpuPos, seed: u32) -> u32 {
+    let words = p.bb.iter().flatten().chain([&p.castle, &p.info]);
+    words.fold(seed, |h, &w| mix(h, w))
+}
+
+/// Twin of `tt_key` in `shaders/common.wgsl`: the 64-bit check of a position's transposition-table entry at
+/// remaining depth `remaining` (two seeds of [`pos_hash`] mixed with the depth; low bit forced to 1).
+pub fn tt_key(p: &GpuPos, remaining: u32) -> [u32; 2] {
+    let [s0, s1, ..] = tt_seeds(remaining);
+    [pos_hash(p, s0) | 1, pos_hash(p, s1)]
+}
+
+/// Twin of `tt_buffer` and `tt_entry` in `shaders/common.wgsl`: `(buffer, entry)` of a position's entry at
+/// remaining depth `remaining` in a table of `parts` buffers of `len` entries each, from two more seeds of
+/// [`pos_hash`] (independent of [`tt_key`]'s check words).
+pub fn tt_slot(p: &GpuPos, remaining: u32, parts: u32, len: u32) -> (u32, u32) {
+    let [.., entry, buffer] = tt_seeds(remaining);
+    let buffer = if parts > 1 {
+        pos_hash(p, buffer) % parts
+    } else {
+        0
+    };
+    (buffer, pos_hash(p, entry) % len.max(1))
+}
+
+/// The four seeds of [`tt_key`] and [`tt_slot`] at remaining depth `remaining`: the check's two words, then
+/// the entry's and the buffer's (the literals of `tt_key`, `tt_entry` and `tt_buffer` in
+/// `shaders/common.wgsl`).
+pub fn tt_seeds(remaining: u32) -> [u32; 4] {
+    let d = remaining.wrapping_mul(0x9E37_79B9);
+    [
+        0x6C8E_9CF5u32.wrapping_add(d),
+        0x2F3A_1B97 ^ d,
+        0x68E3_1DA4u32.wrapping_add(d),
+        0xB529_7A4D ^ d,
+    ]
+}
 
 impl GpuPos {
     /// The GPU layout of `setup` (clocks are dropped: perft does not depend on them).

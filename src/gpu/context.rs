@@ -54,70 +54,40 @@ pub const CACHE_DEPTHS: std::ops::RangeInclusive<u32> = 2..=super::driver::MAX_R
 /// parts add up to the whole). Measured on lavapipe (README, "Transposition tables"): a level at remaining `r`
 /// holds several times the distinct positions of the level at `r + 1`, while a hit there saves a whole
 /// subtree of `r` plies; halving keeps the shallow tables from evicting the deep, valuable entries and gave the
-/// most hits per byte of the splits tried. A table is capped at [`CACHE_PARTS`] storage bindings; what a
-/// capped table cannot take goes to the others, in the same proportions ([`split_cache`]).
+/// most hits per byte of the splits tried ([`split_cache`]).
 pub const CACHE_WEIGHTS: [u64; 10] = [256, 128, 64, 32, 16, 8, 4, 2, 1, 1];
 
-/// Most buffers (storage bindings) of one depth's table, by remaining depth in [`CACHE_DEPTHS`]: remaining 2
-/// and 3, the largest tables, may have up to [`MAX_CACHE_PARTS`] each; deeper depths one. The probe and store
-/// kernels bind [`MAX_CACHE_PARTS`] table buffers (WGSL has no dynamic binding arrays without a feature) and
-/// choose one by key bits.
-pub const CACHE_PARTS: [u64; 10] = [4, 4, 1, 1, 1, 1, 1, 1, 1, 1];
+/// Table buffers bound by one dispatch of the probe and store kernels (`cache0` … `cache3` in
+/// `shaders/cache_*.wgsl`: with positions, flags, subtree counts and the tally, 8 storage buffers, WebGPU's
+/// default per-stage limit). A table of more buffers is probed and filled by one dispatch per group of
+/// [`CACHE_GROUP`] buffers, so a depth's table may have any number of buffers.
+pub const CACHE_GROUP: usize = 4;
 
-/// Table buffers bound by the probe and store kernels (`cache0` … `cache3` in `shaders/cache_*.wgsl`).
-pub const MAX_CACHE_PARTS: usize = 4;
-
-/// Entries of each depth's table for a budget of `total` entries, table `i` at most `caps[i]` entries: shares
-/// by [`CACHE_WEIGHTS`], then what capped tables cannot take spread over the others by the same weights
-/// ("water filling"). The sum never exceeds `total`; a table gets at least 64 entries when `total` allows.
-pub fn split_cache(total: u64, caps: &[u64]) -> Vec<u64> {
-    let n = CACHE_WEIGHTS.len();
-    let mut out = vec![0u64; n];
-    let mut open: Vec<usize> = (0..n).collect();
-    let mut left = total;
-    loop {
-        let weight: u64 = open.iter().map(|&i| CACHE_WEIGHTS[i]).sum();
-        if open.is_empty() || left == 0 || weight == 0 {
-            break;
-        }
-        // Tables whose share would exceed their cap take the cap and leave the rest to the others.
-        let capped: Vec<usize> = open
-            .iter()
-            .copied()
-            .filter(|&i| {
-                (left as u128 * CACHE_WEIGHTS[i] as u128 / weight as u128) as u64 >= caps[i]
-            })
-            .collect();
-        if capped.is_empty() {
-            for &i in &open {
-                out[i] = (left as u128 * CACHE_WEIGHTS[i] as u128 / weight as u128) as u64;
-            }
-            break;
-        }
-        for &i in &capped {
-            out[i] = caps[i].min(left);
-            left -= out[i];
-        }
-        open.retain(|i| !capped.contains(i));
-    }
-    out
+/// Entries of each depth's table for a budget of `total` entries: shares by [`CACHE_WEIGHTS`] (halving from
+/// remaining depth 2 down). The sum never exceeds `total`.
+pub fn split_cache(total: u64) -> Vec<u64> {
+    let weight: u64 = CACHE_WEIGHTS.iter().sum();
+    CACHE_WEIGHTS
+        .iter()
+        .map(|&w| (u128::from(total) * u128::from(w) / u128::from(weight)) as u64)
+        .collect()
 }
 
-/// The buffers of one table of `share` entries, each at most `binding` entries: `(parts, len)`, `parts`
-/// buffers of `len` entries each (`parts * len <= share`, `parts <= max_parts`). `parts` is the fewest that
-/// hold the share (at least 1).
-pub fn cache_parts(share: u64, binding: u64, max_parts: u64) -> (u64, u64) {
-    let parts = share.div_ceil(binding.max(1)).clamp(1, max_parts.max(1));
-    (parts, (share / parts).min(binding))
+/// The buffers of one table of `share` entries, each at most `buffer` entries: `(parts, len)`, `parts`
+/// buffers of `len` entries each (`parts * len <= share`): the fewest that hold the share (at least 1), of
+/// equal size.
+pub fn cache_parts(share: u64, buffer: u64) -> (u64, u64) {
+    let parts = share.div_ceil(buffer.max(1)).max(1);
+    (parts, (share / parts).min(buffer))
 }
 
 /// One transposition table: `parts` buffers of `len` entries of `GpuCacheEntry` (16 bytes) each, each buffer
-/// one storage binding; an entry's buffer is chosen by key bits, its index in the buffer by the key modulo
-/// `len` (`shaders/cache_probe.wgsl`).
+/// at most one storage binding; an entry's buffer and index in it are chosen by hashes of the position
+/// independent of its key (`tt_buffer`, `tt_entry` in `shaders/common.wgsl`).
 pub struct CacheTable {
-    /// The buffers (1 to [`MAX_CACHE_PARTS`]), all of `len` entries.
+    /// The buffers, all of `len` entries.
     pub parts: Vec<wgpu::Buffer>,
-    /// Entries of each buffer (any size: the kernels index by the key modulo `len`).
+    /// Entries of each buffer (any size: the kernels index by a hash modulo `len`).
     pub len: u32,
 }
 
@@ -126,18 +96,27 @@ impl CacheTable {
     pub fn entries(&self) -> u64 {
         self.parts.len() as u64 * u64::from(self.len)
     }
+
+    /// Bytes of all its buffers.
+    pub fn bytes(&self) -> u64 {
+        self.parts.iter().map(wgpu::Buffer::size).sum()
+    }
+
+    /// Groups of up to [`CACHE_GROUP`] buffers: one probe and one store dispatch each.
+    pub fn groups(&self) -> usize {
+        self.parts.len().div_ceil(CACHE_GROUP)
+    }
 }
 
-/// The transposition tables of subtree counts: one table per remaining depth in [`CACHE_DEPTHS`], of one
-/// buffer (one storage binding) each, or up to [`CACHE_PARTS`] buffers at remaining 2 and 3, so the total
-/// can reach the sum of [`CACHE_PARTS`] × the largest storage binding. The probe and store kernels bind the
-/// buffers of the level's depth, the unused slots bound to `spare`.
+/// The transposition tables of subtree counts: one table per remaining depth in [`CACHE_DEPTHS`], each of as
+/// many buffers (storage bindings) as its share needs. The probe and store kernels bind one group of
+/// [`CACHE_GROUP`] buffers per dispatch, the slots of a short last group bound to `spare`.
 pub struct Cache {
     /// The table of remaining depth `r` is `tables[r - 2]`; `None` where its share was below 64 entries.
     pub tables: Vec<Option<CacheTable>>,
-    /// Tiny (16-byte) buffers bound to the slots a table with fewer than [`MAX_CACHE_PARTS`] buffers leaves
-    /// unused: never indexed (the kernels pick a buffer below the table's count), distinct so that no buffer
-    /// is bound writable twice in one dispatch.
+    /// Tiny (16-byte) buffers bound to the slots a group of fewer than [`CACHE_GROUP`] buffers leaves unused:
+    /// never indexed (the kernels pick a buffer below the table's count), distinct so that no buffer is bound
+    /// writable twice in one dispatch.
     pub spare: Vec<wgpu::Buffer>,
 }
 
@@ -148,14 +127,15 @@ impl Cache {
         self.tables.get(i)?.as_ref()
     }
 
-    /// The [`MAX_CACHE_PARTS`] buffers the kernels bind for `table`: its own, then spares.
-    pub fn bound<'a>(&'a self, table: &'a CacheTable) -> [&'a wgpu::Buffer; MAX_CACHE_PARTS] {
-        std::array::from_fn(|k| {
-            table
-                .parts
-                .get(k)
-                .unwrap_or_else(|| &self.spare[k - table.parts.len()])
-        })
+    /// The [`CACHE_GROUP`] buffers the kernels bind for group `group` of `table` (its buffers
+    /// `CACHE_GROUP * group ..`), then spares.
+    pub fn bound<'a>(
+        &'a self,
+        table: &'a CacheTable,
+        group: usize,
+    ) -> [&'a wgpu::Buffer; CACHE_GROUP] {
+        let own = table.parts.get(CACHE_GROUP * group..).unwrap_or_default();
+        std::array::from_fn(|k| own.get(k).unwrap_or_else(|| &self.spare[k - own.len()]))
     }
 
     /// Entries of all tables together.
@@ -165,13 +145,7 @@ impl Cache {
 
     /// Bytes of all tables together (the spares included).
     pub fn bytes(&self) -> u64 {
-        let tables: u64 = self
-            .tables
-            .iter()
-            .flatten()
-            .flat_map(|t| &t.parts)
-            .map(wgpu::Buffer::size)
-            .sum();
+        let tables: u64 = self.tables.iter().flatten().map(CacheTable::bytes).sum();
         tables + self.spare.iter().map(wgpu::Buffer::size).sum::<u64>()
     }
 }
@@ -219,6 +193,9 @@ pub struct GpuContext {
     table_gen: Cell<u32>,
     /// The transposition tables, if on.
     pub cache: Option<Cache>,
+    /// Most bytes of one transposition-table buffer when smaller than one storage binding (tests force many
+    /// buffers per depth with it; [`super::GpuOptions::table_buffer_bytes`]); `None`: one maximal binding.
+    pub table_buffer_bytes: Option<u64>,
     /// A small buffer bound where a kernel needs a binding it does not use in this mode.
     pub dummy: wgpu::Buffer,
     /// The 96-bit accumulator (three u32 words, low first) of the fused kernel's one-total mode
@@ -526,6 +503,7 @@ impl GpuContext {
             table: None,
             table_gen: Cell::new(0),
             cache: None,
+            table_buffer_bytes: None,
             dummy,
             total,
             scan_chunk: super::driver::SCAN_CHUNK,
@@ -571,15 +549,14 @@ impl GpuContext {
     }
 
     /// The default `--hash` of the GPU backend in MiB: on a discrete GPU whose driver reports its memory
-    /// ([`GpuContext::device_memory`]), three quarters of it less the level budget `budget_mb` (and at most what
-    /// the tables can take, [`GpuContext::max_hash_mb`]); elsewhere 64, like the CPU backend (a software
-    /// adapter's memory is the host's, and an integrated GPU shares it).
+    /// ([`GpuContext::device_memory`]), three quarters of it less the level budget `budget_mb` (not limited
+    /// by bindings: a depth's table takes as many buffers as it needs); elsewhere 64, like the CPU backend (a
+    /// software adapter's memory is the host's, and an integrated GPU shares it).
     pub fn default_hash_mb(&self, budget_mb: u64) -> usize {
         match (self.info.device_type, self.device_memory) {
-            (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => ((bytes >> 20) * 3 / 4)
-                .saturating_sub(budget_mb)
-                .min(self.max_hash_mb())
-                .max(64) as usize,
+            (wgpu::DeviceType::DiscreteGpu, Some(bytes)) => {
+                ((bytes >> 20) * 3 / 4).saturating_sub(budget_mb).max(64) as usize
+            }
             _ => 64,
         }
     }
@@ -688,44 +665,47 @@ impl GpuContext {
         g
     }
 
-    /// Largest buffer of a transposition table, in entries: one storage binding (and one buffer).
+    /// Largest buffer of a transposition table, in entries: one storage binding (and one buffer), or less
+    /// where [`GpuContext::table_buffer_bytes`] says so (at least 64 entries).
     pub fn max_cache_table_entries(&self) -> u64 {
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        (self
+        let bytes = self
             .limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size)
-            / entry)
-            .min(u64::from(u32::MAX))
+            .min(self.table_buffer_bytes.unwrap_or(u64::MAX));
+        (bytes / entry).clamp(64, u64::from(u32::MAX))
     }
 
-    /// Largest `--hash` the adapter can give, in MiB: [`CACHE_PARTS`] maximal buffers per depth of
-    /// [`CACHE_DEPTHS`] (16 bindings).
-    pub fn max_hash_mb(&self) -> u64 {
-        let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        (CACHE_PARTS.iter().sum::<u64>() * self.max_cache_table_entries() * entry) >> 20
+    /// Largest `--hash` the adapter can give, in MiB, where known: on a discrete GPU, its device memory (the
+    /// largest device-local heap, [`GpuContext::device_memory`]); `None` elsewhere: on a software adapter,
+    /// whose memory is the host's, [`GpuContext::ensure_cache`] checks the host's available memory instead,
+    /// and an integrated GPU's device-local heap may be a small carve-out of the memory it can use. The tables
+    /// are not limited by bindings (a depth may have any number of buffers).
+    pub fn max_hash_mb(&self) -> Option<u64> {
+        if self.info.device_type != wgpu::DeviceType::DiscreteGpu {
+            return None;
+        }
+        self.device_memory.map(|b| b >> 20)
     }
 
     /// Create the transposition tables of `mb` MiB in all (0 = none), split over the depths by
     /// [`split_cache`]; never more than asked.
     ///
     /// # Errors
-    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than [`CACHE_PARTS`]
-    /// maximal storage bindings per depth, or, on a software adapter, more than the host's available memory).
+    /// [`Error::Usage`] naming `--hash` when the adapter cannot give that much (more than a discrete GPU's
+    /// device memory where the driver reports it, or, on a software adapter, more than the host's available
+    /// memory);
+    /// [`Error::Backend`] when the device fails to create them.
     pub fn ensure_cache(&mut self, mb: usize) -> Result<()> {
         if mb == 0 {
             return Ok(());
         }
-        let max = self.max_hash_mb();
-        if mb as u64 > max {
+        if let Some(max) = self.max_hash_mb().filter(|&max| mb as u64 > max) {
             return Err(Error::Usage(format!(
-                "--hash: '{mb}' MiB is more than adapter '{}' can give the GPU transposition tables (at most \
-                 {max} MiB: {} storage bindings of at most {} MiB each, {} for remaining depths 2 and 3, one \
-                 for each deeper depth)",
+                "--hash: '{mb}' MiB is more than adapter '{}' can give the GPU transposition tables (its \
+                 device memory is {max} MiB)",
                 self.info.name,
-                CACHE_PARTS.iter().sum::<u64>(),
-                (self.max_cache_table_entries() * 16) >> 20,
-                MAX_CACHE_PARTS,
             )));
         }
         if self.info.device_type == wgpu::DeviceType::Cpu {
@@ -737,20 +717,18 @@ impl GpuContext {
     }
 
     /// Create the transposition tables with `len` entries in all, split over the depths by [`split_cache`]
-    /// (each capped at its [`CACHE_PARTS`] bindings, split into buffers by [`cache_parts`]), unless they
-    /// exist.
+    /// (each split into the fewest equal buffers of at most [`GpuContext::max_cache_table_entries`] by
+    /// [`cache_parts`]), unless they exist.
     pub fn ensure_cache_entries(&mut self, len: u64) {
         if self.cache.is_some() {
             return;
         }
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        let binding = self.max_cache_table_entries();
-        let caps: Vec<u64> = CACHE_PARTS.iter().map(|&p| p * binding).collect();
-        let shares = split_cache(len, &caps);
-        let mut tables = Vec::with_capacity(shares.len());
-        for ((r, share), max_parts) in CACHE_DEPTHS.zip(shares).zip(CACHE_PARTS) {
-            let (parts, n) = cache_parts(share, binding, max_parts);
-            tables.push((n >= 64).then(|| {
+        let buffer = self.max_cache_table_entries();
+        let mut tables = Vec::with_capacity(CACHE_WEIGHTS.len());
+        for (r, share) in CACHE_DEPTHS.zip(split_cache(len)) {
+            let (parts, n) = cache_parts(share, buffer);
+            tables.push((parts * n >= 64).then(|| {
                 CacheTable {
                     parts: (0..parts)
                         .map(|k| {
@@ -764,7 +742,7 @@ impl GpuContext {
                 }
             }));
         }
-        let spare = (1..MAX_CACHE_PARTS)
+        let spare = (1..CACHE_GROUP)
             .map(|k| self.buffer(&format!("transposition table spare {k}"), entry))
             .collect();
         self.cache = Some(Cache { tables, spare });

@@ -21,7 +21,7 @@
 //! below so that one position's children always fit. Totals are summed in u128.
 
 use super::buffers::{GpuParams, GpuPos};
-use super::context::{GpuContext, Kernel, SLOT_BYTES};
+use super::context::{GpuContext, Kernel, CACHE_GROUP, SLOT_BYTES};
 use crate::backend::{Detail, Stats};
 use crate::error::Result;
 use crate::position::Setup;
@@ -409,6 +409,23 @@ fn cache_pass(ctx: &mut GpuContext, run: &Run, l: usize, n: u64, kernel: Kernel)
     if !run.cache_on || remaining < 2 {
         return Ok(());
     }
+    table_pass(ctx, l, n, remaining, kernel)
+}
+
+/// Run `kernel` (`CacheProbe` or `CacheStore`) over the first `n` positions of level buffers `l` against the
+/// transposition table of remaining depth `remaining` (nothing when there is none): one dispatch per group of
+/// [`CACHE_GROUP`] buffers of the table (a thread whose entry lies in another group's buffers returns at
+/// once), so a table may have any number of buffers while each dispatch binds 8 storage buffers.
+///
+/// # Errors
+/// A GPU failure.
+pub fn table_pass(
+    ctx: &GpuContext,
+    l: usize,
+    n: u64,
+    remaining: u32,
+    kernel: Kernel,
+) -> Result<()> {
     let Some(cache) = ctx.cache.as_ref() else {
         return Ok(());
     };
@@ -417,23 +434,25 @@ fn cache_pass(ctx: &mut GpuContext, run: &Run, l: usize, n: u64, kernel: Kernel)
     };
     ctx.set_level(remaining);
     let lv = &ctx.levels[l];
-    let [c0, c1, c2, c3] = cache.bound(table);
-    let p = GpuParams {
-        extra: table.len,
-        mode: table.parts.len() as u32,
-        ..params(n, remaining, 0, 0)
-    };
-    if kernel == Kernel::CacheProbe {
-        let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, &ctx.tally];
-        ctx.dispatch(kernel, p, &buffers, n * 12)
-    } else {
-        ctx.dispatch(
-            kernel,
-            p,
-            &[&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3],
-            n * 16,
-        )
+    for group in 0..table.groups() {
+        let [c0, c1, c2, c3] = cache.bound(table, group);
+        let p = GpuParams {
+            extra: table.len,
+            mode: table.parts.len() as u32,
+            first: (CACHE_GROUP * group) as u32,
+            ..params(n, remaining, 0, 0)
+        };
+        // Each thread writes in one group's dispatch at most: the bound is counted once, with the first.
+        let once = u64::from(group == 0);
+        if kernel == Kernel::CacheProbe {
+            let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, &ctx.tally];
+            ctx.dispatch(kernel, p, &buffers, once * n * 12)?;
+        } else {
+            let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3];
+            ctx.dispatch(kernel, p, &buffers, once * n * 16)?;
+        }
     }
+    Ok(())
 }
 
 /// Exclusive prefix sum of the `n` u32 values of `input` from index `first` on into `output` (same

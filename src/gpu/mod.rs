@@ -129,6 +129,7 @@ impl GpuBackend {
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
     pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
         let mut ctx = GpuContext::with_checks(opts.adapter.as_deref(), opts.checked_shaders)?;
+        ctx.table_buffer_bytes = opts.table_buffer_bytes;
         if let Some(mb) = opts.gpu_mem_mb {
             check_budget(&ctx, mb)?;
         }
@@ -178,15 +179,16 @@ impl GpuBackend {
                 },
                 match &ctx.cache {
                     Some(c) => format!(
-                        "{} entries ({} MiB) per remaining depth (buffers × entries): {}",
+                        "{} entries ({} MiB) per remaining depth (buffers × entries each, MiB): {}",
                         c.entries(),
                         c.bytes() >> 20,
                         context::CACHE_DEPTHS
                             .zip(&c.tables)
                             .filter_map(|(r, t)| t.as_ref().map(|t| format!(
-                                "{r}: {} × {}",
+                                "{r}: {} × {} ({:.1})",
                                 t.parts.len(),
-                                t.len
+                                t.len,
+                                t.bytes() as f64 / f64::from(1 << 20)
                             )))
                             .collect::<Vec<_>>()
                             .join(", ")

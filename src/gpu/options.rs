@@ -13,6 +13,10 @@ pub struct GpuOptions {
     pub adapter: Option<String>,
     /// Print backend details (adapter, memory budget) on stderr.
     pub verbose: bool,
+    /// Most bytes of one transposition-table buffer (library only, no flag; None: one maximal storage
+    /// binding). Smaller buffers give each depth more of them, probed and filled one group of four per
+    /// dispatch: tests force many buffers per depth with a few MiB of tables.
+    pub table_buffer_bytes: Option<u64>,
     /// Keep naga's runtime checks in the kernels built without them (`--checked-shaders`).
     pub checked_shaders: bool,
 }
