@@ -1225,16 +1225,7 @@ fn one_total_mode_stays_exact_trusted_and_checked() {
                 max_run_depth,
                 host_plies: 0,
             };
-            let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
-            // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
-            assert_eq!(
-                subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap(),
-                [4_865_609]
-            );
-            assert_eq!(
-                subtree_counts(&mut ctx, &roots, 4, &s).unwrap(),
-                [197_281, 4_085_603]
-            );
+            assert_start5_kiwi4(&mut ctx, &s);
         }
     }
     // Bytes: startpos perft 5 writes levels of 1, 20, 400 and 8,902 positions. Each written position costs 64
@@ -1390,7 +1381,7 @@ fn gpu_mem_and_hash_together_beyond_the_device_are_refused() {
 /// startpos perft 4: 1,576 captures, 469 checks).
 #[test]
 fn levels_are_scanned_in_chunks() {
-    use perftlab::gpu::driver::{subtree_counts, tree_stats, Settings, MAX_RUN_DEPTH};
+    use perftlab::gpu::driver::{tree_stats, Settings, MAX_RUN_DEPTH};
     if gpu("levels_are_scanned_in_chunks").is_none() {
         return;
     }
@@ -1406,14 +1397,7 @@ fn levels_are_scanned_in_chunks() {
                 max_run_depth: MAX_RUN_DEPTH,
                 host_plies: 0,
             };
-            assert_eq!(
-                subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap(),
-                [4_865_609]
-            );
-            assert_eq!(
-                subtree_counts(&mut ctx, &roots, 4, &s).unwrap(),
-                [197_281, 4_085_603]
-            );
+            assert_start5_kiwi4(&mut ctx, &s);
         }
     }
     let s = Settings {
@@ -1465,4 +1449,21 @@ fn level_cap_and_default_budget() {
         6 << 10
     );
     assert_eq!(default_level_budget_mb(&big, DiscreteGpu, None), 4096);
+}
+
+/// Startpos perft 5 alone, then startpos and Kiwipete perft 4 as one batch of roots, through the driver with
+/// settings `s` (CPW "Perft Results": 4,865,609; 197,281 and 4,085,603).
+fn assert_start5_kiwi4(ctx: &mut perftlab::gpu::GpuContext, s: &perftlab::gpu::driver::Settings) {
+    use perftlab::gpu::driver::subtree_counts;
+    let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
+    assert_eq!(
+        subtree_counts(ctx, &roots[..1], 5, s).unwrap(),
+        [4_865_609],
+        "{s:?}"
+    );
+    assert_eq!(
+        subtree_counts(ctx, &roots, 4, s).unwrap(),
+        [197_281, 4_085_603],
+        "{s:?}"
+    );
 }
