@@ -31,6 +31,9 @@
 // 2^31). Every one of the workgroup's 64 threads adds once (threads past `params.n` add a zero count); the
 // thread that sees 63 earlier adds holds the whole sum: atomics on one word are totally ordered, so no barrier
 // is needed (WGSL zero-initialises workgroup memory). A barrier cost 5-10% of the kernel's time on lavapipe.
+// The workgroup's packed (sum << 7 | threads done) of the one-total mode. It starts at 0 because wgpu
+// zero-initialises workgroup memory (`PipelineCompilationOptions::zero_initialize_workgroup_memory`, on by
+// default and left on in src/gpu/context.rs).
 var<workgroup> wg_sum: atomic<u32>;
 
 // Add `v` to the 96-bit accumulator `total[0..3]` (low word first) with 32-bit atomics and carries.

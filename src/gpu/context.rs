@@ -435,6 +435,8 @@ impl GpuContext {
                     entry_point: Some("main"),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: k.constants(),
+                        // leaf2.wgsl's one-total mode relies on zero-initialised workgroup memory (the default).
+                        zero_initialize_workgroup_memory: true,
                         ..Default::default()
                     },
                     cache: None,
