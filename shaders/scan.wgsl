@@ -36,7 +36,10 @@ fn main(
     if i < params.n {
         output[params.first + i] = inclusive - v;
     }
-    if lid == 255u {
+    // Only real blocks: above 65,535 blocks the host lays the workgroups out as a 2D grid whose last row may
+    // hold workgroups past the end, and `block_sums` has exactly one entry per real block (an unguarded
+    // write there could be clamped onto the last real block's sum by a backend without robust buffer access).
+    if lid == 255u && block * 256u < params.n {
         block_sums[block] = inclusive;
     }
 }

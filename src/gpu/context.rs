@@ -437,7 +437,6 @@ impl GpuContext {
                         constants: k.constants(),
                         // leaf2.wgsl's one-total mode relies on zero-initialised workgroup memory (the default).
                         zero_initialize_workgroup_memory: true,
-                        ..Default::default()
                     },
                     cache: None,
                 })
@@ -713,8 +712,13 @@ impl GpuContext {
         if self.info.device_type == wgpu::DeviceType::Cpu {
             crate::limits::check_host_memory("--hash", mb as u64)?;
         }
+        let Some(bytes) = (mb as u64).checked_mul(1 << 20) else {
+            return Err(Error::Usage(format!(
+                "--hash: '{mb}' MiB is more memory than can exist"
+            )));
+        };
         let entry = std::mem::size_of::<super::buffers::GpuCacheEntry>() as u64;
-        self.ensure_cache_entries((mb as u64) << 20 >> entry.trailing_zeros());
+        self.ensure_cache_entries(bytes >> entry.trailing_zeros());
         self.check("creating the transposition tables")
     }
 
