@@ -543,6 +543,33 @@ struct HostNode {
     count: Option<u128>,
 }
 
+/// The index in `level` of the position `key`: with `merge`, the node already there for it (found through
+/// `index`), else a new node made from `setup()` (recorded in `index` when merging).
+fn place(
+    level: &mut Vec<HostNode>,
+    index: &mut hashbrown::HashMap<GpuPos, u32>,
+    merge: bool,
+    key: GpuPos,
+    setup: impl FnOnce() -> Setup,
+) -> u32 {
+    if merge {
+        if let Some(&at) = index.get(&key) {
+            return at;
+        }
+    }
+    level.push(HostNode {
+        key,
+        setup: setup(),
+        kids: Vec::new(),
+        count: None,
+    });
+    let at = level.len() as u32 - 1;
+    if merge {
+        index.insert(key, at);
+    }
+    at
+}
+
 /// The host levels: expand `plies` plies of `roots` on the host, merging transpositions (with `s.merge`: each
 /// distinct position once per level, its multiplicity carried by the parents' child lists), count the distinct
 /// positions of the last host level in GPU runs ([`gpu_counts`]), then add the counts up level by level.
@@ -563,25 +590,7 @@ fn host_counts(
     let mut root_nodes = Vec::with_capacity(roots.len());
     let mut top = Vec::new();
     for (setup, &key) in roots.iter().zip(keys) {
-        let at = if s.merge {
-            *index.entry(key).or_insert_with(|| {
-                top.push(HostNode {
-                    key,
-                    setup: setup.clone(),
-                    kids: Vec::new(),
-                    count: None,
-                });
-                top.len() as u32 - 1
-            })
-        } else {
-            top.push(HostNode {
-                key,
-                setup: setup.clone(),
-                kids: Vec::new(),
-                count: None,
-            });
-            top.len() as u32 - 1
-        };
+        let at = place(&mut top, &mut index, s.merge, key, || setup.clone());
         root_nodes.push(at as usize);
     }
     levels.push(top);
@@ -606,23 +615,8 @@ fn host_counts(
             for m in reference::legal_moves(&node.setup) {
                 let child = reference::play(&node.setup, m);
                 let key = GpuPos::from_setup(&child);
-                let at = match index.get(&key) {
-                    Some(&at) if s.merge => at,
-                    _ => {
-                        next.push(HostNode {
-                            key,
-                            setup: child,
-                            kids: Vec::new(),
-                            count: None,
-                        });
-                        let at = next.len() as u32 - 1;
-                        if s.merge {
-                            index.insert(key, at);
-                        }
-                        at
-                    }
-                };
-                node.kids.push(at);
+                node.kids
+                    .push(place(&mut next, &mut index, s.merge, key, || child));
             }
         }
         levels.push(next);
