@@ -33,9 +33,12 @@
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
+//! - [`retro`]: retro-analysis, proofs that a position is impossible (FIDE 3.10.3): counting arguments and
+//!   retraction of the last move; imports only `types`, `position` and `reference`;
 //! - [`validate`]: validity (FIDE 3.10.3) and [`Checked`], the type of a position perft is defined on;
 //! - [`backend`]: the [`backend::Backend`] trait, CPW detail [`backend::Stats`], the reference backend;
 //! - [`fast`]: the fast CPU backend (bitboards, bulk counting, lock-free hash table, rayon, merging);
+//! - [`proofgame`]: proof games (IDA* on the fast generator) and the reachability verdict;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`suite`]: perft suite files and their runner;
 //! - [`verify`]: the per-node cross-check of two backends' legal move sets;
@@ -62,8 +65,10 @@ pub mod gpu;
 pub mod interrupt;
 pub mod limits;
 pub mod position;
+pub mod proofgame;
 pub mod reference;
 pub mod render;
+pub mod retro;
 pub mod suite;
 pub mod table;
 pub mod types;

@@ -145,6 +145,9 @@ pub enum ValidityWarning {
     },
     /// More pieces than the initial 16 and promotions allow (FIDE 2.2, 3.7.5).
     TooMuchMaterial(Color),
+    /// Proved impossible by retro-analysis ([`crate::retro`], FIDE 3.10.3): the pawn structure needs more
+    /// captures than the opponent has lost units, or (from [`check_retro`]) no legal last move.
+    Impossible(crate::retro::Proof),
 }
 
 impl fmt::Display for ValidityError {
@@ -190,6 +193,7 @@ impl fmt::Display for ValidityWarning {
                     c.name()
                 )
             }
+            ValidityWarning::Impossible(proof) => write!(f, "{proof}"),
         }
     }
 }
@@ -271,6 +275,28 @@ pub fn check(setup: &Setup) -> Validity {
     for color in Color::ALL {
         if too_much_material(setup, color) {
             v.warnings.push(ValidityWarning::TooMuchMaterial(color));
+        }
+    }
+    // FIDE 3.10.3 by counting (crate::retro::proofs): material and bishop colours are the warning above; the
+    // pawn-capture budget is new here. Sound for standard chess and Chess960 alike.
+    v.warnings.extend(
+        crate::retro::proofs::static_proofs(setup)
+            .into_iter()
+            .filter(|p| p.kind == crate::retro::ProofKind::PawnCaptures)
+            .map(ValidityWarning::Impossible),
+    );
+    v
+}
+
+/// [`check`], then retraction of the last move to `opts.plies` plies ([`crate::retro::retract`], FIDE 3.10.3):
+/// a position whose side that just moved has no legal last move gets an [`ValidityWarning::Impossible`]
+/// warning. Costlier than [`check`] (each ply multiplies the work), so asked for explicitly (`analyze`,
+/// `reachable`, `suite --check-reachability`).
+pub fn check_retro(setup: &Setup, opts: crate::retro::RetroOptions) -> Validity {
+    let mut v = check(setup);
+    if v.is_ok() && v.warnings.is_empty() {
+        if let Some(p) = crate::retro::retract::retract(setup, opts) {
+            v.warnings.push(ValidityWarning::Impossible(p));
         }
     }
     v

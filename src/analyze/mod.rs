@@ -79,6 +79,54 @@ pub struct Analysis {
     pub claimable: Vec<Claim>,
     /// How often the position has appeared in the given history (this time included).
     pub repetitions: usize,
+    // --- reachability (issue 19, FIDE 3.10.3) ---
+    /// Reachable by a legal game? A cheap verdict: the static proofs, one ply of retraction and a proof-game
+    /// search of at most [`REACH_PLIES`] plies (`perftlab reachable` goes further). `None` for an invalid
+    /// position.
+    pub reachability: Option<Reachability>,
+}
+
+/// The reachability verdict of [`Analysis`] (`"reachability": {"result", "proof", "game"}` in JSON).
+#[derive(Clone, Debug, Serialize)]
+pub struct Reachability {
+    /// `reachable`, `impossible` or `undetermined`.
+    pub result: &'static str,
+    /// The proof of impossibility, or why the question stays open.
+    pub proof: Option<String>,
+    /// A shortest game (UCI) from the initial position, when one was found.
+    pub game: Option<Vec<String>>,
+}
+
+/// Longest proof game `analyze` tries (plies), and its node budget.
+pub const REACH_PLIES: u32 = 6;
+const REACH_NODES: u64 = 200_000;
+
+/// The cheap reachability verdict of `analyze` (see [`Analysis::reachability`]).
+pub fn reachability(setup: &Setup, chess960: bool) -> Reachability {
+    use crate::proofgame::{decide, DecideOptions, Limits, Verdict};
+    let opts = DecideOptions {
+        limits: Limits {
+            max_plies: REACH_PLIES,
+            max_nodes: REACH_NODES,
+        },
+        retro_plies: 1,
+        chess960,
+        from: None,
+    };
+    let v = decide(setup, &opts);
+    let c960 = chess960 || setup.needs_chess960_notation();
+    Reachability {
+        result: v.name(),
+        proof: match &v {
+            Verdict::Impossible(p) => Some(p.to_string()),
+            Verdict::Undetermined(r) => Some(r.clone()),
+            Verdict::Reachable(_) => None,
+        },
+        game: match &v {
+            Verdict::Reachable(g) => Some(g.moves.iter().map(|m| m.to_uci(c960)).collect()),
+            _ => None,
+        },
+    }
 }
 
 /// The key of FIDE 9.2.3: same player to move, same pieces on the same squares, same possible moves (castling
@@ -240,10 +288,12 @@ pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
         outcome: None,
         claimable: Vec::new(),
         repetitions: 0,
+        reachability: None,
     };
     if !a.valid {
         return a;
     }
+    a.reachability = Some(reachability(setup, chess960));
     let pos = reference::Mailbox::from_setup(setup);
     let mut checkers = pos.checkers();
     checkers.sort();

@@ -69,6 +69,14 @@ fn print_text(a: &Analysis) {
         .collect();
     println!("claimable:    {}", claims.join(" "));
     println!("repetitions:  {}", a.repetitions);
+    if let Some(r) = &a.reachability {
+        let detail = match (&r.game, &r.proof) {
+            (Some(g), _) => format!(" by {}", g.join(" ")),
+            (None, Some(p)) => format!(" ({p})"),
+            (None, None) => String::new(),
+        };
+        println!("reachability: {}{detail}", r.result);
+    }
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<i32> {

@@ -12,6 +12,7 @@ mod dist;
 mod perft;
 mod perftree;
 mod pictures;
+mod reachable;
 mod stress;
 mod suite;
 mod table;
@@ -66,6 +67,9 @@ pub(crate) enum Command {
     Status(dist::StatusArgs),
     /// Check every shard's result and sum multiplicity × result (printed like `perft`).
     Merge(dist::MergeArgs),
+    /// Is a position reachable by a legal game (FIDE 3.10.3)? A proof game, a proof of impossibility, or
+    /// undetermined; one --fen or a file of FENs.
+    Reachable(reachable::ReachableArgs),
 }
 
 /// Where the position comes from.
@@ -370,6 +374,7 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::RunUnit(a) => dist::run_unit(a),
         Command::Status(a) => dist::status(a),
         Command::Merge(a) => dist::merge(a),
+        Command::Reachable(a) => reachable::run(a),
     }
 }
 

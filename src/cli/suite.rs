@@ -32,10 +32,19 @@ pub struct SuiteArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Warn (stderr; `impossible` in --json) about positions proved impossible by retro-analysis (FIDE
+    /// 3.10.3); they are still counted.
+    #[arg(long)]
+    check_reachability: bool,
 }
 
 pub fn run(a: SuiteArgs) -> Result<i32> {
     let entries = suite::load(&a.file)?;
+    let impossible = if a.check_reachability {
+        Some(super::reachable::check_suite(&a.file, &entries))
+    } else {
+        None
+    };
     let backend = a.backend.create()?;
     a.pictures.create_files()?;
     let start = Instant::now();
@@ -54,9 +63,7 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
-        println!(
-            "{}",
-            json!({
+        let mut out = json!({
                 "file": a.file.display().to_string(),
                 "backend": backend.name(),
                 "positions": entries.len(),
@@ -66,8 +73,11 @@ pub fn run(a: SuiteArgs) -> Result<i32> {
                 "nodes": report.nodes,
                 "seconds": seconds,
                 "failures": report.failures,
-            })
-        );
+        });
+        if let Some(list) = impossible {
+            out["impossible"] = json!(list);
+        }
+        println!("{out}");
     } else {
         for f in &report.failures {
             match (&f.actual, &f.error) {
