@@ -154,7 +154,8 @@ pub(crate) struct BackendArgs {
     /// Do not merge transpositions (to measure or test merging).
     #[arg(long)]
     pub no_merge: bool,
-    /// GPU adapter: a name substring or an index from `perftlab devices` (or env PERFTLAB_ADAPTER).
+    /// GPU adapter: a name substring or an index from `perftlab devices`; several: `all` or a list (`0,1`),
+    /// one thread each; `env:VAR`: the GPU index in $VAR (e.g. CUDA_VISIBLE_DEVICES) (or env PERFTLAB_ADAPTER).
     #[arg(long)]
     pub adapter: Option<String>,
     /// Print backend details on stderr.
