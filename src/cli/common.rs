@@ -163,6 +163,10 @@ pub(super) struct Summary {
     pub engine_errors: Vec<String>,
     pub nodes: u128,
     pub failures: Vec<Comparison>,
+    /// Extra fields of each failure's JSON object, by failure (`stress`: its index, seed and position kind).
+    pub failure_notes: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Extra top-level JSON fields (`stress`: `time_to_first_failure`, `kinds`, ...).
+    pub notes: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Summary {
@@ -189,7 +193,7 @@ impl Summary {
 
     /// The summary as one JSON object.
     pub fn to_json(&self) -> serde_json::Value {
-        json!({
+        let mut v = json!({
             // Only when every position was compared and agreed: not with engine errors or skips.
             "agree": self.failures.is_empty() && self.engine_errors.is_empty() && self.skipped == 0,
             "positions": self.compared,
@@ -199,7 +203,18 @@ impl Summary {
             "nodes": self.nodes,
             "by_kind": self.by_kind(),
             "failures": self.failures,
-        })
+        });
+        if let Some(list) = v["failures"].as_array_mut() {
+            for (f, notes) in list.iter_mut().zip(&self.failure_notes) {
+                if let Some(obj) = f.as_object_mut() {
+                    obj.extend(notes.clone());
+                }
+            }
+        }
+        if let Some(obj) = v.as_object_mut() {
+            obj.extend(self.notes.clone());
+        }
+        v
     }
 
     /// After each position: what an interruption (SIGINT/SIGTERM) prints, the JSON summary so far with

@@ -47,7 +47,8 @@ pub(crate) enum Command {
     /// Compare an external engine's divide (UCI `go perft` or a perftree script) and drill down to the
     /// minimal failing position.
     Compare(compare::CompareArgs),
-    /// Compare an external engine on random reachable positions and group failures by move kind.
+    /// Compare an external engine on rule-directed positions (e.p., castling, Chess960, promotions, checks,
+    /// pins, mates, clocks, dead material, suites), then random playouts; group failures by move kind.
     Stress(stress::StressArgs),
     /// Behave as a perftree script: `perftlab perftree DEPTH FEN [MOVES]`.
     Perftree(perftree::PerftreeArgs),

@@ -5,12 +5,15 @@
 //! - `drill`: the divide diff and the drill-down to the minimal failing position ([`compare`], [`Request`],
 //!   [`Comparison`] with an optional [`Failure`]);
 //! - `classify`: which kind of rule a failing move exercises ([`FailureKind`]);
+//! - [`kinds`]: rule-directed positions for `stress` (e.p. pins, castling, Chess960, promotions, checks, ...),
+//!   dealt before random playouts;
 //! - [`random`]: random reachable positions for `stress`;
 //! - `total`: [`TotalOnlyEngine`], a UCI engine whose perft command prints only a total.
 
 mod classify;
 mod drill;
 mod engine;
+pub mod kinds;
 pub mod random;
 mod script;
 mod total;
