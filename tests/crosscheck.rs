@@ -276,10 +276,17 @@ fn a_bad_fen_is_a_failure_not_a_panic() {
         }))
     );
     // A field that is wrong: the field and its text.
-    let r = check_tree(&mut Shakmaty, "8/8/8/8/8/8/8/4K2k w KX - 0 1", &Options::default());
+    let r = check_tree(
+        &mut Shakmaty,
+        "8/8/8/8/8/8/8/4K2k w KX - 0 1",
+        &Options::default(),
+    );
     match &r.failures[0].root_error {
         Some(RootError::Fen(perftlab::FenError::Invalid { field, text, .. })) => {
-            assert_eq!((*field, text.as_str()), (perftlab::FenField::Castling, "KX"))
+            assert_eq!(
+                (*field, text.as_str()),
+                (perftlab::FenField::Castling, "KX")
+            )
         }
         other => panic!("{other:?}"),
     }
