@@ -179,7 +179,7 @@ fn split_epd(line: &str) -> Option<(String, String)> {
 /// Read and parse a suite file; `-` reads standard input.
 ///
 /// # Errors
-/// [`Error::Usage`] when the file cannot be read or a line is malformed.
+/// [`Error::Io`] with the path when the file cannot be read; [`Error::Usage`] when a line is malformed.
 pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
     if path == Path::new("-") {
         let mut text = String::new();
@@ -188,8 +188,10 @@ pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
         return parse("-", &text);
     }
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("cannot read suite file '{name}': {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let message = format!("cannot read suite file '{name}': {e}");
+        Error::io(path, e, message)
+    })?;
     parse(&name, &text)
 }
 

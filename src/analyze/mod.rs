@@ -15,13 +15,14 @@
 //! Repetition is judged over the history given (the root position and the positions after each move of
 //! `--moves`); positions before the root are unknown.
 
-pub mod san;
+pub use crate::line::{play_line, Line};
+/// SAN now lives in the rules layer ([`crate::san`]); re-exported here for older paths.
+pub use crate::san;
 
-use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;
-use crate::types::{Color, Move, MoveKind, Role, Square};
-use crate::validate::{self, Checked};
+use crate::types::{Color, MoveKind, Role, Square};
+use crate::validate;
 use serde::Serialize;
 
 /// How the game has ended, if it has (FIDE 5.1.1, 5.2.1, 5.2.2, 9.6).
@@ -215,56 +216,6 @@ pub fn insufficient_material(setup: &Setup) -> bool {
         }
     }
     minors <= 1 || (knights == 0 && !(bishop_colours[0] && bishop_colours[1]))
-}
-
-/// A line of play: the moves and every position they pass through.
-#[derive(Clone, Debug)]
-pub struct Line {
-    /// The moves played.
-    pub moves: Vec<Move>,
-    /// The positions, the root first and the position after the last move last (one more than `moves`).
-    pub positions: Vec<Checked>,
-}
-
-impl Line {
-    /// The empty line at `root`.
-    pub fn new(root: Checked) -> Line {
-        Line {
-            moves: Vec::new(),
-            positions: vec![root],
-        }
-    }
-
-    /// The position the line ends in.
-    pub fn end(&self) -> &Checked {
-        self.positions.last().expect("a line holds its root")
-    }
-}
-
-/// The one move-line player of `analyze`, `compare` and `perftree`: play `moves` (each UCI in either
-/// castling notation, or SAN) from `root`.
-///
-/// # Errors
-/// [`Error::Usage`] naming `--moves`, the move number, its text and the position when a move is not legal.
-pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
-    let mut line = Line::new(root.clone());
-    for (i, text) in moves.iter().enumerate() {
-        let cur = line.end();
-        let legal = cur.legal_moves();
-        let m = Move::find_uci(&legal, text)
-            .or_else(|| san::parse_san(cur, &legal, text))
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "--moves: move {} '{text}' is not a legal move (UCI or SAN) in '{}'",
-                    i + 1,
-                    cur.to_fen()
-                ))
-            })?;
-        let next = cur.play(m)?;
-        line.moves.push(m);
-        line.positions.push(next);
-    }
-    Ok(line)
 }
 
 /// Analyse the last position of `history` (the positions of the game so far, oldest first).

@@ -3,7 +3,6 @@
 
 use super::PositionArgs;
 use crate::analyze::{self, Analysis};
-use crate::compare;
 use crate::error::{Error, Result};
 use crate::validate::Checked;
 use clap::Args;
@@ -81,7 +80,7 @@ fn print_text(a: &Analysis) {
 
 pub fn run(a: AnalyzeArgs) -> Result<i32> {
     let root = a.position.setup()?;
-    let moves = compare::split_moves(&a.moves);
+    let moves = crate::line::split_moves(&a.moves);
     let chess960 = a.position.chess960_for(&root);
     // An invalid position can be analysed (it is reported as such), but no move can be played from it.
     let history = if moves.is_empty() {
@@ -89,7 +88,7 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
     } else {
         let start = Checked::new(root)
             .map_err(|e| Error::Usage(format!("--moves: cannot play moves from the {e}")))?;
-        let line = analyze::play_line(&start, &moves)?;
+        let line = crate::line::play_line(&start, &moves)?;
         line.positions
             .into_iter()
             .map(Checked::into_setup)

@@ -4,9 +4,9 @@
 use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolArg, Summary};
 use super::pictures::{self, PictureArgs};
 use super::{BackendArgs, PositionArgs};
-use crate::analyze::{play_line, Line};
 use crate::compare::{self, Request};
 use crate::error::{Error, Result};
+use crate::line::{play_moves, Line};
 use crate::render::report::Report;
 use crate::suite;
 use crate::validate::Checked;
@@ -164,7 +164,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     }
     let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
-    let line = play_line(&root, &compare::split_moves(&a.moves))?;
+    let line = play_moves(&root, &a.moves)?;
     let mut engine = compare::start_with_perft_command(
         protocol,
         &a.engine,

@@ -2,9 +2,7 @@
 //! [`crate::dist::units`]).
 
 use super::{BackendArgs, PositionArgs};
-use crate::analyze::play_line;
-use crate::backend::Detail;
-use crate::compare;
+use crate::backend::{Column, Detail};
 use crate::dist::units::{self, PlanOptions, RunUnitOptions};
 use crate::dist::work;
 use crate::error::{Error, Result};
@@ -97,8 +95,8 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
-    let moves = compare::split_moves(&a.moves);
-    let root = play_line(&given, &moves)?.end().clone();
+    let moves = crate::line::split_moves(&a.moves);
+    let root = crate::line::play_line(&given, &moves)?.end().clone();
     let engine = a.backend.create()?;
     let o = PlanOptions {
         root,
@@ -263,7 +261,7 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
         work::json_fields(&m.totals, &mut obj);
         println!("{}", Value::Object(obj));
     } else {
-        work::print_text(&m.totals);
+        print_totals(&m.totals);
         eprintln!(
             "merged {} result files of {} shards ({}); {} shards cross-checked by two or more agreeing runs",
             m.files,
@@ -276,4 +274,26 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
         eprintln!("note: {n}");
     }
     Ok(0)
+}
+
+/// Print deep-run totals as `perft` does: divide lines and a blank line, statistics lines (the columns in `perft`'s
+/// order, labels padded alike), `Nodes searched: N`.
+pub(super) fn print_totals(t: &work::Totals) {
+    if let Some(d) = &t.divide {
+        for (m, n) in d {
+            println!("{m}: {n}");
+        }
+        println!();
+    }
+    if let Some(s) = &t.stats {
+        let cols: Vec<Column> = Column::ALL
+            .into_iter()
+            .filter(|c| s.contains_key(c.key()))
+            .collect();
+        let width = cols.iter().map(|c| c.label().len()).max().unwrap_or(0) + 1;
+        for c in cols {
+            println!("{:<width$} {}", c.label(), s[c.key()]);
+        }
+    }
+    println!("Nodes searched: {}", t.nodes);
 }

@@ -13,6 +13,7 @@ mod perft;
 mod perftree;
 mod pictures;
 mod reachable;
+mod signals;
 mod stress;
 mod suite;
 mod table;
@@ -117,17 +118,13 @@ impl PositionArgs {
     }
 
     /// The checked position after `moves` (UCI or SAN, each value may hold several moves separated by
-    /// spaces), played by the one move-line player ([`crate::analyze::play_line`]).
+    /// spaces), played by the one move-line player ([`crate::line::play_moves`]).
     ///
     /// # Errors
     /// As [`PositionArgs::checked`]; [`Error::Usage`] naming `--moves` for a move that is not legal.
     pub fn checked_after(&self, moves: &[String]) -> Result<Checked> {
         let root = self.checked()?;
-        if moves.is_empty() {
-            return Ok(root);
-        }
-        let line = crate::analyze::play_line(&root, &crate::compare::split_moves(moves))?;
-        Ok(line.end().clone())
+        Ok(crate::line::play_moves(&root, moves)?.end().clone())
     }
 
     /// Whether moves are shown in Chess960 notation for this position.
@@ -249,7 +246,7 @@ pub fn main() -> i32 {
         return 2;
     }
     exit_on_write_errors();
-    crate::interrupt::install();
+    signals::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -109,7 +109,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             }
             println!("{}", Value::Object(obj));
         } else {
-            work::print_text(&totals);
+            super::dist::print_totals(&totals);
             eprintln!(
                 "{} depth {}: {seconds:.3} s, {:.1} M nodes/s (and {setup_seconds:.3} s before counting: \
                  backend start, hash table allocation)",

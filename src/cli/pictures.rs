@@ -4,10 +4,10 @@
 
 use super::common::Summary;
 use super::write_file;
-use crate::analyze::play_line;
 use crate::backend::Backend;
 use crate::compare::{Comparison, Engine};
 use crate::error::{Error, Result};
+use crate::line::play_line;
 use crate::position::Setup;
 use crate::render::board::{board_svg, Marks};
 use crate::render::report::{self, Failure, Report};

@@ -26,10 +26,4 @@ pub use script::ScriptEngine;
 pub use total::{start_with_perft_command, TotalOnlyEngine};
 pub use uci::UciEngine;
 
-/// Split `--moves` values that hold several moves separated by spaces.
-pub fn split_moves(moves: &[String]) -> Vec<String> {
-    moves
-        .iter()
-        .flat_map(|m| m.split_whitespace().map(str::to_string))
-        .collect()
-}
+pub use crate::line::split_moves;
