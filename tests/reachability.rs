@@ -130,9 +130,23 @@ fn each_kind_of_proof_and_its_reachable_twin() {
     }
 }
 
+/// What a random game played (for the report of the soundness test).
+#[derive(Default, Debug)]
+struct Played {
+    captures: u64,
+    promotions: u64,
+    underpromotions: u64,
+    en_passant: u64,
+    castling: u64,
+}
+
 /// A random legal game's positions, with moves drawn to favour captures, promotions (all four pieces),
 /// e.p. and castling, and to keep castling rights late (king and rook moves other than castling are rare).
 fn random_game(rng: &mut Rng, start: Setup, plies: u32) -> Vec<Setup> {
+    random_game_counted(rng, start, plies, &mut Played::default())
+}
+
+fn random_game_counted(rng: &mut Rng, start: Setup, plies: u32, played: &mut Played) -> Vec<Setup> {
     let mut pos = start;
     let mut out = vec![pos.clone()];
     for _ in 0..plies {
@@ -146,7 +160,7 @@ fn random_game(rng: &mut Rng, start: Setup, plies: u32) -> Vec<Setup> {
                 MoveKind::Castling | MoveKind::EnPassant => 60,
                 MoveKind::Promotion => 30,
                 MoveKind::Normal if pos.piece_at(m.to()).is_some() => 12,
-                MoveKind::Normal if moving.role == Role::Pawn => 4,
+                MoveKind::Normal if moving.role == Role::Pawn => 6,
                 MoveKind::Normal if matches!(moving.role, Role::King | Role::Rook) => 1,
                 MoveKind::Normal => 3,
             }
@@ -165,6 +179,22 @@ fn random_game(rng: &mut Rng, start: Setup, plies: u32) -> Vec<Setup> {
                 }
             })
             .unwrap();
+        match m.kind() {
+            MoveKind::Promotion => {
+                played.promotions += 1;
+                if m.promotion_role() != Some(Role::Queen) {
+                    played.underpromotions += 1;
+                }
+            }
+            MoveKind::EnPassant => played.en_passant += 1,
+            MoveKind::Castling => played.castling += 1,
+            MoveKind::Normal => {}
+        }
+        if m.kind() == MoveKind::EnPassant
+            || (m.kind() != MoveKind::Castling && pos.piece_at(m.to()).is_some())
+        {
+            played.captures += 1;
+        }
         pos = reference::play(&pos, m);
         out.push(pos.clone());
     }
@@ -183,7 +213,8 @@ fn positions_from_random_games_are_never_called_impossible() {
     let games = env_count("PERFTLAB_REACH_GAMES", 24);
     let mut rng = Rng::new(19);
     let starts960 = proofgame::chess960_starts();
-    let (mut checked, mut promotions, mut ep) = (0u64, 0u64, 0u64);
+    let mut checked = 0u64;
+    let mut played = Played::default();
     for g in 0..games {
         let chess960 = g % 3 == 2;
         let start = if chess960 {
@@ -191,7 +222,10 @@ fn positions_from_random_games_are_never_called_impossible() {
         } else {
             Setup::startpos()
         };
-        for (i, pos) in random_game(&mut rng, start, 160).iter().enumerate() {
+        for (i, pos) in random_game_counted(&mut rng, start, 160, &mut played)
+            .iter()
+            .enumerate()
+        {
             // Retraction of two plies on every fourth position, one ply on the others.
             let plies = if i % 4 == 0 { 2 } else { 1 };
             let opts = RetroOptions { plies, chess960 };
@@ -208,25 +242,14 @@ fn positions_from_random_games_are_never_called_impossible() {
                 v.warnings
             );
             checked += 1;
-            let extra = |c: Color| {
-                Square::all()
-                    .filter(|&s| {
-                        pos.piece_at(s)
-                            .is_some_and(|p| p.color == c && p.role != Role::Pawn)
-                    })
-                    .count()
-            };
-            if extra(Color::White) + extra(Color::Black) > 16 {
-                promotions += 1;
-            }
-            if pos.ep_square.is_some() {
-                ep += 1;
-            }
         }
     }
-    eprintln!(
-        "{checked} positions from {games} random games checked ({promotions} with more pieces than the \
-         initial set, {ep} with an e.p. square): none called impossible"
+    eprintln!("{checked} positions from {games} random games checked, none called impossible; the games played {played:?}");
+    assert!(
+        played.promotions > 0
+            && played.underpromotions > 0
+            && played.en_passant > 0
+            && played.castling > 0
     );
     assert!(checked > 1000 || games < 24);
 }
@@ -423,6 +446,71 @@ fn chess960_start_from_castling_rights() {
     };
     assert_eq!(g.start.board, start.board);
     assert_eq!(g.moves.len(), 2);
+}
+
+#[test]
+fn analyze_and_suite_show_the_verdict() {
+    let run = |args: &[&str]| {
+        let out = perftlab().args(args).output().unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, _) = run(&["analyze", "--moves", "e4", "e5", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["reachability"]["result"], "reachable");
+    assert_eq!(
+        v["reachability"]["game"],
+        serde_json::json!(["e2e4", "e7e5"])
+    );
+    let impossible = "rnbqkbnr/pppppppp/8/5P2/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
+    let (_, out, _) = run(&["analyze", "--fen", impossible, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["reachability"]["result"], "impossible");
+    assert!(v["reachability"]["proof"]
+        .as_str()
+        .unwrap()
+        .contains("captures"));
+    assert!(v["warnings"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("impossible_pawn_captures"));
+    // A suite with one impossible entry: counted as usual, and warned about.
+    let (_, nodes, _) = run(&[
+        "perft",
+        "--fen",
+        impossible,
+        "--depth",
+        "1",
+        "--backend",
+        "reference",
+    ]);
+    let nodes = nodes
+        .trim()
+        .trim_start_matches("Nodes searched: ")
+        .to_string();
+    let suite = temp_file(
+        "reach-suite.epd",
+        &format!("{impossible} ;D1 {nodes}\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20\n"),
+    );
+    let (code, out, err) = run(&[
+        "suite",
+        suite.to_str().unwrap(),
+        "--check-reachability",
+        "--json",
+        "--quiet",
+        "--backend",
+        "reference",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("impossible position"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["passed"], 2);
+    assert_eq!(v["impossible"].as_array().unwrap().len(), 1);
+    assert_eq!(v["impossible"][0]["line"], 1);
 }
 
 #[test]

@@ -377,9 +377,9 @@ pub fn chess960_starts() -> Vec<Setup> {
             return;
         }
         let mut s = Setup::startpos();
-        for f in 0..8 {
-            s.board[f] = Some(Piece::new(Color::White, p[f]));
-            s.board[56 + f] = Some(Piece::new(Color::Black, p[f]));
+        for (f, &role) in p.iter().enumerate() {
+            s.board[f] = Some(Piece::new(Color::White, role));
+            s.board[56 + f] = Some(Piece::new(Color::Black, role));
         }
         let mut rights = CastlingRights::NONE;
         for c in Color::ALL {

@@ -220,7 +220,7 @@ fn goal_cost(color: Color, f0: u8, goal: Goal, blocked: u64) -> (i32, Square) {
             if rel <= 5 {
                 // No blocked square below the enemy's pawn rank: the closed form of `captures_to_rank`.
                 let df = (sq.file() as i32 - f0 as i32).abs();
-                return (if df <= rel as i32 - 1 { df } else { INF }, sq);
+                return (if df < rel as i32 { df } else { INF }, sq);
             }
             (
                 captures_to_rank(color, f0, rel, blocked)[sq.file() as usize],
@@ -282,11 +282,10 @@ fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> 
         if i >= n || dp[mask] >= INF {
             continue;
         }
-        for f0 in 0..8 {
+        for (f0, &(c, _)) in cost[i].iter().enumerate() {
             if mask >> f0 & 1 != 0 {
                 continue;
             }
-            let c = cost[i][f0].0;
             if c >= INF {
                 continue;
             }
