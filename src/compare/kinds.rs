@@ -283,11 +283,11 @@ fn attempt(kind: Kind, rng: &mut Rng, round: u64) -> Option<Checked> {
     let (mut s, fill) = match kind {
         Kind::Ep => (ep_motif(rng, round % 7)?, 6),
         Kind::Castling => (castling_motif(rng)?, 6),
-        Kind::Chess960 => (chess960_motif(rng, round % 4 == 0)?, 3),
+        Kind::Chess960 => (chess960_motif(rng, round.is_multiple_of(4))?, 3),
         Kind::Promotion => (promotion_motif(rng, round % 5)?, 5),
         Kind::Check => (check_motif(rng, round % 5)?, 6),
         Kind::Pin => (pin_motif(rng)?, 6),
-        Kind::End => (end_motif(rng, round % 2 == 0)?, 0),
+        Kind::End => (end_motif(rng, round.is_multiple_of(2))?, 0),
         Kind::Clock => (clock_motif(rng, round % 4), 0),
         Kind::Material => (material_motif(rng, round % 9)?, 0),
         Kind::Suite | Kind::Random => unreachable!("not directed"),
