@@ -1747,3 +1747,71 @@ fn wgpu_backend_env_narrows_the_adapters() {
         );
     }
 }
+
+/// Work units on the GPU, one GPU picked per shard from the scheduler's environment (`--adapter
+/// env:CUDA_VISIBLE_DEVICES`, as under Slurm's `--gpus-per-task=1`): start position perft 5 planned in 3
+/// shards at ply 2, each shard run with the variable set to "0", merged exactly (CPW: 4,865,609), each result
+/// naming the gpu backend; the variable unset is refused (exit 2) before any result is written.
+#[test]
+fn work_units_pick_a_gpu_per_shard_from_the_environment() {
+    if gpu("work_units_pick_a_gpu_per_shard").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("perftlab-gpu-units-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = perftlab(&[
+        "plan",
+        "--startpos",
+        "--depth",
+        "5",
+        "--split-depth",
+        "2",
+        "--shards",
+        "3",
+        "--out",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let unit = |shard: &str, env: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_perftlab"));
+        c.args([
+            "run-unit",
+            d,
+            "--shard",
+            shard,
+            "--backend",
+            "gpu",
+            "--adapter",
+            "env:CUDA_VISIBLE_DEVICES",
+            "--quiet",
+        ])
+        .env("NODEVICE_SELECT", "1");
+        match env {
+            Some(v) => c.env("CUDA_VISIBLE_DEVICES", v),
+            None => c.env_remove("CUDA_VISIBLE_DEVICES"),
+        };
+        c.output().unwrap()
+    };
+    let out = unit("0", None);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("CUDA_VISIBLE_DEVICES"),
+        "{out:?}"
+    );
+    assert!(!dir.join("results/shard-00000.json").exists());
+    for shard in ["0", "1", "2"] {
+        let out = unit(shard, Some("0"));
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("results/shard-0000{shard}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["backend"], "gpu", "{r}");
+    }
+    let out = perftlab(&["merge", d, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 4_865_609);
+    let _ = std::fs::remove_dir_all(&dir);
+}

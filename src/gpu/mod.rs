@@ -11,7 +11,9 @@
 //! - [`report`]: the work report (`gpu` object of `perft --json`);
 //! - `options`: [`GpuOptions`].
 //!
-//! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128.
+//! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128. Several adapters
+//! (`--adapter all` or a list) share each count's host-level positions, one thread each
+//! ([`driver::pool_counts`]); the report lists each adapter's runs and positions.
 //!
 //! # Facts about wgpu/naga 30 and lavapipe this design rests on
 //! (the measurements behind them: `docs/gpu-notes.md`;
