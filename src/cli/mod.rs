@@ -7,6 +7,7 @@ mod analyze;
 mod bench;
 mod common;
 mod compare;
+mod dead;
 mod devices;
 mod dist;
 mod perft;
@@ -66,6 +67,8 @@ pub(crate) enum Command {
     Status(dist::StatusArgs),
     /// Check every shard's result and sum multiplicity × result (printed like `perft`).
     Merge(dist::MergeArgs),
+    /// Decide whether each side can still checkmate (FIDE 1.5 dead positions, 6.9 flag-fall), with proofs.
+    Dead(dead::DeadArgs),
 }
 
 /// Where the position comes from.
@@ -370,6 +373,7 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::RunUnit(a) => dist::run_unit(a),
         Command::Status(a) => dist::status(a),
         Command::Merge(a) => dist::merge(a),
+        Command::Dead(a) => dead::run(a),
     }
 }
 
