@@ -5,7 +5,8 @@
 //! - FIDE 5.1.1: checkmate ends the game;
 //! - FIDE 5.2.1: stalemate ends the game in a draw;
 //! - FIDE 5.2.2 (and 1.5): a dead position, where no series of legal moves can mate, ends the game in a draw;
-//!   detected here for insufficient material (K v K, K+N v K, K and bishops all on squares of one colour);
+//!   detected here for insufficient material (K v K, K+N v K, K and bishops all on squares of one colour), and
+//!   decided in general, per side and with a proof, by [`dead`] (also FIDE 6.9);
 //! - FIDE 9.2: a draw may be claimed when the same position has appeared at least three times;
 //! - FIDE 9.3: a draw may be claimed after 50 moves by each player without a pawn move or capture;
 //! - FIDE 9.6.1: the game is drawn when the same position has appeared at least five times;
@@ -18,6 +19,7 @@
 pub use crate::line::{play_line, Line};
 /// SAN now lives in the rules layer ([`crate::san`]); re-exported here for older paths.
 pub use crate::san;
+pub mod dead;
 
 use crate::position::Setup;
 use crate::reference;
@@ -39,6 +41,8 @@ pub enum Outcome {
     SeventyfiveMoves,
     /// FIDE 9.6.1: the same position for at least the fifth time.
     FivefoldRepetition,
+    /// FIDE 1.5, 5.2.2: neither side can checkmate by any series of legal moves, proved by [`dead`].
+    DeadPosition,
 }
 
 /// A draw the player to move may claim (FIDE 9.2, 9.3).
@@ -85,6 +89,11 @@ pub struct Analysis {
     /// search of at most [`REACH_PLIES`] plies (`perftlab reachable` goes further). `None` for an invalid
     /// position.
     pub reachability: Option<Reachability>,
+    // --- FIDE 1.5 dead positions (issue 18): the fields and the function below form one block. ---
+    /// Both sides' winnability and the FIDE 1.5 verdict (`winnable`, `dead`, `dead_reason` in JSON), when
+    /// [`add_dead_position`] was called.
+    #[serde(flatten)]
+    pub dead_position: Option<dead::DeadReport>,
 }
 
 /// The reachability verdict of [`Analysis`] (`"reachability": {"result", "proof", "game"}` in JSON).
@@ -128,6 +137,15 @@ pub fn reachability(setup: &Setup, chess960: bool) -> Reachability {
             _ => None,
         },
     }
+}
+
+/// Attach both sides' winnability ([`dead::dead_report`]) to `a`; a proved dead position becomes the outcome
+/// [`Outcome::DeadPosition`] unless the game has ended otherwise already (FIDE 1.5, 5.2.2).
+pub fn add_dead_position(a: &mut Analysis, report: dead::DeadReport) {
+    if a.outcome.is_none() && report.dead == Some(true) {
+        a.outcome = Some(Outcome::DeadPosition);
+    }
+    a.dead_position = Some(report);
 }
 
 /// The key of FIDE 9.2.3: same player to move, same pieces on the same squares, same possible moves (castling
@@ -240,6 +258,7 @@ pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
         claimable: Vec::new(),
         repetitions: 0,
         reachability: None,
+        dead_position: None,
     };
     if !a.valid {
         return a;

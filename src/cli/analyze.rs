@@ -76,6 +76,27 @@ fn print_text(a: &Analysis) {
         };
         println!("reachability: {}{detail}", r.result);
     }
+    if let Some(d) = &a.dead_position {
+        // FIDE 1.5 / 6.9 (issue 18): each side's verdict with its proof.
+        for (side, r) in [("white", &d.winnable.white), ("black", &d.winnable.black)] {
+            let detail = match (&r.helpmate, &r.reason) {
+                (Some(h), _) if h.is_empty() => "the other side is checkmated".to_string(),
+                (Some(h), _) => format!("helpmate {}", h.join(" ")),
+                (None, Some(reason)) => reason.clone(),
+                (None, None) => String::new(),
+            };
+            println!(
+                "{side} can mate: {} ({detail}; {} nodes)",
+                r.result, r.nodes
+            );
+        }
+        let dead = match d.dead {
+            Some(true) => format!("yes ({})", d.dead_reason.as_deref().unwrap_or("")),
+            Some(false) => "no".to_string(),
+            None => "undetermined".to_string(),
+        };
+        println!("dead position: {dead}");
+    }
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<i32> {
@@ -94,7 +115,12 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
             .map(Checked::into_setup)
             .collect()
     };
-    let analysis = analyze::analyze(&history, chess960);
+    let mut analysis = analyze::analyze(&history, chess960);
+    // FIDE 1.5 / 6.9 (issue 18): both sides' winnability, default limits (500,000 nodes, 1 s per side).
+    if let Ok(end) = Checked::new(history.last().expect("not empty").clone()) {
+        let report = analyze::dead::dead_report(&end, &Default::default(), chess960)?;
+        analyze::add_dead_position(&mut analysis, report);
+    }
     if let Some(path) = &a.svg {
         let marks = crate::render::board::Marks {
             last_move: moves.last().and_then(|_| {

@@ -7,6 +7,7 @@ mod analyze;
 mod bench;
 mod common;
 mod compare;
+mod dead;
 mod devices;
 mod dist;
 mod perft;
@@ -72,6 +73,8 @@ pub(crate) enum Command {
     /// Is a position reachable by a legal game (FIDE 3.10.3)? A proof game, a proof of impossibility, or
     /// undetermined; one --fen or a file of FENs.
     Reachable(reachable::ReachableArgs),
+    /// Decide whether each side can still checkmate (FIDE 1.5 dead positions, 6.9 flag-fall), with proofs.
+    Dead(dead::DeadArgs),
 }
 
 /// Where the position comes from.
@@ -374,6 +377,7 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::Status(a) => dist::status(a),
         Command::Merge(a) => dist::merge(a),
         Command::Reachable(a) => reachable::run(a),
+        Command::Dead(a) => dead::run(a),
     }
 }
 
