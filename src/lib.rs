@@ -30,6 +30,7 @@
 //! - [`error`]: [`Error`] and its exit codes;
 //! - [`limits`]: the documented limits (depth, threads, memory, timeouts) every command checks;
 //! - [`interrupt`]: stopping on SIGINT/SIGTERM with a message of what was done (exit 130/143);
+//! - [`files`]: atomic output files, outputs that are inputs refused, bounded reads of input files;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
@@ -58,6 +59,7 @@ pub mod crosscheck;
 pub mod dist;
 pub mod error;
 pub mod fast;
+pub mod files;
 pub mod gpu;
 pub mod interrupt;
 pub mod limits;

@@ -1,7 +1,7 @@
 //! perftree's script protocol: run `CMD "$depth" "$fen" "$moves"` once per request and read `move count`
 //! lines, a blank line, then the total.
 
-use super::engine::{kill_group, own_process_group};
+use super::engine::{kill_group, own_process_group, register, unregister};
 use super::{looks_like_uci, split_command, Divide, Engine};
 use crate::error::{Error, Result};
 use std::io::Read;
@@ -83,6 +83,7 @@ impl Engine for ScriptEngine {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Error::Usage(format!("--engine: cannot start '{}': {e}", self.command)))?;
+        register(&child);
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
         let out_thread = std::thread::spawn(move || {
@@ -99,6 +100,7 @@ impl Engine for ScriptEngine {
         let deadline = Instant::now() + self.timeout;
         let status = loop {
             if let Ok(Some(s)) = child.try_wait() {
+                unregister(&child);
                 break s;
             }
             if Instant::now() >= deadline {
