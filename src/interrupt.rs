@@ -4,7 +4,10 @@
 //!
 //! When SIGINT or SIGTERM comes, the watcher does not wait for the running computation (a perft subtree can
 //! take minutes) but stops the process at once:
-//! 1. it takes the [`critical`] lock, so that no journal record or result file is half written;
+//! 1. it takes the [`critical`] lock, so that no journal record or result file is half written, kills the
+//!    process group of every external engine still registered with [`register_group`] (an engine and what
+//!    it started never outlive perftlab), and removes the temporary files of unfinished atomic writes
+//!    ([`release_for_stop`]);
 //! 2. prints on stdout what a command registered with [`set_partial_stdout`] (`stress --json` and
 //!    `compare --suite --json` keep their summary of the positions compared so far there);
 //! 3. prints on stderr `interrupted by SIGINT after 12.3 s: ` and what the command registered with
@@ -22,6 +25,57 @@ static STATUS: Mutex<String> = Mutex::new(String::new());
 static PARTIAL_STDOUT: Mutex<Option<String>> = Mutex::new(None);
 static CRITICAL: Mutex<()> = Mutex::new(());
 static STARTED: OnceLock<Instant> = OnceLock::new();
+static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+static TEMP_FILES: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+
+/// Kill every process of the process groups `groups` (Unix; by the shell's `kill -KILL -PGID`, which needs
+/// no unsafe code).
+pub fn kill_groups(groups: &[u32]) {
+    #[cfg(unix)]
+    if !groups.is_empty() {
+        let ids: Vec<String> = groups.iter().map(|g| format!("-{g}")).collect();
+        let _ = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -KILL {} 2>/dev/null", ids.join(" ")))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    #[cfg(not(unix))]
+    let _ = groups;
+}
+
+/// Register the process group `pgid` of a running external engine: an interruption kills it. Call
+/// [`unregister_group`] once it has been killed and reaped.
+pub fn register_group(pgid: u32) {
+    if let Ok(mut g) = GROUPS.lock() {
+        g.push(pgid);
+    }
+}
+
+/// Forget a process group registered with [`register_group`].
+pub fn unregister_group(pgid: u32) {
+    if let Ok(mut g) = GROUPS.lock() {
+        if let Some(i) = g.iter().position(|&x| x == pgid) {
+            g.swap_remove(i);
+        }
+    }
+}
+
+/// Remove `path` if the run is interrupted (a temporary file of an atomic write in progress).
+pub fn remove_on_stop(path: &std::path::Path) {
+    if let Ok(mut t) = TEMP_FILES.lock() {
+        t.push(path.to_path_buf());
+    }
+}
+
+/// Forget a path given to [`remove_on_stop`].
+pub fn keep_on_stop(path: &std::path::Path) {
+    if let Ok(mut t) = TEMP_FILES.lock() {
+        t.retain(|p| p != path);
+    }
+}
 
 /// Exit code for a signal number: 128 + n (130 for SIGINT, 143 for SIGTERM).
 pub fn exit_code(signal: i32) -> i32 {
@@ -66,6 +120,16 @@ pub fn partial_stdout() -> Option<String> {
 /// a result file's rename); the signal watcher waits for it before exiting.
 pub fn critical() -> std::sync::MutexGuard<'static, ()> {
     CRITICAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Kill the process groups registered with [`register_group`] and remove the temporary files registered with
+/// [`remove_on_stop`]; the signal watcher calls it, holding [`critical`], just before it exits.
+pub fn release_for_stop() {
+    let groups = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
+    kill_groups(&groups);
+    for tmp in TEMP_FILES.lock().map(|t| t.clone()).unwrap_or_default() {
+        let _ = std::fs::remove_file(tmp);
+    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@
 //! - [`limits`]: the documented limits (depth, threads, memory, timeouts) every command checks;
 //! - [`interrupt`]: what a run has done so far, for the message of a stop on SIGINT/SIGTERM (exit 130/143;
 //!   the signal watcher itself is the command line's);
+//! - [`files`]: atomic output files, outputs that are inputs refused, bounded reads of input files;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
@@ -74,6 +75,7 @@ pub mod crosscheck;
 pub mod dist;
 pub mod error;
 pub mod fast;
+pub mod files;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod interrupt;

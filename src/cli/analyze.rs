@@ -100,6 +100,7 @@ fn print_text(a: &Analysis) {
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<i32> {
+    super::check_output("--svg", a.svg.as_deref())?;
     let root = a.position.setup()?;
     let moves = crate::line::split_moves(&a.moves);
     let chess960 = a.position.chess960_for(&root);

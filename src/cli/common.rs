@@ -88,11 +88,27 @@ pub(super) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}} ({{per_sec}}, ETA {{eta}})"
+        "{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}} ({{rate}}, ETA {{eta}})"
     )) {
-        bar.set_style(style);
+        bar.set_style(style.with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", short_number(s.per_sec()));
+            },
+        ));
     }
     bar
+}
+
+/// A rate for people: `3.4`, `821.2 k`, `12.3 M`, `1.5 G`.
+fn short_number(x: f64) -> String {
+    match x {
+        x if !x.is_finite() => "?".into(),
+        x if x >= 1e9 => format!("{:.1} G", x / 1e9),
+        x if x >= 1e6 => format!("{:.1} M", x / 1e6),
+        x if x >= 1e4 => format!("{:.1} k", x / 1e3),
+        x => format!("{x:.1}"),
+    }
 }
 
 /// A spinner on stderr for one long step, hidden when stderr is not a terminal or with `--quiet`.
@@ -144,6 +160,12 @@ pub(super) fn print_comparison(c: &Comparison, engine: &str) {
     }
     let kinds: Vec<&str> = f.kinds.iter().map(|k| k.name()).collect();
     println!("kinds:   {}", kinds.join(" "));
+    if let Some(e) = &c.engine_error {
+        println!(
+            "note:    the drill-down stopped here: the engine failed one ply deeper (see stderr)"
+        );
+        eprintln!("error: {e}");
+    }
 }
 
 /// Whether every legal move of the failing position is missing and none extra: the engine printed no move
@@ -228,6 +250,9 @@ impl Summary {
         ));
         if as_json {
             let mut v = self.to_json();
+            // Interrupted: `agree` only if every position had been compared (and agreed) already.
+            let all = self.compared == total as u64;
+            v["agree"] = json!(v["agree"] == json!(true) && all);
             v["interrupted"] = json!(true);
             crate::interrupt::set_partial_stdout(Some(v.to_string()));
         }

@@ -69,9 +69,12 @@ fn report_head(a: &CompareArgs, what: &str) -> Report {
 pub fn run(a: CompareArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let timeout = timeout(a.timeout)?;
+    match &a.suite {
+        Some(path) => a.pictures.check(&[("the --suite file", path.as_path())])?,
+        None => a.pictures.create_files()?,
+    }
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();
-    a.pictures.create_files()?;
     if let Some(path) = &a.suite {
         let mut report = report_head(&a, &format!("suite {}", path.display()));
         let entries = suite::load(path)?;
@@ -143,6 +146,16 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     println!();
                 });
             }
+            if c.engine_error.is_some() {
+                // The engine died during the drill-down: a fresh one for the next position.
+                engine = compare::start_with_perft_command(
+                    protocol,
+                    &a.engine,
+                    a.perft_command.as_deref(),
+                    chess960,
+                    timeout,
+                )?;
+            }
             summary.add(c);
             summary.note_progress(entries.len(), a.json);
         }
@@ -207,6 +220,9 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     }
     if a.json {
         println!("{}", serde_json::to_string(&c).expect("serializable"));
+        if let Some(e) = &c.engine_error {
+            eprintln!("error: {e}");
+        }
     } else {
         print_comparison(&c, &engine.describe());
     }

@@ -30,7 +30,14 @@ use common::BackendKind;
 
 /// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
 #[derive(Parser, Debug)]
-#[command(name = "perftlab", version, about)]
+#[command(
+    name = "perftlab",
+    version,
+    about,
+    after_help = "Exit codes: 0 success; 1 a count mismatch or failed check; 2 bad input or usage (also an \
+                  engine or GPU that cannot run); 130 / 143 interrupted by SIGINT / SIGTERM (what was finished \
+                  is printed); 141 standard output closed by its reader."
+)]
 pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -381,13 +388,25 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Write a picture or report to `path`; the error names the flag and the file.
+/// Write a picture or report to `path` atomically (a failed run leaves an old file as it was); the error
+/// names the flag and the file.
 ///
 /// # Errors
 /// [`Error::Usage`] when the file cannot be written.
 pub(crate) fn write_file(flag: &str, path: &std::path::Path, text: &str) -> Result<()> {
-    std::fs::write(path, text)
+    crate::files::write_atomic(path, text.as_bytes())
         .map_err(|e| Error::Usage(format!("{flag}: cannot write '{}': {e}", path.display())))
+}
+
+/// Check an output flag's path before any work (see [`crate::files::check_outputs`]).
+///
+/// # Errors
+/// [`Error::Usage`] naming the flag.
+pub(crate) fn check_output(flag: &str, path: Option<&std::path::Path>) -> Result<()> {
+    match path {
+        Some(p) => crate::files::check_outputs(&[(flag, p)], &[]),
+        None => Ok(()),
+    }
 }
 
 /// Install the thread count for rayon's global pool (first call wins).

@@ -40,6 +40,7 @@ pub fn install() {
 pub fn stop(signal: i32) -> ! {
     use std::io::Write;
     let _guard = interrupt::critical();
+    interrupt::release_for_stop();
     if let Some(text) = interrupt::partial_stdout() {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}");

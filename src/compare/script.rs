@@ -9,7 +9,7 @@
 //! (`e1g1`). The environment variable `PERFTLAB_CHESS960` is `1` in the first case and `0` in the second,
 //! for scripts that would rather not look. Castling printed back in either notation is accepted.
 
-use super::engine::{kill_group, own_process_group};
+use super::engine::{kill_group, own_process_group, register, unregister};
 use super::{looks_like_uci, split_command, Divide, Engine};
 use crate::error::{Error, Result};
 use crate::position::Setup;
@@ -147,6 +147,7 @@ impl Engine for ScriptEngine {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Error::Usage(format!("--engine: cannot start '{}': {e}", self.command)))?;
+        register(&child);
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
         let out_thread = std::thread::spawn(move || {
@@ -163,6 +164,7 @@ impl Engine for ScriptEngine {
         let deadline = Instant::now() + self.timeout;
         let status = loop {
             if let Ok(Some(s)) = child.try_wait() {
+                unregister(&child);
                 break s;
             }
             if Instant::now() >= deadline {
