@@ -9,7 +9,9 @@
 #                      loader need (gpu-check.sh compares it with the machine's C library before running)
 #
 # Usage: benches/gpu-carry.sh [--no-build] [DIR]     DIR defaults to .carry (git-ignored).
-#   BIN=path   take this binary instead of target/release/perftlab (implies --no-build).
+#   BIN=path   take this binary instead of target/release/perftlab (implies --no-build). A binary that
+#              `cargo test --release --no-run` built is as good (same code; only dependency features differ)
+#              and saves a second dependency build: BIN=target/release/perftlab benches/gpu-carry.sh
 # Exit 0 when the folder is complete, 2 when something could not be made (the message says what).
 set -euo pipefail
 cd "$(dirname "$0")/.."
