@@ -175,16 +175,11 @@ impl HashTable {
         self.buckets.bytes()
     }
 
-    #[inline(always)]
-    fn bucket(&self, index: u64) -> &Bucket {
-        self.buckets.get(index)
-    }
-
     /// The stored count of the subtree of depth `depth` below the position with Zobrist key `index` and check
     /// hash `check` ([`super::board::Board::check`]).
     #[inline(always)]
     pub fn probe(&self, index: u64, check: u64, depth: u32) -> Option<u64> {
-        self.bucket(index).probe(check, depth)
+        self.buckets.get(index).probe(check, depth)
     }
 
     /// Store a subtree count.
@@ -194,7 +189,7 @@ impl HashTable {
             return;
         }
         let data = count << 8 | depth as u64;
-        let victim = self.bucket(index).victim(check);
+        let victim = self.buckets.get(index).victim(check);
         victim.data.store(data, Relaxed);
         victim.check.store(check ^ data, Relaxed);
     }

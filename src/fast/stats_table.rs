@@ -190,16 +190,11 @@ impl StatsTable {
         self.buckets.bytes()
     }
 
-    #[inline(always)]
-    fn bucket(&self, index: u64) -> &Bucket {
-        self.buckets.get(index)
-    }
-
     /// Add the stored statistics of the subtree of depth `depth` below the position with Zobrist key `index`
     /// and check hash `check` to `t`; false (and `t` unchanged) when not stored.
     #[inline(always)]
     pub fn probe(&self, index: u64, check: u64, depth: u32, t: &mut Tally) -> bool {
-        match self.bucket(index).probe(check, depth) {
+        match self.buckets.get(index).probe(check, depth) {
             Some(found) => {
                 t.add(&found);
                 true
@@ -214,7 +209,10 @@ impl StatsTable {
         let (Some(p), Ok(_)) = (pack(t), u16::try_from(depth)) else {
             return;
         };
-        self.bucket(index).victim(check).write(check, depth, &p);
+        self.buckets
+            .get(index)
+            .victim(check)
+            .write(check, depth, &p);
     }
 
     /// Forget everything.
