@@ -6,10 +6,12 @@
 //! generator ([`crate::fast`]), a transposition table (hashbrown) of positions already searched to a given
 //! remaining depth, and an admissible lower bound of the plies still needed:
 //!
-//! - each side needs at least one move per target square its pieces do not yet hold (castling moves two
-//!   pieces at once, so one less while a right remains), at least one move per piece standing where the target
-//!   has none of its kind, less the captures it will suffer, and one move per capture it must make (units
-//!   missing in the target);
+//! - each side needs, for the target squares its units do not hold yet, the sum of the distances of the nearest
+//!   unit of that kind (the unit ending on each square is a different one, so their moves are disjoint: pawn
+//!   ranks to go, knight moves, one or two moves for a slider, king steps, a promoted piece's pawn moves to the
+//!   last rank); castling moves two units at once, so one less while a right remains; at least one move per
+//!   piece standing where the target has none of its kind, less the captures it will suffer; and one move per
+//!   capture it must make (units missing in the target);
 //! - pruned outright: fewer units or pawns than the target, a target pawn no pawn can still reach (pawns never
 //!   move back and change file only by capturing, FIDE 3.7), more promoted pieces than pawns left to promote,
 //!   a castling right the target has and the position lost (FIDE 3.8.2.1).
@@ -20,7 +22,9 @@
 //! possible. Every game found is replayed by the reference generator ([`replay`]) before it is returned.
 
 use crate::fast::attacks::MagicSliders;
-use crate::fast::board::{Board, CastlingData, KNIGHT_I, PAWN_I, QUEEN_I};
+use crate::fast::board::{
+    Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
+};
 use crate::fast::movegen;
 use crate::position::Setup;
 use crate::reference;
@@ -74,6 +78,65 @@ struct Target {
     /// Per colour: for each target pawn, the squares a pawn of that colour could reach it from.
     cones: [Vec<u64>; 2],
     counts: [[u32; 6]; 2],
+    /// Per colour: each target unit (square, role index, the cone of a pawn's square).
+    wanted: [Vec<(u8, usize, u64)>; 2],
+}
+
+/// Knight moves between two squares on an empty board (FIDE 3.6), by breadth-first search, computed once.
+fn knight_distance() -> &'static [[u8; 64]; 64] {
+    static TABLE: std::sync::OnceLock<Box<[[u8; 64]; 64]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([[u8::MAX; 64]; 64]);
+        for from in 0..64usize {
+            let row = &mut t[from];
+            row[from] = 0;
+            let mut queue = std::collections::VecDeque::from([from]);
+            while let Some(s) = queue.pop_front() {
+                let (f, r) = ((s % 8) as i32, (s / 8) as i32);
+                for (df, dr) in [
+                    (1, 2),
+                    (2, 1),
+                    (2, -1),
+                    (1, -2),
+                    (-1, -2),
+                    (-2, -1),
+                    (-2, 1),
+                    (-1, 2),
+                ] {
+                    let (nf, nr) = (f + df, r + dr);
+                    if (0..8).contains(&nf) && (0..8).contains(&nr) {
+                        let n = (nr * 8 + nf) as usize;
+                        if row[n] == u8::MAX {
+                            row[n] = row[s] + 1;
+                            queue.push_back(n);
+                        }
+                    }
+                }
+            }
+        }
+        t
+    })
+}
+
+/// Squares of a bitboard.
+fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (bb != 0).then(|| {
+            let s = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            s
+        })
+    })
+}
+
+/// Rank of square `s` counted from colour `c`'s side (0 = its back rank).
+fn rel_rank(c: usize, s: usize) -> i32 {
+    let r = (s / 8) as i32;
+    if c == 0 {
+        r
+    } else {
+        7 - r
+    }
 }
 
 fn bb_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
@@ -109,21 +172,120 @@ impl Target {
         let (roles, colors) = bb_of(setup);
         let mut cones = [Vec::new(), Vec::new()];
         let mut counts = [[0u32; 6]; 2];
+        let mut wanted = [Vec::new(), Vec::new()];
         for sq in Square::all() {
             if let Some(p) = setup.piece_at(sq) {
                 counts[p.color.index()][p.role.index()] += 1;
+                let k = if p.role == Role::Pawn {
+                    cone(p.color, sq)
+                } else {
+                    0
+                };
                 if p.role == Role::Pawn {
-                    cones[p.color.index()].push(cone(p.color, sq));
+                    cones[p.color.index()].push(k);
                 }
+                wanted[p.color.index()].push((sq.to_u8(), p.role.index(), k));
             }
         }
+        knight_distance();
         Target {
             roles,
             colors,
             turn: setup.turn as u8,
             cones,
             counts,
+            wanted,
         }
+    }
+
+    /// A lower bound of the moves side `c` still makes to fill the target squares its units do not hold yet:
+    /// the unit that ends on each such square is a different one, so their moves are disjoint, and each made at
+    /// least its distance (pawn: ranks to go, one less for a double step from the starting rank; knight: knight
+    /// moves; bishop, rook, queen: one move on a line, else two; king: king steps, or one while castling is
+    /// possible; a promoted piece: the moves of the nearest pawn to the last rank, plus one off that rank).
+    /// `None` when some square can be filled by nothing.
+    fn fill_moves(&self, b: &Board, c: usize) -> Option<i32> {
+        const FAR: i32 = 1 << 12;
+        let own = b.colors[c];
+        let pawns = b.roles[PAWN_I] & own;
+        let promote = squares(pawns)
+            .map(|p| {
+                let r = rel_rank(c, p);
+                7 - r - i32::from(r == 1)
+            })
+            .min()
+            .unwrap_or(FAR);
+        let castling = b.castling >> (2 * c) & 3 != 0;
+        let kd = knight_distance();
+        let mut total = 0;
+        for &(sq, role, cone) in &self.wanted[c] {
+            let sq = sq as usize;
+            if (b.roles[role] & own) >> sq & 1 != 0 {
+                continue;
+            }
+            let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+            let promoted = promote + i32::from(rel_rank(c, sq) != 7);
+            let line = |p: usize, diag: bool, orth: bool| {
+                let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
+                let on =
+                    (orth && (pf == f || pr == r)) || (diag && (pf - f).abs() == (pr - r).abs());
+                if on {
+                    1
+                } else {
+                    2
+                }
+            };
+            let pieces = |i: usize| squares(b.roles[i] & own);
+            let d = match role {
+                PAWN_I => squares(pawns & cone)
+                    .map(|p| {
+                        let (r0, r1) = (rel_rank(c, p), rel_rank(c, sq));
+                        (r1 - r0 - i32::from(r0 == 1 && r1 - r0 >= 2)).max(1)
+                    })
+                    .min()
+                    .unwrap_or(FAR),
+                KNIGHT_I => pieces(KNIGHT_I)
+                    .map(|p| i32::from(kd[p][sq]))
+                    .min()
+                    .unwrap_or(FAR)
+                    .min(promoted),
+                BISHOP_I => pieces(BISHOP_I)
+                    .filter(|&p| (p % 8 + p / 8) % 2 == (sq % 8 + sq / 8) % 2)
+                    .map(|p| line(p, true, false))
+                    .min()
+                    .unwrap_or(FAR)
+                    .min(promoted),
+                ROOK_I => pieces(ROOK_I)
+                    .map(|p| line(p, false, true))
+                    .min()
+                    .unwrap_or(FAR)
+                    .min(promoted),
+                QUEEN_I => pieces(QUEEN_I)
+                    .map(|p| line(p, true, true))
+                    .min()
+                    .unwrap_or(FAR)
+                    .min(promoted),
+                _ => {
+                    let d = pieces(KING_I)
+                        .map(|p| {
+                            let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
+                            (pf - f).abs().max((pr - r).abs())
+                        })
+                        .min()
+                        .unwrap_or(FAR);
+                    if castling {
+                        d.min(1)
+                    } else {
+                        d
+                    }
+                }
+            };
+            if d >= FAR {
+                return None;
+            }
+            total += d;
+        }
+        Some(total)
     }
 
     /// Lower bound of the plies from `b` to the target (see the module docs); `mask`: the target's castling
@@ -162,7 +324,12 @@ impl Target {
                 return NEVER;
             }
             let castle = i32::from(b.castling >> (2 * c) & 3 != 0);
-            need[c] = (mism_t - castle).max(mism_c - lost[c] - castle).max(0);
+            let Some(fill) = self.fill_moves(b, c) else {
+                return NEVER;
+            };
+            need[c] = (mism_t.max(fill) - castle)
+                .max(mism_c - lost[c] - castle)
+                .max(0);
         }
         // Every capture is a move of the capturing side.
         let need = [need[0].max(lost[1]), need[1].max(lost[0])];
