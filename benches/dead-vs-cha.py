@@ -122,6 +122,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set")
     ap.add_argument("--threads-check", action="store_true")
+    ap.add_argument("--modes", default="full,quick", help="full, quick or both (comma-separated)")
     a = ap.parse_args()
 
     sets = [("project", load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt")))]
@@ -141,14 +142,18 @@ def main():
             f.write(text)
             path = f.name
         print(f"set {name}: {len(positions)} positions, {len(queries)} queries, {a.runs} interleaved runs")
-        tools = [("perftlab", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet"], False)]
-        if a.cha:
-            tools.append(("cha", [a.cha], False))
-        tools.append(("perftlab --quick", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet",
-                                           "--quick"], True))
-        if a.cha:
-            tools.append(("cha -quick", [a.cha, "-quick"], True))
-        if a.threads_check:
+        modes = a.modes.split(",")
+        tools = []
+        if "full" in modes:
+            tools.append(("perftlab", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet"], False))
+            if a.cha:
+                tools.append(("cha", [a.cha], False))
+        if "quick" in modes:
+            tools.append(("perftlab --quick", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet",
+                                               "--quick"], True))
+            if a.cha:
+                tools.append(("cha -quick", [a.cha, "-quick"], True))
+        if a.threads_check and "full" in modes:
             tools.append(("perftlab 2 threads", [a.perftlab, "dead", path, "--json", "--threads", "2",
                                                  "--quiet"], False))
         times = {t[0]: [] for t in tools}
@@ -172,15 +177,16 @@ def main():
             print(f"  {tool}: wall median {med[tool]:.3f} s, {len(queries) / med[tool]:.0f} queries/s; "
                   f"CPU median {cmed[tool]:.3f} s (wall runs: {', '.join(f'{s:.3f}' for s in times[tool])}; "
                   f"CPU runs: {', '.join(f'{s:.3f}' for s in cpus[tool])})")
-        if a.cha:
+        if a.cha and "full" in modes:
             print(f"  full analysis: perftlab / CHA speed = {med['cha'] / med['perftlab']:.2f}x wall, "
                   f"{cmed['cha'] / cmed['perftlab']:.2f}x CPU (medians)")
+        if a.cha and "quick" in modes:
             print(f"  quick: perftlab / CHA speed = {med['cha -quick'] / med['perftlab --quick']:.2f}x wall, "
                   f"{cmed['cha -quick'] / cmed['perftlab --quick']:.2f}x CPU (medians)")
             pq = sum(r == "unwinnable" for r in results["perftlab --quick"])
             cq = sum(r == "unwinnable" for r in results["cha -quick"])
             print(f"  quick: unwinnable proved: perftlab {pq}, CHA {cq}")
-        if a.threads_check:
+        if a.threads_check and "full" in modes:
             print(f"  threads: 2 / 1 speed = {med['perftlab'] / med['perftlab 2 threads']:.2f}x (medians)")
 
 

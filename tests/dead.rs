@@ -214,7 +214,7 @@ fn random_positions(seed: u64, count: usize) -> Vec<Checked> {
             if legal.is_empty() {
                 break;
             }
-            if ply >= 20 && rng.next() % 8 == 0 {
+            if ply >= 20 && rng.next().is_multiple_of(8) {
                 out.push(pos.clone());
                 if out.len() == count {
                     break;

@@ -49,7 +49,7 @@ const MAX_PLY: usize = 160;
 /// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget.
 const ITERATION_NODES: u64 = 20_000;
 /// Nodes of each step of the quick path (helpmate probe, closure).
-const QUICK_NODES: u64 = 300;
+const QUICK_NODES: u64 = 3_000;
 
 /// Search limits of one query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -663,7 +663,9 @@ impl Search<'_> {
         }
         if self.nodes >= self.node_limit {
             self.stopped = Some(Limit::Nodes);
-        } else if self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        } else if self.nodes.is_multiple_of(1024)
+            && self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             self.stopped = Some(Limit::Time);
         }
         self.stopped.is_some() || self.local >= self.local_limit
@@ -825,7 +827,7 @@ fn closure(
     seen.insert(exact_key(root), ());
     let mut i = 0;
     while i < states.len() {
-        if i % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        if i.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
             return Closure::Stopped(Limit::Time, states.len() as u64);
         }
         let b = states[i].0;
