@@ -258,3 +258,51 @@ fn stockfish_agrees_on_every_kind() {
         assert_eq!(v["positions_by_kind"][k], 30, "{k}: {v}");
     }
 }
+
+/// `benches/mutation-score.py` on a fixed sample of mutants of the fake engine's generator (castling and e.p.
+/// code), with `extra` flags.
+fn mutation_sample(extra: &[&str]) -> Value {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/mutation-score.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .args(["--ids", "133,137,148,149,197", "--positions", "40"])
+        .args(["--depth", "2", "--seed", "1", "--cap", "60", "--json"])
+        .args(extra)
+        .env("PERFTLAB", BIN)
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+// The CI sample of the mutation score: every sampled mutant is found within 40 positions with the default
+// kinds, where random playouts alone (same seed, same budget) miss most of them, so a regression in the
+// position kinds shows here. The mutants are named by their change, so an edit of the fake engine that
+// renumbers them fails loudly instead of testing something else.
+#[test]
+fn mutants_sample_is_all_detected() {
+    let v = mutation_sample(&[]);
+    let changes: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["change"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "line 192 int: 0 -> -1",
+            "line 195 int: 112 -> 113",
+            "line 200 arith: rank + 6 -> rank - 6",
+            "line 200 int: 6 -> 7",
+            "line 237 cmp: flag == 'ep' -> flag != 'ep'",
+        ]
+    );
+    assert_eq!(
+        (v["mutants"].as_u64(), v["detected"].as_u64()),
+        (Some(5), Some(5)),
+        "{v}"
+    );
+    let random = mutation_sample(&["--kinds", "random"]);
+    assert!(random["detected"].as_u64().unwrap() <= 2, "{random}");
+}

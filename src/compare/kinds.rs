@@ -731,6 +731,18 @@ fn chess960_motif(rng: &mut Rng, shield: bool) -> Option<Setup> {
             let _ = put_attacker(&mut s, rng, c, target);
         }
     }
+    // A piece on a king's or rook's target square outside the king–rook span: it blocks that castling,
+    // though no square between king and rook is occupied.
+    if !shield && rng.below(2) == 0 {
+        let mut targets = Vec::new();
+        for (a, b, squares) in [(qf, kf, [2, 3]), (kf, rf, [5, 6])] {
+            targets.extend(squares.into_iter().filter(|&t| t < a || t > b));
+        }
+        if !targets.is_empty() {
+            let t = pick(rng, &targets);
+            let _ = put(&mut s, t, 0, pick(rng, &['N', 'B', 'n', 'b']));
+        }
+    }
     // Other back-rank pieces (in the way or on a target square) and pawns, as in Chess960 games.
     for (rank, pawn_rank, upper) in [(0, 1, true), (7, 6, false)] {
         for f in 0..8 {
