@@ -15,6 +15,7 @@
 //! Everything that must survive (checkpoint journals, shard results) is written record by record, so nothing
 //! is lost but the piece of work in flight.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
@@ -131,15 +132,27 @@ pub fn critical() -> std::sync::MutexGuard<'static, ()> {
     CRITICAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Print what was done and exit with 128 + `signal`. Never returns.
+/// Set when an interruption has begun: the process is about to exit with 128 + the signal number.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Whether an interruption has begun (see [`park_if_stopping`]).
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// If an interruption has begun, wait for it to end the process (never return): a command whose engine was
+/// just killed by the interruption must not report that as its own error, or exit first with another code.
+pub fn park_if_stopping() {
+    while stopping() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Print what was done, kill the engines still running and exit with 128 + `signal`. Never returns.
 pub fn stop(signal: i32) -> ! {
     use std::io::Write;
+    STOPPING.store(true, Ordering::SeqCst);
     let _guard = critical();
-    let groups = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
-    kill_groups(&groups);
-    for tmp in TEMP_FILES.lock().map(|t| t.clone()).unwrap_or_default() {
-        let _ = std::fs::remove_file(tmp);
-    }
     let partial = PARTIAL_STDOUT.lock().map(|s| s.clone()).unwrap_or_default();
     if let Some(text) = partial {
         let mut out = std::io::stdout().lock();
@@ -160,6 +173,12 @@ pub fn stop(signal: i32) -> ! {
         signal_name(signal)
     );
     let _ = err.flush();
+    // Last, so that a command seeing its engine die already finds `stopping()` set.
+    let groups = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
+    kill_groups(&groups);
+    for tmp in TEMP_FILES.lock().map(|t| t.clone()).unwrap_or_default() {
+        let _ = std::fs::remove_file(tmp);
+    }
     std::process::exit(exit_code(signal));
 }
 
