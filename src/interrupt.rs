@@ -18,6 +18,7 @@
 //! Everything that must survive (checkpoint journals, shard results) is written record by record, so nothing
 //! is lost but the piece of work in flight.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
@@ -122,8 +123,30 @@ pub fn critical() -> std::sync::MutexGuard<'static, ()> {
     CRITICAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Set when an interruption has begun: the process is about to exit with 128 + the signal number.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Whether an interruption has begun (see [`park_if_stopping`]).
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// If an interruption has begun, wait for it to end the process (never return): a command whose engine was
+/// just killed by the interruption must not report that as its own error, or exit first with another code.
+pub fn park_if_stopping() {
+    while stopping() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Mark the start of an interruption: from now on [`stopping`] is true. The signal watcher calls it first.
+pub fn begin_stop() {
+    STOPPING.store(true, Ordering::SeqCst);
+}
+
 /// Kill the process groups registered with [`register_group`] and remove the temporary files registered with
-/// [`remove_on_stop`]; the signal watcher calls it, holding [`critical`], just before it exits.
+/// [`remove_on_stop`]; the signal watcher calls it, holding [`critical`], last before it exits (so that a
+/// command seeing its engine die already finds [`stopping`] set).
 pub fn release_for_stop() {
     let groups = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
     kill_groups(&groups);

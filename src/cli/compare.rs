@@ -111,6 +111,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 // The engine failed on this position (some crash on impossible ones): report it, start a
                 // fresh engine and go on; the run then ends with exit 2.
                 Err(Error::Backend(msg)) => {
+                    crate::interrupt::park_if_stopping();
                     bar.suspend(|| eprintln!("{}:{}: {msg}", path.display(), e.line));
                     summary
                         .engine_errors

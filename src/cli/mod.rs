@@ -267,10 +267,13 @@ pub fn main() -> i32 {
     let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
+            // An interruption that killed the engine ends the process itself (exit 130/143).
+            crate::interrupt::park_if_stopping();
             eprintln!("error: {e}");
             e.exit_code()
         }
     };
+    crate::interrupt::park_if_stopping();
     // Output still buffered (text without a final newline) must reach its file too, or fail loudly.
     match std::io::Write::flush(&mut std::io::stdout()) {
         Ok(()) => code,

@@ -39,8 +39,8 @@ pub fn install() {
 /// Print what was done and exit with 128 + `signal`. Never returns.
 pub fn stop(signal: i32) -> ! {
     use std::io::Write;
+    interrupt::begin_stop();
     let _guard = interrupt::critical();
-    interrupt::release_for_stop();
     if let Some(text) = interrupt::partial_stdout() {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}");
@@ -60,6 +60,7 @@ pub fn stop(signal: i32) -> ! {
         signal_name(signal)
     );
     let _ = err.flush();
+    interrupt::release_for_stop();
     std::process::exit(interrupt::exit_code(signal));
 }
 
