@@ -2,20 +2,23 @@
 //! `cargo test`, without UCI.
 //!
 //! Implement [`MoveGenerator`] (legal moves of a FEN, as UCI text) for your generator, then call
-//! [`check_tree`] (every node of the tree below one position) or [`stress`] (seeded random reachable
-//! positions). Both compare move *sets* at every node, so a generator that lists the right number of
-//! wrong moves is caught, and each failing tree is reported at the first node where the sets differ, with
-//! the path of UCI moves from its root. The legality rules are FIDE 3.1–3.9 (see [`crate::reference`]).
+//! [`check_tree`] (every node of the tree below one position, given as a [`Setup`], a [`Checked`] or FEN text
+//! with X-FEN or Shredder-FEN castling) or [`stress`] (seeded random reachable positions), each with its
+//! options by name ([`Options`], [`StressOptions`]). Both compare move *sets* at every node, so a generator
+//! that lists the right number of wrong moves is caught, and each failing tree is reported at the first node
+//! where the sets differ, with the path of UCI moves from its root. The legality rules are FIDE 3.1–3.9 (see
+//! [`crate::reference`]). What a caller matches on is re-exported here: [`FailureKind`] (the kind of rule a
+//! failing move exercises) and [`RootError`] (why a root could not be checked).
 //!
 //! ```
-//! use perftlab::crosscheck::{check_tree, MoveGenerator};
+//! use perftlab::crosscheck::{check_tree, FailureKind, MoveGenerator, Options};
 //!
 //! /// A generator that forgets underpromotions (built on perftlab's own, to keep the example short).
 //! struct QueensOnly;
 //!
 //! impl MoveGenerator for QueensOnly {
 //!     fn legal_moves(&mut self, fen: &str, chess960: bool) -> Result<Vec<String>, String> {
-//!         let setup = perftlab::position::Setup::from_fen(fen).map_err(|e| e.to_string())?;
+//!         let setup = perftlab::Setup::from_fen(fen).map_err(|e| e.to_string())?;
 //!         Ok(perftlab::reference::legal_moves(&setup)
 //!             .iter()
 //!             .map(|m| m.to_uci(chess960))
@@ -24,25 +27,141 @@
 //!     }
 //! }
 //!
-//! let report = check_tree(&mut QueensOnly, "8/8/8/8/8/k7/7p/K7 b - - 0 1", 2, false);
+//! let options = Options { depth: 2, ..Options::default() };
+//! let report = check_tree(&mut QueensOnly, "8/8/8/8/8/k7/7p/K7 b - - 0 1", &options);
 //! assert!(!report.is_ok());
 //! let failure = &report.failures[0];
 //! assert!(failure.path.is_empty());
 //! assert_eq!(failure.missing, ["h2h1b", "h2h1n", "h2h1r"]);
+//! assert_eq!(failure.kinds, [FailureKind::Promotion]);
 //! // Prints what `perftlab compare` prints: root, path, FEN, missing and extra moves, kinds.
 //! println!("{report}");
 //! ```
 
+pub use crate::compare::FailureKind;
+pub use crate::error::ValidityError;
+pub use crate::position::{FenError, Setup};
+pub use crate::validate::Checked;
+
+use crate::compare::classify;
 use crate::compare::random::{random_position, Rng};
-use crate::compare::{classify, FailureKind};
-use crate::position::Setup;
 use crate::reference;
 use crate::validate;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Longest random playout of [`stress`], in plies (as `perftlab stress`'s default).
+/// Longest random playout of [`stress`], in plies, by default (as `perftlab stress`'s default).
 pub const MAX_PLIES: u32 = 60;
+
+/// Options of [`check_tree`], by name: `Options { depth: 3, ..Options::default() }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Plies of the tree whose nodes are checked: nodes at plies `0..depth` (1 checks the root's moves only,
+    /// 0 only the root's validity). Default 2.
+    pub depth: u32,
+    /// Exchange castling moves with the generator as king takes rook (Chess960 UCI). Default false; a root
+    /// whose castling rights are not the standard ones (a king or a castling rook off its standard square)
+    /// uses Chess960 notation in any case.
+    pub chess960: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            depth: 2,
+            chess960: false,
+        }
+    }
+}
+
+/// Options of [`stress`], by name: `StressOptions { positions: 10_000, seed: 12, ..StressOptions::default() }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StressOptions {
+    /// How many random positions. Default 1,000.
+    pub positions: usize,
+    /// The seed: the same positions for the same seed, as `perftlab stress --seed`. Default 1.
+    pub seed: u64,
+    /// Plies checked below each position (as [`Options::depth`]). Default 1.
+    pub depth: u32,
+    /// Random Chess960 starts instead of the initial position, and Chess960 castling notation. Default false.
+    pub chess960: bool,
+    /// Longest random playout, in plies. Default [`MAX_PLIES`].
+    pub max_plies: u32,
+}
+
+impl Default for StressOptions {
+    fn default() -> StressOptions {
+        StressOptions {
+            positions: 1_000,
+            seed: 1,
+            depth: 1,
+            chess960: false,
+            max_plies: MAX_PLIES,
+        }
+    }
+}
+
+/// The root of [`check_tree`]: a position as data, or FEN text (6 fields or EPD-style 4; castling as
+/// X-FEN `KQkq` or Shredder-FEN rook files `HAha`, for Chess960). Made by `From` (`.into()`), so
+/// [`check_tree`] takes a `&str`, a `String`, a [`Setup`] or a [`Checked`], owned or borrowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Root {
+    /// A position.
+    Setup(Setup),
+    /// FEN text, parsed by [`Setup::from_fen`].
+    Fen(String),
+}
+
+impl From<Setup> for Root {
+    fn from(s: Setup) -> Root {
+        Root::Setup(s)
+    }
+}
+
+impl From<&Setup> for Root {
+    fn from(s: &Setup) -> Root {
+        Root::Setup(s.clone())
+    }
+}
+
+impl From<Checked> for Root {
+    fn from(c: Checked) -> Root {
+        Root::Setup(c.into_setup())
+    }
+}
+
+impl From<&Checked> for Root {
+    fn from(c: &Checked) -> Root {
+        Root::Setup(c.setup().clone())
+    }
+}
+
+impl From<&str> for Root {
+    fn from(fen: &str) -> Root {
+        Root::Fen(fen.to_string())
+    }
+}
+
+impl From<String> for Root {
+    fn from(fen: String) -> Root {
+        Root::Fen(fen)
+    }
+}
+
+impl From<&String> for Root {
+    fn from(fen: &String) -> Root {
+        Root::Fen(fen.clone())
+    }
+}
+
+/// Why a root could not be checked (its [`Failure`] has no path and no moves).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootError {
+    /// The FEN text does not parse: the field and the text ([`FenError`]).
+    Fen(FenError),
+    /// Perft is ill-defined on the position (FIDE 3.10.3): every reason.
+    Invalid(Vec<ValidityError>),
+}
 
 /// A move generator under test.
 pub trait MoveGenerator {
@@ -71,8 +190,10 @@ pub struct Failure {
     pub duplicates: Vec<String>,
     /// The kinds of move involved (castling, en passant, promotion, check evasion, pin, other).
     pub kinds: Vec<FailureKind>,
-    /// The generator's error, or why the root could not be checked (an invalid FEN).
+    /// The generator's error, or why the root could not be checked (the message of [`Failure::root_error`]).
     pub error: Option<String>,
+    /// Why the root could not be checked, as data (then `path`, `missing` and `extra` are empty).
+    pub root_error: Option<RootError>,
 }
 
 /// What a check found.
@@ -132,48 +253,47 @@ impl fmt::Display for Report {
     }
 }
 
-/// Compare `g`'s move sets with perftlab's at every node of the tree of depth `depth` below `fen` (nodes at
-/// plies `0..depth`; depth 1 checks the root's moves only). The tree is walked depth first and stops at its
-/// first failing node.
-pub fn check_tree(g: &mut impl MoveGenerator, fen: &str, depth: u32, chess960: bool) -> Report {
+/// Compare `g`'s move sets with perftlab's at every node of the tree of depth `options.depth` below `root`
+/// (nodes at plies `0..depth`; depth 1 checks the root's moves only). The tree is walked depth first and
+/// stops at its first failing node. A root that cannot be checked (a FEN that does not parse, an invalid
+/// position) is a failure with a [`RootError`], not a panic.
+pub fn check_tree(g: &mut impl MoveGenerator, root: impl Into<Root>, options: &Options) -> Report {
     let mut report = Report {
         positions: 1,
         ..Report::default()
     };
-    let root = match Setup::from_fen(fen) {
-        Ok(s) => s,
-        Err(e) => {
-            report
-                .failures
-                .push(bad_root(fen, format!("invalid FEN: {e}")));
-            return report;
-        }
+    let root = match root.into() {
+        Root::Setup(s) => s,
+        Root::Fen(fen) => match Setup::from_fen(&fen) {
+            Ok(s) => s,
+            Err(e) => {
+                report
+                    .failures
+                    .push(bad_root(&fen, e.to_string(), RootError::Fen(e)));
+                return report;
+            }
+        },
     };
-    check_root(g, &root, depth, chess960, &mut report);
+    let chess960 = options.chess960 || root.needs_chess960_notation();
+    check_root(g, &root, options.depth, chess960, &mut report);
     report
 }
 
-/// [`check_tree`] on `positions` random reachable positions (biased playouts of up to [`MAX_PLIES`] plies
-/// from the initial position, or from random Chess960 starts when `chess960`), the same ones for the same
-/// `seed` as `perftlab stress --seed`.
-pub fn stress(
-    g: &mut impl MoveGenerator,
-    positions: usize,
-    seed: u64,
-    depth: u32,
-    chess960: bool,
-) -> Report {
-    let mut rng = Rng::new(seed);
+/// [`check_tree`] on `options.positions` random reachable positions (biased playouts of up to
+/// `options.max_plies` plies from the initial position, or from random Chess960 starts when
+/// `options.chess960`), the same ones for the same seed as `perftlab stress --seed`.
+pub fn stress(g: &mut impl MoveGenerator, options: &StressOptions) -> Report {
+    let mut rng = Rng::new(options.seed);
     let mut report = Report::default();
-    for _ in 0..positions {
-        let root = random_position(&mut rng, chess960, MAX_PLIES);
+    for _ in 0..options.positions {
+        let root = random_position(&mut rng, options.chess960, options.max_plies);
         report.positions += 1;
-        check_root(g, &root, depth, chess960, &mut report);
+        check_root(g, &root, options.depth, options.chess960, &mut report);
     }
     report
 }
 
-fn bad_root(fen: &str, error: String) -> Failure {
+fn bad_root(fen: &str, error: String, why: RootError) -> Failure {
     Failure {
         root: fen.to_string(),
         path: Vec::new(),
@@ -183,6 +303,7 @@ fn bad_root(fen: &str, error: String) -> Failure {
         duplicates: Vec::new(),
         kinds: Vec::new(),
         error: Some(error),
+        root_error: Some(why),
     }
 }
 
@@ -198,6 +319,7 @@ fn check_root(
         report.failures.push(bad_root(
             &root.to_fen(),
             format!("invalid position (FIDE 3.10.3): {validity}"),
+            RootError::Invalid(validity.errors),
         ));
         return;
     }
@@ -253,6 +375,7 @@ fn walk(
             duplicates,
             kinds,
             error,
+            root_error: None,
         }
     };
     let theirs = match g.legal_moves(&fen, chess960) {

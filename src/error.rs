@@ -1,44 +1,187 @@
-//! The crate's error type and the exit codes the CLI maps it to: 0 success, 1 a count mismatch or failed
-//! check, 2 bad input or usage (including an unusable GPU).
+//! The crate's error type, whose kinds a caller can match, and the exit codes the CLI maps it to: 0 success,
+//! 1 a count mismatch or failed check, 2 bad input or usage (including an unusable GPU or engine).
+//!
+//! [`Error`]'s `Display` is the message the command line prints after `error: `; the kinds keep the data
+//! behind it: a FEN error names its [`FenField`](crate::position::FenField) and the offending text
+//! ([`FenError`]), an invalid position carries the position and every [`ValidityError`] (FIDE 3.10.3), an I/O
+//! error the path and the operating system's error.
+//!
+//! [`ValidityError`] lives here rather than in [`crate::validate`] so that this module, which `validate`
+//! builds on, does not depend on it; `validate` re-exports it.
 
+use crate::position::{FenError, Setup};
+use crate::types::{Color, Square};
 use std::fmt;
+use std::path::PathBuf;
 
 /// Anything that stops a command.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
-    /// Bad input or usage: a malformed FEN, an invalid position, a missing file, a bad flag value. Exit 2.
+    /// Bad input or usage: a missing file, a bad flag value, a move that is not legal. Exit 2.
     Usage(String),
     /// A backend could not run (no GPU adapter, out of device memory, device lost). Exit 2.
     Backend(String),
     /// A count or check disagreed. Exit 1.
     Mismatch(String),
+    /// A FEN that does not parse: which field, and the text that is wrong. Exit 2.
+    Fen(FenError),
+    /// A position perft is ill-defined on (FIDE 3.10.3), with every reason. Exit 2.
+    InvalidPosition(Box<InvalidPosition>),
+    /// An external engine failed: it could not start, died, timed out or answered something unreadable.
+    /// Exit 2.
+    Engine(String),
+    /// A file could not be read or written. Exit 2.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+        /// The message shown (it names the file, or the flag that gave it, and quotes `source`).
+        message: String,
+    },
+}
+
+/// The data of [`Error::InvalidPosition`]: the position, and why perft is ill-defined on it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InvalidPosition {
+    /// The position as given.
+    pub setup: Setup,
+    /// Every reason, in the order [`crate::validate::check`] found them (never empty).
+    pub errors: Vec<ValidityError>,
 }
 
 impl Error {
-    /// Process exit code for this error.
+    /// Process exit code for this error: 1 for [`Error::Mismatch`], 2 for everything else.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Mismatch(_) => 1,
-            Error::Usage(_) | Error::Backend(_) => 2,
+            Error::Usage(_)
+            | Error::Backend(_)
+            | Error::Fen(_)
+            | Error::InvalidPosition(_)
+            | Error::Engine(_)
+            | Error::Io { .. } => 2,
         }
+    }
+
+    /// An [`Error::Io`] about `path`, shown as `message`.
+    pub fn io(
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+        message: impl Into<String>,
+    ) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+            message: message.into(),
+        }
+    }
+
+    /// An [`Error::InvalidPosition`].
+    pub fn invalid_position(setup: Setup, errors: Vec<ValidityError>) -> Error {
+        Error::InvalidPosition(Box::new(InvalidPosition { setup, errors }))
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Backend(m) | Error::Mismatch(m) => f.write_str(m),
+            Error::Usage(m) | Error::Backend(m) | Error::Mismatch(m) | Error::Engine(m) => {
+                f.write_str(m)
+            }
+            Error::Io { message, .. } => f.write_str(message),
+            Error::Fen(e) => write!(f, "{e}"),
+            Error::InvalidPosition(p) => write!(f, "{p}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl fmt::Display for InvalidPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.errors.iter().map(|e| e.to_string()).collect();
+        write!(
+            f,
+            "invalid position '{}': {}",
+            self.setup.to_fen(),
+            parts.join("; ")
+        )
+    }
+}
 
-impl From<crate::position::FenError> for Error {
-    fn from(e: crate::position::FenError) -> Error {
-        Error::Usage(e.to_string())
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Fen(e) => Some(e),
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<FenError> for Error {
+    fn from(e: FenError) -> Error {
+        Error::Fen(e)
     }
 }
 
 /// Shorthand.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// A reason perft is ill-defined on a position (found by [`crate::validate::check`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ValidityError {
+    /// A side has no king.
+    MissingKing(Color),
+    /// A side has more than one king.
+    TooManyKings(Color),
+    /// The side not to move is in check: its king could be captured (FIDE 3.9.2 was broken).
+    OppositeCheck,
+    /// A pawn stands on the first or last rank, where no pawn can be (FIDE 3.7.5).
+    PawnOnBackRank(Square),
+    /// A castling right without the king and that rook on their squares (FIDE 3.8.2.1).
+    InvalidCastlingRight {
+        /// Whose right.
+        color: Color,
+        /// The rook square the right names.
+        rook: Square,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An en-passant square that no double step just played can explain (FIDE 3.7.4.2).
+    InvalidEpSquare {
+        /// The square.
+        square: Square,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for ValidityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValidityError::MissingKing(c) => write!(f, "missing_king: {} has no king", c.name()),
+            ValidityError::TooManyKings(c) => {
+                write!(f, "too_many_kings: {} has more than one king", c.name())
+            }
+            ValidityError::OppositeCheck => {
+                write!(f, "opposite_check: the side not to move is in check")
+            }
+            ValidityError::PawnOnBackRank(sq) => write!(f, "pawn_on_back_rank: pawn on {sq}"),
+            ValidityError::InvalidCastlingRight {
+                color,
+                rook,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "invalid_castling_right: {} right with rook {rook}: {reason}",
+                    color.name()
+                )
+            }
+            ValidityError::InvalidEpSquare { square, reason } => {
+                write!(f, "invalid_ep_square: {square}: {reason}")
+            }
+        }
+    }
+}

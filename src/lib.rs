@@ -23,24 +23,39 @@
 //! # Ok::<(), perftlab::Error>(())
 //! ```
 //!
+//! Cargo features, all on by default: `gpu` (the [`gpu`] backend: wgpu), `render` (pictures and plots:
+//! plotters), `dist` (deep runs: sha2, indicatif) and `cli` (the command line: clap, signal-hook; it needs
+//! the other three). With `default-features = false` the crate is the core: every module below but those
+//! four, depending only on serde, serde_json, rayon and hashbrown; it builds for `wasm32-unknown-unknown`
+//! (`tests/layering.rs` checks both).
+//!
 //! Modules, lowest layer first; each depends only on layers listed before it (`tests/layering.rs` checks
 //! that there is no cycle):
 //! - [`types`]: squares, colours, pieces, packed moves, castling rights (the vocabulary);
 //! - [`position`]: [`position::Setup`] (plain data) and FEN/EPD;
-//! - [`error`]: [`Error`] and its exit codes;
+//! - [`error`]: [`Error`], whose kinds a caller can match (FEN field errors, validity errors as data, usage,
+//!   engine, I/O with the path, mismatch, backend), and its exit codes;
 //! - [`limits`]: the documented limits (depth, threads, memory, timeouts) every command checks;
-//! - [`interrupt`]: stopping on SIGINT/SIGTERM with a message of what was done (exit 130/143);
+//! - [`interrupt`]: what a run has done so far, for the message of a stop on SIGINT/SIGTERM (exit 130/143;
+//!   the signal watcher itself is the command line's);
+//! - [`files`]: atomic output files, outputs that are inputs refused, bounded reads of input files;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
+//! - [`retro`]: retro-analysis, proofs that a position is impossible (FIDE 3.10.3): counting arguments and
+//!   retraction of the last move; imports only `types`, `position` and `reference`;
 //! - [`validate`]: validity (FIDE 3.10.3) and [`Checked`], the type of a position perft is defined on;
+//! - [`san`]: Standard Algebraic Notation (FIDE Appendix C), written and read;
+//! - [`line`]: lines of play: moves given as UCI or SAN text played from a [`Checked`] position
+//!   ([`line::play_line`], and [`line::play_moves`] for `--moves`);
 //! - [`backend`]: the [`backend::Backend`] trait, CPW detail [`backend::Stats`], the reference backend;
 //! - [`fast`]: the fast CPU backend (bitboards, bulk counting, lock-free hash table, rayon, merging);
+//! - [`proofgame`]: proof games (IDA* on the fast generator) and the reachability verdict;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`suite`]: perft suite files and their runner;
 //! - [`verify`]: the per-node cross-check of two backends' legal move sets;
 //! - [`table`]: the rows of the `table` command (CPW-style detail tables);
-//! - [`analyze`]: position analysis and game state (FIDE 5, 9), SAN, the move-line player;
+//! - [`analyze`]: position analysis and game state (FIDE 5, 9);
 //! - [`compare`]: comparing external engines (UCI, perftree scripts) with a backend, drill-down, stress;
 //! - [`crosscheck`]: the library API that checks any Rust move generator against the reference;
 //! - [`render`]: SVG board pictures, HTML reports of failures, bench plots;
@@ -51,24 +66,34 @@
 
 pub mod analyze;
 pub mod backend;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compare;
 pub mod cpw;
 pub mod crosscheck;
+#[cfg(feature = "dist")]
 pub mod dist;
 pub mod error;
 pub mod fast;
+pub mod files;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod interrupt;
 pub mod limits;
+pub mod line;
 pub mod position;
+pub mod proofgame;
 pub mod reference;
+#[cfg(feature = "render")]
 pub mod render;
+pub mod retro;
+pub mod san;
 pub mod suite;
 pub mod table;
 pub mod types;
 pub mod validate;
 pub mod verify;
 
-pub use error::{Error, Result};
-pub use validate::Checked;
+pub use error::{Error, InvalidPosition, Result, ValidityError};
+pub use position::{FenError, FenField, Setup};
+pub use validate::{Checked, ValidityWarning};

@@ -1,8 +1,10 @@
 //! Perft suites as data: parsing both common formats and running them against any [`Backend`].
 //!
-//! - EPD lines: `FEN ;D1 20 ;D2 400 …` (FEN with 4 or 6 fields), also standard EPD opcodes after the
-//!   four FEN fields (`FEN D1 20; D2 400;`) and lowercase `d1`.
-//! - Blocks (shakmaty's `.perft` files): `id NAME`, `epd FEN`, then `perft D N` lines.
+//! - EPD lines: `FEN ;D1 20 ;D2 400 …` (FEN with 4 or 6 fields), read as the EPD standard reads
+//!   operations: `FEN id "start"; D1 20; D2 400; c0 "any comment";` (quoted strings, any opcode, `;`
+//!   terminators, lowercase `d1` too); `D<n>` are the perft counts, `id` names the position, other
+//!   opcodes are ignored.
+//! - Blocks (shakmaty's `.perft` files): `id NAME` starts a block, `epd FEN`, then `perft D N` lines.
 //!
 //! `#` starts a comment line; blank lines are ignored; a UTF-8 byte-order mark is skipped. A file without
 //! any position is an error, and so is a depth above [`crate::limits::MAX_DEPTH`].
@@ -40,97 +42,111 @@ fn malformed(file: &str, line: usize, text: &str, why: impl std::fmt::Display) -
 
 /// Parse suite text; `file` names it in errors.
 ///
+/// In the block format an `id` line starts a block: its `epd` line gives the position and the `perft` lines
+/// after it belong to that position (`perft` before its block's `epd` is an error, so a count can never be
+/// checked against the position of the block before). An `epd` line without an `id` starts a block too.
+///
 /// # Errors
 /// [`Error::Usage`] naming the file and line of the first malformed line.
 pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut entries: Vec<SuiteEntry> = Vec::new();
-    let mut pending_id: Option<String> = None;
+    // The block being read: its id and the line of its `id`, and whether its `epd` was read (it is then
+    // the last entry).
+    let mut block: Option<(String, usize)> = None;
+    let mut block_has_epd = false;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if let Some(rest) = line.strip_prefix("id ") {
-            pending_id = Some(rest.trim().to_string());
-        } else if let Some(rest) = line.strip_prefix("epd ") {
-            let setup = Setup::from_fen(rest).map_err(|e| malformed(file, line_no, raw, e))?;
-            entries.push(SuiteEntry {
-                id: pending_id.take(),
-                setup,
-                fen: rest.trim().to_string(),
-                line: line_no,
-                expected: Vec::new(),
-            });
-        } else if let Some(rest) = line.strip_prefix("perft ") {
-            let entry = entries
-                .last_mut()
-                .ok_or_else(|| malformed(file, line_no, raw, "'perft' before any 'epd'"))?;
-            let mut parts = rest.split_whitespace();
-            let (d, n) = (parts.next(), parts.next());
-            let (Some(d), Some(n), None) = (d, n, parts.next()) else {
-                return Err(malformed(
-                    file,
-                    line_no,
-                    raw,
-                    "expected 'perft DEPTH NODES'",
-                ));
-            };
-            let depth = parse_depth(d).map_err(|why| malformed(file, line_no, raw, why))?;
-            let nodes = n
-                .parse()
-                .map_err(|_| malformed(file, line_no, raw, format!("bad node count '{n}'")))?;
-            entry.expected.push((depth, nodes));
-        } else if let Some((fen, opcodes)) = split_epd(line) {
-            let setup = Setup::from_fen(&fen).map_err(|e| malformed(file, line_no, raw, e))?;
-            let mut expected = Vec::new();
-            for part in opcodes.split(';') {
-                let part = part.trim();
-                if part.is_empty() {
-                    continue;
+        let (word, rest) = line
+            .split_once(char::is_whitespace)
+            .map_or((line, ""), |(w, r)| (w, r.trim()));
+        match word {
+            "id" => {
+                if let (Some((id, at)), false) = (&block, block_has_epd) {
+                    return Err(malformed(
+                        file,
+                        line_no,
+                        raw,
+                        format!("block '{id}' (line {at}) has no 'epd' line"),
+                    ));
                 }
-                let mut kv = part.split_whitespace();
-                let (k, v) = (kv.next().unwrap_or(""), kv.next());
-                let depth = match k.strip_prefix(['D', 'd']) {
-                    Some(d) => parse_depth(d).map_err(|why| malformed(file, line_no, raw, why))?,
-                    None => {
-                        return Err(malformed(
-                            file,
-                            line_no,
-                            raw,
-                            format!("bad depth tag '{k}' (expected D1, D2, …)"),
-                        ))
-                    }
-                };
-                let nodes = match (v.and_then(|v| v.parse().ok()), kv.next()) {
-                    (Some(n), None) => n,
-                    _ => {
-                        return Err(malformed(
-                            file,
-                            line_no,
-                            raw,
-                            format!("bad node count in '{part}'"),
-                        ))
-                    }
-                };
-                expected.push((depth, nodes));
+                block = Some((rest.to_string(), line_no));
+                block_has_epd = false;
             }
-            entries.push(SuiteEntry {
-                id: None,
-                setup,
-                fen,
-                line: line_no,
-                expected,
-            });
-        } else {
-            return Err(malformed(
-                file,
-                line_no,
-                raw,
-                "expected 'FEN ;D1 N …', 'id', 'epd' or 'perft'",
-            ));
+            "epd" => {
+                if block_has_epd {
+                    // A second `epd` without an `id`: a block of its own.
+                    block = None;
+                }
+                let setup = Setup::from_fen(rest).map_err(|e| malformed(file, line_no, raw, e))?;
+                entries.push(SuiteEntry {
+                    id: block.as_ref().map(|(id, _)| id.clone()),
+                    setup,
+                    fen: rest.to_string(),
+                    line: line_no,
+                    expected: Vec::new(),
+                });
+                block_has_epd = true;
+            }
+            "perft" => {
+                if !block_has_epd {
+                    let why = match &block {
+                        Some((id, at)) => format!(
+                            "'perft' before the 'epd' line of its block '{id}' (started at line {at})"
+                        ),
+                        None => "'perft' before any 'epd'".to_string(),
+                    };
+                    return Err(malformed(file, line_no, raw, why));
+                }
+                let entry = entries.last_mut().expect("a block with its epd");
+                let mut parts = rest.split_whitespace();
+                let (d, n) = (parts.next(), parts.next());
+                let (Some(d), Some(n), None) = (d, n, parts.next()) else {
+                    return Err(malformed(
+                        file,
+                        line_no,
+                        raw,
+                        "expected 'perft DEPTH NODES'",
+                    ));
+                };
+                let depth = parse_depth(d).map_err(|why| malformed(file, line_no, raw, why))?;
+                let nodes = n
+                    .parse()
+                    .map_err(|_| malformed(file, line_no, raw, format!("bad node count '{n}'")))?;
+                entry.expected.push((depth, nodes));
+            }
+            _ => {
+                if let (Some((id, at)), false) = (&block, block_has_epd) {
+                    return Err(malformed(
+                        file,
+                        line_no,
+                        raw,
+                        format!("block '{id}' (line {at}) has no 'epd' line"),
+                    ));
+                }
+                block = None;
+                block_has_epd = false;
+                let epd = parse_epd(line).map_err(|why| malformed(file, line_no, raw, why))?;
+                let setup =
+                    Setup::from_fen(&epd.fen).map_err(|e| malformed(file, line_no, raw, e))?;
+                entries.push(SuiteEntry {
+                    id: epd.id,
+                    setup,
+                    fen: epd.fen,
+                    line: line_no,
+                    expected: epd.expected,
+                });
+            }
         }
+    }
+    if let (Some((id, at)), false) = (&block, block_has_epd) {
+        return Err(Error::Usage(format!(
+            "{file}:{at}: block '{id}' has no 'epd' line"
+        )));
     }
     if entries.is_empty() {
         return Err(Error::Usage(format!(
@@ -138,6 +154,125 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
         )));
     }
     Ok(entries)
+}
+
+/// An EPD record of a suite: the FEN (4 fields, or 6 with the clocks), its `id` operation and its perft
+/// counts (`D<depth> <nodes>` operations).
+struct EpdLine {
+    fen: String,
+    id: Option<String>,
+    expected: Vec<(u32, u128)>,
+}
+
+/// The words of an EPD line: whitespace separates, a double-quoted string is one word (quotes removed,
+/// marked by a leading `"`), and `;` is a word of its own.
+fn epd_words(line: &str) -> std::result::Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                let mut s = String::from('"');
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some(c) => s.push(c),
+                        None => return Err("a quoted string is not closed".into()),
+                    }
+                }
+                words.push(s);
+            }
+            ';' => {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                words.push(";".into());
+            }
+            c if c.is_whitespace() => {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// Parse an EPD suite line as the EPD standard reads operations: after the four FEN fields (or six, with the
+/// move clocks) come operations, each an opcode (a letter, then letters, digits or `_`) and its operands,
+/// ended by `;` (the last one may lack it); a string operand is double-quoted and may hold spaces and `;`.
+/// `D<n> <nodes>` (also `d<n>`) are the perft counts, `id "name"` names the position, any other operation
+/// (`bm`, `c0`, a trailing comment) is ignored. A line without any perft count is an error.
+fn parse_epd(line: &str) -> std::result::Result<EpdLine, String> {
+    let words = epd_words(line)?;
+    let fields = words.iter().take_while(|w| *w != ";").count().min(4);
+    if fields < 4 || words[..4].iter().any(|w| w.starts_with('"')) {
+        return Err(
+            "expected 'FEN ;D1 N …' (4 FEN fields, then operations), 'id', 'epd' or 'perft'".into(),
+        );
+    }
+    let digits = |w: &String| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    let clocks = words.len() >= 6 && digits(&words[4]) && digits(&words[5]);
+    let fen_len = if clocks { 6 } else { 4 };
+    let fen = words[..fen_len].join(" ");
+    let mut id = None;
+    let mut expected = Vec::new();
+    for op in words[fen_len..].split(|w| w == ";") {
+        let Some((opcode, operands)) = op.split_first() else {
+            continue;
+        };
+        let valid = opcode.len() <= 15
+            && opcode.starts_with(|c: char| c.is_ascii_alphabetic())
+            && opcode
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Err(format!(
+                "bad operation '{}' (an EPD opcode such as D1, id or bm, then its operands)",
+                op.iter()
+                    .map(|w| w.trim_start_matches('"'))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+        if opcode == "id" {
+            id = operands
+                .first()
+                .map(|w| w.trim_start_matches('"').to_string());
+            continue;
+        }
+        let Some(d) = opcode
+            .strip_prefix(['D', 'd'])
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let depth = parse_depth(d)?;
+        let nodes = match operands {
+            [n] if digits(n) => n
+                .parse()
+                .map_err(|_| format!("bad node count in '{opcode} {n}'"))?,
+            _ => {
+                return Err(format!(
+                    "bad node count in '{opcode} {}' (expected one number)",
+                    operands.join(" ")
+                ))
+            }
+        };
+        expected.push((depth, nodes));
+    }
+    if expected.is_empty() {
+        return Err("no perft count on the line (operations such as ';D1 20 ;D2 400')".into());
+    }
+    Ok(EpdLine { fen, id, expected })
 }
 
 /// A depth of a suite line: a number from 0 to [`MAX_DEPTH`].
@@ -153,43 +288,30 @@ fn parse_depth(text: &str) -> std::result::Result<u32, String> {
     }
 }
 
-/// Split an EPD perft line into its FEN and its opcode text: `FEN ;D1 20 ;D2 400` (the FEN ends at the
-/// first `;`) or standard EPD `FEN D1 20; D2 400;` (opcodes start at the first `D<n>`/`d<n>` word after the
-/// four FEN fields). `None` when the line has neither form.
-fn split_epd(line: &str) -> Option<(String, String)> {
-    let (head, tail) = match line.split_once(';') {
-        Some((h, t)) => (h, Some(t)),
-        None => (line, None),
-    };
-    let words: Vec<&str> = head.split_whitespace().collect();
-    let is_opcode = |w: &&str| {
-        w.strip_prefix(['D', 'd'])
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-    };
-    match words.iter().skip(4).position(is_opcode) {
-        Some(i) => {
-            let fen = words[..4 + i].join(" ");
-            let ops = words[4 + i..].join(" ");
-            Some((fen, format!("{ops};{}", tail.unwrap_or(""))))
-        }
-        None => tail.map(|t| (head.trim().to_string(), t.to_string())),
-    }
-}
-
-/// Read and parse a suite file; `-` reads standard input.
+/// Read and parse a suite file; `-` reads standard input. The file must be a regular file of at most
+/// [`crate::files::MAX_INPUT_BYTES`] bytes of UTF-8 text, no line longer than
+/// [`crate::files::MAX_LINE_BYTES`] (standard input: the same limits).
 ///
 /// # Errors
-/// [`Error::Usage`] when the file cannot be read or a line is malformed.
+/// [`Error::Usage`] when the file cannot be read, is not a regular file, is too long, or a line is
+/// malformed.
 pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
-    if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| Error::Usage(format!("cannot read the suite from standard input: {e}")))?;
-        return parse("-", &text);
-    }
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("cannot read suite file '{name}': {e}")))?;
+    let (name, bytes) = if path == Path::new("-") {
+        let bytes =
+            crate::files::read_bounded(std::io::stdin().lock(), crate::files::MAX_INPUT_BYTES)
+                .map_err(|e| {
+                    Error::Usage(format!("cannot read the suite from standard input: {e}"))
+                })?;
+        ("-".to_string(), bytes)
+    } else {
+        let name = path.display().to_string();
+        (
+            name,
+            crate::files::read_input("suite file", path, crate::files::MAX_INPUT_BYTES)?,
+        )
+    };
+    let text = crate::files::text_lines(bytes)
+        .map_err(|why| Error::Usage(format!("cannot read suite file '{name}': {why}")))?;
     parse(&name, &text)
 }
 
@@ -205,6 +327,9 @@ pub struct Budget {
 /// One failed check of a suite (a wrong count, or a position refused or a backend failure).
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckFailure {
+    /// The position's name (`id`), if the suite gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// The position's FEN.
     pub fen: String,
     /// Suite line.
@@ -242,26 +367,27 @@ pub fn run(
     budget: Budget,
     parallel: bool,
 ) -> Report {
-    run_with_progress(entries, backend, budget, parallel, &|| {})
+    run_with_progress(entries, backend, budget, parallel, &|_, _| {})
 }
 
-/// As [`run`], calling `done` after each entry (for a progress bar).
+/// As [`run`], calling `done(index, report of that entry)` as each entry finishes (for a progress bar, and
+/// to show failures as they are found).
 pub fn run_with_progress(
     entries: &[SuiteEntry],
     backend: &dyn Backend,
     budget: Budget,
     parallel: bool,
-    done: &(dyn Fn() + Sync),
+    done: &(dyn Fn(usize, &Report) + Sync),
 ) -> Report {
-    let one = |e: &SuiteEntry| {
+    let one = |(i, e): (usize, &SuiteEntry)| {
         let r = run_entry(e, backend, budget);
-        done();
+        done(i, &r);
         r
     };
     let reports: Vec<Report> = if parallel {
-        entries.par_iter().map(one).collect()
+        entries.par_iter().enumerate().map(one).collect()
     } else {
-        entries.iter().map(one).collect()
+        entries.iter().enumerate().map(one).collect()
     };
     let mut total = Report::default();
     for r in reports {
@@ -277,6 +403,7 @@ pub fn run_with_progress(
 fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
     let mut r = Report::default();
     let fail = |depth, expected, actual, error| CheckFailure {
+        id: e.id.clone(),
         fen: e.fen.clone(),
         line: e.line,
         depth,

@@ -13,6 +13,7 @@
 //!
 //! Attacks are computed by the reference generator ([`crate::reference`]), the project's oracle.
 
+pub use crate::error::ValidityError;
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;
@@ -33,15 +34,12 @@ impl Checked {
     /// Check `setup`.
     ///
     /// # Errors
-    /// [`Error::Usage`] quoting the FEN and listing every validity error.
+    /// [`Error::InvalidPosition`] with the position and every validity error (its message quotes the FEN and
+    /// lists them).
     pub fn new(setup: Setup) -> Result<Checked> {
         let v = check(&setup);
         if !v.is_ok() {
-            return Err(Error::Usage(format!(
-                "invalid position '{}': {}",
-                setup.to_fen(),
-                v
-            )));
+            return Err(Error::invalid_position(setup, v.errors));
         }
         Ok(Checked {
             setup,
@@ -52,7 +50,8 @@ impl Checked {
     /// Parse and check a FEN.
     ///
     /// # Errors
-    /// [`Error::Usage`] for a malformed FEN or an invalid position.
+    /// [`Error::Fen`] for a malformed FEN (the field and its text), [`Error::InvalidPosition`] for an invalid
+    /// position.
     pub fn from_fen(fen: &str) -> Result<Checked> {
         Checked::new(Setup::from_fen(fen)?)
     }
@@ -86,7 +85,7 @@ impl Checked {
     /// means `m` was not legal).
     ///
     /// # Errors
-    /// [`Error::Usage`] when the result is invalid.
+    /// [`Error::InvalidPosition`] when the result is invalid.
     pub fn play(&self, m: Move) -> Result<Checked> {
         Checked::new(reference::play(&self.setup, m))
     }
@@ -105,35 +104,6 @@ impl AsRef<Setup> for Checked {
     }
 }
 
-/// A reason perft is ill-defined on a position.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum ValidityError {
-    /// A side has no king.
-    MissingKing(Color),
-    /// A side has more than one king.
-    TooManyKings(Color),
-    /// The side not to move is in check: its king could be captured (FIDE 3.9.2 was broken).
-    OppositeCheck,
-    /// A pawn stands on the first or last rank, where no pawn can be (FIDE 3.7.5).
-    PawnOnBackRank(Square),
-    /// A castling right without the king and that rook on their squares (FIDE 3.8.2.1).
-    InvalidCastlingRight {
-        /// Whose right.
-        color: Color,
-        /// The rook square the right names.
-        rook: Square,
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// An en-passant square that no double step just played can explain (FIDE 3.7.4.2).
-    InvalidEpSquare {
-        /// The square.
-        square: Square,
-        /// What is wrong.
-        reason: &'static str,
-    },
-}
-
 /// An impossible but playable position.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum ValidityWarning {
@@ -145,35 +115,9 @@ pub enum ValidityWarning {
     },
     /// More pieces than the initial 16 and promotions allow (FIDE 2.2, 3.7.5).
     TooMuchMaterial(Color),
-}
-
-impl fmt::Display for ValidityError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ValidityError::MissingKing(c) => write!(f, "missing_king: {} has no king", c.name()),
-            ValidityError::TooManyKings(c) => {
-                write!(f, "too_many_kings: {} has more than one king", c.name())
-            }
-            ValidityError::OppositeCheck => {
-                write!(f, "opposite_check: the side not to move is in check")
-            }
-            ValidityError::PawnOnBackRank(sq) => write!(f, "pawn_on_back_rank: pawn on {sq}"),
-            ValidityError::InvalidCastlingRight {
-                color,
-                rook,
-                reason,
-            } => {
-                write!(
-                    f,
-                    "invalid_castling_right: {} right with rook {rook}: {reason}",
-                    color.name()
-                )
-            }
-            ValidityError::InvalidEpSquare { square, reason } => {
-                write!(f, "invalid_ep_square: {square}: {reason}")
-            }
-        }
-    }
+    /// Proved impossible by retro-analysis ([`crate::retro`], FIDE 3.10.3): the pawn structure needs more
+    /// captures than the opponent has lost units, or (from [`check_retro`]) no legal last move.
+    Impossible(crate::retro::Proof),
 }
 
 impl fmt::Display for ValidityWarning {
@@ -190,6 +134,7 @@ impl fmt::Display for ValidityWarning {
                     c.name()
                 )
             }
+            ValidityWarning::Impossible(proof) => write!(f, "{proof}"),
         }
     }
 }
@@ -271,6 +216,28 @@ pub fn check(setup: &Setup) -> Validity {
     for color in Color::ALL {
         if too_much_material(setup, color) {
             v.warnings.push(ValidityWarning::TooMuchMaterial(color));
+        }
+    }
+    // FIDE 3.10.3 by counting (crate::retro::proofs): material and bishop colours are the warning above; the
+    // pawn-capture budget is new here. Sound for standard chess and Chess960 alike.
+    v.warnings.extend(
+        crate::retro::proofs::static_proofs(setup)
+            .into_iter()
+            .filter(|p| p.kind == crate::retro::ProofKind::PawnCaptures)
+            .map(ValidityWarning::Impossible),
+    );
+    v
+}
+
+/// [`check`], then retraction of the last move to `opts.plies` plies ([`crate::retro::retract`], FIDE 3.10.3):
+/// a position whose side that just moved has no legal last move gets an [`ValidityWarning::Impossible`]
+/// warning. Costlier than [`check`] (each ply multiplies the work), so asked for explicitly (`analyze`,
+/// `reachable`, `suite --check-reachability`).
+pub fn check_retro(setup: &Setup, opts: crate::retro::RetroOptions) -> Validity {
+    let mut v = check(setup);
+    if v.is_ok() && v.warnings.is_empty() {
+        if let Some(p) = crate::retro::retract::retract(setup, opts) {
+            v.warnings.push(ValidityWarning::Impossible(p));
         }
     }
     v

@@ -183,21 +183,26 @@ fn fake_engine_without_bugs_agrees() {
         assert_eq!(code, 0, "{fen}: {v}");
         assert_eq!(v["agree"], true);
     }
-    // The same random positions the grouping test below uses: no failure without planted bugs.
-    let (code, v) = json(&[
-        "stress",
-        "--engine",
-        &fake(""),
-        "--positions",
-        "30",
-        "--seed",
-        "1",
-        "--depth",
-        "2",
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["agree"], true);
+    // The same random positions the grouping test below uses, then every rule-directed kind (Chess960
+    // included): no failure without planted bugs.
+    for kinds in ["random", "all"] {
+        let (code, v) = json(&[
+            "stress",
+            "--engine",
+            &fake(""),
+            "--kinds",
+            kinds,
+            "--positions",
+            "30",
+            "--seed",
+            "1",
+            "--depth",
+            "2",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{kinds}: {v}");
+        assert_eq!(v["agree"], true);
+    }
 }
 
 /// A planted bug and what `compare` must report: bug, root, path, failing FEN (4 fields), missing, extra,
@@ -342,6 +347,8 @@ fn stress_groups_failures_by_move_kind() {
         "stress",
         "--engine",
         &engine,
+        "--kinds",
+        "random",
         "--positions",
         "30",
         "--seed",

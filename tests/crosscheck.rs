@@ -3,7 +3,9 @@
 //! reachable positions, standard and Chess960; a wrapper that drops underpromotions must be caught at the
 //! exact position where one is legal.
 
-use perftlab::crosscheck::{check_tree, stress, MoveGenerator, Report};
+use perftlab::crosscheck::{
+    check_tree, stress, FailureKind, MoveGenerator, Options, Report, RootError, StressOptions,
+};
 use std::path::Path;
 
 /// shakmaty (niklasf): FEN in, `Position::legal_moves`, UCI out in the mode asked for.
@@ -126,8 +128,8 @@ fn suite(
     let mut total = Report::default();
     let mut refused = Vec::new();
     for e in perftlab::suite::load(&data(file)).expect("suite loads") {
-        let c960 = chess960 || e.setup.needs_chess960_notation();
-        let r = check_tree(g, &e.setup.to_fen(), depth, c960);
+        // The root as data; Chess960 notation is turned on by its castling rights where needed.
+        let r = check_tree(g, &e.setup, &Options { depth, chess960 });
         total.nodes += r.nodes;
         total.positions += r.positions;
         for f in r.failures {
@@ -196,9 +198,16 @@ fn cozy_chess_is_clean_on_the_suites() {
 #[test]
 fn both_are_clean_on_10000_random_positions() {
     for chess960 in [false, true] {
-        let r = stress(&mut Shakmaty, 10_000, 12, 1, chess960);
+        let options = StressOptions {
+            positions: 10_000,
+            seed: 12,
+            depth: 1,
+            chess960,
+            ..StressOptions::default()
+        };
+        let r = stress(&mut Shakmaty, &options);
         assert_clean(&format!("shakmaty chess960={chess960}"), &r, 10_000);
-        let r = stress(&mut Cozy, 10_000, 12, 1, chess960);
+        let r = stress(&mut Cozy, &options);
         assert_clean(&format!("cozy-chess chess960={chess960}"), &r, 10_000);
     }
 }
@@ -207,9 +216,13 @@ fn both_are_clean_on_10000_random_positions() {
 fn dropped_underpromotions_are_caught_at_the_exact_position() {
     // Black moves first (a1a2 is the first move in UCI order), then White may promote on a8.
     let root = "8/P7/8/8/8/8/8/k6K b - - 0 1";
+    let options = Options {
+        depth: 3,
+        ..Options::default()
+    };
     for r in [
-        check_tree(&mut NoUnderpromotions(Shakmaty), root, 3, false),
-        check_tree(&mut NoUnderpromotions(Cozy), root, 3, false),
+        check_tree(&mut NoUnderpromotions(Shakmaty), root, &options),
+        check_tree(&mut NoUnderpromotions(Cozy), root, &options),
     ] {
         assert_eq!(r.failures.len(), 1, "{r}");
         let f = &r.failures[0];
@@ -217,7 +230,7 @@ fn dropped_underpromotions_are_caught_at_the_exact_position() {
         assert_eq!(f.fen, "8/P7/8/8/8/8/k7/7K w - - 1 2");
         assert_eq!(f.missing, ["a7a8b", "a7a8n", "a7a8r"]);
         assert!(f.extra.is_empty());
-        assert_eq!(f.kinds, [perftlab::compare::FailureKind::Promotion]);
+        assert_eq!(f.kinds, [FailureKind::Promotion]);
         let text = r.to_string();
         assert!(
             text.contains("missing: a7a8b a7a8n a7a8r") && text.contains("path:    a1a2"),
@@ -227,7 +240,14 @@ fn dropped_underpromotions_are_caught_at_the_exact_position() {
     // On random positions, every failure is a position where an underpromotion is legal (by shakmaty's
     // own list) and names exactly those moves; positions without one pass.
     for chess960 in [false, true] {
-        let r = stress(&mut NoUnderpromotions(Cozy), 2_000, 5, 2, chess960);
+        let options = StressOptions {
+            positions: 2_000,
+            seed: 5,
+            depth: 2,
+            chess960,
+            ..StressOptions::default()
+        };
+        let r = stress(&mut NoUnderpromotions(Cozy), &options);
         assert!(!r.is_ok(), "some random trees reach a promotion");
         for f in &r.failures {
             let all = Shakmaty.legal_moves(&f.fen, chess960).unwrap();
@@ -244,7 +264,77 @@ fn dropped_underpromotions_are_caught_at_the_exact_position() {
 
 #[test]
 fn a_bad_fen_is_a_failure_not_a_panic() {
-    let r = check_tree(&mut Shakmaty, "not a fen", 2, false);
+    let r = check_tree(&mut Shakmaty, "not a fen", &Options::default());
     assert!(!r.is_ok());
-    assert!(r.failures[0].error.as_deref().unwrap().contains("FEN"));
+    let f = &r.failures[0];
+    assert!(f.error.as_deref().unwrap().contains("FEN"), "{f}");
+    // The cause as data (the FEN parser's own error): three words are three fields, the 4th is missing.
+    assert_eq!(
+        f.root_error,
+        Some(RootError::Fen(perftlab::FenError::MissingField {
+            field: perftlab::FenField::EnPassant
+        }))
+    );
+    // A field that is wrong: the field and its text.
+    let r = check_tree(
+        &mut Shakmaty,
+        "8/8/8/8/8/8/8/4K2k w KX - 0 1",
+        &Options::default(),
+    );
+    match &r.failures[0].root_error {
+        Some(RootError::Fen(perftlab::FenError::Invalid { field, text, .. })) => {
+            assert_eq!(
+                (*field, text.as_str()),
+                (perftlab::FenField::Castling, "KX")
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // An invalid position: every validity error, as data.
+    let r = check_tree(
+        &mut Shakmaty,
+        "8/8/8/8/8/8/8/4K3 w - - 0 1",
+        &Options::default(),
+    );
+    assert_eq!(
+        r.failures[0].root_error,
+        Some(RootError::Invalid(vec![
+            perftlab::ValidityError::MissingKing(perftlab::types::Color::Black)
+        ]))
+    );
+    assert_eq!(r.nodes, 0);
+}
+
+#[test]
+fn a_root_is_a_setup_a_checked_position_or_either_fen_flavour() {
+    // CPW "Perft Results" position 2 (Kiwipete) as text, Setup and Checked; and a Chess960 position with its
+    // castling written as X-FEN (KQkq) and as Shredder-FEN (rook files): the same trees, node for node.
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let setup = perftlab::Setup::from_fen(kiwipete).unwrap();
+    let checked = perftlab::Checked::from_fen(kiwipete).unwrap();
+    let options = Options::default();
+    let by_text = check_tree(&mut Cozy, kiwipete, &options);
+    assert_clean("kiwipete as text", &by_text, 1);
+    // 1 root + its 48 children (CPW: 48 moves at depth 1).
+    assert_eq!(by_text.nodes, 1 + 48);
+    for r in [
+        check_tree(&mut Cozy, kiwipete.to_string(), &options),
+        check_tree(&mut Cozy, &setup, &options),
+        check_tree(&mut Cozy, setup.clone(), &options),
+        check_tree(&mut Cozy, &checked, &options),
+        check_tree(&mut Cozy, checked.clone(), &options),
+    ] {
+        assert_eq!(r, by_text);
+    }
+    let xfen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9";
+    let shredder = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    let deep = Options {
+        depth: 3,
+        ..Options::default()
+    };
+    // Chess960 notation is turned on by the root's castling rights (chess960: false here).
+    let a = check_tree(&mut Shakmaty, xfen, &deep);
+    let b = check_tree(&mut Shakmaty, shredder, &deep);
+    assert_clean("chess960 X-FEN", &a, 1);
+    assert_eq!(a, b);
 }

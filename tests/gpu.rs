@@ -1060,52 +1060,119 @@ fn checked_shaders_give_the_same_counts() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Nodes searched: 4085603"));
 }
 
-/// `ALLOW_SOFTWARE=1 QUICK=1 benches/gpu-check.sh` runs clean on this adapter (lavapipe in CI): every count
-/// checked, `gpu-check.json` written and parseable with each case ok; without ALLOW_SOFTWARE a software
-/// adapter is refused (exit 2).
+/// `benches/gpu-check.sh --dry-run`, the proof that the device check works on a machine without a Vulkan
+/// loader: the carry is made as for the device (`benches/gpu-carry.sh`: the stripped binary and Debian's
+/// loader packages, downloaded with apt-get), then the dry run hides every system `libvulkan.so*` and ICD
+/// folder in a private mount namespace, checks that no Vulkan adapter is found without the carried loader,
+/// finds lavapipe through the carried loader and `VK_DRIVER_FILES`, and runs the check's steps at small
+/// depths: every count must match CPW's (start position perft 5: 4,865,609; Kiwipete perft 4: 4,085,603).
+/// Outside the dry run the check refuses a software adapter (exit 2). Prerequisites (apt-get download, a
+/// private mount namespace): with CI=true their absence fails the test, elsewhere it skips saying so.
 #[test]
-fn gpu_check_script_quick() {
-    let Some(g) = gpu("gpu_check_script_quick") else {
+fn gpu_check_dry_run_with_the_system_loader_hidden() {
+    if gpu("gpu_check_dry_run").is_none() {
         return;
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let tmp = std::env::temp_dir().join(format!("perftlab-gpu-dry-{}", std::process::id()));
+    let carry = tmp.join("carry");
+    let missing = |what: String| {
+        if in_ci() {
+            panic!("CI=true and a prerequisite of the device check's dry run is missing: {what}");
+        }
+        eprintln!("gpu_check_dry_run: skipped, {what}");
     };
-    let software = g.adapter_info().device_type != wgpu::DeviceType::DiscreteGpu;
-    let out_dir = std::env::temp_dir().join(format!("perftlab-gpu-check-{}", std::process::id()));
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/gpu-check.sh");
-    let run = |allow: bool| {
+    let prep = Command::new("bash")
+        .arg(format!("{root}/benches/gpu-carry.sh"))
+        .arg(&carry)
+        .env("BIN", env!("CARGO_BIN_EXE_perftlab"))
+        .output()
+        .expect("bash runs benches/gpu-carry.sh");
+    if !prep.status.success() {
+        return missing(format!(
+            "benches/gpu-carry.sh failed: {}",
+            String::from_utf8_lossy(&prep.stderr)
+        ));
+    }
+    let manifest = std::fs::read_to_string(carry.join("manifest.txt")).unwrap();
+    assert!(manifest.contains("glibc_needed 2."), "{manifest}");
+    // The dry run takes the binary from the carry, as the device does; the refusal run names it (BIN).
+    let check = |out: &std::path::Path, dry: bool, carry: &std::path::Path| {
         let mut c = Command::new("bash");
-        c.arg(script)
-            .env("OUT", &out_dir)
-            .env("BIN", env!("CARGO_BIN_EXE_perftlab"))
-            .env("QUICK", "1");
-        if allow {
-            c.env("ALLOW_SOFTWARE", "1");
+        c.arg(format!("{root}/benches/gpu-check.sh"))
+            .env("OUT", out)
+            .env("CARRY", carry)
+            .env_remove("ALLOW_SOFTWARE")
+            .env_remove("PERFTLAB_ADAPTER");
+        if dry {
+            c.arg("--dry-run").env_remove("BIN");
         } else {
-            c.env_remove("ALLOW_SOFTWARE");
+            c.env("BIN", env!("CARGO_BIN_EXE_perftlab"));
         }
         c.output().expect("bash runs benches/gpu-check.sh")
     };
-    if software {
-        let out = run(false);
-        assert_eq!(out.status.code(), Some(2), "{out:?}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("not a discrete GPU"));
+    let out = tmp.join("out");
+    let run = check(&out, true, &carry);
+    let text =
+        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
+    if run.status.code() == Some(2) && text.contains("cannot make a private mount namespace") {
+        return missing(text);
     }
-    let out = run(true);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let text = std::fs::read_to_string(out_dir.join("gpu-check.json")).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["ok"], true);
-    let cases = v["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 3);
-    for c in cases {
-        assert_eq!(c["ok"], true, "{c}");
-        let runs = c["runs"].as_array().unwrap();
-        assert_eq!(runs.len(), 3);
-        for r in runs {
-            assert_eq!(r["nodes"], c["expected"]);
-            assert_eq!(r["gpu"]["retries"], 0);
-        }
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gpu-check.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["mode"], "dry-run");
+    assert_eq!(v["loader"], "carried");
+    let hidden = v["hidden"].as_array().unwrap();
+    assert!(
+        hidden
+            .iter()
+            .any(|h| h.as_str().unwrap().contains("libvulkan.so")),
+        "{hidden:?}"
+    );
+    assert!(
+        v["driver_files"]
+            .as_str()
+            .unwrap()
+            .contains("dry-icd/lvp_icd"),
+        "{}",
+        v["driver_files"]
+    );
+    assert!(
+        v["adapter"].as_str().unwrap().ends_with("(Vulkan, Cpu)"),
+        "{}",
+        v["adapter"]
+    );
+    assert!(
+        text.contains("hiding checked: no Vulkan adapter without the carried loader"),
+        "{text}"
+    );
+    let runs = v["runs"].as_array().unwrap();
+    let cases: Vec<&str> = runs.iter().map(|r| r["case"].as_str().unwrap()).collect();
+    assert_eq!(cases, ["p9", "p9", "p9", "k7", "p11"]);
+    for r in runs {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["nodes"], r["expected"], "{r}");
+        assert_eq!(r["result"]["nodes"], r["expected"], "{r}");
+        assert_eq!(r["result"]["gpu"]["retries"], 0, "{r}");
+        assert!(
+            !r["result"]["gpu"]["levels"].as_array().unwrap().is_empty(),
+            "{r}"
+        );
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
+    let want =
+        |fen_case: &str| runs.iter().find(|r| r["case"] == fen_case).unwrap()["expected"].clone();
+    assert_eq!(want("p9"), 4_865_609);
+    assert_eq!(want("k7"), 4_085_603);
+    // The device mode on a software adapter (system loader, no carry): refused before any run.
+    let out2 = tmp.join("refuse");
+    let run = check(&out2, false, &tmp.join("no-carry"));
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(2), "{text}");
+    assert!(text.contains("refusing to time"), "{text}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// The merge table is not cleared per level: slots carry a generation tag (1–255) and the table is cleared
@@ -1419,9 +1486,12 @@ fn levels_are_scanned_in_chunks() {
 }
 
 /// The level cap and the default level budget (no GPU needed): lavapipe's limits (128 MiB bindings, 2 GiB
-/// buffers, a CPU device) keep 2,097,152 positions and 512 MiB; a discrete GPU with 4 GiB bindings and 141 GB
-/// (an H200) gets ≈ 67 M positions per level and two such levels plus a quarter (14,975 MiB), a 24 GB one a
-/// quarter of its memory, one whose memory is unknown the former 4 GiB.
+/// buffers, a CPU device) keep 2,097,152 positions and 512 MiB. wgpu-hal 30 caps every Vulkan storage binding
+/// at 2^31 − 1 bytes (`MAX_I32_BINDING_SIZE`, wgpu issue #8105) even where the device reports 4 GiB (an H100
+/// or H200), so a discrete GPU gets 33,554,431 positions per level (not 67 M) and, with 141 GB (an H200), two
+/// such levels plus a quarter (7,487 MiB); a 24 GB one a quarter of its memory (6 GiB), one whose
+/// memory is unknown 4 GiB. The 4 GiB binding a backend without that cap could give is kept as the second
+/// case.
 #[test]
 fn level_cap_and_default_budget() {
     use perftlab::gpu::context::{default_level_budget_mb, level_positions};
@@ -1433,22 +1503,38 @@ fn level_cap_and_default_budget() {
     };
     assert_eq!(level_positions(&lavapipe), 2_097_152);
     assert_eq!(default_level_budget_mb(&lavapipe, Cpu, Some(2 << 30)), 512);
+    let h200 = 141_000_000_000u64;
+    // What wgpu 30 reports for an H200 on Vulkan: the binding capped at i32::MAX, a large buffer.
+    let vulkan = wgpu::Limits {
+        max_storage_buffer_binding_size: i32::MAX as u64,
+        max_buffer_size: 1 << 40,
+        ..wgpu::Limits::default()
+    };
+    let cap = level_positions(&vulkan);
+    assert_eq!(cap, 33_554_431);
+    let budget = default_level_budget_mb(&vulkan, DiscreteGpu, Some(h200));
+    assert_eq!(budget, (9 * cap * 104 / 4) >> 20);
+    assert_eq!(budget, 7_487);
+    assert_eq!(
+        default_level_budget_mb(&vulkan, DiscreteGpu, Some(24 << 30)),
+        6 << 10
+    );
+    assert_eq!(default_level_budget_mb(&vulkan, DiscreteGpu, None), 4096);
+    // A 4 GiB binding (no such cap): ≈ 67 M positions, 14,975 MiB, a 24 GB card a quarter of its memory.
     let big = wgpu::Limits {
         max_storage_buffer_binding_size: u64::from(u32::MAX),
         max_buffer_size: 1 << 40,
         ..wgpu::Limits::default()
     };
-    let cap = level_positions(&big);
-    assert_eq!(cap, 67_108_863);
-    let h200 = 141_000_000_000u64;
-    let budget = default_level_budget_mb(&big, DiscreteGpu, Some(h200));
-    assert_eq!(budget, (9 * cap * 104 / 4) >> 20);
-    assert_eq!(budget, 14_975);
+    assert_eq!(level_positions(&big), 67_108_863);
+    assert_eq!(
+        default_level_budget_mb(&big, DiscreteGpu, Some(h200)),
+        14_975
+    );
     assert_eq!(
         default_level_budget_mb(&big, DiscreteGpu, Some(24 << 30)),
         6 << 10
     );
-    assert_eq!(default_level_budget_mb(&big, DiscreteGpu, None), 4096);
 }
 
 /// Startpos perft 5 alone, then startpos and Kiwipete perft 4 as one batch of roots, through the driver with
@@ -1466,4 +1552,266 @@ fn assert_start5_kiwi4(ctx: &mut perftlab::gpu::GpuContext, s: &perftlab::gpu::d
         [197_281, 4_085_603],
         "{s:?}"
     );
+}
+
+/// Whether lavapipe (Vulkan) and Mesa's GL llvmpipe are both found; with CI=true they must be (CI installs
+/// both), elsewhere a test that needs them skips saying so.
+fn vulkan_and_gl(test: &str) -> bool {
+    if gpu(test).is_none() {
+        return false;
+    }
+    let adapters = perftlab::gpu::list_adapters();
+    let has = |b: &str| adapters.iter().any(|a| a.backend == b && a.compute);
+    if has("vulkan") && has("gl") {
+        return true;
+    }
+    let found: Vec<String> = adapters
+        .iter()
+        .map(|a| format!("{} ({})", a.name, a.backend))
+        .collect();
+    assert!(
+        !in_ci(),
+        "CI=true: a Vulkan and a GL adapter are needed, found {found:?}"
+    );
+    eprintln!("{test}: skipped, needs a Vulkan and a GL adapter (found {found:?})");
+    false
+}
+
+/// Two adapters in one count (`--adapter vulkan,gl`: lavapipe and llvmpipe GL, one thread each): the host
+/// levels' positions are spread over both, counts exact (CPW: start position perft 5 4,865,609, Kiwipete
+/// perft 4 4,085,603; divide against the reference generator), with merging and tables and without, and the
+/// report shows both adapters doing work (runs and positions each), their positions adding up to what the
+/// host levels left for the GPUs.
+#[test]
+fn two_adapters_split_the_work_exactly() {
+    if !vulkan_and_gl("two_adapters_split_the_work_exactly") {
+        return;
+    }
+    let start = Checked::from_fen(Setup::STARTPOS_FEN).unwrap();
+    let kiwi = Checked::from_fen(KIWIPETE.fen).unwrap();
+    for (merge, hash) in [(true, 16), (false, 0)] {
+        let mut opts = options(merge, hash, Some(256));
+        opts.adapter = Some("vulkan,gl".into());
+        let g = GpuBackend::new(&opts).unwrap();
+        let backends: Vec<wgpu::Backend> = g.adapter_infos().iter().map(|i| i.backend).collect();
+        assert_eq!(backends, [wgpu::Backend::Vulkan, wgpu::Backend::Gl]);
+        assert_eq!(g.perft(&start, 5).unwrap(), 4_865_609, "merge {merge}");
+        assert_eq!(g.perft(&kiwi, 4).unwrap(), 4_085_603, "merge {merge}");
+        let mut a = g.divide(&kiwi, 3).unwrap();
+        let mut b = ReferenceBackend.divide(&kiwi, 3).unwrap();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "merge {merge}");
+        let r = g.work_report().unwrap();
+        assert_eq!(r.adapters.len(), 2, "{r:?}");
+        for w in &r.adapters {
+            assert!(w.runs > 0 && w.positions > 0, "{r:?}");
+        }
+        assert_eq!(r.adapters[0].backend, "vulkan");
+        assert_eq!(r.adapters[1].backend, "gl");
+        assert_eq!(r.runs, r.adapters.iter().map(|w| w.runs).sum::<u64>());
+        assert_eq!(r.retries, 0);
+    }
+}
+
+/// The CLI: `perft --adapter vulkan,gl --json` gives CPW's count and a `gpu.adapters` array with both
+/// adapters' work; `devices` says which adapters `--adapter all` takes (here lavapipe, not the GL twin of the
+/// same software device); a list naming one adapter twice, and `env:VAR` with VAR unset or not an index, are
+/// refused naming the flag (exit 2); `env:VAR` with VAR=0 takes the first adapter of the `all` list.
+#[test]
+fn cli_several_adapters_and_env_index() {
+    if !vulkan_and_gl("cli_several_adapters_and_env_index") {
+        return;
+    }
+    let out = perftlab(&[
+        "perft",
+        "--backend",
+        "gpu",
+        "--adapter",
+        "vulkan,gl",
+        "--depth",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 4_865_609);
+    let adapters = v["gpu"]["adapters"].as_array().unwrap();
+    assert_eq!(adapters.len(), 2, "{v}");
+    for (a, backend) in adapters.iter().zip(["vulkan", "gl"]) {
+        assert_eq!(a["backend"], backend, "{a}");
+        assert!(a["name"].as_str().is_some_and(|n| !n.is_empty()), "{a}");
+        assert!(a["runs"].as_u64().unwrap() > 0, "{a}");
+        assert!(a["positions"].as_u64().unwrap() > 0, "{a}");
+    }
+    let out = perftlab(&["devices", "--json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let in_all: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d["all_index"].is_null())
+        .map(|d| d["backend"].as_str().unwrap())
+        .collect();
+    assert_eq!(in_all, ["vulkan"], "{list}");
+    let text = String::from_utf8_lossy(&perftlab(&["devices"]).stdout).to_string();
+    assert!(text.contains("--adapter all: used, as GPU 0"), "{text}");
+    assert!(text.contains("--adapter all: not used"), "{text}");
+    let out = perftlab(&[
+        "perft",
+        "--backend",
+        "gpu",
+        "--adapter",
+        "vulkan,0",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("twice"),
+        "{out:?}"
+    );
+    for (value, want) in [
+        (None, "is not set"),
+        (Some("GPU-1234abcd"), "not a GPU index"),
+    ] {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_perftlab"));
+        c.args([
+            "perft",
+            "--backend",
+            "gpu",
+            "--adapter",
+            "env:PERFTLAB_TEST_GPU",
+            "--depth",
+            "1",
+        ]);
+        match value {
+            Some(v) => c.env("PERFTLAB_TEST_GPU", v),
+            None => c.env_remove("PERFTLAB_TEST_GPU"),
+        };
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--adapter") && err.contains(want), "{err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+        .args([
+            "perft",
+            "--backend",
+            "gpu",
+            "--adapter",
+            "env:PERFTLAB_TEST_GPU",
+            "--depth",
+            "3",
+            "--json",
+        ])
+        .env("PERFTLAB_TEST_GPU", "0,1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 8_902);
+    assert!(
+        v["gpu"]["adapter"]
+            .as_str()
+            .unwrap()
+            .contains("(Vulkan, Cpu)"),
+        "{v}"
+    );
+}
+
+/// wgpu reads `WGPU_BACKEND` (it is built with its `std` feature): `devices` lists only GL adapters with
+/// `WGPU_BACKEND=gl` and only Vulkan ones with `WGPU_BACKEND=vulkan`, while both are found without it.
+#[test]
+fn wgpu_backend_env_narrows_the_adapters() {
+    if !vulkan_and_gl("wgpu_backend_env_narrows_the_adapters") {
+        return;
+    }
+    for backend in ["gl", "vulkan"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+            .args(["devices", "--json"])
+            .env("WGPU_BACKEND", backend)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let backends: Vec<&str> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["backend"].as_str().unwrap())
+            .collect();
+        assert!(
+            !backends.is_empty() && backends.iter().all(|b| *b == backend),
+            "{backend}: {backends:?}"
+        );
+    }
+}
+
+/// Work units on the GPU, one GPU picked per shard from the scheduler's environment (`--adapter
+/// env:CUDA_VISIBLE_DEVICES`, as under Slurm's `--gpus-per-task=1`): start position perft 5 planned in 3
+/// shards at ply 2, each shard run with the variable set to "0", merged exactly (CPW: 4,865,609), each result
+/// naming the gpu backend; the variable unset is refused (exit 2) before any result is written.
+#[test]
+fn work_units_pick_a_gpu_per_shard_from_the_environment() {
+    if gpu("work_units_pick_a_gpu_per_shard").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("perftlab-gpu-units-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = perftlab(&[
+        "plan",
+        "--startpos",
+        "--depth",
+        "5",
+        "--split-depth",
+        "2",
+        "--shards",
+        "3",
+        "--out",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let unit = |shard: &str, env: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_perftlab"));
+        c.args([
+            "run-unit",
+            d,
+            "--shard",
+            shard,
+            "--backend",
+            "gpu",
+            "--adapter",
+            "env:CUDA_VISIBLE_DEVICES",
+            "--quiet",
+        ])
+        .env("NODEVICE_SELECT", "1");
+        match env {
+            Some(v) => c.env("CUDA_VISIBLE_DEVICES", v),
+            None => c.env_remove("CUDA_VISIBLE_DEVICES"),
+        };
+        c.output().unwrap()
+    };
+    let out = unit("0", None);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("CUDA_VISIBLE_DEVICES"),
+        "{out:?}"
+    );
+    assert!(!dir.join("results/shard-00000.json").exists());
+    for shard in ["0", "1", "2"] {
+        let out = unit(shard, Some("0"));
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("results/shard-0000{shard}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["backend"], "gpu", "{r}");
+    }
+    let out = perftlab(&["merge", d, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 4_865_609);
+    let _ = std::fs::remove_dir_all(&dir);
 }

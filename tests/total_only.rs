@@ -130,6 +130,10 @@ fn planted_bugs_fail_at_the_same_positions_as_through_the_divide() {
             "stress",
             "--engine",
             &engine,
+            // Random playouts: on a directed position whose bug is an extra root move (the `suite` kind's CPW
+            // position 3 for `pin`), a total-only engine shows it one ply deeper, since its move list is unseen.
+            "--kinds",
+            "random",
             "--positions",
             "25",
             "--depth",

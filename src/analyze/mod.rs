@@ -5,7 +5,8 @@
 //! - FIDE 5.1.1: checkmate ends the game;
 //! - FIDE 5.2.1: stalemate ends the game in a draw;
 //! - FIDE 5.2.2 (and 1.5): a dead position, where no series of legal moves can mate, ends the game in a draw;
-//!   detected here for insufficient material (K v K, K+N v K, K and bishops all on squares of one colour);
+//!   detected here for insufficient material (K v K, K+N v K, K and bishops all on squares of one colour), and
+//!   decided in general, per side and with a proof, by [`dead`] (also FIDE 6.9);
 //! - FIDE 9.2: a draw may be claimed when the same position has appeared at least three times;
 //! - FIDE 9.3: a draw may be claimed after 50 moves by each player without a pawn move or capture;
 //! - FIDE 9.6.1: the game is drawn when the same position has appeared at least five times;
@@ -15,13 +16,15 @@
 //! Repetition is judged over the history given (the root position and the positions after each move of
 //! `--moves`); positions before the root are unknown.
 
-pub mod san;
+pub use crate::line::{play_line, Line};
+/// SAN now lives in the rules layer ([`crate::san`]); re-exported here for older paths.
+pub use crate::san;
+pub mod dead;
 
-use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;
-use crate::types::{Color, Move, MoveKind, Role, Square};
-use crate::validate::{self, Checked};
+use crate::types::{Color, MoveKind, Role, Square};
+use crate::validate;
 use serde::Serialize;
 
 /// How the game has ended, if it has (FIDE 5.1.1, 5.2.1, 5.2.2, 9.6).
@@ -38,6 +41,8 @@ pub enum Outcome {
     SeventyfiveMoves,
     /// FIDE 9.6.1: the same position for at least the fifth time.
     FivefoldRepetition,
+    /// FIDE 1.5, 5.2.2: neither side can checkmate by any series of legal moves, proved by [`dead`].
+    DeadPosition,
 }
 
 /// A draw the player to move may claim (FIDE 9.2, 9.3).
@@ -79,6 +84,68 @@ pub struct Analysis {
     pub claimable: Vec<Claim>,
     /// How often the position has appeared in the given history (this time included).
     pub repetitions: usize,
+    // --- reachability (issue 19, FIDE 3.10.3) ---
+    /// Reachable by a legal game? A cheap verdict: the static proofs, one ply of retraction and a proof-game
+    /// search of at most [`REACH_PLIES`] plies (`perftlab reachable` goes further). `None` for an invalid
+    /// position.
+    pub reachability: Option<Reachability>,
+    // --- FIDE 1.5 dead positions (issue 18): the fields and the function below form one block. ---
+    /// Both sides' winnability and the FIDE 1.5 verdict (`winnable`, `dead`, `dead_reason` in JSON), when
+    /// [`add_dead_position`] was called.
+    #[serde(flatten)]
+    pub dead_position: Option<dead::DeadReport>,
+}
+
+/// The reachability verdict of [`Analysis`] (`"reachability": {"result", "proof", "game"}` in JSON).
+#[derive(Clone, Debug, Serialize)]
+pub struct Reachability {
+    /// `reachable`, `impossible` or `undetermined`.
+    pub result: &'static str,
+    /// The proof of impossibility, or why the question stays open.
+    pub proof: Option<String>,
+    /// A shortest game (UCI) from the initial position, when one was found.
+    pub game: Option<Vec<String>>,
+}
+
+/// Longest proof game `analyze` tries (plies), and its node budget.
+pub const REACH_PLIES: u32 = 6;
+const REACH_NODES: u64 = 200_000;
+
+/// The cheap reachability verdict of `analyze` (see [`Analysis::reachability`]).
+pub fn reachability(setup: &Setup, chess960: bool) -> Reachability {
+    use crate::proofgame::{decide, DecideOptions, Limits, Verdict};
+    let opts = DecideOptions {
+        limits: Limits {
+            max_plies: REACH_PLIES,
+            max_nodes: REACH_NODES,
+        },
+        retro_plies: 1,
+        chess960,
+        from: None,
+    };
+    let v = decide(setup, &opts);
+    let c960 = chess960 || setup.needs_chess960_notation();
+    Reachability {
+        result: v.name(),
+        proof: match &v {
+            Verdict::Impossible(p) => Some(p.to_string()),
+            Verdict::Undetermined(r) => Some(r.clone()),
+            Verdict::Reachable(_) => None,
+        },
+        game: match &v {
+            Verdict::Reachable(g) => Some(g.moves.iter().map(|m| m.to_uci(c960)).collect()),
+            _ => None,
+        },
+    }
+}
+
+/// Attach both sides' winnability ([`dead::dead_report`]) to `a`; a proved dead position becomes the outcome
+/// [`Outcome::DeadPosition`] unless the game has ended otherwise already (FIDE 1.5, 5.2.2).
+pub fn add_dead_position(a: &mut Analysis, report: dead::DeadReport) {
+    if a.outcome.is_none() && report.dead == Some(true) {
+        a.outcome = Some(Outcome::DeadPosition);
+    }
+    a.dead_position = Some(report);
 }
 
 /// The key of FIDE 9.2.3: same player to move, same pieces on the same squares, same possible moves (castling
@@ -169,56 +236,6 @@ pub fn insufficient_material(setup: &Setup) -> bool {
     minors <= 1 || (knights == 0 && !(bishop_colours[0] && bishop_colours[1]))
 }
 
-/// A line of play: the moves and every position they pass through.
-#[derive(Clone, Debug)]
-pub struct Line {
-    /// The moves played.
-    pub moves: Vec<Move>,
-    /// The positions, the root first and the position after the last move last (one more than `moves`).
-    pub positions: Vec<Checked>,
-}
-
-impl Line {
-    /// The empty line at `root`.
-    pub fn new(root: Checked) -> Line {
-        Line {
-            moves: Vec::new(),
-            positions: vec![root],
-        }
-    }
-
-    /// The position the line ends in.
-    pub fn end(&self) -> &Checked {
-        self.positions.last().expect("a line holds its root")
-    }
-}
-
-/// The one move-line player of `analyze`, `compare` and `perftree`: play `moves` (each UCI in either
-/// castling notation, or SAN) from `root`.
-///
-/// # Errors
-/// [`Error::Usage`] naming `--moves`, the move number, its text and the position when a move is not legal.
-pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
-    let mut line = Line::new(root.clone());
-    for (i, text) in moves.iter().enumerate() {
-        let cur = line.end();
-        let legal = cur.legal_moves();
-        let m = Move::find_uci(&legal, text)
-            .or_else(|| san::parse_san(cur, &legal, text))
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "--moves: move {} '{text}' is not a legal move (UCI or SAN) in '{}'",
-                    i + 1,
-                    cur.to_fen()
-                ))
-            })?;
-        let next = cur.play(m)?;
-        line.moves.push(m);
-        line.positions.push(next);
-    }
-    Ok(line)
-}
-
 /// Analyse the last position of `history` (the positions of the game so far, oldest first).
 pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
     let setup = history.last().expect("history is not empty");
@@ -240,10 +257,13 @@ pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
         outcome: None,
         claimable: Vec::new(),
         repetitions: 0,
+        reachability: None,
+        dead_position: None,
     };
     if !a.valid {
         return a;
     }
+    a.reachability = Some(reachability(setup, chess960));
     let pos = reference::Mailbox::from_setup(setup);
     let mut checkers = pos.checkers();
     checkers.sort();

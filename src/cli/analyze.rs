@@ -3,7 +3,6 @@
 
 use super::PositionArgs;
 use crate::analyze::{self, Analysis};
-use crate::compare;
 use crate::error::{Error, Result};
 use crate::validate::Checked;
 use clap::Args;
@@ -69,11 +68,41 @@ fn print_text(a: &Analysis) {
         .collect();
     println!("claimable:    {}", claims.join(" "));
     println!("repetitions:  {}", a.repetitions);
+    if let Some(r) = &a.reachability {
+        let detail = match (&r.game, &r.proof) {
+            (Some(g), _) => format!(" by {}", g.join(" ")),
+            (None, Some(p)) => format!(" ({p})"),
+            (None, None) => String::new(),
+        };
+        println!("reachability: {}{detail}", r.result);
+    }
+    if let Some(d) = &a.dead_position {
+        // FIDE 1.5 / 6.9 (issue 18): each side's verdict with its proof.
+        for (side, r) in [("white", &d.winnable.white), ("black", &d.winnable.black)] {
+            let detail = match (&r.helpmate, &r.reason) {
+                (Some(h), _) if h.is_empty() => "the other side is checkmated".to_string(),
+                (Some(h), _) => format!("helpmate {}", h.join(" ")),
+                (None, Some(reason)) => reason.clone(),
+                (None, None) => String::new(),
+            };
+            println!(
+                "{side} can mate: {} ({detail}; {} nodes)",
+                r.result, r.nodes
+            );
+        }
+        let dead = match d.dead {
+            Some(true) => format!("yes ({})", d.dead_reason.as_deref().unwrap_or("")),
+            Some(false) => "no".to_string(),
+            None => "undetermined".to_string(),
+        };
+        println!("dead position: {dead}");
+    }
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<i32> {
+    super::check_output("--svg", a.svg.as_deref())?;
     let root = a.position.setup()?;
-    let moves = compare::split_moves(&a.moves);
+    let moves = crate::line::split_moves(&a.moves);
     let chess960 = a.position.chess960_for(&root);
     // An invalid position can be analysed (it is reported as such), but no move can be played from it.
     let history = if moves.is_empty() {
@@ -81,13 +110,18 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
     } else {
         let start = Checked::new(root)
             .map_err(|e| Error::Usage(format!("--moves: cannot play moves from the {e}")))?;
-        let line = analyze::play_line(&start, &moves)?;
+        let line = crate::line::play_line(&start, &moves)?;
         line.positions
             .into_iter()
             .map(Checked::into_setup)
             .collect()
     };
-    let analysis = analyze::analyze(&history, chess960);
+    let mut analysis = analyze::analyze(&history, chess960);
+    // FIDE 1.5 / 6.9 (issue 18): both sides' winnability, default limits (500,000 nodes, 1 s per side).
+    if let Ok(end) = Checked::new(history.last().expect("not empty").clone()) {
+        let report = analyze::dead::dead_report(&end, &Default::default(), chess960)?;
+        analyze::add_dead_position(&mut analysis, report);
+    }
     if let Some(path) = &a.svg {
         let marks = crate::render::board::Marks {
             last_move: moves.last().and_then(|_| {

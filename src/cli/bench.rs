@@ -130,6 +130,7 @@ struct Totals {
 }
 
 pub fn run(a: BenchArgs) -> Result<i32> {
+    super::check_output("--plot", a.plot.as_deref())?;
     let timeout = timeout(a.timeout)?;
     let mut stockfish = match &a.stockfish {
         Some(path) => Some(Stockfish::start(path, timeout)?),

@@ -88,11 +88,27 @@ pub(super) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}} ({{per_sec}}, ETA {{eta}})"
+        "{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}} ({{rate}}, ETA {{eta}})"
     )) {
-        bar.set_style(style);
+        bar.set_style(style.with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", short_number(s.per_sec()));
+            },
+        ));
     }
     bar
+}
+
+/// A rate for people: `3.4`, `821.2 k`, `12.3 M`, `1.5 G`.
+fn short_number(x: f64) -> String {
+    match x {
+        x if !x.is_finite() => "?".into(),
+        x if x >= 1e9 => format!("{:.1} G", x / 1e9),
+        x if x >= 1e6 => format!("{:.1} M", x / 1e6),
+        x if x >= 1e4 => format!("{:.1} k", x / 1e3),
+        x => format!("{x:.1}"),
+    }
 }
 
 /// A spinner on stderr for one long step, hidden when stderr is not a terminal or with `--quiet`.
@@ -144,6 +160,12 @@ pub(super) fn print_comparison(c: &Comparison, engine: &str) {
     }
     let kinds: Vec<&str> = f.kinds.iter().map(|k| k.name()).collect();
     println!("kinds:   {}", kinds.join(" "));
+    if let Some(e) = &c.engine_error {
+        println!(
+            "note:    the drill-down stopped here: the engine failed one ply deeper (see stderr)"
+        );
+        eprintln!("error: {e}");
+    }
 }
 
 /// Whether every legal move of the failing position is missing and none extra: the engine printed no move
@@ -163,6 +185,10 @@ pub(super) struct Summary {
     pub engine_errors: Vec<String>,
     pub nodes: u128,
     pub failures: Vec<Comparison>,
+    /// Extra fields of each failure's JSON object, by failure (`stress`: its index, seed and position kind).
+    pub failure_notes: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Extra top-level JSON fields (`stress`: `time_to_first_failure`, `kinds`, ...).
+    pub notes: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Summary {
@@ -189,7 +215,7 @@ impl Summary {
 
     /// The summary as one JSON object.
     pub fn to_json(&self) -> serde_json::Value {
-        json!({
+        let mut v = json!({
             // Only when every position was compared and agreed: not with engine errors or skips.
             "agree": self.failures.is_empty() && self.engine_errors.is_empty() && self.skipped == 0,
             "positions": self.compared,
@@ -199,7 +225,18 @@ impl Summary {
             "nodes": self.nodes,
             "by_kind": self.by_kind(),
             "failures": self.failures,
-        })
+        });
+        if let Some(list) = v["failures"].as_array_mut() {
+            for (f, notes) in list.iter_mut().zip(&self.failure_notes) {
+                if let Some(obj) = f.as_object_mut() {
+                    obj.extend(notes.clone());
+                }
+            }
+        }
+        if let Some(obj) = v.as_object_mut() {
+            obj.extend(self.notes.clone());
+        }
+        v
     }
 
     /// After each position: what an interruption (SIGINT/SIGTERM) prints, the JSON summary so far with
@@ -213,6 +250,9 @@ impl Summary {
         ));
         if as_json {
             let mut v = self.to_json();
+            // Interrupted: `agree` only if every position had been compared (and agreed) already.
+            let all = self.compared == total as u64;
+            v["agree"] = json!(v["agree"] == json!(true) && all);
             v["interrupted"] = json!(true);
             crate::interrupt::set_partial_stdout(Some(v.to_string()));
         }

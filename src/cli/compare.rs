@@ -4,9 +4,9 @@
 use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolArg, Summary};
 use super::pictures::{self, PictureArgs};
 use super::{BackendArgs, PositionArgs};
-use crate::analyze::{play_line, Line};
 use crate::compare::{self, Request};
 use crate::error::{Error, Result};
+use crate::line::{play_moves, Line};
 use crate::render::report::Report;
 use crate::suite;
 use crate::validate::Checked;
@@ -69,9 +69,12 @@ fn report_head(a: &CompareArgs, what: &str) -> Report {
 pub fn run(a: CompareArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let timeout = timeout(a.timeout)?;
+    match &a.suite {
+        Some(path) => a.pictures.check(&[("the --suite file", path.as_path())])?,
+        None => a.pictures.create_files()?,
+    }
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();
-    a.pictures.create_files()?;
     if let Some(path) = &a.suite {
         let mut report = report_head(&a, &format!("suite {}", path.display()));
         let entries = suite::load(path)?;
@@ -108,6 +111,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 // The engine failed on this position (some crash on impossible ones): report it, start a
                 // fresh engine and go on; the run then ends with exit 2.
                 Err(Error::Backend(msg)) => {
+                    crate::interrupt::park_if_stopping();
                     bar.suspend(|| eprintln!("{}:{}: {msg}", path.display(), e.line));
                     summary
                         .engine_errors
@@ -143,6 +147,16 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     println!();
                 });
             }
+            if c.engine_error.is_some() {
+                // The engine died during the drill-down: a fresh one for the next position.
+                engine = compare::start_with_perft_command(
+                    protocol,
+                    &a.engine,
+                    a.perft_command.as_deref(),
+                    chess960,
+                    timeout,
+                )?;
+            }
             summary.add(c);
             summary.note_progress(entries.len(), a.json);
         }
@@ -164,7 +178,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     }
     let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
-    let line = play_line(&root, &compare::split_moves(&a.moves))?;
+    let line = play_moves(&root, &a.moves)?;
     let mut engine = compare::start_with_perft_command(
         protocol,
         &a.engine,
@@ -207,6 +221,9 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     }
     if a.json {
         println!("{}", serde_json::to_string(&c).expect("serializable"));
+        if let Some(e) = &c.engine_error {
+            eprintln!("error: {e}");
+        }
     } else {
         print_comparison(&c, &engine.describe());
     }

@@ -1,5 +1,6 @@
 //! `perftlab devices`: list the GPU adapters wgpu finds, with the limits that matter to perftlab; the index
-//! or a name substring is what `--adapter` (or `PERFTLAB_ADAPTER`) takes.
+//! or a name substring is what `--adapter` (or `PERFTLAB_ADAPTER`) takes, and each adapter says whether
+//! `--adapter all` uses it (and as which GPU index, the one `--adapter env:VAR` counts).
 
 use crate::error::Result;
 use crate::gpu;
@@ -32,6 +33,8 @@ pub fn run(a: DevicesArgs) -> Result<i32> {
                     "max_storage_buffers_per_shader_stage": d.max_storage_buffers,
                     "max_compute_workgroups_per_dimension": d.max_workgroups_per_dim,
                     "max_compute_invocations_per_workgroup": d.max_invocations,
+                    "pci_bus": d.pci_bus,
+                    "all_index": d.all_index,
                 })
             })
             .collect();
@@ -55,10 +58,25 @@ pub fn run(a: DevicesArgs) -> Result<i32> {
             d.max_workgroups_per_dim,
             d.max_invocations
         );
+        match d.all_index {
+            Some(k) => {
+                println!("   --adapter all: used, as GPU {k} (--adapter env:VAR with VAR={k})")
+            }
+            None => println!(
+                "   --adapter all: not used (another kind of adapter is preferred, or unusable)"
+            ),
+        }
     }
+    let all: Vec<String> = list
+        .iter()
+        .filter(|d| d.all_index.is_some())
+        .map(|d| d.index.to_string())
+        .collect();
     println!(
-        "choose one with --adapter INDEX|NAME or the environment variable {}",
-        gpu::ADAPTER_ENV
+        "choose one with --adapter INDEX|NAME or the environment variable {}; several with --adapter all \
+         (here: {}) or a list such as --adapter 0,1",
+        gpu::ADAPTER_ENV,
+        if all.is_empty() { "none".to_string() } else { all.join(",") }
     );
     Ok(0)
 }

@@ -2,9 +2,7 @@
 //! [`crate::dist::units`]).
 
 use super::{BackendArgs, PositionArgs};
-use crate::analyze::play_line;
-use crate::backend::Detail;
-use crate::compare;
+use crate::backend::{Column, Detail};
 use crate::dist::units::{self, PlanOptions, RunUnitOptions};
 use crate::dist::work;
 use crate::error::{Error, Result};
@@ -33,6 +31,29 @@ pub(crate) fn parse_zobrist_seed(s: &str) -> std::result::Result<u64, String> {
     })
 }
 
+/// Parse `--slurm-time` (it is written into slurm.sbatch): Slurm's forms `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
+/// `D-HH:MM`, `D-HH:MM:SS`, or `UNLIMITED`/`INFINITE`.
+fn parse_slurm_time(s: &str) -> std::result::Result<String, String> {
+    let ok = matches!(s, "UNLIMITED" | "INFINITE" | "unlimited" | "infinite") || {
+        let (days, rest) = match s.split_once('-') {
+            Some((d, r)) => (Some(d), r),
+            None => (None, s),
+        };
+        let parts: Vec<&str> = rest.split(':').collect();
+        let number =
+            |t: &str| !t.is_empty() && t.len() <= 6 && t.bytes().all(|b| b.is_ascii_digit());
+        days.is_none_or(number) && parts.len() <= 3 && parts.iter().all(|p| number(p))
+    };
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{}' is not a Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED)",
+            s.escape_debug()
+        ))
+    }
+}
+
 /// Install `--zobrist-seed` for `backend` before it converts any position; returns the seed the backend hashes
 /// with (None for backends without the fast backend's keys).
 ///
@@ -59,7 +80,7 @@ pub(crate) fn zobrist_seed(seed: Option<u64>, backend: super::BackendKind) -> Re
 pub struct PlanArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// Moves (UCI) played from the position first; several per value or several values.
+    /// Moves (UCI or SAN) played from the position first; several per value or several values.
     #[arg(long, num_args = 1..)]
     moves: Vec<String>,
     /// Total depth in plies.
@@ -73,7 +94,7 @@ pub struct PlanArgs {
     shards: usize,
     /// Count detail statistics too: `--stats` (= `--stats cpw`) the CPW columns and stalemates, `--stats full`
     /// also the check and mate categories (the columns of `perft --stats full`).
-    #[arg(long, value_name = "full", num_args = 0..=1, default_missing_value = "cpw",
+    #[arg(long, value_name = "cpw|full", num_args = 0..=1, default_missing_value = "cpw",
           value_parser = Detail::parse)]
     stats: Option<Detail>,
     /// The plan directory to create.
@@ -82,8 +103,8 @@ pub struct PlanArgs {
     /// CPUs (threads) per unit in the launchers.
     #[arg(long, default_value_t = 1)]
     cpus_per_unit: usize,
-    /// Slurm time limit per array task (`--time` of sbatch, e.g. 04:00:00).
-    #[arg(long)]
+    /// Slurm time limit per array task (`--time` of sbatch, e.g. 04:00:00 or 2-12:00:00).
+    #[arg(long, value_parser = parse_slurm_time)]
     slurm_time: Option<String>,
     /// Print plan.json instead of the summary.
     #[arg(long)]
@@ -97,8 +118,8 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
-    let moves = compare::split_moves(&a.moves);
-    let root = play_line(&given, &moves)?.end().clone();
+    let moves = crate::line::split_moves(&a.moves);
+    let root = crate::line::play_line(&given, &moves)?.end().clone();
     let engine = a.backend.create()?;
     let o = PlanOptions {
         root,
@@ -172,6 +193,9 @@ pub struct RunUnitArgs {
 }
 
 pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
+    if let Some(t) = &a.tag {
+        units::check_tag(t)?;
+    }
     let seed = zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let engine = a.backend.create()?;
     units::run_unit(
@@ -263,7 +287,7 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
         work::json_fields(&m.totals, &mut obj);
         println!("{}", Value::Object(obj));
     } else {
-        work::print_text(&m.totals);
+        print_totals(&m.totals);
         eprintln!(
             "merged {} result files of {} shards ({}); {} shards cross-checked by two or more agreeing runs",
             m.files,
@@ -276,4 +300,26 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
         eprintln!("note: {n}");
     }
     Ok(0)
+}
+
+/// Print deep-run totals as `perft` does: divide lines and a blank line, statistics lines (the columns in `perft`'s
+/// order, labels padded alike), `Nodes searched: N`.
+pub(super) fn print_totals(t: &work::Totals) {
+    if let Some(d) = &t.divide {
+        for (m, n) in d {
+            println!("{m}: {n}");
+        }
+        println!();
+    }
+    if let Some(s) = &t.stats {
+        let cols: Vec<Column> = Column::ALL
+            .into_iter()
+            .filter(|c| s.contains_key(c.key()))
+            .collect();
+        let width = cols.iter().map(|c| c.label().len()).max().unwrap_or(0) + 1;
+        for c in cols {
+            println!("{:<width$} {}", c.label(), s[c.key()]);
+        }
+    }
+    println!("Nodes searched: {}", t.nodes);
 }

@@ -7,11 +7,14 @@ mod analyze;
 mod bench;
 mod common;
 mod compare;
+mod dead;
 mod devices;
 mod dist;
 mod perft;
 mod perftree;
 mod pictures;
+mod reachable;
+mod signals;
 mod stress;
 mod suite;
 mod table;
@@ -27,7 +30,14 @@ use common::BackendKind;
 
 /// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
 #[derive(Parser, Debug)]
-#[command(name = "perftlab", version, about)]
+#[command(
+    name = "perftlab",
+    version,
+    about,
+    after_help = "Exit codes: 0 success; 1 a count mismatch or failed check; 2 bad input or usage (also an \
+                  engine or GPU that cannot run); 130 / 143 interrupted by SIGINT / SIGTERM (what was finished \
+                  is printed); 141 standard output closed by its reader."
+)]
 pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -46,7 +56,8 @@ pub(crate) enum Command {
     /// Compare an external engine's divide (UCI `go perft` or a perftree script) and drill down to the
     /// minimal failing position.
     Compare(compare::CompareArgs),
-    /// Compare an external engine on random reachable positions and group failures by move kind.
+    /// Compare an external engine on rule-directed positions (e.p., castling, Chess960, promotions, checks,
+    /// pins, mates, clocks, dead material, suites), then random playouts; group failures by move kind.
     Stress(stress::StressArgs),
     /// Behave as a perftree script: `perftlab perftree DEPTH FEN [MOVES]`.
     Perftree(perftree::PerftreeArgs),
@@ -66,6 +77,11 @@ pub(crate) enum Command {
     Status(dist::StatusArgs),
     /// Check every shard's result and sum multiplicity × result (printed like `perft`).
     Merge(dist::MergeArgs),
+    /// Is a position reachable by a legal game (FIDE 3.10.3)? A proof game, a proof of impossibility, or
+    /// undetermined; one --fen or a file of FENs.
+    Reachable(reachable::ReachableArgs),
+    /// Decide whether each side can still checkmate (FIDE 1.5 dead positions, 6.9 flag-fall), with proofs.
+    Dead(dead::DeadArgs),
 }
 
 /// Where the position comes from.
@@ -112,17 +128,13 @@ impl PositionArgs {
     }
 
     /// The checked position after `moves` (UCI or SAN, each value may hold several moves separated by
-    /// spaces), played by the one move-line player ([`crate::analyze::play_line`]).
+    /// spaces), played by the one move-line player ([`crate::line::play_moves`]).
     ///
     /// # Errors
     /// As [`PositionArgs::checked`]; [`Error::Usage`] naming `--moves` for a move that is not legal.
     pub fn checked_after(&self, moves: &[String]) -> Result<Checked> {
         let root = self.checked()?;
-        if moves.is_empty() {
-            return Ok(root);
-        }
-        let line = crate::analyze::play_line(&root, &crate::compare::split_moves(moves))?;
-        Ok(line.end().clone())
+        Ok(crate::line::play_moves(&root, moves)?.end().clone())
     }
 
     /// Whether moves are shown in Chess960 notation for this position.
@@ -150,7 +162,8 @@ pub(crate) struct BackendArgs {
     /// Do not merge transpositions (to measure or test merging).
     #[arg(long)]
     pub no_merge: bool,
-    /// GPU adapter: a name substring or an index from `perftlab devices` (or env PERFTLAB_ADAPTER).
+    /// GPU adapter: a name substring or an index from `perftlab devices`; several: `all` or a list (`0,1`),
+    /// one thread each; `env:VAR`: the GPU index in $VAR (e.g. CUDA_VISIBLE_DEVICES) (or env PERFTLAB_ADAPTER).
     #[arg(long)]
     pub adapter: Option<String>,
     /// Print backend details on stderr.
@@ -243,7 +256,7 @@ pub fn main() -> i32 {
         return 2;
     }
     exit_on_write_errors();
-    crate::interrupt::install();
+    signals::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -254,10 +267,13 @@ pub fn main() -> i32 {
     let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
+            // An interruption that killed the engine ends the process itself (exit 130/143).
+            crate::interrupt::park_if_stopping();
             eprintln!("error: {e}");
             e.exit_code()
         }
     };
+    crate::interrupt::park_if_stopping();
     // Output still buffered (text without a final newline) must reach its file too, or fail loudly.
     match std::io::Write::flush(&mut std::io::stdout()) {
         Ok(()) => code,
@@ -370,16 +386,30 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::RunUnit(a) => dist::run_unit(a),
         Command::Status(a) => dist::status(a),
         Command::Merge(a) => dist::merge(a),
+        Command::Reachable(a) => reachable::run(a),
+        Command::Dead(a) => dead::run(a),
     }
 }
 
-/// Write a picture or report to `path`; the error names the flag and the file.
+/// Write a picture or report to `path` atomically (a failed run leaves an old file as it was); the error
+/// names the flag and the file.
 ///
 /// # Errors
 /// [`Error::Usage`] when the file cannot be written.
 pub(crate) fn write_file(flag: &str, path: &std::path::Path, text: &str) -> Result<()> {
-    std::fs::write(path, text)
+    crate::files::write_atomic(path, text.as_bytes())
         .map_err(|e| Error::Usage(format!("{flag}: cannot write '{}': {e}", path.display())))
+}
+
+/// Check an output flag's path before any work (see [`crate::files::check_outputs`]).
+///
+/// # Errors
+/// [`Error::Usage`] naming the flag.
+pub(crate) fn check_output(flag: &str, path: Option<&std::path::Path>) -> Result<()> {
+    match path {
+        Some(p) => crate::files::check_outputs(&[(flag, p)], &[]),
+        None => Ok(()),
+    }
 }
 
 /// Install the thread count for rayon's global pool (first call wins).

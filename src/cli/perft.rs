@@ -26,9 +26,10 @@ pub struct PerftArgs {
     /// Print the count of each root move (`e2e4: 9744`), a blank line, then `Nodes searched: N`.
     #[arg(long)]
     divide: bool,
-    /// Print detail statistics: `--stats` the CPW columns (captures, e.p., castles, promotions, checks,
-    /// discovered and double checks, mates) and stalemates; `--stats full` also the check and mate categories.
-    #[arg(long, value_name = "full", num_args = 0..=1, default_missing_value = "cpw",
+    /// Print detail statistics: `--stats` (= `--stats cpw`) the CPW columns (captures, e.p., castles,
+    /// promotions, checks, discovered and double checks, mates) and stalemates; `--stats full` also the check
+    /// and mate categories.
+    #[arg(long, value_name = "cpw|full", num_args = 0..=1, default_missing_value = "cpw",
           value_parser = Detail::parse)]
     stats: Option<Detail>,
     /// Print one JSON object instead of text.
@@ -73,7 +74,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             || a.split_depth.is_some()
             || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
     if split_run {
-        let totals = dist::perft_split(
+        let (totals, counted) = dist::perft_split(
             backend.as_ref(),
             &pos,
             a.depth,
@@ -90,11 +91,13 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             },
         )?;
         let seconds = start.elapsed().as_secs_f64();
+        // The speed of this run: leaves counted now, not those read from the checkpoint journal.
         let nps = if seconds > 0.0 {
-            totals.nodes as f64 / seconds
+            counted as f64 / seconds
         } else {
             0.0
         };
+        let resumed = totals.nodes - counted.min(totals.nodes);
         if a.json {
             let mut obj = Map::new();
             obj.insert("fen".into(), json!(pos.to_fen()));
@@ -104,15 +107,26 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             obj.insert("setup_seconds".into(), json!(setup_seconds));
             obj.insert("nps".into(), json!(nps));
             work::json_fields(&totals, &mut obj);
+            if resumed > 0 {
+                obj.insert("resumed_nodes".into(), json!(resumed));
+            }
             if a.zobrist_seed.is_some() {
                 obj.insert("zobrist_seed".into(), json!(seed));
             }
             println!("{}", Value::Object(obj));
         } else {
-            work::print_text(&totals);
+            super::dist::print_totals(&totals);
+            let from_journal = if resumed > 0 {
+                format!(
+                    "; {resumed} of the nodes came from the checkpoint journal, the speed is of the {counted} \
+                     counted now"
+                )
+            } else {
+                String::new()
+            };
             eprintln!(
                 "{} depth {}: {seconds:.3} s, {:.1} M nodes/s (and {setup_seconds:.3} s before counting: \
-                 backend start, hash table allocation)",
+                 backend start, hash table allocation){from_journal}",
                 backend.name(),
                 a.depth,
                 nps / 1e6

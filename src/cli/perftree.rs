@@ -3,9 +3,8 @@
 
 use super::common::print_warnings;
 use super::BackendArgs;
-use crate::analyze::play_line;
-use crate::compare;
 use crate::error::{Error, Result};
+use crate::line::play_moves;
 use crate::position::Setup;
 use crate::validate::Checked;
 use clap::Args;
@@ -29,8 +28,7 @@ pub fn run(a: PerftreeArgs) -> Result<i32> {
     let root = Checked::new(root)?;
     print_warnings(&root);
     let chess960 = root.needs_chess960_notation();
-    let moves = compare::split_moves(a.moves.as_slice());
-    let line = play_line(&root, &moves)
+    let line = play_moves(&root, a.moves.as_slice())
         .map_err(|e| Error::Usage(e.to_string().replacen("--moves", "MOVES", 1)))?;
     let backend = a.backend.create()?;
     if a.depth == 0 {

@@ -1,20 +1,21 @@
 //! `--svg FILE` and `--report FILE.html` for `compare`, `compare --suite`, `stress` and `suite`: the flags,
 //! turning comparisons into report entries (with both divides at the failing position), and writing the
-//! files. Both files are created (empty) before the run starts, so an unwritable path fails at once.
+//! files. Both paths are checked before the run starts (an unwritable path, or one that is an input of the
+//! run, fails at once) and written atomically at the end: a failed run leaves an old file as it was.
 
 use super::common::Summary;
 use super::write_file;
-use crate::analyze::play_line;
 use crate::backend::Backend;
 use crate::compare::{Comparison, Engine};
 use crate::error::{Error, Result};
+use crate::line::play_line;
 use crate::position::Setup;
 use crate::render::board::{board_svg, Marks};
 use crate::render::report::{self, Failure, Report};
 use crate::validate::Checked;
 use clap::Args;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The picture flags.
 #[derive(Args, Debug, Clone, Default)]
@@ -31,18 +32,28 @@ pub struct PictureArgs {
 }
 
 impl PictureArgs {
-    /// Create the files now, so that a path that cannot be written fails before a long run.
+    /// Check the paths now, so that a path that cannot be written fails before a long run (nothing is
+    /// written until the end).
     ///
     /// # Errors
     /// [`Error::Usage`] naming the flag and the path.
     pub fn create_files(&self) -> Result<()> {
+        self.check(&[])
+    }
+
+    /// As [`PictureArgs::create_files`], also refusing a path that is one of `inputs` (what, path).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming the flag and the path.
+    pub fn check(&self, inputs: &[(&str, &Path)]) -> Result<()> {
+        let mut outputs: Vec<(&str, &Path)> = Vec::new();
         if let Some(p) = &self.svg {
-            write_file("--svg", p, "")?;
+            outputs.push(("--svg", p));
         }
         if let Some(p) = &self.report {
-            write_file("--report", p, "")?;
+            outputs.push(("--report", p));
         }
-        Ok(())
+        crate::files::check_outputs(&outputs, inputs)
     }
 
     /// Whether any picture is wanted (and so the divides at failing positions should be fetched).
@@ -130,14 +141,20 @@ pub fn entry(
 
 /// The summary rows of a many-position run, as `Summary::print` words them.
 pub fn summary_rows(s: &Summary) -> Vec<(String, String)> {
-    let mut by_kind: BTreeMap<&str, usize> = BTreeMap::new();
+    // Counted by the groups the report lists the failures under (kinds joined: `pin + other`), so the
+    // summary's numbers are those of the groups below it.
+    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
     for f in s.failures.iter().filter_map(|c| c.failure.as_ref()) {
-        if f.kinds.is_empty() {
-            *by_kind.entry("other").or_insert(0) += 1;
-        }
-        for k in &f.kinds {
-            *by_kind.entry(k.name()).or_insert(0) += 1;
-        }
+        let group = if f.kinds.is_empty() {
+            "other".to_string()
+        } else {
+            f.kinds
+                .iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        *by_kind.entry(group).or_insert(0) += 1;
     }
     let mut rows = vec![
         (
@@ -148,7 +165,15 @@ pub fn summary_rows(s: &Summary) -> Vec<(String, String)> {
         ("skipped".to_string(), s.skipped.to_string()),
     ];
     if !s.engine_errors.is_empty() {
-        rows.push(("engine errors".to_string(), s.engine_errors.join("; ")));
+        rows.push((
+            report::ENGINE_ERRORS_ROW.to_string(),
+            format!(
+                "{} position{}: {}",
+                s.engine_errors.len(),
+                if s.engine_errors.len() == 1 { "" } else { "s" },
+                s.engine_errors.join("; ")
+            ),
+        ));
     }
     if !by_kind.is_empty() {
         let parts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();

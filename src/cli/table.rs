@@ -44,8 +44,10 @@ pub struct TableArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Md)]
     format: FormatArg,
-    /// Columns: `cpw` (CPW's columns and stalemates) or `full` (also the check and mate categories).
-    #[arg(long, value_name = "cpw|full", default_value = "cpw", value_parser = Detail::parse)]
+    /// Columns: `cpw` (CPW's columns and stalemates; also `--stats` alone) or `full` (also the check and mate
+    /// categories).
+    #[arg(long, value_name = "cpw|full", num_args = 0..=1, default_value = "cpw",
+          default_missing_value = "cpw", value_parser = Detail::parse)]
     stats: Detail,
     /// No progress bar.
     #[arg(long)]
@@ -66,8 +68,35 @@ pub fn run(a: TableArgs) -> Result<i32> {
     // The bar follows nodes: each depth costs about the branching factor times the one before, so a bar
     // by depths would say 80% done when 4 % of the work is.
     let bar = progress_bar(1, a.quiet, "nodes");
+    let fen = pos.to_fen();
+    let format: Format = a.format.into();
+    // Rows are printed as they finish (Markdown, CSV), so an interruption keeps them; JSON is one object,
+    // which an interruption prints with the rows finished so far and `"interrupted": true`.
+    let mut so_far: Vec<table::Row> = Vec::new();
+    let mut printed = 0;
+    crate::interrupt::set_status(format!("no row finished (depth 1 of {fen} was counting)"));
     let (mut done, mut last, mut prev) = (0u128, 0u128, 0u128);
-    let rows = table::compute(backend.as_ref(), &pos, a.depth, a.stats, |row| {
+    table::compute(backend.as_ref(), &pos, a.depth, a.stats, |row| {
+        so_far.push(*row);
+        let text = table::render(&so_far, a.stats, format, &fen, backend.name());
+        let _critical = crate::interrupt::critical();
+        if format == Format::Json {
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            v["interrupted"] = serde_json::json!(true);
+            crate::interrupt::set_partial_stdout(Some(v.to_string()));
+        } else {
+            bar.suspend(|| print!("{}", &text[printed..]));
+            printed = text.len();
+        }
+        crate::interrupt::set_status(if row.depth < a.depth {
+            format!(
+                "rows 1 to {} finished; depth {} had not finished",
+                row.depth,
+                row.depth + 1
+            )
+        } else {
+            "every row finished".to_string()
+        });
         done += row.nodes;
         (prev, last) = (last, row.nodes);
         let branching = last.checked_div(prev).unwrap_or(last).max(1);
@@ -82,15 +111,13 @@ pub fn run(a: TableArgs) -> Result<i32> {
         bar.set_position(clamp(done));
     })?;
     bar.finish_and_clear();
-    print!(
-        "{}",
-        table::render(
-            &rows,
-            a.stats,
-            a.format.into(),
-            &pos.to_fen(),
-            backend.name()
-        )
-    );
+    if format == Format::Json {
+        let _critical = crate::interrupt::critical();
+        crate::interrupt::set_partial_stdout(None);
+        print!(
+            "{}",
+            table::render(&so_far, a.stats, format, &fen, backend.name())
+        );
+    }
     Ok(0)
 }

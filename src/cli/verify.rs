@@ -2,8 +2,8 @@
 
 use super::common::{path_text, print_warnings, BackendKind};
 use super::BackendArgs;
-use crate::analyze::play_line;
 use crate::error::{Error, Result};
+use crate::line::play_moves;
 use crate::position::Setup;
 use crate::suite;
 use crate::validate::Checked;
@@ -74,9 +74,7 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
         let pos = if a.moves.is_empty() {
             pos
         } else {
-            play_line(&pos, &crate::compare::split_moves(&a.moves))?
-                .end()
-                .clone()
+            play_moves(&pos, &a.moves)?.end().clone()
         };
         let fen = if a.moves.is_empty() {
             fen

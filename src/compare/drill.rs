@@ -74,6 +74,9 @@ pub struct Comparison {
     pub nodes: u128,
     /// `None` when both agree.
     pub failure: Option<Failure>,
+    /// The engine failed (died, hung, garbage) during the drill-down after the totals differed: `failure` is
+    /// then the deepest mismatch known before, and this says what happened.
+    pub engine_error: Option<String>,
 }
 
 impl Comparison {
@@ -99,6 +102,8 @@ impl Serialize for Comparison {
             extra: &'a [String],
             wrong_counts: &'a [WrongCount],
             kinds: &'a [FailureKind],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            engine_error: Option<&'a str>,
         }
         let f = self.failure.as_ref();
         Wire {
@@ -114,6 +119,7 @@ impl Serialize for Comparison {
             extra: f.map_or(&[], |f| &f.extra),
             wrong_counts: f.map_or(&[], |f| &f.wrong_counts),
             kinds: f.map_or(&[], |f| &f.kinds),
+            engine_error: self.engine_error.as_deref(),
         }
         .serialize(s)
     }
@@ -186,6 +192,23 @@ pub fn compare(
     let root_fen = line.positions[0].to_fen();
     let start = line.end();
     let mut sent: Vec<String> = line.moves.iter().map(|m| m.to_uci(chess960)).collect();
+    // An engine that reports only totals is asked for the total first: when it agrees, so does the
+    // comparison (its divide, built from more questions, is needed only to find a difference).
+    if let Some(theirs) = engine.total(&root_fen, &sent, depth) {
+        progress(&[], depth);
+        let theirs = theirs?;
+        let ours = backend.perft(start, depth)?;
+        if theirs == ours {
+            return Ok(Comparison {
+                root: start.to_fen(),
+                depth,
+                engine_nodes: theirs,
+                nodes: ours,
+                failure: None,
+                engine_error: None,
+            });
+        }
+    }
     let mut path: Vec<String> = Vec::new();
     let mut cur = start.clone();
     let mut d = depth;
@@ -195,7 +218,30 @@ pub fn compare(
     loop {
         progress(&path, d);
         let (ours, legal) = our_divide(backend, &cur, d, chess960)?;
-        let theirs = same_castling_notation(engine.divide(&root_fen, &sent, d)?, &legal, chess960);
+        let theirs = match (engine.divide(&root_fen, &sent, d), &parent, totals) {
+            (Ok(t), _, _) => t,
+            // The engine failed below a count that differed: that difference is the deepest one known.
+            (Err(Error::Backend(msg)), Some((pset, wrong, pd)), Some((engine_nodes, nodes))) => {
+                path.pop();
+                return Ok(Comparison {
+                    root: start.to_fen(),
+                    depth,
+                    engine_nodes,
+                    nodes,
+                    failure: Some(failure(
+                        pset,
+                        path,
+                        *pd,
+                        vec![],
+                        vec![],
+                        vec![wrong.clone()],
+                    )),
+                    engine_error: Some(msg),
+                });
+            }
+            (Err(e), _, _) => return Err(e),
+        };
+        let theirs = same_castling_notation(theirs, &legal, chess960);
         let our_total: u128 = ours.values().sum();
         let (engine_nodes, nodes) = *totals.get_or_insert((theirs.total, our_total));
         let done = |failure| Comparison {
@@ -204,6 +250,7 @@ pub fn compare(
             engine_nodes,
             nodes,
             failure,
+            engine_error: None,
         };
         let missing: Vec<String> = ours
             .keys()

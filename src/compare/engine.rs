@@ -28,6 +28,12 @@ pub trait Engine {
     /// [`Error::Backend`] when the engine dies, hangs past the timeout, or prints something unreadable; the
     /// message quotes what it said.
     fn divide(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<Divide>;
+
+    /// The engine's total alone, for an engine that reports only totals (`--perft-command`): the
+    /// comparison then asks for it first and divides only when it differs. `None` for engines that divide.
+    fn total(&mut self, _fen: &str, _moves: &[String], _depth: u32) -> Option<Result<u128>> {
+        None
+    }
 }
 
 /// Which protocol the external engine speaks.
@@ -68,20 +74,23 @@ pub(crate) fn own_process_group(cmd: &mut std::process::Command) -> &mut std::pr
 }
 
 /// Kill an engine started with [`own_process_group`] together with every process of its group, then reap
-/// it. (The group is signalled by the shell's `kill -KILL -PGID`, which needs no unsafe code.)
+/// it and forget its group (see [`register`]).
 pub(crate) fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        let _ = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("kill -KILL -{} 2>/dev/null", child.id()))
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
+    crate::interrupt::kill_groups(&[child.id()]);
     let _ = child.kill();
     let _ = child.wait();
+    crate::interrupt::unregister_group(child.id());
+}
+
+/// Register a child started with [`own_process_group`] so that SIGINT/SIGTERM kill its whole group (the
+/// normal and timeout paths call [`kill_group`] or [`unregister`]).
+pub(crate) fn register(child: &std::process::Child) {
+    crate::interrupt::register_group(child.id());
+}
+
+/// Forget a child that finished by itself.
+pub(crate) fn unregister(child: &std::process::Child) {
+    crate::interrupt::unregister_group(child.id());
 }
 
 /// Split an `--engine` command line into program and arguments (whitespace separated; single and double

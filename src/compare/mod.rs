@@ -5,12 +5,15 @@
 //! - `drill`: the divide diff and the drill-down to the minimal failing position ([`compare`], [`Request`],
 //!   [`Comparison`] with an optional [`Failure`]);
 //! - `classify`: which kind of rule a failing move exercises ([`FailureKind`]);
+//! - [`kinds`]: rule-directed positions for `stress` (e.p. pins, castling, Chess960, promotions, checks, ...),
+//!   dealt before random playouts;
 //! - [`random`]: random reachable positions for `stress`;
 //! - `total`: [`TotalOnlyEngine`], a UCI engine whose perft command prints only a total.
 
 mod classify;
 mod drill;
 mod engine;
+pub mod kinds;
 pub mod random;
 mod script;
 mod total;
@@ -23,10 +26,4 @@ pub use script::ScriptEngine;
 pub use total::{start_with_perft_command, TotalOnlyEngine};
 pub use uci::UciEngine;
 
-/// Split `--moves` values that hold several moves separated by spaces.
-pub fn split_moves(moves: &[String]) -> Vec<String> {
-    moves
-        .iter()
-        .flat_map(|m| m.split_whitespace().map(str::to_string))
-        .collect()
-}
+pub use crate::line::split_moves;

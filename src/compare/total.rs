@@ -24,6 +24,9 @@ pub struct TotalOnlyEngine {
     template: String,
     chess960: bool,
     timeout: Duration,
+    /// The last total asked for: (fen, moves, depth, total), so the comparison's first question is not asked
+    /// twice.
+    last: Option<(String, Vec<String>, u32, u128)>,
 }
 
 impl TotalOnlyEngine {
@@ -50,12 +53,20 @@ impl TotalOnlyEngine {
             template: template.to_string(),
             chess960,
             timeout,
+            last: None,
         })
     }
 
-    fn total(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<u128> {
+    fn ask(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<u128> {
+        if let Some((f, m, d, n)) = &self.last {
+            if f == fen && m == moves && *d == depth {
+                return Ok(*n);
+            }
+        }
         let command = self.template.replace("{depth}", &depth.to_string());
-        self.uci.total(fen, moves, &command)
+        let n = self.uci.total(fen, moves, &command)?;
+        self.last = Some((fen.to_string(), moves.to_vec(), depth, n));
+        Ok(n)
     }
 }
 
@@ -69,7 +80,7 @@ impl Engine for TotalOnlyEngine {
         let node = play_line(&root, moves)?;
         let legal = node.end().legal_moves();
         let mut divide = Divide {
-            total: self.total(fen, moves, depth)?,
+            total: self.ask(fen, moves, depth)?,
             ..Divide::default()
         };
         let mut child = moves.to_vec();
@@ -80,7 +91,7 @@ impl Engine for TotalOnlyEngine {
                 continue;
             }
             child.push(text.clone());
-            match self.total(fen, &child, depth - 1) {
+            match self.ask(fen, &child, depth - 1) {
                 Ok(n) => {
                     divide.moves.insert(text, n);
                 }
@@ -94,6 +105,10 @@ impl Engine for TotalOnlyEngine {
             child.pop();
         }
         Ok(divide)
+    }
+
+    fn total(&mut self, fen: &str, moves: &[String], depth: u32) -> Option<Result<u128>> {
+        Some(self.ask(fen, moves, depth))
     }
 }
 

@@ -5,7 +5,7 @@
 //! Output is read on helper threads into a channel, so every wait has a deadline (`--timeout`), and the last
 //! lines the engine printed (stderr included) are quoted in every error.
 
-use super::engine::{kill_group, own_process_group};
+use super::engine::{kill_group, own_process_group, register};
 use super::{looks_like_uci, split_command, Divide, Engine};
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
@@ -42,6 +42,7 @@ impl UciEngine {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Error::Usage(format!("--engine: cannot start '{command}': {e}")))?;
+        register(&child);
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -177,12 +178,48 @@ impl UciEngine {
     }
 }
 
+/// What an engine's `--perft-command` must do, quoted in every error about its answers.
+pub const PERFT_COMMAND_MUST: &str = "the engine's perft command must print the node count, alone on a line \
+     or as the last number of a line such as 'Nodes searched: 8902', and the engine must answer 'isready' \
+     with 'readyok'";
+
+/// The last number of a line that may carry a perft total: not a divide line (`e2e4: 20`), not a UCI
+/// `info` line; the number is a whole word (`8902`, `8902.`, `nodes 8902`), never digits inside a word
+/// (`nn-ad9b42354671.nnue`).
+fn total_of_line(line: &str) -> Option<u128> {
+    let t = line.trim();
+    if t.starts_with("info") {
+        return None;
+    }
+    if let Some((mv, _)) = t.split_once(':') {
+        if looks_like_uci(mv.trim()) {
+            return None;
+        }
+    }
+    t.split(|c: char| c.is_whitespace() || c == ':' || c == '=' || c == ',')
+        .filter_map(|w| {
+            let w = w.trim_end_matches(['.', ';', ')']);
+            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+                w.parse::<u128>().ok()
+            } else {
+                None
+            }
+        })
+        .next_back()
+}
+
 impl UciEngine {
     /// The total of an engine whose perft command prints only a number: sends `position fen … moves …`,
-    /// the `command` line, then `isready`, and reads the last integer printed before `readyok`.
+    /// the `command` line and `isready`, and reads the last number printed (see [`PERFT_COMMAND_MUST`]).
+    ///
+    /// Engines run the command either in their input loop (the number comes before `readyok`) or on a search
+    /// thread (Stockfish's `go perft`: `readyok` comes at once, the number later, after any divide lines). So
+    /// the answer is complete when `readyok` has come *and* a number has been read after the last divide
+    /// line. Then the engine is synchronised again (`isready` … `readyok`), so that nothing it prints late is
+    /// read as the answer to the next question.
     ///
     /// # Errors
-    /// [`Error::Backend`] when the engine dies, hangs, or prints no integer.
+    /// [`Error::Backend`] when the engine dies, hangs, does not know the command, or prints no number.
     pub fn total(&mut self, fen: &str, moves: &[String], command: &str) -> Result<u128> {
         let position = if moves.is_empty() {
             format!("position fen {fen}")
@@ -194,24 +231,57 @@ impl UciEngine {
         self.send(command)?;
         self.send("isready")?;
         let deadline = Instant::now() + self.timeout;
+        let mut ready = false;
         let mut last: Option<u128> = None;
         loop {
-            let line = self.next_line(&request, deadline)?;
-            if line.trim() == "readyok" {
-                break;
-            }
-            if line.starts_with("(stderr)") {
+            let line = self.next_line(&request, deadline).map_err(must)?;
+            let t = line.trim();
+            if t == "readyok" {
+                ready = true;
+            } else if line.starts_with("(stderr)") {
                 continue;
-            }
-            let mut integers = line
-                .split(|c: char| !c.is_ascii_digit())
-                .filter(|w| !w.is_empty())
-                .filter_map(|w| w.parse::<u128>().ok());
-            if let Some(n) = integers.next_back() {
+            } else if t.to_ascii_lowercase().contains("unknown command") {
+                return Err(must(self.garbage(
+                    &request,
+                    t,
+                    "it does not know the command: --perft-command must be the engine's own perft command",
+                )));
+            } else if t
+                .split_once(':')
+                .is_some_and(|(m, _)| looks_like_uci(m.trim()))
+            {
+                // A divide line: the total comes after it.
+                last = None;
+            } else if let Some(n) = total_of_line(t) {
                 last = Some(n);
             }
+            if let (true, Some(n)) = (ready, last) {
+                self.sync(&request)?;
+                return Ok(n);
+            }
         }
-        last.ok_or_else(|| self.garbage(&request, "readyok", "no number was printed before it"))
+    }
+
+    /// Send `isready` and read up to its `readyok`, dropping what comes before.
+    fn sync(&mut self, request: &str) -> Result<()> {
+        self.send("isready")?;
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let line = self
+                .next_line(&format!("isready (after '{request}')"), deadline)
+                .map_err(must)?;
+            if line.trim() == "readyok" {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// An engine error with what the perft command must do.
+fn must(e: Error) -> Error {
+    match e {
+        Error::Backend(m) => Error::Backend(format!("{m} ({PERFT_COMMAND_MUST})")),
+        other => other,
     }
 }
 

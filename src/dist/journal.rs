@@ -16,6 +16,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Longest journal record accepted when reading (a record with the full statistics columns is well below).
+const MAX_RECORD_BYTES: u64 = 4096;
+
 /// An open journal.
 pub struct Journal {
     path: PathBuf,
@@ -25,17 +28,30 @@ pub struct Journal {
     pub done: BTreeMap<usize, PieceResult>,
 }
 
-fn describe(identity: &Value) -> String {
-    identity
-        .as_object()
-        .map(|o| {
-            o.iter()
-                .filter(|(k, _)| !k.ends_with("sha256"))
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+/// The fields in which two identities differ: `depth 5 (this run: 6), plan_sha256 1a2b3c4d… (this run: …)`.
+fn differences(had: &Value, want: &Value) -> String {
+    let short = |v: &Value| {
+        let t = v.to_string();
+        if t.chars().count() > 20 {
+            format!("{}…", t.chars().take(18).collect::<String>())
+        } else {
+            t
+        }
+    };
+    let (Some(a), Some(b)) = (had.as_object(), want.as_object()) else {
+        return "not an identity".into();
+    };
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            let show = |v: Option<&Value>| v.map_or("(none)".to_string(), short);
+            format!("{k} {} (this run: {})", show(a.get(k)), show(b.get(k)))
         })
-        .unwrap_or_default()
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Journal {
@@ -46,14 +62,31 @@ impl Journal {
     pub fn open(path: &Path, identity: Value, fens: &[String]) -> Result<Journal> {
         let name = path.display().to_string();
         let io = |e: std::io::Error| Error::Usage(format!("{name}: {e}"));
-        let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
-                Error::Usage(format!(
-                    "{name}: damaged checkpoint journal (not UTF-8 text); refusing to resume from it"
-                ))
-            })?,
+        // A journal is a regular file (or not there yet) of bounded size: a device such as /dev/full or
+        // /dev/zero would be read without end.
+        let max = (fens.len() as u64 + 1).saturating_mul(MAX_RECORD_BYTES);
+        let text = match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(io(e)),
+            Ok(m) if m.is_dir() => {
+                return Err(Error::Usage(format!(
+                    "{name}: is a directory, not a checkpoint journal file"
+                )))
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(Error::Usage(format!(
+                    "{name}: is not a regular file (a device, FIFO or socket); a checkpoint journal must be \
+                     a file"
+                )))
+            }
+            Ok(_) => {
+                let bytes = crate::files::read_input("the checkpoint journal", path, max)?;
+                String::from_utf8(bytes).map_err(|_| {
+                    Error::Usage(format!(
+                        "{name}: damaged checkpoint journal (not UTF-8 text); refusing to resume from it"
+                    ))
+                })?
+            }
         };
         let mut header = Map::new();
         header.insert("perftlab_journal".into(), Value::from(1));
@@ -89,10 +122,14 @@ impl Journal {
                     }
                     if v["identity"] != identity {
                         return Err(Error::Usage(format!(
-                            "{name}: this checkpoint journal is for other arguments ({}), not for this \
-                             run ({}); use another --checkpoint file or delete it",
-                            describe(&v["identity"]),
-                            describe(&identity)
+                            "{name}: this checkpoint journal is for other arguments ({}); delete it to start \
+                             over{}",
+                            differences(&v["identity"], &identity),
+                            if identity["command"] == "perft" {
+                                " or use another --checkpoint file"
+                            } else {
+                                ""
+                            }
                         )));
                     }
                 } else {

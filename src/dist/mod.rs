@@ -70,7 +70,8 @@ pub struct SplitRun<'a> {
 }
 
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
-/// exists). `depth` must be at least 2.
+/// exists). `depth` must be at least 2. Returns the totals and the leaves counted by this run (less than the
+/// total when positions came from the journal).
 ///
 /// # Errors
 /// [`Error::Usage`] for a bad split depth or a foreign/damaged journal; backend failures.
@@ -79,7 +80,10 @@ pub fn perft_split(
     root: &Checked,
     depth: u32,
     o: &SplitRun<'_>,
-) -> Result<Totals> {
+) -> Result<(Totals, u128)> {
+    if o.checkpoint.is_some_and(|p| p.as_os_str().is_empty()) {
+        return Err(Error::Usage("--checkpoint: '' is not a file name".into()));
+    }
     if let Some(s) = o.split {
         if s == 0 || s >= depth {
             return Err(Error::Usage(format!(
@@ -133,7 +137,10 @@ pub fn perft_split(
             if let Some(seed) = o.zobrist_seed {
                 identity["zobrist_seed"] = json!(seed);
             }
-            let j = Journal::open(path, identity, &fens)?;
+            let j = Journal::open(path, identity, &fens).map_err(|e| match e {
+                Error::Usage(m) => Error::Usage(format!("--checkpoint: {m}")),
+                other => other,
+            })?;
             if !j.done.is_empty() {
                 eprintln!(
                     "resuming from {}: {} of {} positions of the split frontier (ply {s}) already done",
@@ -161,6 +168,10 @@ pub fn perft_split(
         ),
         None => "; nothing was saved (use --checkpoint FILE to make a run resumable)".into(),
     };
+    let resumed: std::collections::BTreeSet<usize> = journal
+        .as_ref()
+        .map(|j| j.done.keys().copied().collect())
+        .unwrap_or_default();
     let results = work::run_positions(
         engine,
         &todo,
@@ -171,5 +182,12 @@ pub fn perft_split(
         &format!("perft depth {depth}"),
         &resume,
     )?;
-    Ok(work::frontier_totals(&f, &results, o.divide))
+    let counted = f
+        .pieces
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !resumed.contains(i))
+        .filter_map(|(i, p)| results.get(&i).map(|r| p.mult * r.nodes))
+        .sum();
+    Ok((work::frontier_totals(&f, &results, o.divide), counted))
 }

@@ -7,7 +7,6 @@
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::Path;
 
 /// Hex SHA-256 of some bytes.
@@ -64,27 +63,14 @@ pub fn u128_value(n: u128) -> Value {
     }
 }
 
-/// Write a file atomically: a temporary file beside it, fsync, rename over the target, fsync the directory.
-/// A reader (or a crash) sees the old file or the new one, never a part.
+/// Write a file atomically (see [`crate::files::write_atomic`]): a reader (or a crash) sees the old file or
+/// the new one, never a part.
 ///
 /// # Errors
 /// [`Error::Usage`] naming the path and the I/O error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |e: std::io::Error| Error::Usage(format!("{}: {e}", path.display()));
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(bytes).map_err(io)?;
-        f.sync_all().map_err(io)?;
-    }
-    let _guard = crate::interrupt::critical();
-    std::fs::rename(&tmp, path).map_err(io)?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::files::write_atomic(path, bytes)
+        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -7,12 +7,14 @@
 //! move clocks do not change perft and are reset to `0 1`.
 
 use crate::backend::Backend;
+use crate::error::Error;
 use crate::error::Result;
 use crate::position::Setup;
 use crate::reference;
 use crate::types::{Move, MoveKind};
 use crate::validate::Checked;
-use hashbrown::HashMap;
+use hashbrown::{DefaultHashBuilder, HashTable};
+use std::hash::BuildHasher;
 
 /// One position of the frontier.
 #[derive(Clone, Debug)]
@@ -56,24 +58,66 @@ fn normalized(mut s: Setup) -> Setup {
     s
 }
 
-/// Merge a level of positions (identical ones combined), each carrying a payload (the first one's is kept:
-/// identical positions have identical moves).
-fn merge<T>(level: Vec<(Piece, T)>) -> Vec<(Piece, T)> {
-    let mut map: HashMap<Setup, usize> = HashMap::with_capacity(level.len());
-    let mut out: Vec<(Piece, T)> = Vec::with_capacity(level.len());
-    for (p, t) in level {
-        match map.get(&p.setup) {
+/// Identical positions combined as they are added, each carrying a payload (the first one's is kept:
+/// identical positions have identical moves). The table holds indices into `out`, not copies of the
+/// positions.
+struct Merger<T> {
+    table: HashTable<usize>,
+    hasher: DefaultHashBuilder,
+    out: Vec<(Piece, T)>,
+    /// Heap bytes of the kept positions' per-root-move lists.
+    heap: usize,
+}
+
+impl<T> Merger<T> {
+    fn new() -> Merger<T> {
+        Merger {
+            table: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            out: Vec::new(),
+            heap: 0,
+        }
+    }
+
+    fn add(&mut self, p: Piece, t: T) {
+        let Merger {
+            table,
+            hasher,
+            out,
+            heap,
+        } = self;
+        let h = hasher.hash_one(&p.setup);
+        match table.find(h, |&k| out[k].0.setup == p.setup) {
             Some(&k) => {
-                out[k].0.mult += p.mult;
-                add_into(&mut out[k].0.by_move, &p.by_move);
+                let kept = &mut out[k].0;
+                kept.mult += p.mult;
+                let before = kept.by_move.capacity();
+                add_into(&mut kept.by_move, &p.by_move);
+                *heap += (kept.by_move.capacity() - before) * std::mem::size_of::<(u16, u128)>();
             }
             None => {
-                map.insert(p.setup.clone(), out.len());
+                *heap += p.by_move.capacity() * std::mem::size_of::<(u16, u128)>() + 16;
+                table.insert_unique(h, out.len(), |&k| hasher.hash_one(&out[k].0.setup));
                 out.push((p, t));
             }
         }
     }
-    out
+
+    /// Bytes held, about: the positions, their lists, the table.
+    fn bytes(&self) -> usize {
+        self.out.capacity() * std::mem::size_of::<(Piece, T)>()
+            + self.heap
+            + self.table.capacity() * (std::mem::size_of::<usize>() + 1)
+    }
+}
+
+/// Merge a level of positions (identical ones combined), each carrying a payload.
+fn merge<T>(level: Vec<(Piece, T)>) -> Vec<(Piece, T)> {
+    let mut m = Merger::new();
+    for (p, t) in level {
+        m.add(p, t);
+    }
+    m.out
 }
 
 /// Drop e.p. squares where no legal en-passant capture exists (given each position's legal moves, `None` when
@@ -101,6 +145,9 @@ fn drop_unusable_ep<T: AsRef<[Move]>>(level: Vec<(Piece, Option<T>)>) -> Vec<(Pi
     }
 }
 
+/// Parents expanded at a time: their children (about 35 each) are merged before the next chunk is made.
+const CHUNK: usize = 4096;
+
 /// The positions as [`Checked`] (each child of a legal move from a valid position is valid; checked anyway).
 fn checked(setups: &[Setup]) -> Result<Vec<Checked>> {
     use rayon::prelude::*;
@@ -114,11 +161,13 @@ fn setups(level: &[Piece]) -> Vec<Setup> {
 /// The distinct positions `plies` plies below `root` (which must be a valid position), generated with
 /// `engine`'s legal moves. `chess960`: root moves in king-takes-rook notation.
 ///
-/// Memory grows with the number of positions at that ply (start position: 5,362 at ply 3, 72,078 at ply 4,
-/// 822,518 at ply 5, 9,417,681 at ply 6), about 200 bytes each.
+/// Memory grows with the number of distinct positions at that ply (start position: 5,362 at ply 3, 72,078
+/// at ply 4, 822,518 at ply 5, 9,417,681 at ply 6) and with the number of root moves whose lines reach each
+/// one; the children of a level are made and merged a chunk of parents at a time. A frontier that would
+/// take more than three quarters of the memory available is refused, naming the memory it took so far.
 ///
 /// # Errors
-/// A backend failure.
+/// A backend failure; [`Error::Usage`] naming `--split-depth` for a frontier that does not fit.
 pub fn frontier(
     engine: &dyn Backend,
     root: &Checked,
@@ -137,25 +186,47 @@ pub fn frontier(
         mult: 1,
         by_move: Vec::new(),
     }];
+    // Memory: the positions of one level and their merge table (about `bytes_per_position` each, measured as
+    // it grows), while the next level is made a chunk of parents at a time, so the children of a level are
+    // never all held at once. A level that would not fit in the memory available is refused.
+    let budget = crate::limits::available_memory().map(|b| b / 4 * 3);
     for ply in 0..plies {
-        let moves: Vec<Vec<Move>> = if ply == 0 {
-            vec![root_moves.iter().map(|(_, m)| *m).collect()]
-        } else {
-            engine.legal_moves(&checked(&setups(&level))?)?
-        };
-        // Now that these positions' moves are known, unusable e.p. squares can be dropped (this only merges
-        // more positions).
-        let with_moves =
-            drop_unusable_ep(level.into_iter().zip(moves.into_iter().map(Some)).collect());
-        level = merge(
-            expand(&with_moves, ply == 0)
-                .into_iter()
-                .map(|p| (p, ()))
-                .collect(),
-        )
-        .into_iter()
-        .map(|(p, ())| p)
-        .collect();
+        let mut next: Merger<()> = Merger::new();
+        for chunk in level.chunks(CHUNK) {
+            let moves: Vec<Vec<Move>> = if ply == 0 {
+                vec![root_moves.iter().map(|(_, m)| *m).collect()]
+            } else {
+                engine.legal_moves(&checked(&setups(chunk))?)?
+            };
+            // Now that these positions' moves are known, unusable e.p. squares can be dropped (this only
+            // merges more positions).
+            let with_moves = drop_unusable_ep(
+                chunk
+                    .iter()
+                    .cloned()
+                    .zip(moves.into_iter().map(Some))
+                    .collect(),
+            );
+            for p in expand(&with_moves, ply == 0) {
+                next.add(p, ());
+            }
+            if let Some(budget) = budget {
+                let bytes = next.bytes() as u64;
+                if bytes > budget {
+                    let each = bytes / next.out.len().max(1) as u64;
+                    return Err(Error::Usage(format!(
+                        "--split-depth: the split frontier at ply {} does not fit in memory: {} distinct \
+                         positions already take {} MiB (about {each} bytes each), more than the {} MiB \
+                         perftlab may use of the memory available; use a smaller --split-depth",
+                        ply + 1,
+                        next.out.len(),
+                        bytes >> 20,
+                        budget >> 20
+                    )));
+                }
+            }
+        }
+        level = next.out.into_iter().map(|(p, ())| p).collect();
     }
     // The last level: drop unusable e.p. squares (only positions with one need their moves).
     let with_ep: Vec<Setup> = level

@@ -31,6 +31,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 /// Format version of plan, unit and result files.
 pub const FORMAT: u64 = 1;
 
+/// Largest plan.json read (its size does not grow with the positions: 1 MiB is far above any plan's).
+const MAX_PLAN_FILE_BYTES: u64 = 1 << 20;
+
 /// Options of `plan`.
 pub struct PlanOptions {
     /// The position searched (after any moves).
@@ -67,6 +70,14 @@ fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// A number that names one plan: the clock's nanoseconds and the process id, hashed.
+fn plan_id() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    sha256_hex(format!("{nanos} {} {}", std::process::id(), host()).as_bytes())[..16].to_string()
 }
 
 fn host() -> String {
@@ -188,12 +199,7 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
             "--shards: '0' shards cannot hold any work (use 1 or more)".into(),
         ));
     }
-    if o.out.join("plan.json").exists() {
-        return Err(Error::Usage(format!(
-            "--out: '{}' already holds a plan.json; choose a new directory",
-            o.out.display()
-        )));
-    }
+    check_out_dir(&o.out)?;
     let f = split::frontier(engine, &o.root, o.split, o.chess960)?;
     let paths = f.paths();
     let perft_s = engine.perft(&o.root, o.split)?;
@@ -218,23 +224,31 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
     }
     let mut shard_sha = Vec::with_capacity(shards);
     for k in 0..shards {
-        let positions: Vec<Value> = f
+        // The unit's text is written position by position (a JSON value of the whole unit would hold
+        // several hundred bytes per position more than the text).
+        let mut text = format!("{{\"perftlab_unit\":{FORMAT},\"positions\":[");
+        for (n, (i, p)) in f
             .pieces
             .iter()
             .enumerate()
             .skip(k)
             .step_by(shards)
-            .map(|(i, p)| {
-                let by_move: Map<String, Value> = p
-                    .by_move
-                    .iter()
-                    .map(|&(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
-                    .collect();
-                json!({ "i": i, "fen": p.setup.to_fen(), "mult": u128_value(p.mult), "by_move": by_move })
-            })
-            .collect();
-        let unit = json!({ "perftlab_unit": FORMAT, "shard": k, "positions": positions });
-        let text = format!("{unit}\n");
+            .enumerate()
+        {
+            let by_move: Map<String, Value> = p
+                .by_move
+                .iter()
+                .map(|&(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
+                .collect();
+            if n > 0 {
+                text.push(',');
+            }
+            text.push_str(
+                &json!({ "i": i, "fen": p.setup.to_fen(), "mult": u128_value(p.mult), "by_move": by_move })
+                    .to_string(),
+            );
+        }
+        text.push_str(&format!("],\"shard\":{k}}}\n"));
         shard_sha.push(sha256_hex(text.as_bytes()));
         write_atomic(
             &o.out.join("units").join(format!("{}.json", shard_name(k))),
@@ -246,6 +260,8 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
         "perftlab_plan": FORMAT,
         "version": env!("CARGO_PKG_VERSION"),
         "created": now_secs(),
+        // Tells two plans of the same arguments apart (the results of one are foreign to the other).
+        "plan_id": plan_id(),
         "fen": o.fen,
         "moves": o.moves,
         "root_fen": o.root.to_fen(),
@@ -267,10 +283,97 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
             "sample_depth": est.sample_depth,
         },
     });
+    let plan = seal_plan(plan);
     let text = format!("{}\n", serde_json::to_string_pretty(&plan).expect("JSON"));
     write_launchers(o, shards)?;
     write_atomic(&o.out.join("plan.json"), text.as_bytes())?;
     Ok((plan, est))
+}
+
+/// `plan --out` must be a new directory or an empty one: a plan is never written over (or mixed with) other
+/// files, such as the journals and results of an older plan.
+fn check_out_dir(out: &Path) -> Result<()> {
+    let shown = out.display();
+    if out.as_os_str().is_empty() {
+        return Err(Error::Usage("--out: '' is not a directory name".into()));
+    }
+    if out.join("plan.json").exists() {
+        return Err(Error::Usage(format!(
+            "--out: '{shown}' already holds a plan.json; choose a new directory"
+        )));
+    }
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_dir() => Err(Error::Usage(format!(
+            "--out: '{shown}' is a file, not a directory; choose a new directory"
+        ))),
+        Ok(_) => {
+            let mut entries = std::fs::read_dir(out).map_err(|e| {
+                Error::Usage(format!("--out: cannot read the directory '{shown}': {e}"))
+            })?;
+            match entries.next() {
+                None => Ok(()),
+                Some(e) => Err(Error::Usage(format!(
+                    "--out: '{shown}' is not empty (it holds '{}') and has no plan.json; choose a new or \
+                     empty directory",
+                    e.map(|e| e.file_name().to_string_lossy().into_owned())
+                        .unwrap_or_else(|_| "?".into())
+                ))),
+            }
+        }
+        Err(_) => Ok(()),
+    }
+}
+
+/// Seal plan.json's object: `field_sha256` holds a checksum of each field (so an edit names its field) and
+/// `sha256` one of the whole.
+fn seal_plan(plan: Value) -> Value {
+    let Value::Object(mut obj) = plan else {
+        return plan;
+    };
+    let fields: Map<String, Value> = obj
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::from(sha256_hex(v.to_string().as_bytes()))))
+        .collect();
+    obj.insert("field_sha256".into(), Value::Object(fields));
+    seal(obj)
+}
+
+/// Check plan.json's seal; `Err` names the fields that were edited.
+fn check_plan_seal(plan: &Value) -> std::result::Result<(), String> {
+    if is_sealed(plan) {
+        return Ok(());
+    }
+    let Some(obj) = plan.as_object() else {
+        return Err("not a JSON object".into());
+    };
+    if !obj.contains_key("sha256") {
+        return Err("it has no checksum (sha256): not written by this perftlab, or edited".into());
+    }
+    let Some(fields) = obj.get("field_sha256").and_then(Value::as_object) else {
+        return Err("its field checksums (field_sha256) are missing".into());
+    };
+    let mut edited: Vec<String> = obj
+        .iter()
+        .filter(|(k, _)| *k != "sha256" && *k != "field_sha256")
+        .filter(|(k, v)| {
+            let want = sha256_hex(v.to_string().as_bytes());
+            fields.get(*k).and_then(Value::as_str) != Some(want.as_str())
+        })
+        .map(|(k, _)| format!("'{k}'"))
+        .collect();
+    edited.extend(
+        fields
+            .keys()
+            .filter(|k| !obj.contains_key(*k))
+            .map(|k| format!("'{k}' (removed)")),
+    );
+    if edited.is_empty() {
+        return Err("its checksums (sha256, field_sha256) were edited".into());
+    }
+    Err(format!(
+        "field {} was edited (its checksum no longer matches)",
+        edited.join(", ")
+    ))
 }
 
 fn shell_quote(s: &str) -> String {
@@ -420,15 +523,22 @@ impl Plan {
     /// [`Error::Usage`] when it is missing or malformed.
     pub fn load(dir: &Path) -> Result<Plan> {
         let p = dir.join("plan.json");
-        let bytes = std::fs::read(&p).map_err(|e| {
-            Error::Usage(format!(
-                "{}: {e} (is '{}' a plan directory written by `perftlab plan`?)",
+        if !p.exists() {
+            return Err(Error::Usage(format!(
+                "{}: not found (is '{}' a plan directory written by `perftlab plan`?)",
                 p.display(),
                 dir.display()
-            ))
-        })?;
+            )));
+        }
+        let bytes = crate::files::read_input("the plan", &p, MAX_PLAN_FILE_BYTES)?;
         let json: Value = serde_json::from_slice(&bytes)
             .map_err(|e| Error::Usage(format!("{}: not a valid plan: {e}", p.display())))?;
+        check_plan_seal(&json).map_err(|why| {
+            Error::Usage(format!(
+                "{}: not a valid plan: {why}; refusing to use it (write a new plan with `perftlab plan`)",
+                p.display()
+            ))
+        })?;
         let shards = json["shards"].as_u64().unwrap_or(0) as usize;
         let ok = json["perftlab_plan"].as_u64() == Some(FORMAT)
             && shards > 0
@@ -495,7 +605,8 @@ impl Plan {
     /// The unit of shard `k`, checked against the plan's SHA-256.
     fn unit(&self, k: usize) -> std::result::Result<Unit, String> {
         let p = self.unit_path(k);
-        let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let bytes = crate::files::read_input("the unit file", &p, crate::files::MAX_INPUT_BYTES)
+            .map_err(|e| e.to_string())?;
         let want = self.json["shard_sha256"][k].as_str().unwrap_or_default();
         if sha256_hex(&bytes) != want {
             return Err(format!(
@@ -579,7 +690,8 @@ fn check_result(
     file: &Path,
 ) -> std::result::Result<ShardResult, String> {
     let name = file.display();
-    let bytes = std::fs::read(file).map_err(|e| format!("{name}: {e}"))?;
+    let bytes = crate::files::read_input("the result file", file, crate::files::MAX_INPUT_BYTES)
+        .map_err(|e| e.to_string())?;
     let v: Value =
         serde_json::from_slice(&bytes).map_err(|_| format!("{name}: truncated or not JSON"))?;
     if !is_sealed(&v) {
@@ -707,6 +819,25 @@ fn shard_from_env(shard: Option<usize>) -> Result<usize> {
     ))
 }
 
+/// Check a `--tag`: 1 to 32 letters, digits, `-` or `_` (it becomes part of a file name).
+///
+/// # Errors
+/// [`Error::Usage`] naming `--tag`.
+pub fn check_tag(t: &str) -> Result<()> {
+    if t.is_empty()
+        || t.len() > 32
+        || !t
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(Error::Usage(format!(
+            "--tag: '{}' must be 1 to 32 letters, digits, '-' or '_'",
+            t.escape_debug()
+        )));
+    }
+    Ok(())
+}
+
 /// Count one shard; returns the exit code (0 also when it was already done).
 ///
 /// # Errors
@@ -721,16 +852,7 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
         )));
     }
     if let Some(t) = &o.tag {
-        if t.is_empty()
-            || t.len() > 32
-            || !t
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
-            return Err(Error::Usage(format!(
-                "--tag: '{t}' must be 1 to 32 letters, digits, '-' or '_'"
-            )));
-        }
+        check_tag(t)?;
     }
     let tag = o.tag.as_deref();
     let unit = plan.unit(k).map_err(Error::Usage)?;
@@ -905,11 +1027,14 @@ pub fn status(dir: &Path) -> Result<(Plan, Status)> {
     for k in 0..plan.shards {
         let ok = match plan.unit(k) {
             Ok(unit) => {
-                let mut ok = false;
-                for f in result_files(&plan, k) {
-                    match check_result(&plan, k, &unit, &f) {
-                        Ok(_) => ok = true,
-                        Err(why) => s.invalid.push(why),
+                // Done only when merge would accept it: every result file valid (merge refuses a shard
+                // with a foreign, edited or truncated result beside a good one).
+                let files = result_files(&plan, k);
+                let mut ok = !files.is_empty();
+                for f in files {
+                    if let Err(why) = check_result(&plan, k, &unit, &f) {
+                        s.invalid.push(why);
+                        ok = false;
                     }
                 }
                 ok

@@ -4,7 +4,7 @@
 use super::journal::Journal;
 use super::seal::{as_u128, u128_value};
 use super::split::Frontier;
-use crate::backend::{Backend, Column, Detail, Stats};
+use crate::backend::{Backend, Detail, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -281,28 +281,6 @@ pub fn frontier_totals(
         }
     }
     t
-}
-
-/// Print totals as `perft` does: divide lines and a blank line, statistics lines (the columns in `perft`'s
-/// order, labels padded alike), `Nodes searched: N`.
-pub fn print_text(t: &Totals) {
-    if let Some(d) = &t.divide {
-        for (m, n) in d {
-            println!("{m}: {n}");
-        }
-        println!();
-    }
-    if let Some(s) = &t.stats {
-        let cols: Vec<Column> = Column::ALL
-            .into_iter()
-            .filter(|c| s.contains_key(c.key()))
-            .collect();
-        let width = cols.iter().map(|c| c.label().len()).max().unwrap_or(0) + 1;
-        for c in cols {
-            println!("{:<width$} {}", c.label(), s[c.key()]);
-        }
-    }
-    println!("Nodes searched: {}", t.nodes);
 }
 
 /// The `nodes`, `stats` and `divide` keys of `perft --json` (exact integers), added to `obj`.

@@ -28,15 +28,87 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+/// One entry of a bucket, as the shared probe and replacement code ([`Ways`]) sees it; each table says how
+/// its entry is read and what it holds.
+pub(super) trait Way {
+    /// What a hit gives.
+    type Value;
+    /// The stored value when the entry holds the subtree of depth `depth` below the position with check hash
+    /// `check` and was read whole (else `None`).
+    fn read(&self, check: u64, depth: u32) -> Option<Self::Value>;
+    /// The depth stored (0 when empty) and whether the entry holds the position with check hash `check`.
+    fn occupant(&self, check: u64) -> (u64, bool);
+}
+
+/// A bucket: `N` entries in one or more whole cache lines. The one probe and replacement code of both CPU
+/// tables: a probe takes the first entry that reads as a hit; a store goes to the entry already holding the
+/// position or an empty one, else replaces the shallowest subtree of the bucket.
+#[repr(align(64))]
+pub(super) struct Ways<W, const N: usize>(pub(super) [W; N]);
+
+impl<W: Default, const N: usize> Default for Ways<W, N> {
+    fn default() -> Self {
+        Ways(std::array::from_fn(|_| W::default()))
+    }
+}
+
+impl<W: Way, const N: usize> Ways<W, N> {
+    /// The first hit in the bucket.
+    #[inline(always)]
+    pub(super) fn probe(&self, check: u64, depth: u32) -> Option<W::Value> {
+        for e in &self.0 {
+            if let Some(v) = e.read(check, depth) {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// The entry a store of the position with check hash `check` goes to.
+    #[inline(always)]
+    pub(super) fn victim(&self, check: u64) -> &W {
+        let mut victim = &self.0[0];
+        let mut victim_depth = u64::MAX;
+        for e in &self.0 {
+            let (d, holds) = e.occupant(check);
+            if d == 0 || holds {
+                return e;
+            }
+            if d < victim_depth {
+                victim_depth = d;
+                victim = e;
+            }
+        }
+        victim
+    }
+}
+
 #[derive(Default)]
 struct Entry {
     check: AtomicU64,
     data: AtomicU64,
 }
 
-#[derive(Default)]
-#[repr(align(64))]
-struct Bucket([Entry; 4]);
+impl Way for Entry {
+    type Value = u64;
+
+    #[inline(always)]
+    fn read(&self, check: u64, depth: u32) -> Option<u64> {
+        let data = self.data.load(Relaxed);
+        (data & 0xff == depth as u64 && self.check.load(Relaxed) ^ data == check)
+            .then_some(data >> 8)
+    }
+
+    #[inline(always)]
+    fn occupant(&self, check: u64) -> (u64, bool) {
+        let d = self.data.load(Relaxed);
+        // An empty entry is all zero; a stored one has a depth of 1 or more in its low byte.
+        (d & 0xff, d != 0 && self.check.load(Relaxed) ^ d == check)
+    }
+}
+
+/// Four 16-byte entries: one 64-byte cache line.
+type Bucket = Ways<Entry, 4>;
 
 /// A fixed array of buckets indexed by a 64-bit key (Lemire's multiply-shift: any size is usable), sized from
 /// a MiB budget: the storage of the count table and of the statistics table (`stats_table.rs`).
@@ -103,22 +175,11 @@ impl HashTable {
         self.buckets.bytes()
     }
 
-    #[inline(always)]
-    fn bucket(&self, index: u64) -> &Bucket {
-        self.buckets.get(index)
-    }
-
     /// The stored count of the subtree of depth `depth` below the position with Zobrist key `index` and check
     /// hash `check` ([`super::board::Board::check`]).
     #[inline(always)]
     pub fn probe(&self, index: u64, check: u64, depth: u32) -> Option<u64> {
-        for e in &self.bucket(index).0 {
-            let data = e.data.load(Relaxed);
-            if data & 0xff == depth as u64 && e.check.load(Relaxed) ^ data == check {
-                return Some(data >> 8);
-            }
-        }
-        None
+        self.buckets.get(index).probe(check, depth)
     }
 
     /// Store a subtree count.
@@ -128,20 +189,7 @@ impl HashTable {
             return;
         }
         let data = count << 8 | depth as u64;
-        let bucket = self.bucket(index);
-        let mut victim = &bucket.0[0];
-        let mut victim_depth = u64::MAX;
-        for e in &bucket.0 {
-            let d = e.data.load(Relaxed);
-            if d == 0 || e.check.load(Relaxed) ^ d == check {
-                victim = e;
-                break;
-            }
-            if d & 0xff < victim_depth {
-                victim_depth = d & 0xff;
-                victim = e;
-            }
-        }
+        let victim = self.buckets.get(index).victim(check);
         victim.data.store(data, Relaxed);
         victim.check.store(check ^ data, Relaxed);
     }

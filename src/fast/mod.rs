@@ -24,7 +24,7 @@ pub(crate) mod attacks;
 pub(crate) mod board;
 pub(crate) mod hash;
 mod magics;
-mod movegen;
+pub(crate) mod movegen;
 mod perft;
 pub(crate) mod simd;
 mod stats;

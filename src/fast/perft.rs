@@ -7,6 +7,9 @@
 //! lookups are inlined, and twice more with AVX2 and AVX-512 added, where the last ply is counted in vector
 //! lanes (`super::simd`). [`Flavor`] picks one at run time (`is_x86_feature_detected!`); the environment
 //! variables `PERFTLAB_SLIDERS=magic|pext|portable` and `PERFTLAB_SIMD=off|avx2|avx512` override the choice.
+//! Off x86-64 (wasm32, ARM) only the portable build is compiled.
+// Off x86-64 the dispatch's `unsafe` blocks call the portable build, a safe function.
+#![cfg_attr(not(target_arch = "x86_64"), allow(unused_unsafe))]
 
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
@@ -139,12 +142,19 @@ macro_rules! walker {
 }
 
 walker!(walk_portable, RecursePortable, scalar_children);
+#[cfg(target_arch = "x86_64")]
 walker!(walk_bmi2, RecurseBmi2, scalar_children, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
 // The vector builds: PEXT sliders, and the last ply counted in lanes (`super::simd`).
+#[cfg(target_arch = "x86_64")]
 walker!(walk_avx2, RecurseAvx2, lane_children_avx2,
     #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2")]);
+#[cfg(target_arch = "x86_64")]
 walker!(walk_avx512, RecurseAvx512, lane_children_avx512,
     #[target_feature(enable = "popcnt,bmi1,bmi2,avx,avx2,avx512f,avx512bw,avx512vl,avx512vpopcntdq")]);
+// Elsewhere (wasm32, ARM) only the portable build exists: `Flavor::available` is false for the others, so
+// these names are never reached; they keep the dispatch below one piece of code.
+#[cfg(not(target_arch = "x86_64"))]
+use self::{walk_portable as walk_bmi2, walk_portable as walk_avx2, walk_portable as walk_avx512};
 
 /// Which compiled variant of the walk runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -24,11 +24,15 @@
 //! the vacated square, so at most two pieces). So with at least four such pieces no move of ours stalemates;
 //! otherwise every non-checking move is played and the replies counted.
 
+// Off x86-64 the dispatch's `unsafe` blocks call the portable build, a safe function.
+#![cfg_attr(not(target_arch = "x86_64"), allow(unused_unsafe))]
+
 use super::attacks::{between, line, Sliders, KING, KNIGHT, PAWN};
 use super::board::{Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use super::movegen::{self, count, moves, pack, pack_castle, pack_ep};
 use super::stats_table::StatsTable;
-use crate::backend::{Stats, BASE_COLUMNS};
+pub use super::stats_table::Tally;
+use crate::backend::Stats;
 
 /// Indices into [`Tally::base`] (the order of [`crate::backend::Column::BASE`]).
 const CAPTURES: usize = 0;
@@ -40,30 +44,6 @@ const STALEMATES: usize = 4;
 const CHECKS: usize = 5;
 /// First mate category, same order.
 const MATES: usize = 9;
-
-/// Leaf count and [`crate::backend::Column::BASE`] counts of a subtree (the derived columns are computed once, at the end).
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct Tally {
-    /// Leaves.
-    pub nodes: u64,
-    /// Counts in [`crate::backend::Column::BASE`] order.
-    pub base: [u64; BASE_COLUMNS],
-}
-
-impl Tally {
-    #[inline(always)]
-    fn add(&mut self, o: &Tally) {
-        self.nodes += o.nodes;
-        for (a, b) in self.base.iter_mut().zip(&o.base) {
-            *a += b;
-        }
-    }
-
-    /// The public statistics (derived columns computed).
-    pub fn stats(&self) -> Stats {
-        Stats::from_base(&self.base)
-    }
-}
 
 /// Category index (0..4) of a check by `checkers` pieces, `direct` when the moved piece is one of them.
 #[inline(always)]
@@ -405,7 +385,11 @@ macro_rules! stats_walker {
 }
 
 stats_walker!(walk_portable);
+#[cfg(target_arch = "x86_64")]
 stats_walker!(walk_bmi2, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+// Off x86-64 only the portable build exists (`Flavor::available` is false for the others).
+#[cfg(not(target_arch = "x86_64"))]
+use self::walk_portable as walk_bmi2;
 
 /// The statistics of the subtree of depth `depth` below `b` on the current thread.
 pub fn walk(

@@ -3,6 +3,9 @@
 //! second Zobrist hash, which identifies the position) and the remaining depth, holding a leaf count and the
 //! [`crate::backend::Column::BASE`] counts.
 //!
+//! The probe and replacement code is the count table's (`super::hash::Ways`); this file says how an entry is
+//! read and written. It also defines [`Tally`], the counts the statistics walk adds up.
+//!
 //! Layout: buckets of four 64-byte entries, one cache line each (check hash, `u16` sequence number and depth, `u32`
 //! leaf count, eleven `u32` counts and the two rarest, the double-discovered checks and mates, as `u16`). A
 //! store goes to the entry already holding the position or an empty one, else replaces the shallowest subtree of
@@ -26,10 +29,34 @@
 //! most a few 10^8 leaves). The `u16` sequence number wraps after 32768 stores to one entry, far more than
 //! can happen during one read.
 
-use super::hash::Buckets;
-use super::stats::Tally;
-use crate::backend::BASE_COLUMNS;
+use super::hash::{Buckets, Way, Ways};
+use crate::backend::{Stats, BASE_COLUMNS};
 use std::sync::atomic::{fence, AtomicU16, AtomicU32, AtomicU64, Ordering};
+
+/// Leaf count and [`crate::backend::Column::BASE`] counts of a subtree (the derived columns are computed once, at the end).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// Leaves.
+    pub nodes: u64,
+    /// Counts in [`crate::backend::Column::BASE`] order.
+    pub base: [u64; BASE_COLUMNS],
+}
+
+impl Tally {
+    /// Add `o`'s counts.
+    #[inline(always)]
+    pub(super) fn add(&mut self, o: &Tally) {
+        self.nodes += o.nodes;
+        for (a, b) in self.base.iter_mut().zip(&o.base) {
+            *a += b;
+        }
+    }
+
+    /// The public statistics (derived columns computed).
+    pub fn stats(&self) -> Stats {
+        Stats::from_base(&self.base)
+    }
+}
 
 /// Entries per bucket.
 const WAYS: usize = 4;
@@ -69,8 +96,10 @@ fn pack(t: &Tally) -> Option<(u32, [u32; WIDE], [u16; NARROW.len()])> {
     Some((nodes, wide, narrow))
 }
 
-impl Entry {
-    /// The stored tally when it is for (`key`, `depth`) and was read whole.
+impl Way for Entry {
+    type Value = Tally;
+
+    /// The stored tally when it is for (`check`, `depth`) and was read whole.
     #[inline(always)]
     fn read(&self, check: u64, depth: u32) -> Option<Tally> {
         let s1 = self.seq.load(Ordering::Acquire);
@@ -103,6 +132,17 @@ impl Entry {
         Some(t)
     }
 
+    #[inline(always)]
+    fn occupant(&self, check: u64) -> (u64, bool) {
+        let d = self.depth.load(Ordering::Relaxed);
+        (
+            d as u64,
+            d != 0 && self.check.load(Ordering::Relaxed) == check,
+        )
+    }
+}
+
+impl Entry {
     /// Store the packed tally unless another writer holds the entry.
     #[inline(always)]
     fn write(&self, check: u64, depth: u32, p: &(u32, [u32; WIDE], [u16; NARROW.len()])) {
@@ -129,8 +169,8 @@ impl Entry {
     }
 }
 
-#[derive(Default)]
-struct Bucket([Entry; WAYS]);
+/// Four 64-byte entries.
+type Bucket = Ways<Entry, WAYS>;
 
 /// The shared statistics table. `Sync`: every access is atomic.
 pub struct StatsTable {
@@ -150,25 +190,17 @@ impl StatsTable {
         self.buckets.bytes()
     }
 
-    #[inline(always)]
-    fn bucket(&self, index: u64) -> &Bucket {
-        self.buckets.get(index)
-    }
-
     /// Add the stored statistics of the subtree of depth `depth` below the position with Zobrist key `index`
     /// and check hash `check` to `t`; false (and `t` unchanged) when not stored.
     #[inline(always)]
     pub fn probe(&self, index: u64, check: u64, depth: u32, t: &mut Tally) -> bool {
-        for e in &self.bucket(index).0 {
-            if let Some(found) = e.read(check, depth) {
-                t.nodes += found.nodes;
-                for (a, b) in t.base.iter_mut().zip(found.base) {
-                    *a += b;
-                }
-                return true;
+        match self.buckets.get(index).probe(check, depth) {
+            Some(found) => {
+                t.add(&found);
+                true
             }
+            None => false,
         }
-        false
     }
 
     /// Store the statistics of (`index`, `check`, `depth`) (skipped when a count does not fit its field).
@@ -177,21 +209,10 @@ impl StatsTable {
         let (Some(p), Ok(_)) = (pack(t), u16::try_from(depth)) else {
             return;
         };
-        let bucket = &self.bucket(index).0;
-        let mut victim = &bucket[0];
-        let mut victim_depth = u16::MAX;
-        for e in bucket {
-            let d = e.depth.load(Ordering::Relaxed);
-            if d == 0 || e.check.load(Ordering::Relaxed) == check {
-                victim = e;
-                break;
-            }
-            if d < victim_depth {
-                victim_depth = d;
-                victim = e;
-            }
-        }
-        victim.write(check, depth, &p);
+        self.buckets
+            .get(index)
+            .victim(check)
+            .write(check, depth, &p);
     }
 
     /// Forget everything.

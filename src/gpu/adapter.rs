@@ -1,7 +1,15 @@
 //! Adapter choice: `--adapter NAME|INDEX` (or the environment variable `PERFTLAB_ADAPTER`) names an adapter by
 //! its index in `perftlab devices` or by a case-insensitive substring of its name or backend (`vulkan`, `gl`);
 //! without one, the first discrete GPU, then integrated, virtual, CPU (software) adapter is taken, preferring
-//! Vulkan/Metal/DX12 over GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`) narrows the search.
+//! Vulkan/Metal/DX12 over GL. wgpu's own `WGPU_BACKEND` (e.g. `vulkan`, `gl`; read because wgpu is built with
+//! its `std` feature) narrows the search.
+//!
+//! Several adapters at once ([`pick_adapters`]): `all` takes every usable adapter of the best kind present
+//! ([`all_set`]: hardware GPUs before software ones, Vulkan/Metal/DX12 before GL, so one GPU is not used twice
+//! through two APIs), in PCI bus order where every adapter reports its bus; a comma-separated list takes
+//! exactly the adapters it names; `env:VAR` takes one adapter by the index in the first entry of the
+//! environment variable `VAR` (`CUDA_VISIBLE_DEVICES`, set by Slurm's `--gpus-per-task`), counted in the
+//! `all` list.
 
 use crate::error::{Error, Result};
 
@@ -33,6 +41,10 @@ pub struct AdapterSummary {
     pub max_invocations: u32,
     /// Whether compute shaders are supported.
     pub compute: bool,
+    /// PCI bus of the device, where the driver reports it.
+    pub pci_bus: String,
+    /// Position in the `--adapter all` list (the index `env:VAR` counts), `None` when `all` leaves it out.
+    pub all_index: Option<usize>,
 }
 
 /// The size of the largest device-local memory heap of a Vulkan adapter, in bytes (`None` on other backends).
@@ -91,16 +103,134 @@ fn summary(index: usize, a: &wgpu::Adapter) -> AdapterSummary {
             .get_downlevel_capabilities()
             .flags
             .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS),
+        pci_bus: info.device_pci_bus_id,
+        all_index: None,
     }
 }
 
-/// Every adapter wgpu finds, in the order `--adapter INDEX` uses.
+/// Every adapter wgpu finds, in the order `--adapter INDEX` uses, each with its place in the `all` list.
 pub fn list_adapters() -> Vec<AdapterSummary> {
-    all_adapters(&instance())
+    let adapters = all_adapters(&instance());
+    let mut list: Vec<AdapterSummary> = adapters
         .iter()
         .enumerate()
         .map(|(i, a)| summary(i, a))
-        .collect()
+        .collect();
+    for (k, i) in all_set(&adapters).into_iter().enumerate() {
+        list[i].all_index = Some(k);
+    }
+    list
+}
+
+/// Whether an adapter can run perftlab's kernels at all (compute shaders, 8 storage buffers per stage; the
+/// full check of the limits is made when its device is opened).
+fn usable(a: &wgpu::Adapter) -> bool {
+    a.get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        && a.limits().max_storage_buffers_per_shader_stage >= 8
+}
+
+/// The indices `--adapter all` takes: the usable adapters of the best kind present, hardware GPUs
+/// (discrete, integrated, virtual) before software or unknown ones, and of those the Vulkan/Metal/DX12 ones
+/// before GL ones (the same GPU often appears through both); ordered by PCI bus when every one reports it
+/// (the order Slurm and `CUDA_DEVICE_ORDER=PCI_BUS_ID` number GPUs in), else in enumeration order.
+pub fn all_set(adapters: &[wgpu::Adapter]) -> Vec<usize> {
+    let class = |a: &wgpu::Adapter| {
+        let info = a.get_info();
+        let hardware = matches!(
+            info.device_type,
+            wgpu::DeviceType::DiscreteGpu
+                | wgpu::DeviceType::IntegratedGpu
+                | wgpu::DeviceType::VirtualGpu
+        );
+        (!hardware as u8, (info.backend == wgpu::Backend::Gl) as u8)
+    };
+    let usable: Vec<usize> = (0..adapters.len())
+        .filter(|&i| usable(&adapters[i]))
+        .collect();
+    let Some(best) = usable.iter().map(|&i| class(&adapters[i])).min() else {
+        return Vec::new();
+    };
+    let mut set: Vec<usize> = usable
+        .into_iter()
+        .filter(|&i| class(&adapters[i]) == best)
+        .collect();
+    if set
+        .iter()
+        .all(|&i| !adapters[i].get_info().device_pci_bus_id.is_empty())
+    {
+        set.sort_by_key(|&i| adapters[i].get_info().device_pci_bus_id);
+    }
+    set
+}
+
+/// The adapters `choice` names (see the module header): one for a name, an index or nothing (the preferred
+/// one), every usable one of the best kind for `all`, the listed ones for a comma-separated list (each
+/// named once), one for `env:VAR`.
+///
+/// # Errors
+/// [`Error::Backend`] when an adapter is not found; [`Error::Usage`] for a list naming one adapter twice or an
+/// `env:VAR` that is unset or holds no index.
+pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> {
+    let text = choice.map(str::trim).unwrap_or("");
+    if text.eq_ignore_ascii_case("all") {
+        let adapters = all_adapters(&instance());
+        let set = all_set(&adapters);
+        if set.is_empty() {
+            return Err(Error::Backend(format!(
+                "--adapter all: no usable adapter among the {} found",
+                adapters.len()
+            )));
+        }
+        return Ok(set.into_iter().map(|i| adapters[i].clone()).collect());
+    }
+    if let Some(var) = text.strip_prefix("env:") {
+        let value = std::env::var(var).map_err(|_| {
+            Error::Usage(format!(
+                "--adapter: '{text}': the environment variable '{var}' is not set"
+            ))
+        })?;
+        let first = value.split(',').next().unwrap_or("").trim();
+        let k: usize = first.parse().map_err(|_| {
+            Error::Usage(format!(
+                "--adapter: '{text}': '{var}' is '{value}', whose first entry '{first}' is not a GPU index \
+                 (a GPU UUID cannot be matched to a wgpu adapter)"
+            ))
+        })?;
+        let adapters = all_adapters(&instance());
+        let set = all_set(&adapters);
+        let n = set.len();
+        return set
+            .get(k)
+            .map(|&i| vec![adapters[i].clone()])
+            .ok_or_else(|| {
+                Error::Backend(format!(
+                    "--adapter: '{text}': '{var}' names GPU {k}, but `--adapter all` has {n} adapters"
+                ))
+            });
+    }
+    if text.contains(',') {
+        let mut picked: Vec<wgpu::Adapter> = Vec::new();
+        let mut seen = Vec::new();
+        for part in text.split(',').map(str::trim) {
+            if part.is_empty() {
+                return Err(Error::Usage(format!(
+                    "--adapter: '{text}' has an empty entry"
+                )));
+            }
+            let (i, a) = pick_indexed(Some(part))?;
+            if seen.contains(&i) {
+                return Err(Error::Usage(format!(
+                    "--adapter: '{text}' names adapter {i} twice ('{part}')"
+                )));
+            }
+            seen.push(i);
+            picked.push(a);
+        }
+        return Ok(picked);
+    }
+    Ok(vec![pick_adapter(choice)?])
 }
 
 fn preference(a: &wgpu::Adapter) -> (u8, u8) {
@@ -117,6 +247,11 @@ fn preference(a: &wgpu::Adapter) -> (u8, u8) {
 
 /// Pick the adapter named by `choice` (index or name substring), or the preferred one.
 pub(super) fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
+    pick_indexed(choice).map(|(_, a)| a)
+}
+
+/// [`pick_adapter`], with the adapter's index.
+fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
     let adapters = all_adapters(&instance());
     if adapters.is_empty() {
         return Err(Error::Backend(
@@ -131,15 +266,15 @@ pub(super) fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
         .map(|(i, a)| format!("{i}: {} ({:?})", a.get_info().name, a.get_info().backend))
         .collect::<Vec<_>>()
         .join(", ");
-    match choice.map(str::trim) {
+    let n = adapters.len();
+    let found = match choice.map(str::trim) {
         None | Some("") => adapters
-            .into_iter()
-            .min_by_key(preference)
-            .ok_or_else(|| Error::Backend("no GPU adapter found".into())),
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, a)| preference(a)),
         Some(text) => {
             if let Ok(i) = text.parse::<usize>() {
-                let n = adapters.len();
-                return adapters.into_iter().nth(i).ok_or_else(|| {
+                return adapters.get(i).map(|a| (i, a.clone())).ok_or_else(|| {
                     Error::Backend(format!(
                         "--adapter: no adapter with index '{i}' ({n} found: {names})"
                     ))
@@ -148,19 +283,23 @@ pub(super) fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
             let want = text.to_lowercase();
             let found = adapters
                 .iter()
-                .filter(|a| {
+                .enumerate()
+                .filter(|(_, a)| {
                     let info = a.get_info();
                     format!("{} {:?}", info.name, info.backend)
                         .to_lowercase()
                         .contains(&want)
                 })
-                .min_by_key(|a| preference(a))
-                .cloned();
-            found.ok_or_else(|| {
-                Error::Backend(format!(
+                .min_by_key(|(_, a)| preference(a));
+            if found.is_none() {
+                return Err(Error::Backend(format!(
                     "--adapter: no adapter whose name or backend contains '{text}' (found: {names})"
-                ))
-            })
+                )));
+            }
+            found
         }
-    }
+    };
+    found
+        .map(|(i, a)| (i, a.clone()))
+        .ok_or_else(|| Error::Backend("no GPU adapter found".into()))
 }

@@ -3,8 +3,8 @@
 //! upload / clear / dispatch / read-back, and the work counters. Adapter choice is in [`super::adapter`], the
 //! kernels in [`super::kernels`].
 
-use super::adapter::pick_adapter;
 pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
+use super::adapter::{pick_adapter, pick_adapters};
 use super::attack_tables;
 use super::buffers::GpuParams;
 use super::kernels::trusted_module;
@@ -215,6 +215,8 @@ pub struct GpuContext {
     pub level_counts: std::collections::BTreeMap<u32, (u64, u64)>,
     /// GPU runs executed.
     pub runs: u64,
+    /// Roots of those runs (host-level positions, suite positions or root moves counted here).
+    pub run_roots: u64,
     /// The host table: exact subtree counts by whole position and remaining depth, of the roots of every
     /// batch and of the positions the driver expanded on the host (`super::driver`); lives as long as the
     /// backend, at most [`GpuContext::host_table_max`] entries (emptied when full).
@@ -345,7 +347,28 @@ impl GpuContext {
     /// As [`GpuContext::new`].
     pub fn with_checks(choice: Option<&str>, checked: bool) -> Result<GpuContext> {
         let env = std::env::var(ADAPTER_ENV).ok();
-        let adapter = pick_adapter(choice.or(env.as_deref()))?;
+        GpuContext::from_adapter(pick_adapter(choice.or(env.as_deref()))?, checked)
+    }
+
+    /// A context on every adapter `choice` (or [`ADAPTER_ENV`]) names: one for a name, an index or nothing,
+    /// several for `all` or a comma-separated list, one for `env:VAR` (see [`super::adapter`]).
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`], for any of them; [`Error::Usage`] for a list naming one adapter twice or an
+    /// `env:VAR` without an index.
+    pub fn open_all(choice: Option<&str>, checked: bool) -> Result<Vec<GpuContext>> {
+        let env = std::env::var(ADAPTER_ENV).ok();
+        pick_adapters(choice.or(env.as_deref()))?
+            .into_iter()
+            .map(|a| GpuContext::from_adapter(a, checked))
+            .collect()
+    }
+
+    /// Open `adapter` and build the pipelines (`checked`: keep naga's runtime checks in every kernel).
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub fn from_adapter(adapter: wgpu::Adapter, checked: bool) -> Result<GpuContext> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let device_memory = super::adapter::device_local_memory(&adapter);
@@ -521,6 +544,7 @@ impl GpuContext {
             bind_cache: RefCell::new(HashMap::new()),
             param_stride,
             runs: 0,
+            run_roots: 0,
             host_table: Default::default(),
             host_table_max: host_table_entries(HOST_TABLE_MAX_MB),
             host_hits: 0,
@@ -1030,9 +1054,10 @@ impl GpuContext {
         }
     }
 
-    /// Count a GPU run.
-    pub fn note_run(&mut self) {
+    /// Count a GPU run over `roots` roots.
+    pub fn note_run(&mut self, roots: usize) {
         self.runs += 1;
+        self.run_roots += roots as u64;
     }
 
     /// Record a written level of `positions` at `remaining`; `host_distinct`: the level was not merged, so
@@ -1073,6 +1098,12 @@ impl GpuContext {
             .collect();
         Ok(GpuReport {
             adapter: self.describe(),
+            adapters: vec![super::report::AdapterWork {
+                name: self.info.name.clone(),
+                backend: format!("{:?}", self.info.backend).to_lowercase(),
+                runs: self.runs,
+                positions: self.run_roots,
+            }],
             runs: self.runs,
             host_hits: self.host_hits,
             host_positions: self.host_positions,

@@ -511,20 +511,168 @@ pub fn subtree_counts(
     depth: u32,
     s: &Settings,
 ) -> Result<Vec<u128>> {
+    pool_counts(&mut Gpus::One(ctx, *s), roots, depth)
+}
+
+/// One GPU of a [`Gpus::Many`] pool: its context and what its runs may use (the budget is per adapter).
+pub struct Device {
+    /// The adapter's context.
+    pub ctx: std::sync::Mutex<GpuContext>,
+    /// Its settings (merging and tables alike for all; its own level budget).
+    pub settings: Settings,
+}
+
+impl Device {
+    /// Lock the context (a poisoned lock is taken over: the context holds no invariant a panic breaks
+    /// half-way that the next run relies on).
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, GpuContext> {
+        self.ctx.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The GPUs a count runs on: one context, or several devices that share the host levels' positions (the
+/// host table and the host counters live on the first).
+pub enum Gpus<'a> {
+    /// One adapter.
+    One(&'a mut GpuContext, Settings),
+    /// Several adapters, one thread each.
+    Many(&'a [Device]),
+}
+
+impl Gpus<'_> {
+    fn settings(&self) -> Settings {
+        match self {
+            Gpus::One(_, s) => *s,
+            Gpus::Many(d) => d[0].settings,
+        }
+    }
+
+    /// Run `f` on the context that holds the host table (the only one, or the first).
+    fn host<R>(&mut self, f: impl FnOnce(&mut GpuContext) -> R) -> R {
+        match self {
+            Gpus::One(ctx, _) => f(ctx),
+            Gpus::Many(d) => f(&mut d[0].lock()),
+        }
+    }
+
+    /// Fewest positions the last host level should have: enough pieces of work for every adapter to take
+    /// several (0 with one adapter: no extra host plies).
+    fn min_frontier(&self) -> usize {
+        match self {
+            Gpus::One(..) => 0,
+            Gpus::Many(d) => 16 * d.len(),
+        }
+    }
+
+    /// [`gpu_counts`] over `roots`, spread over the adapters.
+    fn counts(&mut self, roots: &[GpuPos], depth: u32) -> Result<Vec<u128>> {
+        match self {
+            Gpus::One(ctx, s) => gpu_counts(ctx, roots, depth, s),
+            Gpus::Many(d) => Ok(
+                spread(d, roots, |ctx, part, s| gpu_counts(ctx, part, depth, s))?
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
+        }
+    }
+
+    /// [`gpu_total`] over `roots`, spread over the adapters.
+    fn total(&mut self, roots: &[GpuPos], depth: u32) -> Result<u128> {
+        match self {
+            Gpus::One(ctx, s) => gpu_total(ctx, roots, depth, s),
+            Gpus::Many(d) => Ok(
+                spread(d, roots, |ctx, part, s| gpu_total(ctx, part, depth, s))?
+                    .into_iter()
+                    .sum(),
+            ),
+        }
+    }
+}
+
+/// Pieces of `roots` each adapter takes on average in [`spread`]: several, so a faster adapter takes more.
+const PIECES_PER_DEVICE: usize = 4;
+
+/// Run `f` over consecutive pieces of `roots` on every device, one thread per device, each taking the next
+/// piece when done with its last (so faster adapters take more); the results in the order of the pieces.
+/// The first error stops every thread after its current piece and is returned.
+fn spread<T: Send>(
+    devices: &[Device],
+    roots: &[GpuPos],
+    f: impl Fn(&mut GpuContext, &[GpuPos], &Settings) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    if roots.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pieces = (devices.len() * PIECES_PER_DEVICE).min(roots.len());
+    let parts: Vec<&[GpuPos]> = roots.chunks(roots.len().div_ceil(pieces)).collect();
+    // Device i takes piece i first (so each does some work when there are enough pieces), then the next
+    // piece nobody has taken.
+    let next = AtomicUsize::new(devices.len());
+    let failed = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new(parts.iter().map(|_| None).collect());
+    let error: Mutex<Option<crate::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for (i, d) in devices.iter().enumerate() {
+            let (parts, next, failed, results, error, f) =
+                (&parts, &next, &failed, &results, &error, &f);
+            scope.spawn(move || {
+                let mut ctx = d.lock();
+                let mut k = i;
+                while !failed.load(Ordering::Relaxed) {
+                    let Some(part) = parts.get(k) else { break };
+                    let this = k;
+                    k = next.fetch_add(1, Ordering::Relaxed);
+                    match f(&mut ctx, part, &d.settings) {
+                        Ok(v) => results.lock().unwrap_or_else(|p| p.into_inner())[this] = Some(v),
+                        Err(e) => {
+                            failed.store(true, Ordering::Relaxed);
+                            error
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .map(|r| {
+            r.ok_or_else(|| crate::Error::Backend("internal: a piece of work was not done".into()))
+        })
+        .collect()
+}
+
+/// [`subtree_counts`] on the GPUs of `gpus`: with several, the last host level's positions are spread over
+/// them (at least [`Gpus::min_frontier`] positions there, so each adapter takes several pieces).
+///
+/// # Errors
+/// As [`subtree_counts`], from any adapter.
+pub fn pool_counts(gpus: &mut Gpus, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
+    let s = gpus.settings();
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
     }
     let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
     let plies = (depth - run_depth).max(s.host_plies.min(depth - 1));
-    if totals_only(s) && roots.len() > 1 {
+    if totals_only(&s) && roots.len() > 1 {
         // Without merging and tables nothing is shared between roots: each root alone, by its total.
         return roots
             .iter()
-            .map(|r| Ok(subtree_counts(ctx, std::slice::from_ref(r), depth, s)?[0]))
+            .map(|r| Ok(pool_counts(gpus, std::slice::from_ref(r), depth)?[0]))
             .collect();
     }
     let keys: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
-    host_counts(ctx, roots, &keys, depth, plies, s)
+    host_counts(gpus, roots, &keys, depth, plies)
 }
 
 /// Whether runs only need totals (the fused kernel's one-total mode, [`run_tree`]): without merging and
@@ -570,20 +718,23 @@ fn place(
     at
 }
 
-/// The host levels: expand `plies` plies of `roots` on the host, merging transpositions (with `s.merge`: each
-/// distinct position once per level, its multiplicity carried by the parents' child lists), count the distinct
-/// positions of the last host level in GPU runs ([`gpu_counts`]), then add the counts up level by level.
-/// With the tables on (`s.cache`), every position's count is looked up in the host table first (whole position
-/// and remaining depth: exact) and stored there once known, so later batches, `--divide` root moves and suite
-/// positions reuse it. Counts are exact u128.
+/// The host levels: expand at least `plies` plies of `roots` on the host (more, up to `depth - 1`, while the
+/// last level's positions left to count are fewer than [`Gpus::min_frontier`]), merging transpositions (with
+/// `s.merge`: each distinct position once per level, its multiplicity carried by the parents' child lists),
+/// count the distinct positions of the last host level in GPU runs ([`Gpus::counts`], spread over the
+/// adapters), then add the counts up level by level. With the tables on (`s.cache`), every position's count
+/// is looked up in the host table first (whole position and remaining depth: exact) and stored there once
+/// known, so later batches, `--divide` root moves and suite positions reuse it. Counts are exact u128.
 fn host_counts(
-    ctx: &mut GpuContext,
+    gpus: &mut Gpus,
     roots: &[Setup],
     keys: &[GpuPos],
     depth: u32,
     plies: u32,
-    s: &Settings,
 ) -> Result<Vec<u128>> {
+    let s = gpus.settings();
+    let want = gpus.min_frontier();
+    let mut plies = plies;
     let mut levels: Vec<Vec<HostNode>> = Vec::with_capacity(plies as usize + 1);
     let mut index: hashbrown::HashMap<GpuPos, u32> = hashbrown::HashMap::new();
     // Each root's node in level 0.
@@ -594,21 +745,28 @@ fn host_counts(
         root_nodes.push(at as usize);
     }
     levels.push(top);
-    for ply in 0..=plies {
+    let mut ply = 0;
+    loop {
         let remaining = depth - ply;
         let level = levels.last_mut().expect("a level");
         if s.cache {
-            for node in level.iter_mut() {
-                if let Some(&c) = ctx.host_table.get(&(node.key, remaining)) {
-                    node.count = Some(c);
-                    ctx.host_hits += 1;
+            gpus.host(|ctx| {
+                for node in level.iter_mut() {
+                    if let Some(&c) = ctx.host_table.get(&(node.key, remaining)) {
+                        node.count = Some(c);
+                        ctx.host_hits += 1;
+                    }
                 }
+            });
+        }
+        let open = level.iter().filter(|n| n.count.is_none()).count();
+        if ply >= plies {
+            if open == 0 || open >= want || ply + 1 >= depth {
+                break;
             }
+            plies = ply + 1;
         }
-        if ply == plies {
-            break;
-        }
-        ctx.host_positions += level.iter().filter(|n| n.count.is_none()).count() as u64;
+        gpus.host(|ctx| ctx.host_positions += open as u64);
         index.clear();
         let mut next = Vec::new();
         for node in level.iter_mut().filter(|n| n.count.is_none()) {
@@ -620,38 +778,43 @@ fn host_counts(
             }
         }
         levels.push(next);
+        ply += 1;
     }
     // The last host level on the GPU: its positions not found in the host table, in batches.
     let remaining = depth - plies;
     let frontier = levels.last_mut().expect("a level");
-    if totals_only(s) && roots.len() == 1 {
+    if totals_only(&s) && roots.len() == 1 {
         // One root, nothing merged: its count is the sum of the last host level's (each reached once).
         let batch: Vec<GpuPos> = frontier.iter().map(|n| n.key).collect();
-        return Ok(vec![gpu_total(ctx, &batch, remaining, s)?]);
+        return Ok(vec![gpus.total(&batch, remaining)?]);
     }
     let todo: Vec<usize> = (0..frontier.len())
         .filter(|&i| frontier[i].count.is_none())
         .collect();
     let batch: Vec<GpuPos> = todo.iter().map(|&i| frontier[i].key).collect();
-    let counts = gpu_counts(ctx, &batch, remaining, s)?;
-    for (&i, c) in todo.iter().zip(counts) {
-        frontier[i].count = Some(c);
-        remember(ctx, s, frontier[i].key, remaining, c);
-    }
-    // Counts up the host levels: a position's count is the sum over its moves of its children's counts.
-    for ply in (0..plies as usize).rev() {
-        let (upper, lower) = levels.split_at_mut(ply + 1);
-        let (upper, lower) = (&mut upper[ply], &lower[0]);
-        for node in upper.iter_mut().filter(|n| n.count.is_none()) {
-            let c: u128 = node
-                .kids
-                .iter()
-                .map(|&k| lower[k as usize].count.expect("counted"))
-                .sum();
-            node.count = Some(c);
-            remember(ctx, s, node.key, depth - ply as u32, c);
+    let counts = gpus.counts(&batch, remaining)?;
+    gpus.host(|ctx| {
+        for (&i, c) in todo.iter().zip(counts) {
+            frontier[i].count = Some(c);
+            remember(ctx, &s, frontier[i].key, remaining, c);
         }
-    }
+    });
+    // Counts up the host levels: a position's count is the sum over its moves of its children's counts.
+    gpus.host(|ctx| {
+        for ply in (0..plies as usize).rev() {
+            let (upper, lower) = levels.split_at_mut(ply + 1);
+            let (upper, lower) = (&mut upper[ply], &lower[0]);
+            for node in upper.iter_mut().filter(|n| n.count.is_none()) {
+                let c: u128 = node
+                    .kids
+                    .iter()
+                    .map(|&k| lower[k as usize].count.expect("counted"))
+                    .sum();
+                node.count = Some(c);
+                remember(ctx, &s, node.key, depth - ply as u32, c);
+            }
+        }
+    });
     Ok(root_nodes
         .into_iter()
         .map(|i| levels[0][i].count.expect("counted"))
@@ -685,7 +848,7 @@ fn gpu_counts(
     let chunk = room_for_roots(ctx, s, depth) as usize;
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
-        ctx.note_run();
+        ctx.note_run(part.len());
         let (counts, _) = run_tree(ctx, part, depth, false, false, s)?;
         out.extend(counts);
     }
@@ -701,7 +864,7 @@ fn gpu_total(ctx: &mut GpuContext, roots: &[GpuPos], depth: u32, s: &Settings) -
     let chunk = room_for_roots(ctx, s, depth) as usize;
     let mut sum = 0u128;
     for part in roots.chunks(chunk) {
-        ctx.note_run();
+        ctx.note_run(part.len());
         let (counts, _) = run_tree(ctx, part, depth, false, true, s)?;
         sum += counts.iter().sum::<u128>();
     }
@@ -725,7 +888,7 @@ pub fn tree_stats(
     let mut total = (0u128, Stats::default());
     for part in roots.chunks(chunk) {
         let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
-        ctx.note_run();
+        ctx.note_run(gpu.len());
         let (leaves, st) = run_tree(ctx, &gpu, depth, true, false, s)?;
         total = (total.0 + leaves.iter().sum::<u128>(), total.1 + st);
     }

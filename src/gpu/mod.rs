@@ -11,7 +11,9 @@
 //! - [`report`]: the work report (`gpu` object of `perft --json`);
 //! - `options`: [`GpuOptions`].
 //!
-//! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128.
+//! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128. Several adapters
+//! (`--adapter all` or a list) share each count's host-level positions, one thread each
+//! ([`driver::pool_counts`]); the report lists each adapter's runs and positions.
 //!
 //! # Facts about wgpu/naga 30 and lavapipe this design rests on
 //! (the measurements behind them: `docs/gpu-notes.md`;
@@ -116,19 +118,30 @@ fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOpti
     }
 }
 
-/// Perft on the GPU.
+/// Perft on the GPU: one adapter, or several (`--adapter all` or a list) that share each count's host-level
+/// positions, one thread each ([`driver::pool_counts`]).
 pub struct GpuBackend {
-    ctx: Mutex<GpuContext>,
-    settings: Settings,
+    /// The adapters, the first holding the host table; each with its settings (its own level budget).
+    devices: Vec<driver::Device>,
 }
 
 impl GpuBackend {
-    /// Open the adapter chosen by `opts.adapter` (or `PERFTLAB_ADAPTER`, or the preferred one).
+    /// Open the adapters chosen by `opts.adapter` (or `PERFTLAB_ADAPTER`, or the preferred one); `--gpu-mem`
+    /// and `--hash` apply to each.
     ///
     /// # Errors
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
     pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
-        let mut ctx = GpuContext::with_checks(opts.adapter.as_deref(), opts.checked_shaders)?;
+        let contexts = GpuContext::open_all(opts.adapter.as_deref(), opts.checked_shaders)?;
+        let devices = contexts
+            .into_iter()
+            .map(|ctx| GpuBackend::prepare(ctx, opts))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GpuBackend { devices })
+    }
+
+    /// Check the budget and tables of one adapter's context, make its tables and settings.
+    fn prepare(mut ctx: GpuContext, opts: &GpuOptions) -> Result<driver::Device> {
         ctx.table_buffer_bytes = opts.table_buffer_bytes;
         if let Some(mb) = opts.gpu_mem_mb {
             check_budget(&ctx, mb)?;
@@ -203,32 +216,58 @@ impl GpuBackend {
                 context::HOST_TABLE_MAX_MB
             );
         }
-        Ok(GpuBackend {
+        Ok(driver::Device {
             ctx: Mutex::new(ctx),
             settings,
         })
     }
 
     fn ctx(&self) -> std::sync::MutexGuard<'_, GpuContext> {
-        self.ctx.lock().unwrap_or_else(|p| p.into_inner())
+        self.devices[0].lock()
     }
 
-    /// The adapter in use, as text.
+    /// The adapters used, as text (joined by " + ").
     pub fn adapter(&self) -> String {
-        self.ctx().describe()
+        self.devices
+            .iter()
+            .map(|d| d.lock().describe())
+            .collect::<Vec<_>>()
+            .join(" + ")
     }
 
-    /// The adapter's description.
+    /// The (first) adapter's description.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
         self.ctx().info.clone()
     }
 
-    /// The work report so far (the `gpu` object of `perft --json`).
+    /// Every adapter's description, in `--adapter` order.
+    pub fn adapter_infos(&self) -> Vec<wgpu::AdapterInfo> {
+        self.devices.iter().map(|d| d.lock().info.clone()).collect()
+    }
+
+    /// The work report so far (the `gpu` object of `perft --json`), all adapters together.
     ///
     /// # Errors
     /// A GPU failure while reading the counters back.
     pub fn work_report(&self) -> Result<report::GpuReport> {
-        self.ctx().report()
+        if self.devices.len() == 1 {
+            return self.ctx().report();
+        }
+        let reports = self
+            .devices
+            .iter()
+            .map(|d| d.lock().report())
+            .collect::<Result<Vec<_>>>()?;
+        Ok(report::GpuReport::merged(reports))
+    }
+
+    /// Subtree counts of `roots` on the adapters.
+    fn counts(&self, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
+        if self.devices.len() == 1 {
+            let d = &self.devices[0];
+            return driver::subtree_counts(&mut d.lock(), roots, depth, &d.settings);
+        }
+        driver::pool_counts(&mut driver::Gpus::Many(&self.devices), roots, depth)
     }
 }
 
@@ -238,12 +277,7 @@ impl Backend for GpuBackend {
     }
 
     fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
-        let counts = driver::subtree_counts(
-            &mut self.ctx(),
-            std::slice::from_ref(pos.setup()),
-            depth,
-            &self.settings,
-        )?;
+        let counts = self.counts(std::slice::from_ref(pos.setup()), depth)?;
         Ok(counts.first().copied().unwrap_or(0))
     }
 
@@ -252,22 +286,21 @@ impl Backend for GpuBackend {
         driver::legal_moves(&mut self.ctx(), &setups)
     }
 
-    /// All root moves in one batch, so their subtrees share merging and the cache.
+    /// All root moves in one batch, so their subtrees share merging and the cache (and, with several
+    /// adapters, are spread over them).
     fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
         let setup = pos.setup();
-        let mut ctx = self.ctx();
-        let moves = driver::legal_moves(&mut ctx, std::slice::from_ref(setup))?
+        let moves = driver::legal_moves(&mut self.ctx(), std::slice::from_ref(setup))?
             .pop()
             .unwrap_or_default();
         let kids: Vec<Setup> = moves.iter().map(|&m| reference::play(setup, m)).collect();
-        let counts =
-            driver::subtree_counts(&mut ctx, &kids, depth.saturating_sub(1), &self.settings)?;
+        let counts = self.counts(&kids, depth.saturating_sub(1))?;
         Ok(moves.into_iter().zip(counts).collect())
     }
 
     /// The `gpu` object: adapter, runs, retries, submits, read-backs, bytes written, peak bytes, levels.
     fn report(&self) -> Result<Option<WorkReport>> {
-        let r = self.ctx().report()?;
+        let r = self.work_report()?;
         let json = serde_json::to_value(&r)
             .map_err(|e| crate::Error::Backend(format!("GPU report: {e}")))?;
         Ok(Some(WorkReport {
@@ -277,7 +310,7 @@ impl Backend for GpuBackend {
     }
 
     /// Statistics on the GPU: the leaves are written and classified (merging and the cache are not used).
-    /// Only the CPW columns ([`Detail::Cpw`]); `Detail::Full` is refused.
+    /// Only the CPW columns ([`Detail::Cpw`]); `Detail::Full` is refused. On the first adapter only.
     fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
         if detail == Detail::Full {
             return Err(Error::Usage(
@@ -285,11 +318,12 @@ impl Backend for GpuBackend {
                     .into(),
             ));
         }
+        let d = &self.devices[0];
         driver::tree_stats(
-            &mut self.ctx(),
+            &mut d.lock(),
             std::slice::from_ref(pos.setup()),
             depth,
-            &self.settings,
+            &d.settings,
         )
     }
 }

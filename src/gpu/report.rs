@@ -9,8 +9,10 @@ use serde::Serialize;
 /// Work of the GPU backend.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct GpuReport {
-    /// The adapter: name (backend, device type).
+    /// The adapter: name (backend, device type); with several, their descriptions joined by " + ".
     pub adapter: String,
+    /// What each adapter used did (one entry per adapter, in `--adapter` order).
+    pub adapters: Vec<AdapterWork>,
     /// GPU runs executed (one batch of roots each).
     pub runs: u64,
     /// Runs abandoned and split: always 0, splits are planned (see `driver`).
@@ -32,6 +34,19 @@ pub struct GpuReport {
     pub levels: Vec<LevelReport>,
 }
 
+/// The work of one adapter (`adapters` of the `gpu` object).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AdapterWork {
+    /// Adapter name.
+    pub name: String,
+    /// Graphics API (`vulkan`, `gl`, …).
+    pub backend: String,
+    /// GPU runs it executed.
+    pub runs: u64,
+    /// Roots of those runs: the positions it counted (host-level positions, root moves, suite positions).
+    pub positions: u64,
+}
+
 /// One written level, summed over runs and slices.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LevelReport {
@@ -49,6 +64,43 @@ pub struct LevelReport {
 }
 
 impl GpuReport {
+    /// The reports of several adapters as one: their work added up (levels by remaining depth; `peak_bytes`
+    /// is the sum of each adapter's peak), `adapters` listing each.
+    pub fn merged(reports: Vec<GpuReport>) -> GpuReport {
+        let mut out = GpuReport::default();
+        let mut levels: std::collections::BTreeMap<u32, LevelReport> = Default::default();
+        let mut names = Vec::new();
+        for r in reports {
+            names.push(r.adapter);
+            out.adapters.extend(r.adapters);
+            out.runs += r.runs;
+            out.retries += r.retries;
+            out.submits += r.submits;
+            out.readbacks += r.readbacks;
+            out.bytes_written += r.bytes_written;
+            out.peak_bytes += r.peak_bytes;
+            out.host_hits += r.host_hits;
+            out.host_positions += r.host_positions;
+            for l in r.levels {
+                let e = levels.entry(l.remaining).or_insert_with(|| LevelReport {
+                    remaining: l.remaining,
+                    ms: l.ms.map(|_| 0.0),
+                    ..LevelReport::default()
+                });
+                e.positions += l.positions;
+                e.distinct += l.distinct;
+                e.cache_hits += l.cache_hits;
+                e.ms = match (e.ms, l.ms) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+        out.adapter = names.join(" + ");
+        out.levels = levels.into_values().rev().collect();
+        out
+    }
+
     /// The report as the `--verbose` table.
     pub fn table(&self) -> String {
         let mut out = format!(
@@ -64,6 +116,14 @@ impl GpuReport {
             self.host_positions,
             self.host_hits
         );
+        if self.adapters.len() > 1 {
+            for a in &self.adapters {
+                out.push_str(&format!(
+                    "gpu: adapter {} ({}): {} runs, {} positions\n",
+                    a.name, a.backend, a.runs, a.positions
+                ));
+            }
+        }
         out.push_str(&format!(
             "gpu: {:>9} {:>14} {:>14} {:>12} {:>8}\n",
             "remaining", "positions", "distinct", "cache hits", "ms"

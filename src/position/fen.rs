@@ -12,6 +12,54 @@ use super::Setup;
 use crate::types::{CastlingSide, Color, Piece, Role, Square};
 use std::fmt;
 
+/// The six fields of a FEN, in order (EPD-style FEN has the first four).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FenField {
+    /// The piece placement, eight ranks from the 8th.
+    Board,
+    /// `w` or `b`.
+    SideToMove,
+    /// `-`, `KQkq` (X-FEN) or rook files (Shredder-FEN).
+    Castling,
+    /// `-` or the square passed over by a double step.
+    EnPassant,
+    /// Plies since the last capture or pawn move (FIDE 9.3).
+    HalfmoveClock,
+    /// The number of the next move.
+    FullmoveNumber,
+}
+
+impl FenField {
+    /// The fields in FEN order.
+    pub const ALL: [FenField; 6] = [
+        FenField::Board,
+        FenField::SideToMove,
+        FenField::Castling,
+        FenField::EnPassant,
+        FenField::HalfmoveClock,
+        FenField::FullmoveNumber,
+    ];
+
+    /// The name error messages use: `board`, `side to move`, `castling`, `en passant`, `halfmove clock`,
+    /// `fullmove number`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FenField::Board => "board",
+            FenField::SideToMove => "side to move",
+            FenField::Castling => "castling",
+            FenField::EnPassant => "en passant",
+            FenField::HalfmoveClock => "halfmove clock",
+            FenField::FullmoveNumber => "fullmove number",
+        }
+    }
+}
+
+impl fmt::Display for FenField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A FEN syntax error: which field, and the text that is wrong.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum FenError {
@@ -19,8 +67,8 @@ pub enum FenError {
     Empty,
     /// Fewer than 4 fields.
     MissingField {
-        /// Name of the first missing field.
-        field: &'static str,
+        /// The first missing field.
+        field: FenField,
     },
     /// More than 6 fields.
     TooManyFields {
@@ -29,8 +77,8 @@ pub enum FenError {
     },
     /// A field's text is wrong.
     Invalid {
-        /// Field name: `board`, `side to move`, `castling`, `en passant`, `halfmove clock`, `fullmove number`.
-        field: &'static str,
+        /// The field.
+        field: FenField,
         /// The offending text.
         text: String,
         /// Why.
@@ -59,7 +107,7 @@ impl fmt::Display for FenError {
 
 impl std::error::Error for FenError {}
 
-fn invalid(field: &'static str, text: &str, reason: impl Into<String>) -> FenError {
+fn invalid(field: FenField, text: &str, reason: impl Into<String>) -> FenError {
     FenError::Invalid {
         field,
         text: text.to_string(),
@@ -74,21 +122,13 @@ impl Setup {
     /// A [`FenError`] naming the field and its text.
     pub fn from_fen(text: &str) -> Result<Setup, FenError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
-        let names = [
-            "board",
-            "side to move",
-            "castling",
-            "en passant",
-            "halfmove clock",
-            "fullmove number",
-        ];
         if fields.is_empty() {
             return Err(FenError::Empty);
         }
         // Four fields (EPD) or all six: with five, the one clock could be either.
         if fields.len() < 4 || fields.len() == 5 {
             return Err(FenError::MissingField {
-                field: names[fields.len()],
+                field: FenField::ALL[fields.len()],
             });
         }
         if fields.len() > 6 {
@@ -101,7 +141,7 @@ impl Setup {
         setup.turn = match fields[1] {
             "w" => Color::White,
             "b" => Color::Black,
-            other => return Err(invalid("side to move", other, "expected 'w' or 'b'")),
+            other => return Err(invalid(FenField::SideToMove, other, "expected 'w' or 'b'")),
         };
         parse_castling(fields[2], &mut setup)?;
         setup.ep_square = match fields[3] {
@@ -110,14 +150,14 @@ impl Setup {
                 Some(sq) if sq.rank() == 2 || sq.rank() == 5 => Some(sq),
                 Some(_) => {
                     return Err(invalid(
-                        "en passant",
+                        FenField::EnPassant,
                         t,
                         "the square must be on rank 3 or 6",
                     ))
                 }
                 None => {
                     return Err(invalid(
-                        "en passant",
+                        FenField::EnPassant,
                         t,
                         "expected '-' or a square such as 'e3'",
                     ))
@@ -130,7 +170,7 @@ impl Setup {
                 Ok(n) if digits(t) => n,
                 _ => {
                     return Err(invalid(
-                        "halfmove clock",
+                        FenField::HalfmoveClock,
                         t,
                         "expected a non-negative integer (digits only, below 2^32)",
                     ))
@@ -142,7 +182,7 @@ impl Setup {
                 Ok(n) if n >= 1 && digits(t) => n,
                 _ => {
                     return Err(invalid(
-                        "fullmove number",
+                        FenField::FullmoveNumber,
                         t,
                         "expected a positive integer (digits only, below 2^32)",
                     ))
@@ -216,7 +256,7 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
     let ranks: Vec<&str> = text.split('/').collect();
     if ranks.len() != 8 {
         return Err(invalid(
-            "board",
+            FenField::Board,
             text,
             format!("expected 8 ranks separated by '/', found {}", ranks.len()),
         ));
@@ -229,7 +269,7 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
             if let Some(d) = c.to_digit(10) {
                 if after_digit {
                     return Err(invalid(
-                        "board",
+                        FenField::Board,
                         rank_text,
                         "two digits in a row (write the run of empty squares as one digit)",
                     ));
@@ -237,7 +277,7 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
                 after_digit = true;
                 if d == 0 || d > 8 {
                     return Err(invalid(
-                        "board",
+                        FenField::Board,
                         rank_text,
                         format!("bad empty-square count '{c}'"),
                     ));
@@ -251,14 +291,14 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
                 file += 1;
             } else {
                 return Err(invalid(
-                    "board",
+                    FenField::Board,
                     rank_text,
                     format!("unexpected character '{c}'"),
                 ));
             }
             if file > 8 {
                 return Err(invalid(
-                    "board",
+                    FenField::Board,
                     rank_text,
                     format!("rank {} has more than 8 squares", rank + 1),
                 ));
@@ -266,7 +306,7 @@ fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
         }
         if file != 8 {
             return Err(invalid(
-                "board",
+                FenField::Board,
                 rank_text,
                 format!("rank {} has {} squares, expected 8", rank + 1, file),
             ));
@@ -337,7 +377,7 @@ fn parse_castling(text: &str, setup: &mut Setup) -> Result<(), FenError> {
             }
             _ => {
                 return Err(invalid(
-                    "castling",
+                    FenField::Castling,
                     text,
                     format!("unexpected character '{c}' (expected '-', KQkq or A-Ha-h)"),
                 ))
@@ -345,14 +385,14 @@ fn parse_castling(text: &str, setup: &mut Setup) -> Result<(), FenError> {
         };
         if setup.castling.rook(color, side).is_some() {
             return Err(invalid(
-                "castling",
+                FenField::Castling,
                 text,
                 format!("more than one {} right on the same side", color.name()),
             ));
         }
         if last.is_some_and(|l| rank_of(l) > rank_of((color, side))) {
             return Err(invalid(
-                "castling",
+                FenField::Castling,
                 text,
                 format!(
                     "'{c}' is out of order (white's rights come before black's, and each colour's king \
@@ -403,6 +443,34 @@ mod tests {
     fn epd_four_fields_default_clocks() {
         let s = Setup::from_fen("4k3/8/8/8/8/8/8/4K2R w K -").unwrap();
         assert_eq!((s.halfmoves, s.fullmoves), (0, 1));
+    }
+
+    #[test]
+    fn errors_are_data_a_caller_can_match() {
+        assert_eq!(
+            Setup::from_fen("8/8/8/8/8/8/8/8 w"),
+            Err(FenError::MissingField {
+                field: FenField::Castling
+            })
+        );
+        match Setup::from_fen("8/8/8/8/8/8/8/8 w - e4 0 1") {
+            Err(FenError::Invalid { field, text, .. }) => {
+                assert_eq!((field, text.as_str()), (FenField::EnPassant, "e4"))
+            }
+            other => panic!("{other:?}"),
+        }
+        let names: Vec<String> = FenField::ALL.iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "board",
+                "side to move",
+                "castling",
+                "en passant",
+                "halfmove clock",
+                "fullmove number"
+            ]
+        );
     }
 
     #[test]

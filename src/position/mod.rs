@@ -6,5 +6,5 @@
 pub mod fen;
 mod setup;
 
-pub use fen::FenError;
+pub use fen::{FenError, FenField};
 pub use setup::Setup;

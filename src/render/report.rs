@@ -284,6 +284,9 @@ fn failure_html(out: &mut String, index: usize, f: &Failure, open: bool) {
     out.push_str("</div></div></details>\n");
 }
 
+/// The summary row of the engine's errors: its value is `N: message; message…` (see [`html`]'s verdict).
+pub const ENGINE_ERRORS_ROW: &str = "engine errors";
+
 /// The page (UTF-8 HTML5).
 pub fn html(r: &Report) -> String {
     let mut groups: BTreeMap<String, Vec<(usize, &Failure)>> = BTreeMap::new();
@@ -304,10 +307,26 @@ pub fn html(r: &Report) -> String {
     for (k, v) in &r.summary {
         let _ = write!(s, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(v));
     }
-    let verdict = if r.failures.is_empty() {
-        r#"<span class="ok">no failures</span>"#.to_string()
-    } else {
-        format!(r#"<span class="bad">{} failures</span>"#, r.failures.len())
+    // A run where the engine failed on some positions did not compare them: never "no failures" then.
+    let engine_errors = r
+        .summary
+        .iter()
+        .find(|(k, _)| k == ENGINE_ERRORS_ROW)
+        .map(|(_, v)| v.split(':').next().unwrap_or("").trim().to_string());
+    let plural = |n: usize, one: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {one}s")
+        }
+    };
+    let verdict = match (r.failures.len(), engine_errors) {
+        (0, None) => r#"<span class="ok">no failures</span>"#.to_string(),
+        (n, None) => format!(r#"<span class="bad">{}</span>"#, plural(n, "failure")),
+        (n, Some(e)) => format!(
+            r#"<span class="bad">{}, and the engine failed on {e} (those were not compared)</span>"#,
+            plural(n, "failure")
+        ),
     };
     let _ = writeln!(s, "<tr><td>result</td><td>{verdict}</td></tr></table>");
     if !groups.is_empty() {

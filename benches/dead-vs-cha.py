@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Same-run comparison of `perftlab dead` with the Chess Unwinnability Analyzer (CHA, Miguel Ambrona,
+github.com/miguel-ambrona/D3-Chess, GPL v3; not part of this repository).
+
+Usage:
+  benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--cha PATH/cha] [--perftlab BIN] [--runs 3]
+                         [--max-queries N] [--threads-check]
+
+Sets:
+  - `vectors`: CHA's public test vectors (`tests/test-vector.txt` in its repository; read from the path given,
+    never copied here). Each line `LL FEN` (LL = WB, W-, -B, --) gives two queries: White and Black.
+  - `project`: tests/data/dead-positions.txt (positions perftlab constructs and labels with proofs).
+
+For each set it reports:
+  - agreement: decided queries whose verdict agrees / disagrees with the label, and the undetermined ones
+    (listed, up to 30);
+  - speed: queries per second of the whole process (start-up included, same for both tools), one thread, wall
+    time and the child's CPU time (user + system: fairer on a loaded machine),
+    full analysis and quick mode, runs interleaved (perftlab, CHA, perftlab quick, CHA quick, repeated
+    `--runs` times); the median of the runs and the ratio of medians;
+  - with `--threads-check`: perftlab full analysis on 1 and 2 threads (median ratio).
+
+CHA prints every verdict in full mode, only `unwinnable` ones with `-quick`; its default limit is 500,000 nodes
+and it has no time limit. perftlab runs with its defaults (500,000 nodes, 1 s per query).
+Build CHA (outside this repository): Stockfish at the commit CHA's lib/stockfish/Makefile names (51deae8), with
+`stockfish.cpp` added to SRCS and `EXTRACXXFLAGS=-DNNUE_EMBEDDING_OFF` (no net file needed), then
+`g++ -o cha util.cpp semistatic.cpp dynamic.cpp cha.cpp main.cpp -I<sf/src> <sf objects> -lpthread -O3`.
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_labelled(path):
+    """[(fen, label)] from `LL FEN` lines (comments and blank lines skipped)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            label, fen = line.split(" ", 1)
+            if "?" in label:  # a side not decided by a proof: no label to compare with
+                continue
+            fields = fen.split()
+            # A few vectors give only placement and side to move: add "no castling, no e.p." for both tools.
+            fields += ["-", "-"][: max(0, 4 - len(fields))]
+            out.append((" ".join(fields), label))
+    return out
+
+
+def queries_of(positions):
+    """[(fen, side, expected)] with expected True (can mate) / False (cannot)."""
+    out = []
+    for fen, label in positions:
+        out.append((fen, "white", label[0] != "-"))
+        out.append((fen, "black", label[1] != "-"))
+    return out
+
+
+def run_timed(cmd, text):
+    """(stdout, wall seconds, CPU seconds of the child: user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    p = subprocess.run(cmd, input=text, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
+    return p.stdout, seconds, cpu
+
+
+def perftlab_results(stdout):
+    return [json.loads(l)["result"] for l in stdout.splitlines() if l.startswith("{")]
+
+
+def cha_results(stdout, queries, quick):
+    """CHA's verdicts in input order ('undetermined' where quick mode prints nothing)."""
+    words = ("winnable", "unwinnable", "undetermined")
+    lines = [l for l in stdout.splitlines() if l.split(" ", 1)[0].rstrip("#") in words]
+    if not quick:
+        if len(lines) != len(queries):
+            sys.exit(f"CHA printed {len(lines)} verdicts for {len(queries)} queries")
+        return [l.split(" ", 1)[0].rstrip("#") for l in lines]
+    unwinnable = {l.rsplit("(", 1)[1].rstrip(")").strip() for l in lines}
+    return ["unwinnable" if f"{fen} {side}" in unwinnable else "undetermined" for fen, side, _ in queries]
+
+
+def agreement(name, queries, results):
+    agree, disagree, undetermined = 0, [], []
+    for (fen, side, expected), r in zip(queries, results):
+        if r == "undetermined":
+            undetermined.append(f"{fen} {side}")
+        elif (r == "winnable") == expected:
+            agree += 1
+        else:
+            disagree.append(f"{fen} {side}: {r}")
+    print(f"  {name}: {agree} agree, {len(disagree)} disagree, {len(undetermined)} undetermined "
+          f"of {len(queries)} queries")
+    for d in disagree[:30]:
+        print(f"    DISAGREE {d}")
+    for u in undetermined[:30]:
+        print(f"    undetermined {u}")
+    return agree, disagree, undetermined
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vectors", help="CHA's tests/test-vector.txt")
+    ap.add_argument("--cha", default=os.environ.get("CHA"), help="the CHA binary (optional)")
+    ap.add_argument("--perftlab", default=os.path.join(ROOT, "target/release/perftlab"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set")
+    ap.add_argument("--threads-check", action="store_true")
+    ap.add_argument("--modes", default="full,quick", help="full, quick or both (comma-separated)")
+    a = ap.parse_args()
+
+    sets = [("project", load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt")))]
+    if a.vectors:
+        sets.append(("vectors", load_labelled(a.vectors)))
+    if a.cha and not os.access(a.cha, os.X_OK):
+        sys.exit(f"--cha: '{a.cha}' is not an executable")
+    if not a.cha:
+        print("CHA not given (--cha or $CHA): perftlab only")
+
+    for name, positions in sets:
+        if a.max_queries:
+            positions = positions[: a.max_queries]
+        queries = queries_of(positions)
+        text = "".join(f"{fen} {side}\n" for fen, side, _ in queries)
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(text)
+            path = f.name
+        print(f"set {name}: {len(positions)} positions, {len(queries)} queries, {a.runs} interleaved runs")
+        modes = a.modes.split(",")
+        tools = []
+        if "full" in modes:
+            tools.append(("perftlab", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet"], False))
+            if a.cha:
+                tools.append(("cha", [a.cha], False))
+        if "quick" in modes:
+            tools.append(("perftlab --quick", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet",
+                                               "--quick"], True))
+            if a.cha:
+                tools.append(("cha -quick", [a.cha, "-quick"], True))
+        if a.threads_check and "full" in modes:
+            tools.append(("perftlab 2 threads", [a.perftlab, "dead", path, "--json", "--threads", "2",
+                                                 "--quiet"], False))
+        times = {t[0]: [] for t in tools}
+        cpus = {t[0]: [] for t in tools}
+        results = {}
+        for _ in range(a.runs):
+            for tool, cmd, quick in tools:
+                stdin = text if tool.startswith("cha") else None
+                out, secs, cpu = run_timed(cmd, stdin)
+                times[tool].append(secs)
+                cpus[tool].append(cpu)
+                if tool not in results:
+                    results[tool] = (perftlab_results(out) if tool.startswith("perftlab")
+                                     else cha_results(out, queries, quick))
+        os.unlink(path)
+        for tool, _, _ in tools:
+            agreement(tool, queries, results[tool])
+        med = {t: statistics.median(v) for t, v in times.items()}
+        cmed = {t: statistics.median(v) for t, v in cpus.items()}
+        for tool in times:
+            print(f"  {tool}: wall median {med[tool]:.3f} s, {len(queries) / med[tool]:.0f} queries/s; "
+                  f"CPU median {cmed[tool]:.3f} s (wall runs: {', '.join(f'{s:.3f}' for s in times[tool])}; "
+                  f"CPU runs: {', '.join(f'{s:.3f}' for s in cpus[tool])})")
+        if a.cha and "full" in modes:
+            print(f"  full analysis: perftlab / CHA speed = {med['cha'] / med['perftlab']:.2f}x wall, "
+                  f"{cmed['cha'] / cmed['perftlab']:.2f}x CPU (medians)")
+        if a.cha and "quick" in modes:
+            print(f"  quick: perftlab / CHA speed = {med['cha -quick'] / med['perftlab --quick']:.2f}x wall, "
+                  f"{cmed['cha -quick'] / cmed['perftlab --quick']:.2f}x CPU (medians)")
+            pq = sum(r == "unwinnable" for r in results["perftlab --quick"])
+            cq = sum(r == "unwinnable" for r in results["cha -quick"])
+            print(f"  quick: unwinnable proved: perftlab {pq}, CHA {cq}")
+        if a.threads_check and "full" in modes:
+            print(f"  threads: 2 / 1 speed = {med['perftlab'] / med['perftlab 2 threads']:.2f}x (medians)")
+
+
+if __name__ == "__main__":
+    main()

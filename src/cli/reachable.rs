@@ -1,0 +1,274 @@
+//! `perftlab reachable`: is a position reachable by a legal game (FIDE 3.10.3)? Prints a proof game (UCI and
+//! SAN, replayed by the reference generator), a proof of impossibility (retro-analysis), or "undetermined"
+//! (no game within `--max-plies`, which is not a proof). One `--fen`, or a file (`-`: standard input) with one
+//! FEN per line (EPD operations after the fourth field and `#` comment lines are ignored), answered in input
+//! order.
+//!
+//! Exit code: 0 when every position is reachable, 1 when one is impossible or undetermined, 2 for bad input
+//! (an unreadable file, a malformed FEN or an invalid position; in a file the other lines are still answered).
+
+use crate::analyze::san;
+use crate::error::{Error, Result};
+use crate::position::Setup;
+use crate::proofgame::{self, DecideOptions, Limits, Verdict};
+use crate::reference;
+use crate::retro::{self, RetroOptions};
+use crate::suite::SuiteEntry;
+use crate::validate;
+use clap::Args;
+use serde_json::{json, Value};
+use std::io::BufRead;
+
+/// Arguments of `perftlab reachable`.
+#[derive(Args, Debug)]
+pub struct ReachableArgs {
+    /// A file with one FEN per line, or `-` for standard input (instead of `--fen`).
+    input: Option<String>,
+    /// The position (FEN or 4-field EPD; Shredder-FEN and X-FEN castling accepted).
+    #[arg(long, conflicts_with = "input")]
+    fen: Option<String>,
+    /// Longest proof game tried, in plies.
+    #[arg(long, default_value_t = 10)]
+    max_plies: u32,
+    /// Node budget of the proof-game search per position.
+    #[arg(long, default_value_t = 20_000_000)]
+    max_nodes: u64,
+    /// Plies of retraction (un-moving the last moves) for impossibility proofs.
+    #[arg(long, default_value_t = 2)]
+    retro_plies: u32,
+    /// Chess960: allow every Chess960 initial position (implied by non-standard castling rights); moves are
+    /// shown as king takes rook.
+    #[arg(long)]
+    chess960: bool,
+    /// Search games from this position instead of the initial one(s) (no impossibility proofs then).
+    #[arg(long)]
+    from: Option<String>,
+    /// Ask for a shortest game. The search is iterative deepening, so every game it prints is already a
+    /// shortest one from the initial positions tried; the flag is accepted for clarity.
+    #[arg(long)]
+    shortest: bool,
+    /// One JSON object per position (JSON lines) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One answered position.
+struct Answer {
+    fen: String,
+    verdict: std::result::Result<Verdict, String>,
+}
+
+/// SAN of a game, with move numbers ("1. e4 e5 2. Nf3").
+fn san_line(start: &Setup, moves: &[crate::types::Move]) -> String {
+    let positions = proofgame::replay(start, moves).expect("replayed before");
+    let mut out = Vec::new();
+    for (i, &m) in moves.iter().enumerate() {
+        let pos = &positions[i];
+        let legal = reference::legal_moves(pos);
+        let s = san::to_san(pos, &legal, m);
+        let number = pos.fullmoves;
+        match pos.turn {
+            crate::types::Color::White => out.push(format!("{number}. {s}")),
+            crate::types::Color::Black if i == 0 => out.push(format!("{number}... {s}")),
+            crate::types::Color::Black => out.push(s),
+        }
+    }
+    out.join(" ")
+}
+
+fn parse_fen(flag: &str, text: &str) -> std::result::Result<Setup, String> {
+    let setup = Setup::from_fen(text).map_err(|e| format!("{flag}: {e}"))?;
+    let v = validate::check(&setup);
+    if !v.is_ok() {
+        return Err(format!("{flag}: invalid position '{}': {v}", text.trim()));
+    }
+    Ok(setup)
+}
+
+/// The FEN part of a batch line: the first four fields plus the counters when they are numbers.
+fn fen_of_line(line: &str) -> Option<String> {
+    let line = line.split(';').next().unwrap_or("").trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let n = if fields.len() >= 6 && fields[4..6].iter().all(|f| f.parse::<u32>().is_ok()) {
+        6
+    } else {
+        fields.len().min(4)
+    };
+    Some(fields[..n].join(" "))
+}
+
+fn print_answer(a: &Answer, json_out: bool, chess960_flag: bool) {
+    let chess960 = |s: &Setup| chess960_flag || s.needs_chess960_notation();
+    match (&a.verdict, json_out) {
+        (Err(e), true) => println!("{}", json!({"fen": a.fen, "result": "invalid", "error": e})),
+        (Err(e), false) => {
+            println!("fen:    {}", a.fen);
+            println!("result: invalid ({e})");
+        }
+        (Ok(v), true) => {
+            let mut o = json!({"fen": a.fen, "result": v.name(), "proof": Value::Null, "game": Value::Null});
+            match v {
+                Verdict::Reachable(g) => {
+                    let c = chess960(&g.start);
+                    o["game"] = json!(g.moves.iter().map(|m| m.to_uci(c)).collect::<Vec<_>>());
+                    o["san"] = json!(san_line(&g.start, &g.moves));
+                    o["plies"] = json!(g.moves.len());
+                    o["start"] = json!(g.start.to_fen());
+                }
+                Verdict::Impossible(p) => {
+                    o["proof"] = json!(p.to_string());
+                }
+                Verdict::Undetermined(r) => {
+                    o["reason"] = json!(r);
+                }
+            }
+            println!("{o}");
+        }
+        (Ok(v), false) => {
+            println!("fen:    {}", a.fen);
+            println!("result: {}", v.name());
+            match v {
+                Verdict::Reachable(g) => {
+                    let c = chess960(&g.start);
+                    if g.start.board != Setup::startpos().board
+                        || g.start.turn != Setup::startpos().turn
+                    {
+                        println!("start:  {}", g.start.to_fen());
+                    }
+                    let uci: Vec<String> = g.moves.iter().map(|m| m.to_uci(c)).collect();
+                    println!("plies:  {}", g.moves.len());
+                    println!("uci:    {}", uci.join(" "));
+                    println!("san:    {}", san_line(&g.start, &g.moves));
+                }
+                Verdict::Impossible(p) => println!("proof:  {p}"),
+                Verdict::Undetermined(r) => println!("reason: {r}"),
+            }
+        }
+    }
+}
+
+pub fn run(a: ReachableArgs) -> Result<i32> {
+    let from = match &a.from {
+        Some(f) => Some(parse_fen("--from", f).map_err(Error::Usage)?),
+        None => None,
+    };
+    if a.max_plies > 60 {
+        return Err(Error::Usage(format!(
+            "--max-plies: '{}' is beyond what the search can finish (at most 60)",
+            a.max_plies
+        )));
+    }
+    if a.retro_plies > 4 {
+        return Err(Error::Usage(format!(
+            "--retro-plies: '{}' is too many (each ply multiplies the work; at most 4)",
+            a.retro_plies
+        )));
+    }
+    let opts = |setup: &Setup| DecideOptions {
+        limits: Limits {
+            max_plies: a.max_plies,
+            max_nodes: a.max_nodes,
+        },
+        retro_plies: a.retro_plies,
+        chess960: a.chess960 || setup.needs_chess960_notation(),
+        from: from.clone(),
+    };
+    let _ = a.shortest;
+    let fens: Vec<(String, String)> = match (&a.fen, &a.input) {
+        (Some(f), None) => {
+            // One position: bad input is an error (exit 2), not an answer.
+            parse_fen("--fen", f).map_err(Error::Usage)?;
+            vec![(f.clone(), "--fen".to_string())]
+        }
+        (None, Some(path)) => {
+            let text = if path == "-" {
+                let mut s = String::new();
+                for line in std::io::stdin().lock().lines() {
+                    let line = line.map_err(|e| Error::Usage(format!("-: cannot read standard input: {e}")))?;
+                    s.push_str(&line);
+                    s.push('\n');
+                }
+                s
+            } else {
+                std::fs::read_to_string(path)
+                    .map_err(|e| Error::Usage(format!("cannot read '{path}': {e}")))?
+            };
+            text.lines()
+                .enumerate()
+                .filter_map(|(i, l)| fen_of_line(l).map(|f| (f, format!("{path}:{}", i + 1))))
+                .collect()
+        }
+        (None, None) => {
+            return Err(Error::Usage(
+                "reachable: give a position with --fen FEN, or a file of FENs (or - for standard input)".into(),
+            ))
+        }
+        (Some(_), Some(_)) => unreachable!("clap refuses --fen with a file"),
+    };
+    let (mut invalid, mut open) = (false, false);
+    let total = fens.len();
+    for (i, (fen, flag)) in fens.iter().enumerate() {
+        crate::interrupt::set_status(format!("{i} of {total} positions answered"));
+        let verdict = parse_fen(flag, fen).map(|s| proofgame::decide(&s, &opts(&s)));
+        match &verdict {
+            Err(_) => invalid = true,
+            Ok(Verdict::Reachable(g)) => {
+                // Replayed by the reference generator: the search already did, this is the printed game.
+                let end = proofgame::replay(&g.start, &g.moves).map_err(|i| {
+                    Error::Usage(format!("internal: move {i} of the game is not legal"))
+                })?;
+                let target = Setup::from_fen(fen).expect("parsed above");
+                if !proofgame::matches(end.last().expect("nonempty"), &target) {
+                    return Err(Error::Usage(
+                        "internal: the game does not reach the position".into(),
+                    ));
+                }
+            }
+            Ok(_) => open = true,
+        }
+        print_answer(
+            &Answer {
+                fen: fen.clone(),
+                verdict,
+            },
+            a.json,
+            a.chess960,
+        );
+    }
+    Ok(if invalid {
+        2
+    } else if open {
+        1
+    } else {
+        0
+    })
+}
+
+/// `suite --check-reachability`: the proofs of impossibility of a suite's positions (static proofs and one
+/// ply of retraction), as `(line, fen, proof)`; each is also printed on stderr as a warning.
+pub(super) fn check_suite(file: &std::path::Path, entries: &[SuiteEntry]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for e in entries {
+        if !validate::check(&e.setup).is_ok() {
+            continue;
+        }
+        // Chess960's un-castling is the more permissive one: sound for suites of either kind.
+        let opts = RetroOptions {
+            plies: 1,
+            chess960: true,
+        };
+        if let Some(p) = retro::prove_impossible(&e.setup, opts) {
+            eprintln!(
+                "warning: {}:{}: impossible position {}: {p}",
+                file.display(),
+                e.line,
+                e.fen
+            );
+            out.push(json!({"line": e.line, "fen": e.fen, "proof": p.to_string()}));
+        }
+    }
+    out
+}

@@ -1,0 +1,89 @@
+//! Retro-analysis: proofs that a position cannot have been reached by any series of legal moves (FIDE 3.10.3),
+//! each with a sentence a person can check.
+//!
+//! Sound by construction: every argument here only ever says "impossible" when no legal game, from the
+//! standard initial position (FIDE 2.3) or from any of the 960 Chess960 initial positions, can reach the
+//! position. Nothing here claims a position is reachable; that takes a game ([`crate::proofgame`]).
+//!
+//! - [`proofs`]: counting arguments on the position alone (material against promotions, bishops by square
+//!   colour, the captures the pawn structure needs against the units the opponent has lost);
+//! - [`retract`]: retraction of the last move, recursively to a small number of plies (un-moves, un-captures of
+//!   every kind the material allows, un-promotions, un-castling, un-e.p.): a position with no legal predecessor
+//!   is impossible.
+//!
+//! A layer above the reference generator ([`crate::reference`]) and below [`crate::validate`], which reports
+//! the static proofs as warnings; it imports only `types`, `position` and `reference`.
+
+pub mod proofs;
+pub mod retract;
+
+use std::fmt;
+
+/// Which argument proved a position impossible.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ProofKind {
+    /// More units, pawns or promoted pieces than a side can have (FIDE 2.3, 3.7.5).
+    Material,
+    /// More bishops on squares of one colour than the initial bishop and the promotions allow (FIDE 2.3, 3.7.5).
+    BishopColours,
+    /// The pawn structure (and the promotions) need more captures than the opponent has lost units (FIDE 3.7).
+    PawnCaptures,
+    /// No legal last move (retraction, FIDE 3.10.3).
+    Retraction,
+}
+
+impl ProofKind {
+    /// Short snake_case name (used in warnings and JSON).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ProofKind::Material => "impossible_material",
+            ProofKind::BishopColours => "impossible_bishops",
+            ProofKind::PawnCaptures => "impossible_pawn_captures",
+            ProofKind::Retraction => "no_legal_last_move",
+        }
+    }
+}
+
+/// A proof that a position is impossible: which argument, and a sentence a person can check.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Proof {
+    /// The argument.
+    pub kind: ProofKind,
+    /// The argument in words, with the numbers and squares it rests on.
+    pub sentence: String,
+}
+
+impl fmt::Display for Proof {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.name(), self.sentence)
+    }
+}
+
+/// How far and under which rules to look.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RetroOptions {
+    /// Plies to retract (0: none; each ply multiplies the work).
+    pub plies: u32,
+    /// Allow every Chess960 initial position (un-castling from any king and rook files, any initial
+    /// arrangement as the start). `false`: standard chess only.
+    pub chess960: bool,
+}
+
+impl Default for RetroOptions {
+    fn default() -> Self {
+        RetroOptions {
+            plies: 2,
+            chess960: false,
+        }
+    }
+}
+
+/// The first proof that `setup` is impossible: the static ones first, then retraction to `opts.plies`.
+/// `None` means no proof was found (not that the position is reachable). The position should have no
+/// validity errors ([`crate::validate::check`]); kings are assumed to be one per side.
+pub fn prove_impossible(setup: &crate::position::Setup, opts: RetroOptions) -> Option<Proof> {
+    if let Some(p) = proofs::static_proofs(setup).into_iter().next() {
+        return Some(p);
+    }
+    retract::retract(setup, opts)
+}

@@ -1,0 +1,580 @@
+//! Reachability (issue 19, FIDE 3.10.3): impossibility proofs (retro-analysis) and proof games.
+//!
+//! - each kind of proof on positions this project constructs (tests/data/reachability.txt, with the reason
+//!   each is impossible), and their reachable twins, given by games replayed here;
+//! - soundness, a seeded property test: positions from random legal games rich in captures, promotions
+//!   (underpromotions included), e.p. and castling kept late, standard and Chess960: none is called
+//!   impossible (`PERFTLAB_REACH_GAMES` sets the number of games; the default keeps CI to seconds);
+//! - power: positions constructed impossible by counting arguments (the test's own count says why): at
+//!   least 95 % are proved impossible;
+//! - proof games for positions after random games of at most 10 plies: found, no longer than the game played,
+//!   and replayed by the reference generator;
+//! - the `reachable` command's text, JSON lines and exit codes.
+
+mod common;
+
+use common::{data, perftlab, temp_file};
+use perftlab::analyze::play_line;
+use perftlab::compare::random::Rng;
+use perftlab::position::Setup;
+use perftlab::proofgame::{self, Limits, SearchResult};
+use perftlab::reference;
+use perftlab::retro::{self, ProofKind, RetroOptions};
+use perftlab::types::{Color, Move, MoveKind, Piece, Role, Square};
+use perftlab::validate;
+use perftlab::Checked;
+
+fn standard(plies: u32) -> RetroOptions {
+    RetroOptions {
+        plies,
+        chess960: false,
+    }
+}
+
+/// The position after `moves` (SAN or UCI, space separated) from the initial position.
+fn after(moves: &str) -> Setup {
+    let moves: Vec<String> = moves.split_whitespace().map(str::to_string).collect();
+    play_line(&Checked::startpos(), &moves)
+        .expect("a legal game")
+        .end()
+        .setup()
+        .clone()
+}
+
+enum Row {
+    Impossible { kind: String, fen: String },
+    Reachable { moves: String },
+}
+
+fn rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(data("reachability.txt")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('|').collect();
+            match f[0] {
+                "impossible" => Row::Impossible {
+                    kind: f[1].to_string(),
+                    fen: f[2].to_string(),
+                },
+                "reachable" => Row::Reachable {
+                    moves: f[1].to_string(),
+                },
+                other => panic!("bad row kind {other}"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn each_kind_of_proof_and_its_reachable_twin() {
+    let mut kinds = std::collections::BTreeSet::new();
+    for row in rows() {
+        match row {
+            Row::Impossible { kind, fen } => {
+                let setup = Setup::from_fen(&fen).unwrap();
+                assert!(validate::check(&setup).is_ok(), "{fen} has validity errors");
+                let proof = retro::prove_impossible(&setup, standard(2))
+                    .unwrap_or_else(|| panic!("{fen}: not proved impossible"));
+                assert_eq!(proof.kind.name(), kind, "{fen}: {proof}");
+                assert!(proof.sentence.len() > 40, "{fen}: a sentence, not a word");
+                // Chess960 rules prove it too (the arguments hold for every start).
+                let p960 = retro::prove_impossible(
+                    &setup,
+                    RetroOptions {
+                        plies: 2,
+                        chess960: true,
+                    },
+                );
+                assert!(p960.is_some(), "{fen}: not proved under Chess960 rules");
+                kinds.insert(kind);
+            }
+            Row::Reachable { moves } => {
+                let setup = after(&moves);
+                let fen = setup.to_fen();
+                assert!(
+                    retro::prove_impossible(&setup, standard(3)).is_none(),
+                    "{fen} (after {moves}) called impossible"
+                );
+                assert!(
+                    validate::check(&setup).warnings.is_empty(),
+                    "{fen}: {:?}",
+                    validate::check(&setup).warnings
+                );
+                // And the proof-game search finds a game no longer than the one given.
+                let n = moves.split_whitespace().count() as u32;
+                let r = proofgame::search(
+                    &proofgame::starts_for(&setup, false),
+                    &setup,
+                    Limits {
+                        max_plies: n,
+                        max_nodes: 50_000_000,
+                    },
+                );
+                let SearchResult::Found(g) = r else {
+                    panic!("{fen}: no game found: {r:?}")
+                };
+                assert!(g.moves.len() as u32 <= n);
+                let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+                assert!(proofgame::matches(end.last().unwrap(), &setup));
+            }
+        }
+    }
+    for k in [
+        ProofKind::Material,
+        ProofKind::BishopColours,
+        ProofKind::PawnCaptures,
+        ProofKind::Retraction,
+    ] {
+        assert!(kinds.contains(k.name()), "no test row for {}", k.name());
+    }
+}
+
+/// What a random game played (for the report of the soundness test).
+#[derive(Default, Debug)]
+struct Played {
+    captures: u64,
+    promotions: u64,
+    underpromotions: u64,
+    en_passant: u64,
+    castling: u64,
+}
+
+/// A random legal game's positions, with moves drawn to favour captures, promotions (all four pieces),
+/// e.p. and castling, and to keep castling rights late (king and rook moves other than castling are rare).
+fn random_game(rng: &mut Rng, start: Setup, plies: u32) -> Vec<Setup> {
+    random_game_counted(rng, start, plies, &mut Played::default())
+}
+
+fn random_game_counted(rng: &mut Rng, start: Setup, plies: u32, played: &mut Played) -> Vec<Setup> {
+    let mut pos = start;
+    let mut out = vec![pos.clone()];
+    for _ in 0..plies {
+        let legal = reference::legal_moves(&pos);
+        if legal.is_empty() {
+            break;
+        }
+        let weight = |m: &Move| -> u64 {
+            let moving = pos.piece_at(m.from()).unwrap();
+            match m.kind() {
+                MoveKind::Castling | MoveKind::EnPassant => 60,
+                MoveKind::Promotion => 30,
+                MoveKind::Normal if pos.piece_at(m.to()).is_some() => 12,
+                MoveKind::Normal if moving.role == Role::Pawn => 6,
+                MoveKind::Normal if matches!(moving.role, Role::King | Role::Rook) => 1,
+                MoveKind::Normal => 3,
+            }
+        };
+        let total: u64 = legal.iter().map(weight).sum();
+        let mut pick = rng.below(total);
+        let m = *legal
+            .iter()
+            .find(|m| {
+                let w = weight(m);
+                if pick < w {
+                    true
+                } else {
+                    pick -= w;
+                    false
+                }
+            })
+            .unwrap();
+        match m.kind() {
+            MoveKind::Promotion => {
+                played.promotions += 1;
+                if m.promotion_role() != Some(Role::Queen) {
+                    played.underpromotions += 1;
+                }
+            }
+            MoveKind::EnPassant => played.en_passant += 1,
+            MoveKind::Castling => played.castling += 1,
+            MoveKind::Normal => {}
+        }
+        if m.kind() == MoveKind::EnPassant
+            || (m.kind() != MoveKind::Castling && pos.piece_at(m.to()).is_some())
+        {
+            played.captures += 1;
+        }
+        pos = reference::play(&pos, m);
+        out.push(pos.clone());
+    }
+    out
+}
+
+fn env_count(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn positions_from_random_games_are_never_called_impossible() {
+    let games = env_count("PERFTLAB_REACH_GAMES", 24);
+    let mut rng = Rng::new(19);
+    let starts960 = proofgame::chess960_starts();
+    let mut checked = 0u64;
+    let mut played = Played::default();
+    for g in 0..games {
+        let chess960 = g % 3 == 2;
+        let start = if chess960 {
+            starts960[rng.below(960) as usize].clone()
+        } else {
+            Setup::startpos()
+        };
+        for (i, pos) in random_game_counted(&mut rng, start, 160, &mut played)
+            .iter()
+            .enumerate()
+        {
+            // Retraction of two plies on every fourth position, one ply on the others.
+            let plies = if i % 4 == 0 { 2 } else { 1 };
+            let opts = RetroOptions { plies, chess960 };
+            if let Some(p) = retro::prove_impossible(pos, opts) {
+                panic!("game {g} ply {i}: {} called impossible: {p}", pos.to_fen());
+            }
+            let v = validate::check(pos);
+            assert!(
+                !v.warnings
+                    .iter()
+                    .any(|w| matches!(w, validate::ValidityWarning::Impossible(_))),
+                "{}: {:?}",
+                pos.to_fen(),
+                v.warnings
+            );
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} positions from {games} random games checked, none called impossible; the games played {played:?}");
+    assert!(
+        played.promotions > 0
+            && played.underpromotions > 0
+            && played.en_passant > 0
+            && played.castling > 0
+    );
+    assert!(checked > 1000 || games < 24);
+}
+
+/// Place `piece` on a random empty square of ranks 2-7.
+fn place(rng: &mut Rng, pos: &mut Setup, piece: Piece) -> bool {
+    for _ in 0..64 {
+        let sq = Square::new((8 + rng.below(48)) as u8);
+        if pos.piece_at(sq).is_none() {
+            pos.board[sq.index()] = Some(piece);
+            return true;
+        }
+    }
+    false
+}
+
+fn count(pos: &Setup, c: Color, role: Role) -> usize {
+    Square::all()
+        .filter(|&s| pos.piece_at(s) == Some(Piece::new(c, role)))
+        .count()
+}
+
+#[test]
+fn at_least_95_percent_of_constructed_impossible_positions_are_proved() {
+    let mut rng = Rng::new(1903);
+    let (mut made, mut proved) = (0u64, 0u64);
+    let mut failures = Vec::new();
+    while made < 600 {
+        let plies = 1 + rng.below(60) as u32;
+        let game = random_game(&mut rng, Setup::startpos(), plies);
+        let mut pos = game.last().unwrap().clone();
+        let c = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let pawns = count(&pos, c, Role::Pawn);
+        match made % 3 {
+            // Material: knights beyond two, more than the missing pawns can have become.
+            0 => {
+                // Knights beyond two are promoted pawns: one more of them than pawns are missing.
+                let wanted = 2 + (8 - pawns) + 1;
+                let mut ok = true;
+                while ok && count(&pos, c, Role::Knight) < wanted {
+                    ok = place(&mut rng, &mut pos, Piece::new(c, Role::Knight));
+                }
+                if !ok || count(&pos, c, Role::Knight) - 2 <= 8 - pawns {
+                    continue;
+                }
+            }
+            // Doubled pawns while the opponent has lost nothing: no capture was made, every pawn is on its
+            // own file.
+            1 => {
+                let them = !c;
+                let their_units = Square::all()
+                    .filter(|&s| pos.piece_at(s).is_some_and(|p| p.color == them))
+                    .count();
+                if their_units != 16 {
+                    continue;
+                }
+                let pawn_sqs: Vec<Square> = Square::all()
+                    .filter(|&s| pos.piece_at(s) == Some(Piece::new(c, Role::Pawn)))
+                    .collect();
+                let Some(&p) = pawn_sqs.get(rng.below(pawn_sqs.len().max(1) as u64) as usize)
+                else {
+                    continue;
+                };
+                let file = (p.file() as i32 + if rng.below(2) == 0 { 1 } else { -1 }).clamp(0, 7);
+                let mut moved = false;
+                for r in 2..6 {
+                    let to = Square::from_coords(file, r).unwrap();
+                    if pos.piece_at(to).is_none() && to.file() != p.file() {
+                        pos.board[to.index()] = pos.board[p.index()].take();
+                        moved = true;
+                        break;
+                    }
+                }
+                let files: Vec<u8> = Square::all()
+                    .filter(|&s| pos.piece_at(s) == Some(Piece::new(c, Role::Pawn)))
+                    .map(|s| s.file())
+                    .collect();
+                let mut uniq = files.clone();
+                uniq.sort();
+                uniq.dedup();
+                if !moved || uniq.len() == files.len() {
+                    continue;
+                }
+            }
+            // A second bishop on a square colour beside eight pawns.
+            _ => {
+                if pawns != 8 {
+                    continue;
+                }
+                let Some(b) =
+                    Square::all().find(|&s| pos.piece_at(s) == Some(Piece::new(c, Role::Bishop)))
+                else {
+                    continue;
+                };
+                let shade = (b.file() + b.rank()) % 2;
+                let free: Vec<Square> = Square::all()
+                    .filter(|&s| {
+                        (2..6).contains(&s.rank())
+                            && (s.file() + s.rank()) % 2 == shade
+                            && pos.piece_at(s).is_none()
+                    })
+                    .collect();
+                if free.is_empty() {
+                    continue;
+                }
+                let s = free[rng.below(free.len() as u64) as usize];
+                pos.board[s.index()] = Some(Piece::new(c, Role::Bishop));
+            }
+        }
+        pos.ep_square = None;
+        if !validate::check(&pos).is_ok() {
+            continue;
+        }
+        made += 1;
+        if retro::prove_impossible(&pos, standard(1)).is_some() {
+            proved += 1;
+        } else {
+            failures.push(pos.to_fen());
+        }
+    }
+    let share = proved as f64 / made as f64;
+    eprintln!(
+        "{proved} of {made} constructed impossible positions proved impossible ({:.1} %)",
+        100.0 * share
+    );
+    assert!(
+        share >= 0.95,
+        "not proved: {:?}",
+        &failures[..failures.len().min(10)]
+    );
+}
+
+#[test]
+fn proof_games_after_random_games_of_at_most_10_plies() {
+    let n = env_count("PERFTLAB_REACH_PROOF_GAMES", 12);
+    let mut rng = Rng::new(10);
+    for i in 0..n {
+        let plies = 1 + rng.below(10) as u32;
+        let game = random_game(&mut rng, Setup::startpos(), plies);
+        let target = game.last().unwrap();
+        let played = game.len() as u32 - 1;
+        let r = proofgame::search(
+            &[Setup::startpos()],
+            target,
+            Limits {
+                max_plies: played,
+                max_nodes: 100_000_000,
+            },
+        );
+        let SearchResult::Found(g) = r else {
+            panic!("game {i}: {}: {r:?}", target.to_fen())
+        };
+        assert!(g.moves.len() as u32 <= played);
+        assert_eq!((played - g.moves.len() as u32) % 2, 0, "same side to move");
+        let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+        assert!(proofgame::matches(end.last().unwrap(), target));
+    }
+}
+
+#[test]
+fn chess960_start_from_castling_rights() {
+    // A Chess960 start (rooks b1/g1, king e1...), one move each: the search picks the start from the rights.
+    let starts = proofgame::chess960_starts();
+    let start = starts
+        .iter()
+        .find(|s| s.to_fen().starts_with("nrbbqkrn/") || s.to_fen().starts_with("nrbbkqrn/"))
+        .unwrap_or(&starts[7])
+        .clone();
+    let mut game = vec![start.clone()];
+    for uci in ["b2b3", "g7g6"] {
+        let cur = game.last().unwrap();
+        let m = Move::find_uci(&reference::legal_moves(cur), uci).unwrap();
+        game.push(reference::play(cur, m));
+    }
+    let target = game.last().unwrap();
+    let v = proofgame::decide(
+        target,
+        &proofgame::DecideOptions {
+            limits: Limits {
+                max_plies: 4,
+                max_nodes: 10_000_000,
+            },
+            retro_plies: 2,
+            chess960: true,
+            from: None,
+        },
+    );
+    let proofgame::Verdict::Reachable(g) = v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(g.start.board, start.board);
+    assert_eq!(g.moves.len(), 2);
+}
+
+#[test]
+fn analyze_and_suite_show_the_verdict() {
+    let run = |args: &[&str]| {
+        let out = perftlab().args(args).output().unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, _) = run(&["analyze", "--moves", "e4", "e5", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["reachability"]["result"], "reachable");
+    assert_eq!(
+        v["reachability"]["game"],
+        serde_json::json!(["e2e4", "e7e5"])
+    );
+    let impossible = "rnbqkbnr/pppppppp/8/5P2/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
+    let (_, out, _) = run(&["analyze", "--fen", impossible, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["reachability"]["result"], "impossible");
+    assert!(v["reachability"]["proof"]
+        .as_str()
+        .unwrap()
+        .contains("captures"));
+    assert!(v["warnings"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("impossible_pawn_captures"));
+    // A suite with one impossible entry: counted as usual, and warned about.
+    let (_, nodes, _) = run(&[
+        "perft",
+        "--fen",
+        impossible,
+        "--depth",
+        "1",
+        "--backend",
+        "reference",
+    ]);
+    let nodes = nodes
+        .trim()
+        .trim_start_matches("Nodes searched: ")
+        .to_string();
+    let suite = temp_file(
+        "reach-suite.epd",
+        &format!("{impossible} ;D1 {nodes}\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20\n"),
+    );
+    let (code, out, err) = run(&[
+        "suite",
+        suite.to_str().unwrap(),
+        "--check-reachability",
+        "--json",
+        "--quiet",
+        "--backend",
+        "reference",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("impossible position"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["passed"], 2);
+    assert_eq!(v["impossible"].as_array().unwrap().len(), 1);
+    assert_eq!(v["impossible"][0]["line"], 1);
+}
+
+#[test]
+fn reachable_command_text_json_and_exit_codes() {
+    let run = |args: &[&str]| {
+        let out = perftlab().args(args).output().unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    let (code, out, _) = run(&["reachable", "--fen", fen]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("result: reachable"), "{out}");
+    assert!(out.contains("uci:    e2e4 e7e5"), "{out}");
+    assert!(out.contains("san:    1. e4 e5"), "{out}");
+    let impossible = "rnbqkbnr/pppppppp/8/5P2/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
+    let (code, out, _) = run(&["reachable", "--fen", impossible]);
+    assert_eq!(code, 1);
+    assert!(out.contains("result: impossible"), "{out}");
+    // Batch, JSON lines, input order, a bad line answered as invalid (exit 2).
+    let file = temp_file(
+        "reach.txt",
+        &format!("{impossible}\n# comment\n{fen} ;D1 20\nnot a fen\n"),
+    );
+    let (code, out, _) = run(&[
+        "reachable",
+        file.to_str().unwrap(),
+        "--json",
+        "--max-plies",
+        "4",
+    ]);
+    assert_eq!(code, 2, "{out}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["result"], "impossible");
+    assert!(lines[0]["proof"]
+        .as_str()
+        .unwrap()
+        .starts_with("impossible_pawn_captures"));
+    assert_eq!(lines[1]["result"], "reachable");
+    assert_eq!(lines[1]["game"], serde_json::json!(["e2e4", "e7e5"]));
+    assert_eq!(lines[2]["result"], "invalid");
+    // No game within the bound is not a proof.
+    let (code, out, _) = run(&[
+        "reachable",
+        "--fen",
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "--max-plies",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\"result\":\"undetermined\""), "{out}");
+    // Usage errors name the flag.
+    let (code, _, err) = run(&["reachable"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--fen"), "{err}");
+    let (code, _, err) = run(&["reachable", "--fen", "8/8/8/8 w - -"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--fen"), "{err}");
+}
