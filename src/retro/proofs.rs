@@ -359,9 +359,10 @@ fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> 
     Some(Proof {
         kind: ProofKind::PawnCaptures,
         sentence: format!(
-            "{what} need at least {best} captures by {n_} pawns: a pawn changes file only by capturing, one file \
-             per capture (FIDE 3.7.3), and the cheapest assignment to starting files is {}; but every capture \
-             removes one {t_} unit and {t_} has lost only {available} (16 - {} on the board)",
+            "{what} need at least {} by {n_} pawns: a pawn changes file only by capturing, one file per capture \
+             (FIDE 3.7.3), and the cheapest assignment to starting files is {}; but every capture removes one {t_} \
+             unit and {t_} has lost only {available} (16 - {} on the board)",
+            plural(best, "capture", "captures"),
             steps.join(", "),
             16 - available
         ),
