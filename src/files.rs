@@ -159,11 +159,15 @@ pub fn check_outputs(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Res
 /// `max_bytes` bytes. `what` names it in errors (`suite file`, `--checkpoint`).
 ///
 /// # Errors
-/// [`Error::Usage`] naming `what` and the path: missing, unreadable, not a regular file, too large.
+/// [`Error::Io`] with the path when it is missing, unreadable or too large; [`Error::Usage`] when it is not a
+/// regular file. Both messages name `what` and the path.
 pub fn read_input(what: &str, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     let shown = path.display();
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::Usage(format!("cannot read {what} '{shown}': {e}")))?;
+    let io = |e: std::io::Error| {
+        let message = format!("cannot read {what} '{shown}': {e}");
+        Error::io(path, e, message)
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
         let kind = if meta.is_dir() {
             "a directory"
@@ -174,10 +178,8 @@ pub fn read_input(what: &str, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
             "cannot read {what} '{shown}': it is {kind}"
         )));
     }
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::Usage(format!("cannot read {what} '{shown}': {e}")))?;
-    read_bounded(file, max_bytes)
-        .map_err(|e| Error::Usage(format!("cannot read {what} '{shown}': {e}")))
+    let file = std::fs::File::open(path).map_err(io)?;
+    read_bounded(file, max_bytes).map_err(io)
 }
 
 /// Read at most `max_bytes` from `r`; more is an error (without reading further).

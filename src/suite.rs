@@ -293,8 +293,8 @@ fn parse_depth(text: &str) -> std::result::Result<u32, String> {
 /// [`crate::files::MAX_LINE_BYTES`] (standard input: the same limits).
 ///
 /// # Errors
-/// [`Error::Usage`] when the file cannot be read, is not a regular file, is too long, or a line is
-/// malformed.
+/// [`Error::Io`] with the path when the file cannot be read or is too long; [`Error::Usage`] when it is not a
+/// regular file or a line is malformed.
 pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
     let (name, bytes) = if path == Path::new("-") {
         let bytes =
