@@ -172,16 +172,7 @@ pub fn pinned(setup: &Setup) -> Vec<Square> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for (df, dr) in [
-        (1, 0),
-        (-1, 0),
-        (0, 1),
-        (0, -1),
-        (1, 1),
-        (1, -1),
-        (-1, 1),
-        (-1, -1),
-    ] {
+    for (df, dr) in crate::types::LINE_DIRECTIONS {
         let diagonal = df != 0 && dr != 0;
         let mut blocker = None;
         let (mut f, mut r) = (king.file() as i32 + df, king.rank() as i32 + dr);

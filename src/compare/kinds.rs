@@ -385,17 +385,8 @@ fn add_random_piece(s: &mut Setup, rng: &mut Rng) {
     let _ = put_random(s, rng, c);
 }
 
-/// The eight directions, orthogonal first.
-const DIRS: [(i32, i32); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
+// The eight directions, orthogonal first (`DIRS[4..]` are the diagonals).
+use crate::types::LINE_DIRECTIONS as DIRS;
 
 /// A black slider that moves along `dir`.
 fn slider_for(rng: &mut Rng, dir: (i32, i32), black: bool) -> char {

@@ -263,27 +263,9 @@ const fn leaper_table(steps: &[(i32, i32); 8]) -> [u64; 64] {
 }
 
 /// Knight attacks per square.
-pub static KNIGHT: [u64; 64] = leaper_table(&[
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-]);
+pub static KNIGHT: [u64; 64] = leaper_table(&crate::types::KNIGHT_STEPS);
 /// King attacks per square.
-pub static KING: [u64; 64] = leaper_table(&[
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-]);
+pub static KING: [u64; 64] = leaper_table(&crate::types::KING_STEPS);
 
 const fn pawn_table() -> [[u64; 64]; 2] {
     let mut t = [[0u64; 64]; 2];

@@ -93,16 +93,7 @@ fn knight_distance() -> &'static [[u8; 64]; 64] {
             let mut queue = std::collections::VecDeque::from([from]);
             while let Some(s) = queue.pop_front() {
                 let (f, r) = ((s % 8) as i32, (s / 8) as i32);
-                for (df, dr) in [
-                    (1, 2),
-                    (2, 1),
-                    (2, -1),
-                    (1, -2),
-                    (-1, -2),
-                    (-2, -1),
-                    (-2, 1),
-                    (-1, 2),
-                ] {
+                for (df, dr) in crate::types::KNIGHT_STEPS {
                     let (nf, nr) = (f + df, r + dr);
                     if (0..8).contains(&nf) && (0..8).contains(&nr) {
                         let n = (nr * 8 + nf) as usize;

@@ -12,4 +12,4 @@ mod square;
 pub use castling::{CastlingRights, CastlingSide};
 pub use mv::{Move, MoveKind};
 pub use piece::{Color, Piece, Role};
-pub use square::Square;
+pub use square::{Square, KING_STEPS, KNIGHT_STEPS, LINE_DIRECTIONS};

@@ -2,6 +2,42 @@
 
 use std::fmt;
 
+/// A knight's eight steps as (file, rank) offsets (FIDE 3.6).
+pub const KNIGHT_STEPS: [(i32, i32); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+
+/// A king's eight steps as (file, rank) offsets, anticlockwise from east (FIDE 3.8.1).
+pub const KING_STEPS: [(i32, i32); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
+/// The eight line directions as (file, rank) offsets, the four orthogonal ones first (FIDE 3.2–3.4).
+pub const LINE_DIRECTIONS: [(i32, i32); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+
 /// One of the 64 squares, `a1 = 0`, `b1 = 1`, … `h8 = 63` (little-endian rank-file mapping).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Square(u8);
