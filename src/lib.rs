@@ -24,7 +24,7 @@
 //! ```
 //!
 //! Cargo features, all on by default: `gpu` (the [`gpu`] backend: wgpu), `render` (pictures and plots:
-//! plotters), `dist` (deep runs: sha2, indicatif) and `cli` (the command line: clap, signal-hook; it needs
+//! plotters), `deep` (deep runs: sha2, indicatif) and `cli` (the command line: clap, signal-hook; it needs
 //! the other three). With `default-features = false` the crate is the core: every module below but those
 //! four, depending only on serde, serde_json, rayon and hashbrown; it builds for `wasm32-unknown-unknown`
 //! (`tests/layering.rs` checks both).
@@ -56,10 +56,11 @@
 //! - [`verify`]: the per-node cross-check of two backends' legal move sets;
 //! - [`table`]: the rows of the `table` command (CPW-style detail tables);
 //! - [`analyze`]: position analysis and game state (FIDE 5, 9);
-//! - [`compare`]: comparing external engines (UCI, perftree scripts) with a backend, drill-down, stress;
+//! - [`engines`]: external move generators (the `Engine` trait; UCI, perftree scripts, total-only engines);
+//! - [`compare`]: comparing an engine with a backend: the divide diff, drill-down, stress positions;
 //! - [`crosscheck`]: the library API that checks any Rust move generator against the reference;
 //! - [`render`]: SVG board pictures, HTML reports of failures, bench plots;
-//! - [`dist`]: deep runs: split frontier, checkpoint journal, work units (plan, run-unit, status, merge);
+//! - [`deep`]: deep runs: split frontier, checkpoint journal, work units (plan, run-unit, status, merge);
 //! - [`cli`]: the `perftlab` command line (the only user of clap).
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -71,8 +72,9 @@ pub mod cli;
 pub mod compare;
 pub mod cpw;
 pub mod crosscheck;
-#[cfg(feature = "dist")]
-pub mod dist;
+#[cfg(feature = "deep")]
+pub mod deep;
+pub mod engines;
 pub mod error;
 pub mod fast;
 pub mod files;

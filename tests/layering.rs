@@ -3,7 +3,7 @@
 //! and fails on a cycle between top-level modules, or when the reference generator imports anything but the
 //! vocabulary (`types`) and `position`. It also fails when code outside `src/cli/` mentions clap, when code
 //! outside `src/cli/` prints, on a cycle between the files of one folder (`crate::`, `super::` and `self::`
-//! paths), when the core (every module but the feature-gated `cli`, `gpu`, `render` and `dist`) names an
+//! paths), when the core (every module but the feature-gated `cli`, `gpu`, `render` and `deep`) names an
 //! optional dependency or a gated module, when a public field of `GpuContext` is reached from another file,
 //! and, in CI, when the core does not build without default features, natively and for wasm32.
 
@@ -231,7 +231,7 @@ fn clap_is_used_only_in_the_cli() {
 }
 
 /// The modules behind cargo features (`src/lib.rs`), with their feature.
-const GATED: [&str; 4] = ["cli", "gpu", "render", "dist"];
+const GATED: [&str; 4] = ["cli", "gpu", "render", "deep"];
 
 /// The optional dependencies, as their paths are written in code.
 const OPTIONAL: [&str; 8] = [
@@ -277,9 +277,9 @@ fn only_the_cli_prints() {
     // Files that printed when this check was added, each in a module another branch was reworking; each is
     // to move its messages into `src/cli/` (returned as data or through a callback). The list may only shrink.
     let known: BTreeSet<&str> = [
-        "dist/journal.rs",
-        "dist/mod.rs",
-        "dist/units.rs",
+        "deep/journal.rs",
+        "deep/mod.rs",
+        "deep/units.rs",
         "gpu/mod.rs",
     ]
     .into_iter()
@@ -528,8 +528,8 @@ fn no_cycle_inside_a_folder() {
     let known: BTreeSet<(&str, &str)> = [
         ("gpu", "context"),
         ("gpu", "driver"),
-        ("dist", "journal"),
-        ("dist", "work"),
+        ("deep", "journal"),
+        ("deep", "work"),
     ]
     .into_iter()
     .collect();

@@ -4,8 +4,8 @@
 
 use super::common::timeout;
 use super::{write_file, BackendArgs};
-use crate::compare::{Engine, UciEngine};
 use crate::cpw::POSITIONS;
+use crate::engines::{Engine, UciEngine};
 use crate::error::{Error, Result};
 use crate::render::plot::{self, Bar};
 use crate::validate::Checked;

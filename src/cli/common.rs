@@ -4,7 +4,8 @@
 
 use super::BackendArgs;
 use crate::backend::{Backend, ReferenceBackend};
-use crate::compare::{Comparison, FailureKind, Protocol};
+use crate::compare::{Comparison, FailureKind};
+use crate::engines::Protocol;
 use crate::error::Result;
 use crate::fast::CpuBackend;
 use crate::gpu::{GpuBackend, GpuOptions};

@@ -5,6 +5,7 @@ use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolAr
 use super::pictures::{self, PictureArgs};
 use super::{BackendArgs, PositionArgs};
 use crate::compare::{self, Request};
+use crate::engines;
 use crate::error::{Error, Result};
 use crate::line::{play_moves, Line};
 use crate::render::report::Report;
@@ -80,7 +81,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
         let entries = suite::load(path)?;
         let chess960 =
             a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
-        let mut engine = compare::start_with_perft_command(
+        let mut engine = engines::start_with_perft_command(
             protocol,
             &a.engine,
             a.perft_command.as_deref(),
@@ -116,7 +117,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     summary
                         .engine_errors
                         .push(format!("{}:{}: {msg}", path.display(), e.line));
-                    engine = compare::start_with_perft_command(
+                    engine = engines::start_with_perft_command(
                         protocol,
                         &a.engine,
                         a.perft_command.as_deref(),
@@ -149,7 +150,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
             }
             if c.engine_error.is_some() {
                 // The engine died during the drill-down: a fresh one for the next position.
-                engine = compare::start_with_perft_command(
+                engine = engines::start_with_perft_command(
                     protocol,
                     &a.engine,
                     a.perft_command.as_deref(),
@@ -179,7 +180,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
     let line = play_moves(&root, &a.moves)?;
-    let mut engine = compare::start_with_perft_command(
+    let mut engine = engines::start_with_perft_command(
         protocol,
         &a.engine,
         a.perft_command.as_deref(),

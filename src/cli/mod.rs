@@ -8,8 +8,8 @@ mod bench;
 mod common;
 mod compare;
 mod dead;
+mod deep;
 mod devices;
-mod dist;
 mod perft;
 mod perftree;
 mod pictures;
@@ -70,13 +70,13 @@ pub(crate) enum Command {
     /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
     Devices(devices::DevicesArgs),
     /// Split a deep perft into work units for Slurm, Kubernetes or GNU parallel (plan.json, units/, launchers).
-    Plan(dist::PlanArgs),
+    Plan(deep::PlanArgs),
     /// Count one shard of a plan (idempotent, resumable; atomic result file).
-    RunUnit(dist::RunUnitArgs),
+    RunUnit(deep::RunUnitArgs),
     /// Which shards of a plan are done, partial or missing (exit 0 when complete, 1 otherwise).
-    Status(dist::StatusArgs),
+    Status(deep::StatusArgs),
     /// Check every shard's result and sum multiplicity × result (printed like `perft`).
-    Merge(dist::MergeArgs),
+    Merge(deep::MergeArgs),
     /// Is a position reachable by a legal game (FIDE 3.10.3)? A proof game, a proof of impossibility, or
     /// undetermined; one --fen or a file of FENs.
     Reachable(reachable::ReachableArgs),
@@ -382,10 +382,10 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::Table(a) => table::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Devices(a) => devices::run(a),
-        Command::Plan(a) => dist::plan(a),
-        Command::RunUnit(a) => dist::run_unit(a),
-        Command::Status(a) => dist::status(a),
-        Command::Merge(a) => dist::merge(a),
+        Command::Plan(a) => deep::plan(a),
+        Command::RunUnit(a) => deep::run_unit(a),
+        Command::Status(a) => deep::status(a),
+        Command::Merge(a) => deep::merge(a),
         Command::Reachable(a) => reachable::run(a),
         Command::Dead(a) => dead::run(a),
     }

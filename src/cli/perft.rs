@@ -2,7 +2,7 @@
 
 use super::{BackendArgs, PositionArgs};
 use crate::backend::{Detail, Stats};
-use crate::dist::{self, work};
+use crate::deep::{self, work};
 use crate::error::Result;
 use clap::Args;
 use serde_json::{json, Map, Value};
@@ -48,7 +48,7 @@ pub struct PerftArgs {
     quiet: bool,
     /// Seed of the cpu backend's Zobrist keys (decimal or 0x hex; default: the built-in keys, seed
     /// 0x50455246544C4142): a second run with another seed hashes independently.
-    #[arg(long, value_name = "N", value_parser = super::dist::parse_zobrist_seed)]
+    #[arg(long, value_name = "N", value_parser = super::deep::parse_zobrist_seed)]
     zobrist_seed: Option<u64>,
 }
 
@@ -59,7 +59,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let pos = a.position.checked_after(&a.moves)?;
     let chess960 = a.position.chess960_for(&pos);
-    let seed = super::dist::zobrist_seed(a.zobrist_seed, a.backend.backend)?;
+    let seed = super::deep::zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let setup_start = Instant::now();
     let backend = a.backend.create()?;
     let start = Instant::now();
@@ -74,11 +74,11 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             || a.split_depth.is_some()
             || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
     if split_run {
-        let (totals, counted) = dist::perft_split(
+        let (totals, counted) = deep::perft_split(
             backend.as_ref(),
             &pos,
             a.depth,
-            &dist::SplitRun {
+            &deep::SplitRun {
                 split: a.split_depth,
                 stats: a.stats,
                 divide: a.divide,
@@ -115,7 +115,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             }
             println!("{}", Value::Object(obj));
         } else {
-            super::dist::print_totals(&totals);
+            super::deep::print_totals(&totals);
             let from_journal = if resumed > 0 {
                 format!(
                     "; {resumed} of the nodes came from the checkpoint journal, the speed is of the {counted} \

@@ -6,7 +6,8 @@
 use super::common::Summary;
 use super::write_file;
 use crate::backend::Backend;
-use crate::compare::{Comparison, Engine};
+use crate::compare::Comparison;
+use crate::engines::Engine;
 use crate::error::{Error, Result};
 use crate::line::play_line;
 use crate::position::Setup;

@@ -9,6 +9,7 @@ use super::BackendArgs;
 use crate::analyze::Line;
 use crate::compare::kinds::{Kind, Positions};
 use crate::compare::{self, Request};
+use crate::engines;
 use crate::error::{Error, Result};
 use crate::render::report::Report;
 use clap::Args;
@@ -86,7 +87,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
     // Chess960 positions come with the chess960 kind or --chess960: tell a UCI engine once, at the start.
     let engine_chess960 = a.chess960 || kinds.contains(&Kind::Chess960);
     let start_engine = || {
-        compare::start_with_perft_command(
+        engines::start_with_perft_command(
             a.protocol.into(),
             &a.engine,
             a.perft_command.as_deref(),

@@ -1,8 +1,8 @@
 //! Failure classification: which kind of rule (castling, en passant, promotion, check evasion, pins) a
 //! move that two generators disagree on exercises, for grouping `stress` and suite failures.
 
-use super::looks_like_uci;
 use crate::analyze;
+use crate::engines::looks_like_uci;
 use crate::position::Setup;
 use crate::reference;
 use crate::types::{Piece, Role, Square};

@@ -4,9 +4,10 @@
 //! move is missing or extra, that position is the answer; otherwise descend into the first move whose counts
 //! differ, one ply shallower, until depth 1, where the move lists themselves must differ.
 
-use super::{classify, Divide, Engine, FailureKind};
+use super::{classify, FailureKind};
 use crate::analyze::Line;
 use crate::backend::Backend;
+use crate::engines::{Divide, Engine};
 use crate::error::{Error, Result};
 use crate::types::{Move, MoveKind};
 use crate::validate::Checked;

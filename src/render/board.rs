@@ -9,7 +9,7 @@
 
 use super::escape;
 use crate::analyze;
-use crate::compare::looks_like_uci;
+use crate::engines::looks_like_uci;
 use crate::position::Setup;
 use crate::reference;
 use crate::types::{Color, Role, Square};

@@ -1,11 +1,19 @@
-//! The external engine side of a comparison: the [`Engine`] trait (a program that can divide), the
-//! [`Divide`] it reports, the [`Protocol`]s it may speak, its factory [`start`], and splitting an `--engine`
-//! command line into words.
+//! External move generators ("engines"), apart from the divide diff that compares them with perftlab
+//! (`compare`): the [`Engine`] trait (a program that can divide), the [`Divide`] it reports, the
+//! [`Protocol`]s it may speak, its factory [`start`], and splitting an `--engine` command line into words;
+//! the protocols in `uci` (a UCI program answering `go perft N`), `script` (a perftree-style script) and
+//! `total` ([`TotalOnlyEngine`], a UCI engine whose perft command prints only a total).
 
-use super::{ScriptEngine, UciEngine};
+mod script;
+mod total;
+mod uci;
+
 use crate::error::{Error, Result};
 use crate::types::Square;
+pub use script::ScriptEngine;
 use std::collections::BTreeMap;
+pub use total::{start_with_perft_command, TotalOnlyEngine};
+pub use uci::UciEngine;
 
 /// A divide as an engine reports it: each root move's (UCI) count, and the total it printed.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

@@ -9,8 +9,10 @@
 //! (`e1g1`). The environment variable `PERFTLAB_CHESS960` is `1` in the first case and `0` in the second,
 //! for scripts that would rather not look. Castling printed back in either notation is accepted.
 
-use super::engine::{kill_group, own_process_group, register, unregister};
-use super::{looks_like_uci, split_command, Divide, Engine};
+use super::{
+    kill_group, looks_like_uci, own_process_group, register, split_command, unregister, Divide,
+    Engine,
+};
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;

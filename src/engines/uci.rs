@@ -5,8 +5,9 @@
 //! Output is read on helper threads into a channel, so every wait has a deadline (`--timeout`), and the last
 //! lines the engine printed (stderr included) are quoted in every error.
 
-use super::engine::{kill_group, own_process_group, register};
-use super::{looks_like_uci, split_command, Divide, Engine};
+use super::{
+    kill_group, looks_like_uci, own_process_group, register, split_command, Divide, Engine,
+};
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 static HEAVY: Mutex<()> = Mutex::new(());
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perftlab-dist-{}-{name}", std::process::id()));
+    let d = std::env::temp_dir().join(format!("perftlab-deep-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -308,7 +308,7 @@ fn merge_refuses_missing_foreign_edited_truncated_and_disagreeing_results() {
     let Value::Object(obj) = v else {
         panic!("object")
     };
-    let resealed = perftlab::dist::seal::seal(obj);
+    let resealed = perftlab::deep::seal::seal(obj);
     std::fs::write(&tb, resealed.to_string()).unwrap();
     refused("disagree");
 }
@@ -852,7 +852,7 @@ fn stats_full_plan_run_unit_and_merge_equal_perft_stats_full() {
     let Value::Object(obj) = v else {
         panic!("object")
     };
-    std::fs::write(&r1, perftlab::dist::seal::seal(obj).to_string()).unwrap();
+    std::fs::write(&r1, perftlab::deep::seal::seal(obj).to_string()).unwrap();
     let (code, _, stderr) = run(&["merge", ds]);
     assert_eq!(code, 1, "{stderr}");
     assert!(

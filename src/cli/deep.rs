@@ -1,10 +1,10 @@
 //! `perftlab plan`, `run-unit`, `status` and `merge`: work units for Slurm, Kubernetes and GNU parallel (see
-//! [`crate::dist::units`]).
+//! [`crate::deep::units`]).
 
 use super::{BackendArgs, PositionArgs};
 use crate::backend::{Column, Detail};
-use crate::dist::units::{self, PlanOptions, RunUnitOptions};
-use crate::dist::work;
+use crate::deep::units::{self, PlanOptions, RunUnitOptions};
+use crate::deep::work;
 use crate::error::{Error, Result};
 use clap::Args;
 use serde_json::{json, Map, Value};
