@@ -89,6 +89,10 @@ pub struct PlanArgs {
     /// Ply of the split: each distinct position there is one piece of work.
     #[arg(long)]
     split_depth: u32,
+    /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
+    /// available); a frontier that needs more is refused, naming the memory it needs (exit 2).
+    #[arg(long, value_name = "MiB")]
+    split_mem: Option<u64>,
     /// Number of shards (work units) the positions are dealt into.
     #[arg(long)]
     shards: usize,
@@ -134,6 +138,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         cpus_per_unit: a.cpus_per_unit,
         slurm_time: a.slurm_time,
         threads: a.backend.threads.unwrap_or_else(rayon::current_num_threads),
+        split_mem: crate::deep::split::budget_mib(a.split_mem)?,
     };
     let (plan, est) = units::plan(engine.as_ref(), &o)?;
     if a.json {

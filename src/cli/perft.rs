@@ -43,6 +43,10 @@ pub struct PerftArgs {
     /// depth 8, else the first ply with at least 2000 distinct positions, at most 3).
     #[arg(long)]
     split_depth: Option<u32>,
+    /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
+    /// available); a frontier that needs more is refused, naming the memory it needs (exit 2).
+    #[arg(long, value_name = "MiB")]
+    split_mem: Option<u64>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -85,6 +89,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
                 chess960,
                 checkpoint: a.checkpoint.as_deref(),
                 quiet: a.quiet,
+                split_mem: deep::split::budget_mib(a.split_mem)?,
                 zobrist_seed: a
                     .zobrist_seed
                     .filter(|&s| s != crate::fast::DEFAULT_ZOBRIST_SEED),

@@ -43,8 +43,8 @@ pub const CHECKPOINT_PLY4_DEPTH: u32 = 8;
 /// SHA-256 of a frontier's position list (FEN and multiplicity per line), naming it in journals and plans.
 pub fn frontier_sha(f: &split::Frontier) -> String {
     let mut text = String::new();
-    for p in &f.pieces {
-        text.push_str(&format!("{} {}\n", p.setup.to_fen(), p.mult));
+    for p in f.pieces() {
+        text.push_str(&format!("{} {}\n", p.fen, p.mult));
     }
     seal::sha256_hex(text.as_bytes())
 }
@@ -64,6 +64,8 @@ pub struct SplitRun<'a> {
     pub checkpoint: Option<&'a Path>,
     /// No progress bar.
     pub quiet: bool,
+    /// Memory budget of the split frontier, MiB (`--split-mem`; see [`split::budget_mib`]).
+    pub split_mem: u64,
     /// The Zobrist seed when not the default one (part of the journal's identity, so that a resumed run
     /// does not mix two hashings).
     pub zobrist_seed: Option<u64>,
@@ -97,18 +99,15 @@ pub fn perft_split(
         }
     }
     let frontier = match o.split {
-        Some(s) => (s, split::frontier(engine, root, s, o.chess960)?),
+        Some(s) => (s, split::frontier(root, s, o.chess960, o.split_mem)?),
         None if o.checkpoint.is_some() && depth >= CHECKPOINT_PLY4_DEPTH => {
-            (4, split::frontier(engine, root, 4, o.chess960)?)
+            (4, split::frontier(root, 4, o.chess960, o.split_mem)?)
         }
         None => {
             let mut s = 1;
             loop {
-                let f = split::frontier(engine, root, s, o.chess960)?;
-                if f.pieces.len() >= AUTO_SPLIT_POSITIONS
-                    || s + 1 >= depth
-                    || s >= AUTO_SPLIT_MAX_PLY
-                {
+                let f = split::frontier(root, s, o.chess960, o.split_mem)?;
+                if f.len() >= AUTO_SPLIT_POSITIONS || s + 1 >= depth || s >= AUTO_SPLIT_MAX_PLY {
                     break (s, f);
                 }
                 s += 1;
@@ -116,7 +115,7 @@ pub fn perft_split(
         }
     };
     let (s, f) = frontier;
-    let fens: Vec<String> = f.pieces.iter().map(|p| p.setup.to_fen()).collect();
+    let fens: Vec<String> = f.pieces().map(|p| p.fen.to_string()).collect();
     let mut journal = match o.checkpoint {
         Some(path) => {
             let mut identity = json!({
@@ -131,7 +130,7 @@ pub fn perft_split(
                     Some(Detail::Cpw) => json!(true),
                     Some(Detail::Full) => json!("full"),
                 },
-                "positions": f.pieces.len(),
+                "positions": f.len(),
                 "frontier_sha256": frontier_sha(&f),
             });
             if let Some(seed) = o.zobrist_seed {
@@ -146,7 +145,7 @@ pub fn perft_split(
                     "resuming from {}: {} of {} positions of the split frontier (ply {s}) already done",
                     path.display(),
                     j.done.len(),
-                    f.pieces.len()
+                    f.len()
                 );
             }
             Some(j)
@@ -154,11 +153,10 @@ pub fn perft_split(
         None => None,
     };
     let todo: Vec<(usize, Checked, String)> = f
-        .pieces
-        .iter()
+        .pieces()
         .zip(fens)
         .enumerate()
-        .map(|(i, (p, fen))| Ok((i, Checked::new(p.setup.clone())?, fen)))
+        .map(|(i, (p, fen))| Ok((i, Checked::new(p.setup())?, fen)))
         .collect::<Result<_>>()?;
     let bar = work::progress_bar(todo.len() as u64, o.quiet);
     let resume = match o.checkpoint {
@@ -183,8 +181,7 @@ pub fn perft_split(
         &resume,
     )?;
     let counted = f
-        .pieces
-        .iter()
+        .pieces()
         .enumerate()
         .filter(|(i, _)| !resumed.contains(i))
         .filter_map(|(i, p)| results.get(&i).map(|r| p.mult * r.nodes))

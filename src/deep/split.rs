@@ -5,296 +5,415 @@
 //! Two positions are the same when pieces, side to move, castling rights (as rook squares) and a *usable*
 //! en-passant square agree (FIDE 3.7.d: the square counts only when a legal en-passant capture exists); the
 //! move clocks do not change perft and are reset to `0 1`.
+//!
+//! The positions are made by the one frontier expansion of the core ([`crate::fast::frontier`], the fast
+//! generator; `plan` checks the frontier's paths against the backend's own perft of the split ply). Each root
+//! move's subtree is expanded and merged on its own (giving the per-root-move multiplicities as flat
+//! `(position, root move, multiplicity)` records, no list per position), then merged into the whole frontier.
+//!
+//! **Memory** is bounded by a budget (`--split-mem`, [`DEFAULT_BUDGET_MIB`] MiB by default): while the
+//! frontier is made, about 102 bytes per distinct position and 16 per (position, root move) pair, plus the
+//! current root move's subtree; once made, its FEN text (about 60 bytes), multiplicity, offsets and the pairs:
+//! about 100 bytes per position in all for the start position's ply 5 (822,518 positions). A frontier that
+//! does not fit is refused with the memory it needs (estimated from the share of root moves done).
 
-use crate::backend::Backend;
-use crate::error::Error;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::fast::attacks::MagicSliders;
+use crate::fast::board::Board;
+use crate::fast::frontier::{self, Merger, TooBig};
+use crate::fast::movegen;
 use crate::position::Setup;
-use crate::reference;
-use crate::types::{Move, MoveKind};
 use crate::validate::Checked;
-use hashbrown::{DefaultHashBuilder, HashTable};
-use std::hash::BuildHasher;
+use rayon::prelude::*;
 
-/// One position of the frontier.
-#[derive(Clone, Debug)]
-pub struct Piece {
-    /// The position (clocks reset, unusable e.p. square dropped).
-    pub setup: Setup,
-    /// Number of move paths from the root that reach it.
-    pub mult: u128,
-    /// Multiplicity per root move (index into [`Frontier::root_moves`]), sorted by index.
-    pub by_move: Vec<(u16, u128)>,
+/// The frontier's memory budget when `--split-mem` is not given, MiB (capped at three quarters of the memory
+/// available).
+pub const DEFAULT_BUDGET_MIB: u64 = 1024;
+
+/// The split frontier's budget in MiB: `--split-mem`'s value when given (checked against the memory
+/// available), else [`DEFAULT_BUDGET_MIB`], at most three quarters of the memory available.
+///
+/// # Errors
+/// [`Error::Usage`] naming `--split-mem` for 0 or more than the memory available.
+pub fn budget_mib(given: Option<u64>) -> Result<u64> {
+    match given {
+        Some(0) => Err(Error::Usage(
+            "--split-mem: '0' MiB cannot hold a split frontier (use 1 or more)".into(),
+        )),
+        Some(mb) => {
+            crate::limits::check_host_memory("--split-mem", mb)?;
+            Ok(mb)
+        }
+        None => Ok(
+            crate::limits::available_memory().map_or(DEFAULT_BUDGET_MIB, |b| {
+                DEFAULT_BUDGET_MIB.min((b / 4 * 3) >> 20).max(1)
+            }),
+        ),
+    }
 }
+
+/// One record of the per-root-move multiplicities: (position index, root move index, paths).
+type Pair = (u32, u16, u64);
 
 /// The distinct positions at a ply, in a fixed order (sorted by FEN), with the root moves in UCI.
 #[derive(Clone, Debug)]
 pub struct Frontier {
     /// Root moves in UCI notation (Chess960 notation where the position needs it), sorted.
     pub root_moves: Vec<String>,
-    /// The positions, sorted by FEN.
-    pub pieces: Vec<Piece>,
+    /// Every position's FEN, one after another (in the order the positions were found).
+    fens: String,
+    /// End of each FEN in `fens`.
+    ends: Vec<usize>,
+    /// Multiplicity of each position.
+    mult: Vec<u64>,
+    /// The per-root-move records, by position, then root move.
+    pairs: Vec<Pair>,
+    /// First record of each position (and one past the last).
+    starts: Vec<u32>,
+    /// The positions in FEN order: `order[i]` is the index of the `i`-th.
+    order: Vec<u32>,
+}
+
+/// One position of the frontier (a view into it).
+#[derive(Clone, Copy, Debug)]
+pub struct Piece<'a> {
+    /// The position's FEN (clocks `0 1`, unusable e.p. square dropped).
+    pub fen: &'a str,
+    /// Number of move paths from the root that reach it.
+    pub mult: u128,
+    pairs: &'a [Pair],
+}
+
+impl<'a> Piece<'a> {
+    /// The position.
+    pub fn setup(&self) -> Setup {
+        Setup::from_fen(self.fen).expect("a frontier position's own FEN")
+    }
+
+    /// Multiplicity per root move (index into [`Frontier::root_moves`]), by index.
+    pub fn by_move(&self) -> impl ExactSizeIterator<Item = (u16, u128)> + 'a {
+        let pairs: &'a [Pair] = self.pairs;
+        pairs.iter().map(|&(_, m, n)| (m, n as u128))
+    }
 }
 
 impl Frontier {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether there is none (every line ends in mate or stalemate before the ply).
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The `i`-th position in FEN order.
+    pub fn piece(&self, i: usize) -> Piece<'_> {
+        let j = self.order[i] as usize;
+        let start = if j == 0 { 0 } else { self.ends[j - 1] };
+        Piece {
+            fen: &self.fens[start..self.ends[j]],
+            mult: self.mult[j] as u128,
+            pairs: &self.pairs[self.starts[j] as usize..self.starts[j + 1] as usize],
+        }
+    }
+
+    /// The positions in FEN order.
+    pub fn pieces(&self) -> impl ExactSizeIterator<Item = Piece<'_>> + '_ {
+        (0..self.len()).map(|i| self.piece(i))
+    }
+
     /// Sum of multiplicities: the number of move paths of length `plies`, i.e. perft(plies).
     pub fn paths(&self) -> u128 {
-        self.pieces.iter().map(|p| p.mult).sum()
+        self.mult.iter().map(|&m| m as u128).sum()
+    }
+
+    /// Bytes held (about).
+    pub fn bytes(&self) -> u64 {
+        (self.fens.capacity()
+            + self.ends.capacity() * 8
+            + self.mult.capacity() * 8
+            + self.pairs.capacity() * std::mem::size_of::<Pair>()
+            + self.starts.capacity() * 4
+            + self.order.capacity() * 4) as u64
     }
 }
 
-fn add_into(acc: &mut Vec<(u16, u128)>, other: &[(u16, u128)]) {
-    for &(i, m) in other {
-        match acc.binary_search_by_key(&i, |&(j, _)| j) {
-            Ok(k) => acc[k].1 += m,
-            Err(k) => acc.insert(k, (i, m)),
-        }
-    }
+/// The refusal of a frontier that does not fit.
+fn too_big(plies: u32, budget_mib: u64, positions: usize, bytes: u64, needed: u64) -> Error {
+    let needed_mib = needed.div_ceil(1 << 20).max(budget_mib + 1);
+    Error::Usage(format!(
+        "--split-mem: the split frontier at ply {plies} needs about {needed_mib} MiB, more than the \
+         {budget_mib} MiB allowed ({positions} distinct positions already took {} MiB); use --split-mem \
+         {needed_mib} or more, or a smaller --split-depth",
+        bytes >> 20
+    ))
 }
 
-fn normalized(mut s: Setup) -> Setup {
-    s.halfmoves = 0;
-    s.fullmoves = 1;
-    s
-}
-
-/// Identical positions combined as they are added, each carrying a payload (the first one's is kept:
-/// identical positions have identical moves). The table holds indices into `out`, not copies of the
-/// positions.
-struct Merger<T> {
-    table: HashTable<usize>,
-    hasher: DefaultHashBuilder,
-    out: Vec<(Piece, T)>,
-    /// Heap bytes of the kept positions' per-root-move lists.
-    heap: usize,
-}
-
-impl<T> Merger<T> {
-    fn new() -> Merger<T> {
-        Merger {
-            table: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
-            out: Vec::new(),
-            heap: 0,
-        }
-    }
-
-    fn add(&mut self, p: Piece, t: T) {
-        let Merger {
-            table,
-            hasher,
-            out,
-            heap,
-        } = self;
-        let h = hasher.hash_one(&p.setup);
-        match table.find(h, |&k| out[k].0.setup == p.setup) {
-            Some(&k) => {
-                let kept = &mut out[k].0;
-                kept.mult += p.mult;
-                let before = kept.by_move.capacity();
-                add_into(&mut kept.by_move, &p.by_move);
-                *heap += (kept.by_move.capacity() - before) * std::mem::size_of::<(u16, u128)>();
-            }
-            None => {
-                *heap += p.by_move.capacity() * std::mem::size_of::<(u16, u128)>() + 16;
-                table.insert_unique(h, out.len(), |&k| hasher.hash_one(&out[k].0.setup));
-                out.push((p, t));
-            }
-        }
-    }
-
-    /// Bytes held, about: the positions, their lists, the table.
-    fn bytes(&self) -> usize {
-        self.out.capacity() * std::mem::size_of::<(Piece, T)>()
-            + self.heap
-            + self.table.capacity() * (std::mem::size_of::<usize>() + 1)
-    }
-}
-
-/// Merge a level of positions (identical ones combined), each carrying a payload.
-fn merge<T>(level: Vec<(Piece, T)>) -> Vec<(Piece, T)> {
-    let mut m = Merger::new();
-    for (p, t) in level {
-        m.add(p, t);
-    }
-    m.out
-}
-
-/// Drop e.p. squares where no legal en-passant capture exists (given each position's legal moves, `None` when
-/// not computed because the position has no e.p. square), and merge the positions that become identical.
-fn drop_unusable_ep<T: AsRef<[Move]>>(level: Vec<(Piece, Option<T>)>) -> Vec<(Piece, Option<T>)> {
-    let mut changed = false;
-    let level: Vec<(Piece, Option<T>)> = level
-        .into_iter()
-        .map(|(mut p, ms)| {
-            if let Some(ms) = &ms {
-                if p.setup.ep_square.is_some()
-                    && !ms.as_ref().iter().any(|m| m.kind() == MoveKind::EnPassant)
-                {
-                    p.setup.ep_square = None;
-                    changed = true;
-                }
-            }
-            (p, ms)
-        })
-        .collect();
-    if changed {
-        merge(level)
-    } else {
-        level
-    }
-}
-
-/// Parents expanded at a time: their children (about 35 each) are merged before the next chunk is made.
-const CHUNK: usize = 4096;
-
-/// The positions as [`Checked`] (each child of a legal move from a valid position is valid; checked anyway).
-fn checked(setups: &[Setup]) -> Result<Vec<Checked>> {
-    use rayon::prelude::*;
-    setups.par_iter().map(|s| Checked::new(s.clone())).collect()
-}
-
-fn setups(level: &[Piece]) -> Vec<Setup> {
-    level.iter().map(|p| p.setup.clone()).collect()
-}
-
-/// The distinct positions `plies` plies below `root` (which must be a valid position), generated with
-/// `engine`'s legal moves. `chess960`: root moves in king-takes-rook notation.
+/// The distinct positions `plies` plies below `root` (a valid position), in at most `budget_mib` MiB.
+/// `chess960`: root moves in king-takes-rook notation.
 ///
-/// Memory grows with the number of distinct positions at that ply (start position: 5,362 at ply 3, 72,078
-/// at ply 4, 822,518 at ply 5, 9,417,681 at ply 6) and with the number of root moves whose lines reach each
-/// one; the children of a level are made and merged a chunk of parents at a time. A frontier that would
-/// take more than three quarters of the memory available is refused, naming the memory it took so far.
+/// Distinct positions of the start position by ply: 5,362 at ply 3, 72,078 at ply 4, 822,518 at ply 5,
+/// 9,417,681 at ply 6 (OEIS A083276).
 ///
 /// # Errors
-/// A backend failure; [`Error::Usage`] naming `--split-depth` for a frontier that does not fit.
-pub fn frontier(
-    engine: &dyn Backend,
-    root: &Checked,
-    plies: u32,
-    chess960: bool,
-) -> Result<Frontier> {
-    let root = normalized(root.setup().clone());
-    let root_legal = engine.legal_moves(&checked(std::slice::from_ref(&root))?)?;
-    let mut root_moves: Vec<(String, Move)> = root_legal[0]
+/// [`Error::Usage`] naming `--split-mem` and the memory needed for a frontier that does not fit.
+pub fn frontier(root: &Checked, plies: u32, chess960: bool, budget_mib: u64) -> Result<Frontier> {
+    let budget = budget_mib.saturating_mul(1 << 20);
+    let (mut b0, cd) = Board::from_setup(root.setup());
+    frontier::usable_ep(&mut b0, &cd);
+    let mut root_moves: Vec<(String, u32)> = movegen::moves::<MagicSliders>(&b0, &cd)
+        .as_slice()
         .iter()
-        .map(|&m| (m.to_uci(chess960), m))
+        .map(|&m| (movegen::to_move(m).to_uci(chess960), m))
         .collect();
     root_moves.sort();
-    let mut level = vec![Piece {
-        setup: root.clone(),
-        mult: 1,
-        by_move: Vec::new(),
-    }];
-    // Memory: the positions of one level and their merge table (about `bytes_per_position` each, measured as
-    // it grows), while the next level is made a chunk of parents at a time, so the children of a level are
-    // never all held at once. A level that would not fit in the memory available is refused.
-    let budget = crate::limits::available_memory().map(|b| b / 4 * 3);
-    for ply in 0..plies {
-        let mut next: Merger<()> = Merger::new();
-        for chunk in level.chunks(CHUNK) {
-            let moves: Vec<Vec<Move>> = if ply == 0 {
-                vec![root_moves.iter().map(|(_, m)| *m).collect()]
-            } else {
-                engine.legal_moves(&checked(&setups(chunk))?)?
-            };
-            // Now that these positions' moves are known, unusable e.p. squares can be dropped (this only
-            // merges more positions).
-            let with_moves = drop_unusable_ep(
-                chunk
-                    .iter()
-                    .cloned()
-                    .zip(moves.into_iter().map(Some))
-                    .collect(),
-            );
-            for p in expand(&with_moves, ply == 0) {
-                next.add(p, ());
-            }
-            if let Some(budget) = budget {
-                let bytes = next.bytes() as u64;
-                if bytes > budget {
-                    let each = bytes / next.out.len().max(1) as u64;
-                    return Err(Error::Usage(format!(
-                        "--split-depth: the split frontier at ply {} does not fit in memory: {} distinct \
-                         positions already take {} MiB (about {each} bytes each), more than the {} MiB \
-                         perftlab may use of the memory available; use a smaller --split-depth",
-                        ply + 1,
-                        next.out.len(),
-                        bytes >> 20,
-                        budget >> 20
-                    )));
-                }
-            }
-        }
-        level = next.out.into_iter().map(|(p, ())| p).collect();
+    let mut all: Merger<u64> = Merger::new(budget);
+    let mut pairs: Vec<Pair> = Vec::new();
+    let pair_bytes = std::mem::size_of::<Pair>() as u64;
+    let used =
+        |all: &Merger<u64>, pairs: &Vec<Pair>| all.bytes() + pairs.capacity() as u64 * pair_bytes;
+    // The estimate of the whole from the root moves done so far.
+    let scale = |bytes: u64, done: usize| {
+        (bytes as u128 * root_moves.len().max(1) as u128 / done.max(1) as u128)
+            .min(u64::MAX as u128) as u64
+    };
+    if plies == 0 {
+        all.add(b0, 1)
+            .map_err(|e| too_big(0, budget_mib, 0, e.bytes, e.needed))?;
     }
-    // The last level: drop unusable e.p. squares (only positions with one need their moves).
-    let with_ep: Vec<Setup> = level
-        .iter()
-        .filter(|p| p.setup.ep_square.is_some())
-        .map(|p| p.setup.clone())
-        .collect();
-    let mut ep_moves = engine.legal_moves(&checked(&with_ep)?)?.into_iter();
-    let tagged: Vec<(Piece, Option<Vec<Move>>)> = level
-        .into_iter()
-        .map(|p| {
-            let ms = if p.setup.ep_square.is_some() {
-                ep_moves.next()
-            } else {
-                None
-            };
-            (p, ms)
-        })
-        .collect();
-    let level = drop_unusable_ep(tagged);
-    let mut keyed: Vec<(String, Piece)> = level
-        .into_iter()
-        .map(|(p, _)| (p.setup.to_fen(), p))
-        .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Frontier {
+    for (k, &(_, m)) in root_moves.iter().enumerate().filter(|_| plies > 0) {
+        let mut child = b0.make::<true>(&cd, m);
+        frontier::usable_ep(&mut child, &cd);
+        let mut level = vec![(child, 1u64)];
+        for _ in 1..plies {
+            let left = budget.saturating_sub(used(&all, &pairs));
+            level = frontier::next_ply(&level, &cd, true, left).map_err(|e: TooBig| {
+                let bytes = used(&all, &pairs) + e.bytes;
+                too_big(
+                    plies,
+                    budget_mib,
+                    all.len() + e.positions,
+                    bytes,
+                    scale(used(&all, &pairs) + e.needed, k + 1),
+                )
+            })?;
+        }
+        for (b, w) in level {
+            let at = all.add(b, w).map_err(|e| {
+                let bytes = e.bytes + pairs.capacity() as u64 * pair_bytes;
+                too_big(
+                    plies,
+                    budget_mib,
+                    e.positions,
+                    bytes,
+                    scale(e.needed + pairs.len() as u64 * pair_bytes, k + 1),
+                )
+            })?;
+            if pairs.len() == pairs.capacity() {
+                let more = (pairs.len() / 2).max(1024);
+                if used(&all, &pairs) + more as u64 * pair_bytes > budget {
+                    let bytes = used(&all, &pairs);
+                    return Err(too_big(
+                        plies,
+                        budget_mib,
+                        all.len(),
+                        bytes,
+                        scale(bytes + more as u64 * pair_bytes, k + 1),
+                    ));
+                }
+                pairs.reserve_exact(more);
+            }
+            pairs.push((at as u32, k as u16, w));
+        }
+    }
+    let boards = all.into_vec();
+    // The records by position, each position's by root move (pushed in root-move order, and (position, root
+    // move) pairs are unique).
+    pairs.par_sort_unstable_by_key(|&(p, m, _)| (p, m));
+    let mut starts = Vec::with_capacity(boards.len() + 1);
+    let mut at = 0usize;
+    for j in 0..boards.len() {
+        starts.push(at as u32);
+        while at < pairs.len() && pairs[at].0 as usize == j {
+            at += 1;
+        }
+    }
+    starts.push(at as u32);
+    let mult: Vec<u64> = boards.iter().map(|&(_, w)| w).collect();
+    let mut fens = String::new();
+    let mut ends = Vec::with_capacity(boards.len());
+    for (b, _) in &boards {
+        fens.push_str(&b.to_setup(&cd).to_fen());
+        ends.push(fens.len());
+    }
+    let held = boards.capacity() as u64 * std::mem::size_of::<(Board, u64)>() as u64;
+    drop(boards);
+    let mut f = Frontier {
         root_moves: root_moves.into_iter().map(|(u, _)| u).collect(),
-        pieces: keyed.into_iter().map(|(_, p)| p).collect(),
-    })
-}
-
-/// The children of each position; at the root each child starts its own root-move entry.
-fn expand(level: &[(Piece, Option<Vec<Move>>)], at_root: bool) -> Vec<Piece> {
-    use rayon::prelude::*;
-    level
-        .par_iter()
-        .flat_map_iter(|(p, ms)| {
-            ms.iter().flatten().enumerate().map(move |(k, &m)| Piece {
-                setup: normalized(reference::play(&p.setup, m)),
-                mult: p.mult,
-                by_move: if at_root {
-                    vec![(k as u16, 1)]
-                } else {
-                    p.by_move.clone()
-                },
-            })
-        })
-        .collect()
+        fens,
+        ends,
+        mult,
+        pairs,
+        starts,
+        order: Vec::new(),
+    };
+    let mut order: Vec<u32> = (0..f.ends.len() as u32).collect();
+    {
+        let fen = |j: u32| {
+            let j = j as usize;
+            let start = if j == 0 { 0 } else { f.ends[j - 1] };
+            &f.fens[start..f.ends[j]]
+        };
+        order.par_sort_unstable_by(|&a, &b| fen(a).cmp(fen(b)));
+    }
+    f.order = order;
+    if f.bytes() > budget {
+        return Err(too_big(
+            plies,
+            budget_mib,
+            f.len(),
+            f.bytes().max(held),
+            f.bytes(),
+        ));
+    }
+    Ok(f)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::ReferenceBackend;
 
     #[test]
     fn start_position_distinct_counts_match_the_published_ones() {
         // Distinct positions of the start position by ply: 20, 400, 5,362 (OEIS A083276).
         for (plies, distinct, paths) in [(1, 20, 20), (2, 400, 400), (3, 5362, 8902)] {
-            let f = frontier(&ReferenceBackend, &Checked::startpos(), plies, false).unwrap();
-            assert_eq!(f.pieces.len(), distinct, "ply {plies}");
+            let f = frontier(&Checked::startpos(), plies, false, DEFAULT_BUDGET_MIB).unwrap();
+            assert_eq!(f.len(), distinct, "ply {plies}");
             assert_eq!(f.paths(), paths, "ply {plies}");
-            let by_move: u128 = f
-                .pieces
-                .iter()
-                .flat_map(|p| p.by_move.iter().map(|x| x.1))
-                .sum();
+            let by_move: u128 = f.pieces().flat_map(|p| p.by_move().map(|x| x.1)).sum();
             assert_eq!(by_move, paths);
+            // Sorted by FEN, each position once.
+            let fens: Vec<&str> = f.pieces().map(|p| p.fen).collect();
+            assert!(fens.windows(2).all(|w| w[0] < w[1]));
         }
+    }
+
+    /// The frontier made independently: the reference generator, positions keyed by FEN (clocks `0 1`, e.p.
+    /// square kept only when a legal en-passant capture exists), per root move by UCI.
+    fn by_reference(
+        root: &Setup,
+        plies: u32,
+        chess960: bool,
+    ) -> std::collections::BTreeMap<String, (u128, std::collections::BTreeMap<String, u128>)> {
+        use crate::reference;
+        use crate::types::MoveKind;
+        use std::collections::BTreeMap;
+        let norm = |mut s: Setup| {
+            s.halfmoves = 0;
+            s.fullmoves = 1;
+            if s.ep_square.is_some()
+                && !reference::legal_moves(&s)
+                    .iter()
+                    .any(|m| m.kind() == MoveKind::EnPassant)
+            {
+                s.ep_square = None;
+            }
+            s
+        };
+        // FEN → (position, paths, paths per root move).
+        let mut level: BTreeMap<String, (Setup, u128, BTreeMap<String, u128>)> = BTreeMap::new();
+        for m in reference::legal_moves(root) {
+            let c = norm(reference::play(root, m));
+            let by = BTreeMap::from([(m.to_uci(chess960), 1)]);
+            level.insert(c.to_fen(), (c, 1, by));
+        }
+        for _ in 1..plies {
+            let mut next: BTreeMap<String, (Setup, u128, BTreeMap<String, u128>)> = BTreeMap::new();
+            for (s, mult, by) in level.values() {
+                for m in reference::legal_moves(s) {
+                    let c = norm(reference::play(s, m));
+                    let e = next
+                        .entry(c.to_fen())
+                        .or_insert_with(|| (c, 0, BTreeMap::new()));
+                    e.1 += mult;
+                    for (k, v) in by {
+                        *e.2.entry(k.clone()).or_insert(0) += v;
+                    }
+                }
+            }
+            level = next;
+        }
+        level
+            .into_iter()
+            .map(|(f, (_, m, by))| (f, (m, by)))
+            .collect()
+    }
+
+    #[test]
+    fn the_frontier_is_the_reference_generators() {
+        // CPW "Perft Results" positions 2 (Kiwipete), 3 (e.p. captures that expose the king) and 5, and a
+        // Chess960 position (CPW "Chess960 Perft Results" #2): every position, multiplicity and per-root-move
+        // multiplicity as the reference generator finds them.
+        for (fen, plies, chess960) in [
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                2,
+                false,
+            ),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, false),
+            (
+                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+                2,
+                false,
+            ),
+            (
+                "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9",
+                2,
+                true,
+            ),
+        ] {
+            let root = Checked::from_fen(fen).unwrap();
+            let f = frontier(&root, plies, chess960, DEFAULT_BUDGET_MIB).unwrap();
+            let want = by_reference(root.setup(), plies, chess960);
+            let got: std::collections::BTreeMap<
+                String,
+                (u128, std::collections::BTreeMap<String, u128>),
+            > = f
+                .pieces()
+                .map(|p| {
+                    let by = p
+                        .by_move()
+                        .map(|(k, n)| (f.root_moves[k as usize].clone(), n))
+                        .collect();
+                    (p.fen.to_string(), (p.mult, by))
+                })
+                .collect();
+            assert_eq!(got.len(), f.len(), "{fen}: a FEN twice");
+            assert_eq!(got, want, "{fen} at ply {plies}");
+        }
+    }
+
+    #[test]
+    fn a_budget_too_small_is_refused_naming_the_memory_needed() {
+        // Ply 4 of the start position: 72,078 positions, about 7 MiB while being made.
+        let e = frontier(&Checked::startpos(), 4, false, 2).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("--split-mem: the split frontier at ply 4 needs about "),
+            "{text}"
+        );
+        let needed: u64 = text
+            .split("needs about ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!((4..=40).contains(&needed), "{text}");
+        // And with that much it fits.
+        let f = frontier(&Checked::startpos(), 4, false, needed).unwrap();
+        assert_eq!((f.len(), f.paths()), (72_078, 197_281));
+        assert!(f.bytes() <= needed << 20);
     }
 }

@@ -58,6 +58,8 @@ pub struct PlanOptions {
     pub cpus_per_unit: usize,
     /// Slurm time limit (`--time`), if any.
     pub slurm_time: Option<String>,
+    /// Memory budget of the split frontier, MiB (`--split-mem`; see [`split::budget_mib`]).
+    pub split_mem: u64,
     /// Threads used for the estimate.
     pub threads: usize,
 }
@@ -118,9 +120,9 @@ fn estimate(
     stats: Option<Detail>,
     threads: usize,
 ) -> Result<Estimate> {
-    let n = f.pieces.len();
+    let n = f.len();
     let k = n.min(16);
-    let sample: Vec<&split::Piece> = (0..k).map(|j| &f.pieces[j * n / k]).collect();
+    let sample: Vec<split::Piece> = (0..k).map(|j| f.piece(j * n / k)).collect();
     let mut depth = 0;
     let mut prev: Vec<f64> = vec![1.0; k];
     let mut cur = prev.clone();
@@ -131,7 +133,7 @@ fn estimate(
         let t = Instant::now();
         let mut next = Vec::with_capacity(k);
         for p in &sample {
-            let pos = Checked::new(p.setup.clone())?;
+            let pos = Checked::new(p.setup())?;
             next.push(work::evaluate(engine, &pos, depth, stats)?.nodes as f64);
         }
         let secs = t.elapsed().as_secs_f64().max(1e-6);
@@ -200,7 +202,7 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
         ));
     }
     check_out_dir(&o.out)?;
-    let f = split::frontier(engine, &o.root, o.split, o.chess960)?;
+    let f = split::frontier(&o.root, o.split, o.chess960, o.split_mem)?;
     let paths = f.paths();
     let perft_s = engine.perft(&o.root, o.split)?;
     if paths != perft_s {
@@ -209,11 +211,11 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
             o.split
         )));
     }
-    let shards = o.shards.min(f.pieces.len()).max(1);
+    let shards = o.shards.min(f.len()).max(1);
     if shards < o.shards {
         eprintln!(
             "note: only {} distinct positions at ply {}: {shards} shards instead of {}",
-            f.pieces.len(),
+            f.len(),
             o.split,
             o.shards
         );
@@ -227,24 +229,16 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
         // The unit's text is written position by position (a JSON value of the whole unit would hold
         // several hundred bytes per position more than the text).
         let mut text = format!("{{\"perftlab_unit\":{FORMAT},\"positions\":[");
-        for (n, (i, p)) in f
-            .pieces
-            .iter()
-            .enumerate()
-            .skip(k)
-            .step_by(shards)
-            .enumerate()
-        {
+        for (n, (i, p)) in f.pieces().enumerate().skip(k).step_by(shards).enumerate() {
             let by_move: Map<String, Value> = p
-                .by_move
-                .iter()
-                .map(|&(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
+                .by_move()
+                .map(|(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
                 .collect();
             if n > 0 {
                 text.push(',');
             }
             text.push_str(
-                &json!({ "i": i, "fen": p.setup.to_fen(), "mult": u128_value(p.mult), "by_move": by_move })
+                &json!({ "i": i, "fen": p.fen, "mult": u128_value(p.mult), "by_move": by_move })
                     .to_string(),
             );
         }
@@ -270,7 +264,7 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
         "stats": work::stats_name(o.stats),
         "chess960": o.chess960,
         "shards": shards,
-        "positions": f.pieces.len(),
+        "positions": f.len(),
         "paths": u128_value(paths),
         "root_moves": f.root_moves,
         "frontier_sha256": super::frontier_sha(&f),

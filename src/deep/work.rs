@@ -270,12 +270,11 @@ pub fn frontier_totals(
         divide: divide.then(|| f.root_moves.iter().map(|m| (m.clone(), 0)).collect()),
         ..Totals::default()
     };
-    for (i, p) in f.pieces.iter().enumerate() {
+    for (i, p) in f.pieces().enumerate() {
         if let Some(r) = results.get(&i) {
             let by_move: Vec<(String, u128)> = p
-                .by_move
-                .iter()
-                .map(|&(k, n)| (f.root_moves[k as usize].clone(), n))
+                .by_move()
+                .map(|(k, n)| (f.root_moves[k as usize].clone(), n))
                 .collect();
             t.add(p.mult, &by_move, r);
         }

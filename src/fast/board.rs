@@ -210,6 +210,16 @@ impl Board {
         s
     }
 
+    /// Forget the en-passant square (used when no legal capture uses it), keeping both hashes exact.
+    pub fn drop_ep(&mut self) {
+        if self.ep != NO_EP {
+            let k = keys().ep_file[(self.ep & 7) as usize];
+            self.key ^= k[0];
+            self.check ^= k[1];
+            self.ep = NO_EP;
+        }
+    }
+
     /// The role on `sq` (which must be occupied).
     #[inline(always)]
     pub fn role_on(&self, bit: u64) -> usize {

@@ -10,6 +10,8 @@
 //! - `zobrist`: the keys (from a seed: `--zobrist-seed`); `board`: `Board` and copy-make with incremental keys;
 //! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
 //! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
+//! - `frontier`: the one frontier expansion with multiplicities (transpositions merged, memory bounded), used
+//!   by the parallel split and the deep runs' split frontier;
 //! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging;
 //! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds);
 //! - `stats`: detail statistics at counting speed (last ply classified in bulk, hashed in `stats_table`).
@@ -22,6 +24,7 @@
 
 pub(crate) mod attacks;
 pub(crate) mod board;
+pub mod frontier;
 pub(crate) mod hash;
 mod magics;
 pub(crate) mod movegen;
@@ -31,6 +34,7 @@ mod stats;
 mod stats_table;
 mod zobrist;
 
+pub use frontier::Frontier;
 pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
 pub use zobrist::DEFAULT_SEED as DEFAULT_ZOBRIST_SEED;

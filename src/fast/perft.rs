@@ -13,11 +13,11 @@
 
 use super::attacks::{MagicSliders, PextSliders, Sliders};
 use super::board::{Board, CastlingData};
+use super::frontier;
 use super::hash::HashTable;
 use super::movegen::{self, count, moves, to_move};
 use super::simd::lanes::LANES;
 use super::simd::{self, Simd};
-use hashbrown::HashMap;
 use rayon::prelude::*;
 
 /// Shallowest remaining depth whose subtree counts are stored in the table.
@@ -291,48 +291,24 @@ impl Flavor {
     }
 }
 
-/// The positions `plies` moves below `root`, with how many move paths reach each. `merge`: identical positions
-/// (same pieces, side, castling rights, useful e.p. square) are combined (hashbrown map keyed by the Zobrist key,
-/// compared in full).
-pub fn frontier(root: &Board, cd: &CastlingData, plies: u32, merge: bool) -> Vec<(Board, u64)> {
-    let mut level = vec![(*root, 1u64)];
-    for _ in 0..plies {
-        let children = level.par_iter().map(|(b, mult)| {
-            let list = moves::<MagicSliders>(b, cd);
-            list.as_slice()
-                .iter()
-                .map(|&m| (b.make::<true>(cd, m), *mult))
-                .collect::<Vec<_>>()
-        });
-        if merge {
-            // The merge map: each distinct position once, with the number of paths reaching it.
-            let mut merge_map: HashMap<Board, u64> = HashMap::new();
-            for batch in children.collect::<Vec<_>>() {
-                for (b, m) in batch {
-                    *merge_map.entry(b).or_insert(0) += m;
-                }
-            }
-            level = merge_map.into_iter().collect();
-        } else {
-            level = children.flatten().collect();
-        }
-    }
-    level
-}
-
 /// The split of a parallel walk of depth `depth` (at least 4): the frontier of at least ~`32 × threads`
-/// positions (4096 when merging), at most 4 plies down, leaving at least 3 plies below it, and its ply.
+/// positions (4096 when merging), at most 4 plies down, leaving at least 3 plies below it, and its ply. Made
+/// by the one frontier expansion ([`super::frontier`]); its size needs no budget: the ply before it has fewer
+/// than 4096 positions (≤ 218 children each, ≤ 96 bytes per child).
 pub fn split(root: &Board, cd: &CastlingData, depth: u32, merge: bool) -> (Vec<(Board, u64)>, u32) {
     let want = if merge {
         4096
     } else {
         32 * rayon::current_num_threads()
     };
+    let deeper = |level: &[(Board, u64)]| {
+        frontier::next_ply(level, cd, merge, u64::MAX).expect("an unbounded budget")
+    };
     let mut plies = 1;
-    let mut front = frontier(root, cd, 1, merge);
+    let mut front = deeper(&[(*root, 1)]);
     while front.len() < want && plies < 4 && depth - plies > 3 {
         plies += 1;
-        front = frontier(root, cd, plies, merge);
+        front = deeper(&front);
     }
     (front, plies)
 }

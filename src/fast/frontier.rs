@@ -1,0 +1,370 @@
+//! One frontier expansion with multiplicities: the positions one ply below a set of positions, each distinct
+//! one kept once with the number of move paths that reach it (transpositions merged), in memory bounded by a
+//! budget. It is the one place this is written: the parallel split of `perft` ([`super::perft::split`]) and
+//! the deep runs' split frontier (`crate::deep::split`) use it, and [`Frontier`] is its public face for any
+//! other caller (plain positions and multiplicities, no tie to the CPU tables).
+//!
+//! Two positions are the same when pieces, side to move, castling rights (as rook squares) and a *usable*
+//! en-passant square agree: an e.p. square is kept only when a legal en-passant capture exists (FIDE 3.7.d:
+//! the capture is only possible immediately after the double step; where none is legal the square changes
+//! nothing below the position, so such positions merge). Move clocks are not part of a [`Board`].
+//!
+//! **Memory.** A level being merged holds, per distinct position, the [`Board`] (88 bytes) and its
+//! multiplicity in one vector, and a 4-byte index in a hash table keyed by the Zobrist key (about 5 bytes per
+//! slot, 8/7 slots per entry): [`entry_bytes`]. The children of a level are made a chunk of [`CHUNK`] parents
+//! at a time (in parallel) and merged before the next chunk is made, so they are never all held at once. When
+//! the merged level would outgrow the budget, the expansion stops with [`TooBig`], which says how many
+//! positions it held and estimates, from the share of parents expanded, the memory the whole level needs.
+
+use super::attacks::MagicSliders;
+use super::board::{Board, CastlingData, NO_EP};
+use super::movegen::{self, Consumer, Sink};
+use crate::error::{Error, Result};
+use crate::position::Setup;
+use crate::validate::Checked;
+use hashbrown::HashTable;
+use rayon::prelude::*;
+
+/// Parents expanded at a time: their children (about 35 each) are merged before the next chunk is made.
+pub const CHUNK: usize = 4096;
+
+/// A multiplicity: a count of move paths (`u64` is enough below 8 plies of any position: 218^8 < 2^63;
+/// `u128` for sums over many roots).
+pub trait Weight: Copy + Send + Sync + std::ops::AddAssign + 'static {}
+impl Weight for u64 {}
+impl Weight for u128 {}
+
+/// Bytes one distinct position takes in a level being merged with weight `W`: the board and its weight in the
+/// level's vector, and its slot in the merge table (a `u32` index and a control byte, at 7/8 load).
+pub fn entry_bytes<W>() -> u64 {
+    std::mem::size_of::<(Board, W)>() as u64 + (5u64 * 8).div_ceil(7)
+}
+
+/// A level that did not fit in its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooBig {
+    /// Distinct positions held when the budget ran out.
+    pub positions: usize,
+    /// Bytes they took.
+    pub bytes: u64,
+    /// Estimated bytes of the whole level: what was held, scaled by the share of parents expanded (at
+    /// least `bytes`).
+    pub needed: u64,
+    /// The budget, bytes.
+    pub budget: u64,
+}
+
+/// Positions merged as they are added: each distinct one once, with the sum of its weights. The table holds
+/// indices into `out`, not copies of the boards; it hashes by the Zobrist key (already uniform).
+pub(crate) struct Merger<W> {
+    table: HashTable<u32>,
+    out: Vec<(Board, W)>,
+    budget: u64,
+}
+
+impl<W: Weight> Merger<W> {
+    /// An empty merger that may hold `budget` bytes.
+    pub(crate) fn new(budget: u64) -> Merger<W> {
+        Merger {
+            table: HashTable::new(),
+            out: Vec::new(),
+            budget,
+        }
+    }
+
+    /// Bytes held: the vector's capacity and the table's slots.
+    pub(crate) fn bytes(&self) -> u64 {
+        let slots = (self.table.capacity() as u64 * 8).div_ceil(7);
+        self.out.capacity() as u64 * std::mem::size_of::<(Board, W)>() as u64 + slots * 5
+    }
+
+    /// Add `w` paths to `b`; its index in [`Merger::into_vec`]'s order. `Err` (nothing added) when the merged
+    /// positions would outgrow the budget.
+    #[inline]
+    pub(crate) fn add(&mut self, b: Board, w: W) -> std::result::Result<usize, TooBig> {
+        let Merger { table, out, budget } = self;
+        if let Some(&k) = table.find(b.key, |&k| out[k as usize].0 == b) {
+            out[k as usize].1 += w;
+            return Ok(k as usize);
+        }
+        if out.len() == out.capacity() || table.len() == table.capacity() {
+            // Grow both by half (not the default doubling) and only within the budget.
+            let more = (out.len() / 2).max(1024);
+            let after = (out.len() + more) as u64 * entry_bytes::<W>();
+            if after > *budget || out.len() >= u32::MAX as usize {
+                return Err(TooBig {
+                    positions: out.len(),
+                    bytes: self.bytes(),
+                    needed: after,
+                    budget: self.budget,
+                });
+            }
+            out.reserve_exact(more);
+            table.reserve(more, |&k| out[k as usize].0.key);
+        }
+        let k = out.len() as u32;
+        table.insert_unique(b.key, k, |&k| out[k as usize].0.key);
+        out.push((b, w));
+        Ok(k as usize)
+    }
+
+    /// Number of distinct positions.
+    pub(crate) fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    /// The positions in the order they were first added, with their weights (the table is freed).
+    pub(crate) fn into_vec(self) -> Vec<(Board, W)> {
+        self.out
+    }
+}
+
+/// Collects a position's children (the legal moves played), dropping e.p. squares no legal capture uses.
+struct Children<'a> {
+    b: &'a Board,
+    cd: &'a CastlingData,
+    out: Vec<Board>,
+}
+
+impl Consumer for Children<'_> {
+    #[inline(always)]
+    fn take(&mut self, m: u32) {
+        let mut c = self.b.make::<true>(self.cd, m);
+        usable_ep(&mut c, self.cd);
+        self.out.push(c);
+    }
+}
+
+/// Notes whether a legal en-passant capture exists.
+#[derive(Default)]
+struct EpProbe(bool);
+
+impl Sink for EpProbe {
+    #[inline(always)]
+    fn piece(&mut self, _role: usize, _from: usize, _targets: u64) {}
+    #[inline(always)]
+    fn pawns(&mut self, _targets: u64, _delta: i32, _promo: u64) {}
+    #[inline(always)]
+    fn en_passant(&mut self, _from: usize, _to: usize) {
+        self.0 = true;
+    }
+    #[inline(always)]
+    fn castle(&mut self, _king: usize, _rook: usize) {}
+}
+
+/// Drop `b`'s e.p. square when no legal en-passant capture uses it (FIDE 3.7.d), keeping its hashes exact.
+#[inline]
+pub(crate) fn usable_ep(b: &mut Board, cd: &CastlingData) {
+    if b.ep == NO_EP {
+        return;
+    }
+    let mut probe = EpProbe::default();
+    movegen::generate::<MagicSliders, _>(b, cd, &mut probe);
+    if !probe.0 {
+        b.drop_ep();
+    }
+}
+
+/// The children of `b`, one per legal move (so a transposition appears as often as moves lead to it).
+pub(crate) fn children(b: &Board, cd: &CastlingData) -> Vec<Board> {
+    let mut c = Children {
+        b,
+        cd,
+        out: Vec::with_capacity(48),
+    };
+    movegen::generate::<MagicSliders, _>(b, cd, &mut c);
+    c.out
+}
+
+/// The next ply of `level`: every child of every position, carrying its parent's weight; with `merge`, each
+/// distinct child once with the sum of the weights of the paths reaching it (in the order first reached). At
+/// most `budget` bytes are held for the new level (see the module docs).
+///
+/// # Errors
+/// [`TooBig`] when the new level does not fit.
+pub(crate) fn next_ply<W: Weight>(
+    level: &[(Board, W)],
+    cd: &CastlingData,
+    merge: bool,
+    budget: u64,
+) -> std::result::Result<Vec<(Board, W)>, TooBig> {
+    let mut merged = Merger::new(budget);
+    let mut plain: Vec<(Board, W)> = Vec::new();
+    let each = std::mem::size_of::<(Board, W)>() as u64;
+    for (done, chunk) in level.chunks(CHUNK).enumerate() {
+        let kids: Vec<(Vec<Board>, W)> = chunk
+            .par_iter()
+            .map(|(b, w)| (children(b, cd), *w))
+            .collect();
+        for (k, (list, w)) in kids.into_iter().enumerate() {
+            // The whole level, estimated from the share of parents expanded so far.
+            let scale = |held: u64| {
+                let parents = (done * CHUNK + k + 1) as u128;
+                let whole = held as u128 * level.len() as u128 / parents;
+                (whole.min(u64::MAX as u128) as u64).max(held)
+            };
+            for c in list {
+                if merge {
+                    merged.add(c, w).map_err(|e| TooBig {
+                        needed: scale(e.needed),
+                        ..e
+                    })?;
+                } else {
+                    if (plain.len() as u64 + 1) * each > budget {
+                        let bytes = plain.len() as u64 * each;
+                        return Err(TooBig {
+                            positions: plain.len(),
+                            bytes,
+                            needed: scale(bytes + each),
+                            budget,
+                        });
+                    }
+                    plain.push((c, w));
+                }
+            }
+        }
+    }
+    Ok(if merge { merged.into_vec() } else { plain })
+}
+
+/// The frontier of a root position: the distinct positions some plies below it, each with the number of move
+/// paths from the root that reach it. For callers outside the CPU backend (the GPU host levels, tools): plain
+/// positions ([`Setup`]) and `u128` multiplicities in, out the same.
+///
+/// ```
+/// use perftlab::fast::Frontier;
+/// use perftlab::Checked;
+///
+/// let mut f = Frontier::new(&Checked::startpos());
+/// for _ in 0..3 {
+///     f.next_ply(true, 64 << 20)?;
+/// }
+/// // 5,362 distinct positions after three plies (OEIS A083276), reached by perft(3) = 8,902 move paths.
+/// assert_eq!(f.len(), 5362);
+/// assert_eq!(f.paths(), 8902);
+/// let (setup, mult) = f.get(0);
+/// assert!(mult >= 1 && setup.ep_square.is_none());
+/// # Ok::<(), perftlab::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Frontier {
+    cd: CastlingData,
+    level: Vec<(Board, u128)>,
+    plies: u32,
+}
+
+impl Frontier {
+    /// The root alone (ply 0, multiplicity 1).
+    pub fn new(root: &Checked) -> Frontier {
+        let (mut b, cd) = Board::from_setup(root.setup());
+        usable_ep(&mut b, &cd);
+        Frontier {
+            cd,
+            level: vec![(b, 1)],
+            plies: 0,
+        }
+    }
+
+    /// Go one ply deeper; with `merge`, transpositions are combined. At most `budget` bytes are held for the
+    /// new level (about [`Frontier::bytes_per_position`] per position).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] when the new level does not fit, naming the memory it needs; the frontier is then
+    /// unchanged.
+    pub fn next_ply(&mut self, merge: bool, budget: u64) -> Result<()> {
+        self.level = next_ply(&self.level, &self.cd, merge, budget).map_err(|e| {
+            Error::Usage(format!(
+                "the frontier at ply {} does not fit in {} MiB: it needs about {} MiB ({} positions took {} MiB \
+                 before the budget ran out)",
+                self.plies + 1,
+                e.budget >> 20,
+                e.needed.div_ceil(1 << 20),
+                e.positions,
+                e.bytes >> 20
+            ))
+        })?;
+        self.plies += 1;
+        Ok(())
+    }
+
+    /// Bytes a position takes while a level is merged.
+    pub fn bytes_per_position() -> u64 {
+        entry_bytes::<u128>()
+    }
+
+    /// Plies below the root.
+    pub fn plies(&self) -> u32 {
+        self.plies
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.level.len()
+    }
+
+    /// Whether there is no position (the root was mate or stalemate within the plies).
+    pub fn is_empty(&self) -> bool {
+        self.level.is_empty()
+    }
+
+    /// Sum of multiplicities: perft(plies) of the root.
+    pub fn paths(&self) -> u128 {
+        self.level.iter().map(|(_, w)| *w).sum()
+    }
+
+    /// Position `i` (move clocks `0 1`) and its multiplicity.
+    pub fn get(&self, i: usize) -> (Setup, u128) {
+        let (b, w) = &self.level[i];
+        (b.to_setup(&self.cd), *w)
+    }
+
+    /// Every position with its multiplicity.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Setup, u128)> + '_ {
+        self.level.iter().map(|(b, w)| (b.to_setup(&self.cd), *w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(fen: &str, plies: u32, merge: bool) -> Vec<(Board, u64)> {
+        let (b, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+        let mut l = vec![(b, 1u64)];
+        for _ in 0..plies {
+            l = next_ply(&l, &cd, merge, u64::MAX).unwrap();
+        }
+        l
+    }
+
+    #[test]
+    fn merged_and_plain_levels_have_the_perft_paths() {
+        // CPW "Perft Results" position 3 (e.p. and checks), perft 1..4 = 14, 191, 2812, 43238.
+        let fen = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
+        for (plies, paths) in [(1, 14u64), (2, 191), (3, 2812), (4, 43238)] {
+            let merged = level(fen, plies, true);
+            let plain = level(fen, plies, false);
+            assert_eq!(merged.iter().map(|x| x.1).sum::<u64>(), paths);
+            assert_eq!(plain.len() as u64, paths);
+            // No transposition within two plies; from the third on, some.
+            assert!(merged.len() < plain.len() || plies <= 2);
+        }
+    }
+
+    #[test]
+    fn a_budget_too_small_is_refused_with_an_estimate() {
+        let (b, cd) = Board::from_setup(&Setup::startpos());
+        let mut l = vec![(b, 1u64)];
+        for _ in 0..3 {
+            l = next_ply(&l, &cd, true, u64::MAX).unwrap();
+        }
+        // Ply 4 has 72,078 distinct positions: 1 MiB holds about 10,000.
+        let e = next_ply(&l, &cd, true, 1 << 20).unwrap_err();
+        assert!(e.bytes <= 1 << 20 && e.positions > 5000, "{e:?}");
+        let real = 72_078 * entry_bytes::<u64>();
+        assert!(
+            e.needed > real / 2 && e.needed < real * 3,
+            "{e:?} vs {real}"
+        );
+    }
+}
