@@ -98,7 +98,7 @@ pub struct PlanArgs {
           value_parser = Detail::parse)]
     stats: Option<Detail>,
     /// The plan directory to create.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// CPUs (threads) per unit in the launchers.
     #[arg(long, default_value_t = 1)]
@@ -119,7 +119,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
     let moves = crate::line::split_moves(&a.moves);
-    let root = crate::line::play_line(&given, &moves)?.end().clone();
+    let root = super::play_line(&given, &moves)?.end().clone();
     let engine = a.backend.create()?;
     let o = PlanOptions {
         root,
@@ -135,7 +135,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         slurm_time: a.slurm_time,
         threads: a.backend.threads.unwrap_or_else(rayon::current_num_threads),
     };
-    let (plan, est) = units::plan(engine.as_ref(), &o)?;
+    let (plan, est) = units::plan(engine.as_ref(), &o, &mut |line| eprintln!("{line}"))?;
     if a.json {
         println!("{plan}");
         return Ok(0);
@@ -173,6 +173,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
 #[derive(Args, Debug)]
 pub struct RunUnitArgs {
     /// The plan directory.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
     /// The shard (default: SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX).
     #[arg(long)]
@@ -207,6 +208,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
             quiet: a.quiet,
             zobrist_seed: seed,
         },
+        &mut |line| eprintln!("{line}"),
     )
 }
 
@@ -214,6 +216,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
 #[derive(Args, Debug)]
 pub struct StatusArgs {
     /// The plan directory.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
     /// Print one JSON object.
     #[arg(long)]
@@ -264,6 +267,7 @@ pub fn status(a: StatusArgs) -> Result<i32> {
 #[derive(Args, Debug)]
 pub struct MergeArgs {
     /// The plan directory.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
     /// Print the count of each root move as `perft --divide` does.
     #[arg(long)]
