@@ -5,36 +5,10 @@
 
 mod common;
 
-use common::{perftlab, temp_file};
+use common::{perftlab, run, run_stdin, stockfish, temp_file};
 use proptest::prelude::*;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = perftlab().args(args).output().expect("run perftlab");
-    (
-        out.status.code().expect("exit code, not a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn run_stdin(args: &[&str], input: &[u8]) -> (i32, String, String) {
-    let mut child = perftlab()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run perftlab");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().expect("exit code, not a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Exit 2, a message naming `needle`, no panic.
 fn assert_usage(args: &[&str], needle: &str) {
@@ -1417,21 +1391,6 @@ fn interrupted_json_never_agrees() {
     assert_eq!(v["agree"], false, "{out}");
 }
 
-/// Stockfish for the tests that need it: `None` (skipped, said so) when missing outside CI.
-fn stockfish() -> Option<String> {
-    for path in ["/usr/games/stockfish", "/usr/bin/stockfish"] {
-        if std::path::Path::new(path).exists() {
-            return Some(path.to_string());
-        }
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true but Stockfish is not installed"
-    );
-    eprintln!("skipped: Stockfish is not installed");
-    None
-}
-
 // Item 5: `--perft-command` read late answers as the next question's answer (false mismatches).
 #[test]
 fn perft_command_waits_for_the_total_and_resynchronises() {
@@ -1841,5 +1800,257 @@ fn polish() {
             "1:00\n#SBATCH --wrap=x",
         ],
         "--slurm-time",
+    );
+}
+
+// Item 13: `--checkpoint --backend gpu` counted one frontier position per GPU run (about 21 positions/s on
+// lavapipe). The positions now go to the backend in batches (`Backend::perft_many`), each batch journalled
+// when it finishes: the counts stay exact (CPW's), and a run stopped by SIGTERM after some batches resumes
+// from its journal to the same count.
+#[test]
+fn gpu_checkpoint_counts_in_batches_and_resumes() {
+    if !gpu_available() {
+        return;
+    }
+    // Kiwipete perft 4 = 4,085,603 (CPW "Perft Results", position 2), split at ply 2.
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let journal = scratch("gpu-kiwipete.jsonl");
+    let j = journal.to_str().unwrap();
+    let args = [
+        "perft",
+        "--fen",
+        kiwipete,
+        "--depth",
+        "4",
+        "--split-depth",
+        "2",
+        "--backend",
+        "gpu",
+        "--checkpoint",
+        j,
+        "--quiet",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 4085603\n", "{err}");
+    // Every distinct position of ply 2 is in the journal, once (a header line and one record each).
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let positions = header["identity"]["positions"].as_u64().unwrap() as usize;
+    assert_eq!(text.lines().count(), positions + 1, "{text}");
+    let mut seen: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["i"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), positions);
+    // The same run again reads everything from the journal.
+    let (code, out, err) = run(&args);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "Nodes searched: 4085603\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{positions} of {positions} positions")),
+        "{err}"
+    );
+
+    // Interrupted after its first batches, then resumed: perft 6 of the initial position, 119,060,324 (CPW),
+    // split at ply 3 (5,362 distinct positions).
+    let journal = scratch("gpu-start.jsonl");
+    let j = journal.to_str().unwrap();
+    let args = [
+        "perft",
+        "--depth",
+        "6",
+        "--split-depth",
+        "3",
+        "--backend",
+        "gpu",
+        "--checkpoint",
+        j,
+        "--quiet",
+    ];
+    let child = spawn(&args);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    // Wait for the header and two batches (positions 1 and 2–3).
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(std::time::Instant::now() < deadline, "no batch journalled");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    send_signal(child.id(), "TERM");
+    let (code, _, err) = finish(child, 120);
+    assert_eq!(code, 143, "{err}");
+    let kept = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    assert!((3..5362).contains(&kept), "{kept} positions journalled");
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 119060324\n", "{err}");
+    assert!(
+        err.contains(&format!("resuming from {j}: {kept} of 5362 positions")),
+        "{err}"
+    );
+}
+
+// Item 14, what the first round left: exit codes in every subcommand's help, and file value names.
+#[test]
+fn help_says_exit_codes_and_names_files_alike() {
+    let subcommands = [
+        "perft",
+        "suite",
+        "verify",
+        "compare",
+        "stress",
+        "perftree",
+        "analyze",
+        "table",
+        "bench",
+        "devices",
+        "plan",
+        "run-unit",
+        "status",
+        "merge",
+        "reachable",
+        "dead",
+    ];
+    for sub in subcommands {
+        let (code, help, err) = run(&[sub, "--help"]);
+        assert_eq!(code, 0, "{sub}: {err}");
+        for exit in ["Exit codes: 0 success", "130", "141", "143"] {
+            assert!(help.contains(exit), "{sub} --help lacks '{exit}': {help}");
+        }
+        // Files are FILE (FILE.svg, FILE.html for pictures and reports), directories DIR.
+        for (flag, name) in [
+            ("--svg", "--svg <FILE.svg>"),
+            ("--report", "--report <FILE.html>"),
+            ("--plot", "--plot <FILE.svg>"),
+            ("--suite", "--suite <FILE>"),
+            ("--checkpoint", "--checkpoint <FILE>"),
+            ("--out", "--out <DIR>"),
+        ] {
+            if help.contains(&format!("{flag} <")) {
+                assert!(
+                    help.contains(name),
+                    "{sub} --help: {flag} is not '{name}': {help}"
+                );
+            }
+        }
+    }
+    for (sub, name) in [
+        ("suite", "<FILE>"),
+        ("dead", "[FILE]"),
+        ("reachable", "[FILE]"),
+        ("run-unit", "<DIR>"),
+        ("status", "<DIR>"),
+        ("merge", "<DIR>"),
+    ] {
+        let (_, help, _) = run(&[sub, "--help"]);
+        assert!(help.contains(name), "{sub} --help lacks {name}: {help}");
+    }
+}
+
+// Item 14: the FEN of an invalid position is quoted as typed: `KQ` (no rook on a1), not `KA`.
+#[test]
+fn invalid_fen_is_quoted_as_typed() {
+    let typed = "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1";
+    let (code, _, err) = run(&["perft", "--fen", typed, "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("--fen: invalid position '{typed}'")),
+        "{err}"
+    );
+    assert!(!err.contains("KA"), "{err}");
+}
+
+// Item 14: Shredder-FEN rook files are Chess960 notation already: no warning that they were read as
+// Chess960 (the X-FEN `KQkq` of the same position is still warned: it was read as the outermost rooks).
+#[test]
+fn shredder_fen_is_not_warned_as_a_chess960_reading() {
+    let (code, out, err) = run(&[
+        "perft",
+        "--fen",
+        "5rkr/8/8/8/8/8/8/5RKR w HFhf - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!((code, out.as_str()), (0, "Nodes searched: 20\n"), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "5rkr/8/8/8/8/8/8/5RKR w KQkq - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: castling rights read as Chess960"),
+        "{err}"
+    );
+}
+
+// Item 14: a zero-width space (U+200B) pasted into a value is shown in the error, not printed invisibly.
+#[test]
+fn invisible_characters_are_shown_in_errors() {
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\u{200b} w KQkq - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !err.contains('\u{200b}') && err.contains("RNBQKBNR\\u{200b}"),
+        "{err:?}"
+    );
+    let (code, _, err) = run(&["perft", "--depth", "1\u{200b}"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !err.contains('\u{200b}') && err.contains("1\\u{200b}"),
+        "{err:?}"
+    );
+}
+
+// Item 14: a promotion without its piece gets a hint naming the move with one.
+#[test]
+fn promotion_without_its_piece_gets_a_hint() {
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        "--moves",
+        "a7a8",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("move 1 'a7a8' is not a legal move"), "{err}");
+    assert!(err.contains("add it, as in 'a7a8q'"), "{err}");
+    // A move that is simply illegal gets no such hint.
+    let (code, _, err) = run(&["perft", "--moves", "e2e5", "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("promotion"), "{err}");
+}
+
+// Item 14: `stress --positions 0` compared nothing and said success; now a usage error naming the flag.
+#[test]
+fn stress_refuses_zero_positions() {
+    assert_usage(
+        &[
+            "stress",
+            "--engine",
+            "/nonexistent-engine",
+            "--positions",
+            "0",
+        ],
+        "--positions: '0'",
     );
 }

@@ -29,6 +29,16 @@ pub trait Backend: Sync {
     /// A backend failure ([`crate::Error::Backend`]).
     fn perft(&self, pos: &Checked, depth: u32) -> Result<u128>;
 
+    /// Leaf counts of several positions to the same depth, in their order. The default counts them one by
+    /// one; a backend that gains by counting them together overrides it (the GPU backend counts a batch in
+    /// one run: `perft --checkpoint --backend gpu` hands it the frontier positions in batches).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn perft_many(&self, positions: &[Checked], depth: u32) -> Result<Vec<u128>> {
+        positions.iter().map(|p| self.perft(p, depth)).collect()
+    }
+
     /// The legal moves of each position, in any order (used by the per-node cross-check).
     ///
     /// # Errors

@@ -19,7 +19,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     json: bool,
     /// Also draw the position as a self-contained SVG board (checkers, pins, the last move of `--moves`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE.svg")]
     svg: Option<std::path::PathBuf>,
 }
 
@@ -110,7 +110,7 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
     } else {
         let start = Checked::new(root)
             .map_err(|e| Error::Usage(format!("--moves: cannot play moves from the {e}")))?;
-        let line = crate::line::play_line(&start, &moves)?;
+        let line = super::play_line(&start, &moves)?;
         line.positions
             .into_iter()
             .map(Checked::into_setup)

@@ -3,11 +3,12 @@
 
 use super::common::{print_comparison, progress_bar, spinner, timeout, ProtocolArg, Summary};
 use super::pictures::{self, PictureArgs};
+use super::play_moves;
 use super::{BackendArgs, PositionArgs};
 use crate::compare::{self, Request};
 use crate::engines;
 use crate::error::{Error, Result};
-use crate::line::{play_moves, Line};
+use crate::line::Line;
 use crate::render::report::Report;
 use crate::suite;
 use crate::validate::Checked;
@@ -32,7 +33,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub depth: u32,
     /// Compare every position of a suite file (EPD or `.perft` blocks) at `--depth`.
-    #[arg(long, conflicts_with_all = ["fen", "startpos"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "startpos"])]
     pub suite: Option<PathBuf>,
     /// For engines whose perft command prints only a total (e.g. Ethereal): the command to send after
     /// `position fen … moves …` instead of `go perft N`, with `{depth}` for the depth, e.g. 'perft {depth}'.
@@ -76,18 +77,22 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     }
     let ours = a.backend.create()?;
     let protocol = a.protocol.into();
-    if let Some(path) = &a.suite {
-        let mut report = report_head(&a, &format!("suite {}", path.display()));
-        let entries = suite::load(path)?;
-        let chess960 =
-            a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
-        let mut engine = engines::start_with_perft_command(
+    // The engine, started at first and again after it failed on a position.
+    let start_engine = |chess960: bool| {
+        engines::start_with_perft_command(
             protocol,
             &a.engine,
             a.perft_command.as_deref(),
             chess960,
             timeout,
-        )?;
+        )
+    };
+    if let Some(path) = &a.suite {
+        let mut report = report_head(&a, &format!("suite {}", path.display()));
+        let entries = suite::load(path)?;
+        let chess960 =
+            a.position.chess960 || entries.iter().any(|e| e.setup.needs_chess960_notation());
+        let mut engine = start_engine(chess960)?;
         let bar = progress_bar(entries.len() as u64, a.quiet, "positions");
         let mut summary = Summary::default();
         summary.note_progress(entries.len(), a.json);
@@ -117,13 +122,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                     summary
                         .engine_errors
                         .push(format!("{}:{}: {msg}", path.display(), e.line));
-                    engine = engines::start_with_perft_command(
-                        protocol,
-                        &a.engine,
-                        a.perft_command.as_deref(),
-                        chess960,
-                        timeout,
-                    )?;
+                    engine = start_engine(chess960)?;
                     continue;
                 }
                 Err(other) => return Err(other),
@@ -150,13 +149,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
             }
             if c.engine_error.is_some() {
                 // The engine died during the drill-down: a fresh one for the next position.
-                engine = engines::start_with_perft_command(
-                    protocol,
-                    &a.engine,
-                    a.perft_command.as_deref(),
-                    chess960,
-                    timeout,
-                )?;
+                engine = start_engine(chess960)?;
             }
             summary.add(c);
             summary.note_progress(entries.len(), a.json);
@@ -180,13 +173,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
     let root = a.position.checked()?;
     let chess960 = a.position.chess960_for(&root);
     let line = play_moves(&root, &a.moves)?;
-    let mut engine = engines::start_with_perft_command(
-        protocol,
-        &a.engine,
-        a.perft_command.as_deref(),
-        chess960,
-        timeout,
-    )?;
+    let mut engine = start_engine(chess960)?;
     let spinner = spinner(a.quiet);
     let request = Request {
         line: &line,

@@ -32,6 +32,7 @@ pub enum SideArg {
 #[derive(Args, Debug)]
 pub struct DeadArgs {
     /// File of positions (`-` for standard input): one FEN per line, optionally followed by `white` or `black`.
+    #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
     /// One position instead of a file.
     #[arg(long, conflicts_with = "file")]

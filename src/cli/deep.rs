@@ -102,7 +102,7 @@ pub struct PlanArgs {
           value_parser = Detail::parse)]
     stats: Option<Detail>,
     /// The plan directory to create.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// CPUs (threads) per unit in the launchers.
     #[arg(long, default_value_t = 1)]
@@ -123,7 +123,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     let given = a.position.checked()?;
     let chess960 = a.position.chess960_for(&given);
     let moves = crate::line::split_moves(&a.moves);
-    let root = crate::line::play_line(&given, &moves)?.end().clone();
+    let root = super::play_line(&given, &moves)?.end().clone();
     let engine = a.backend.create()?;
     let o = PlanOptions {
         root,
@@ -140,7 +140,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         threads: a.backend.threads.unwrap_or_else(rayon::current_num_threads),
         split_mem: crate::deep::split::budget_mib(a.split_mem)?,
     };
-    let (plan, est) = units::plan(engine.as_ref(), &o)?;
+    let (plan, est) = units::plan(engine.as_ref(), &o, &mut |line| eprintln!("{line}"))?;
     if a.json {
         println!("{plan}");
         return Ok(0);
@@ -178,6 +178,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
 #[derive(Args, Debug)]
 pub struct RunUnitArgs {
     /// The plan directory.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
     /// The shard (default: SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX).
     #[arg(long)]
@@ -212,6 +213,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
             quiet: a.quiet,
             zobrist_seed: seed,
         },
+        &mut |line| eprintln!("{line}"),
     )
 }
 
@@ -219,6 +221,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
 #[derive(Args, Debug)]
 pub struct StatusArgs {
     /// The plan directory.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
     /// Print one JSON object.
     #[arg(long)]
@@ -269,6 +272,7 @@ pub fn status(a: StatusArgs) -> Result<i32> {
 #[derive(Args, Debug)]
 pub struct MergeArgs {
     /// The plan directory.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
     /// Print the count of each root move as `perft --divide` does.
     #[arg(long)]

@@ -28,15 +28,19 @@ use crate::validate::Checked;
 use clap::{Args, Parser, Subcommand};
 use common::BackendKind;
 
+/// The exit codes, shown after the `--help` of perftlab and of every subcommand.
+pub(crate) const EXIT_CODES: &str = "Exit codes: 0 success; 1 a count mismatch or failed check; 2 bad input or \
+                                     usage (also an engine or GPU that cannot run); 130 / 143 interrupted by \
+                                     SIGINT / SIGTERM (what was finished is printed); 141 standard output \
+                                     closed by its reader.";
+
 /// Count chess move trees (perft) on the GPU and CPU, check move generators, analyse positions.
 #[derive(Parser, Debug)]
 #[command(
     name = "perftlab",
     version,
     about,
-    after_help = "Exit codes: 0 success; 1 a count mismatch or failed check; 2 bad input or usage (also an \
-                  engine or GPU that cannot run); 130 / 143 interrupted by SIGINT / SIGTERM (what was finished \
-                  is printed); 141 standard output closed by its reader."
+    after_help = EXIT_CODES
 )]
 pub(crate) struct Cli {
     /// What to do.
@@ -48,39 +52,55 @@ pub(crate) struct Cli {
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Count the leaves of the legal move tree (with divide and detail statistics).
+    #[command(after_help = EXIT_CODES)]
     Perft(perft::PerftArgs),
     /// Run a perft suite file (EPD `;D1 n` lines or `id`/`epd`/`perft` blocks).
+    #[command(after_help = EXIT_CODES)]
     Suite(suite::SuiteArgs),
     /// Compare the legal move sets of two generators at every node of a tree.
+    #[command(after_help = EXIT_CODES)]
     Verify(verify::VerifyArgs),
     /// Compare an external engine's divide (UCI `go perft` or a perftree script) and drill down to the
     /// minimal failing position.
+    #[command(after_help = EXIT_CODES)]
     Compare(compare::CompareArgs),
     /// Compare an external engine on rule-directed positions (e.p., castling, Chess960, promotions, checks,
     /// pins, mates, clocks, dead material, suites), then random playouts; group failures by move kind.
+    #[command(after_help = EXIT_CODES)]
     Stress(stress::StressArgs),
     /// Behave as a perftree script: `perftlab perftree DEPTH FEN [MOVES]`.
+    #[command(after_help = EXIT_CODES)]
     Perftree(perftree::PerftreeArgs),
     /// Analyse a position: validity, check, pins, legal moves (UCI and SAN), game state.
+    #[command(after_help = EXIT_CODES)]
     Analyze(analyze::AnalyzeArgs),
     /// Print a CPW-style perft table (nodes, captures, e.p., castles, promotions, checks, mates per depth).
+    #[command(after_help = EXIT_CODES)]
     Table(table::TableArgs),
     /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
+    #[command(after_help = EXIT_CODES)]
     Bench(bench::BenchArgs),
     /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
+    #[command(after_help = EXIT_CODES)]
     Devices(devices::DevicesArgs),
     /// Split a deep perft into work units for Slurm, Kubernetes or GNU parallel (plan.json, units/, launchers).
+    #[command(after_help = EXIT_CODES)]
     Plan(deep::PlanArgs),
     /// Count one shard of a plan (idempotent, resumable; atomic result file).
+    #[command(after_help = EXIT_CODES)]
     RunUnit(deep::RunUnitArgs),
     /// Which shards of a plan are done, partial or missing (exit 0 when complete, 1 otherwise).
+    #[command(after_help = EXIT_CODES)]
     Status(deep::StatusArgs),
     /// Check every shard's result and sum multiplicity × result (printed like `perft`).
+    #[command(after_help = EXIT_CODES)]
     Merge(deep::MergeArgs),
     /// Is a position reachable by a legal game (FIDE 3.10.3)? A proof game, a proof of impossibility, or
     /// undetermined; one --fen or a file of FENs.
+    #[command(after_help = EXIT_CODES)]
     Reachable(reachable::ReachableArgs),
     /// Decide whether each side can still checkmate (FIDE 1.5 dead positions, 6.9 flag-fall), with proofs.
+    #[command(after_help = EXIT_CODES)]
     Dead(dead::DeadArgs),
 }
 
@@ -116,9 +136,27 @@ impl PositionArgs {
     /// # Errors
     /// [`Error::Usage`] for a malformed FEN or an invalid position.
     pub fn checked(&self) -> Result<Checked> {
-        let pos = Checked::new(self.setup()?)?;
+        let pos = Checked::new(self.setup()?).map_err(|e| match (e, &self.fen) {
+            // Quote the FEN as typed, not as written back (`KQ` with no rook on a1 would read `KA`).
+            (Error::InvalidPosition(p), Some(typed)) => Error::Usage(format!(
+                "--fen: invalid position '{}': {}",
+                typed.trim(),
+                p.errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            (e, _) => e,
+        })?;
         common::print_warnings(&pos);
-        if !self.chess960 && pos.needs_chess960_notation() {
+        // Shredder-FEN rook files (`HFhf`) are Chess960 notation already: nothing was read any other way.
+        let shredder = self.fen.as_deref().is_some_and(|f| {
+            f.split_whitespace()
+                .nth(2)
+                .is_some_and(|c| c.chars().all(|ch| matches!(ch, 'A'..='H' | 'a'..='h')))
+        });
+        if !self.chess960 && !shredder && pos.needs_chess960_notation() {
             eprintln!(
                 "warning: castling rights read as Chess960 castling (a king or a castling rook is not on its \
                  standard square); moves are shown as king takes rook (--chess960 silences this)"
@@ -134,7 +172,7 @@ impl PositionArgs {
     /// As [`PositionArgs::checked`]; [`Error::Usage`] naming `--moves` for a move that is not legal.
     pub fn checked_after(&self, moves: &[String]) -> Result<Checked> {
         let root = self.checked()?;
-        Ok(crate::line::play_moves(&root, moves)?.end().clone())
+        Ok(play_moves(&root, moves)?.end().clone())
     }
 
     /// Whether moves are shown in Chess960 notation for this position.
@@ -260,8 +298,12 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            if e.use_stderr() {
+                eprint!("{}", visible(&e.render().to_string()));
+                return 2;
+            }
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return 0;
         }
     };
     let code = match run(cli) {
@@ -269,7 +311,7 @@ pub fn main() -> i32 {
         Err(e) => {
             // An interruption that killed the engine ends the process itself (exit 130/143).
             crate::interrupt::park_if_stopping();
-            eprintln!("error: {e}");
+            eprintln!("error: {}", visible(&e.to_string()));
             e.exit_code()
         }
     };
@@ -410,6 +452,87 @@ pub(crate) fn check_output(flag: &str, path: Option<&std::path::Path>) -> Result
         Some(p) => crate::files::check_outputs(&[(flag, p)], &[]),
         None => Ok(()),
     }
+}
+
+/// [`crate::line::play_moves`] for `--moves`, with a hint when a move lacks its promotion piece (`a7a8`: add
+/// the piece, `a7a8q`).
+///
+/// # Errors
+/// As [`crate::line::play_moves`].
+pub(crate) fn play_moves(root: &Checked, values: &[String]) -> Result<crate::line::Line> {
+    play_line(root, &crate::line::split_moves(values))
+}
+
+/// [`crate::line::play_line`] with the promotion hint of [`play_moves`].
+///
+/// # Errors
+/// As [`crate::line::play_line`].
+pub(crate) fn play_line(root: &Checked, moves: &[String]) -> Result<crate::line::Line> {
+    crate::line::play_line(root, moves).map_err(|e| {
+        let Error::Usage(msg) = e else { return e };
+        // The first move that does not play, and the position it was tried in.
+        let mut line = crate::line::Line::new(root.clone());
+        for text in moves {
+            let cur = line.end().clone();
+            let legal = cur.legal_moves();
+            let Some(m) = crate::types::Move::find_uci(&legal, text)
+                .or_else(|| crate::san::parse_san(&cur, &legal, text))
+            else {
+                let promotion = legal
+                    .iter()
+                    .map(|m| m.to_uci(false))
+                    .find(|u| u.len() == 5 && u.starts_with(text.as_str()) && text.len() == 4);
+                return match promotion {
+                    Some(_) => Error::Usage(format!(
+                        "{msg}; a promotion names its piece: add it, as in '{text}q' (q, r, b or n)"
+                    )),
+                    None => Error::Usage(msg),
+                };
+            };
+            match cur.play(m) {
+                Ok(next) => {
+                    line.moves.push(m);
+                    line.positions.push(next);
+                }
+                Err(_) => break,
+            }
+        }
+        Error::Usage(msg)
+    })
+}
+
+/// Show characters that print as nothing (U+200B and the other zero-width and direction marks, control
+/// characters) as `\u{200b}` escapes, so that an error quoting the user's text shows what was typed.
+pub(crate) fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let invisible = (c.is_control() && c != '\n' && c != '\t')
+            || matches!(
+                c,
+                '\u{00ad}'
+                    | '\u{034f}'
+                    | '\u{061c}'
+                    | '\u{115f}'
+                    | '\u{1160}'
+                    | '\u{17b4}'
+                    | '\u{17b5}'
+                    | '\u{180b}'..='\u{180f}'
+                    | '\u{200b}'..='\u{200f}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2060}'..='\u{206f}'
+                    | '\u{3164}'
+                    | '\u{fe00}'..='\u{fe0f}'
+                    | '\u{feff}'
+                    | '\u{ffa0}'
+                    | '\u{fff0}'..='\u{fff8}'
+            );
+        if invisible {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Install the thread count for rayon's global pool (first call wins).

@@ -94,6 +94,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
                     .zobrist_seed
                     .filter(|&s| s != crate::fast::DEFAULT_ZOBRIST_SEED),
             },
+            &mut |line| eprintln!("{line}"),
         )?;
         let seconds = start.elapsed().as_secs_f64();
         // The speed of this run: leaves counted now, not those read from the checkpoint journal.

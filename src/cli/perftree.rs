@@ -2,9 +2,9 @@
 //! total), so perftree users can plug perftlab in where they used Stockfish.
 
 use super::common::print_warnings;
+use super::play_moves;
 use super::BackendArgs;
 use crate::error::{Error, Result};
-use crate::line::play_moves;
 use crate::position::Setup;
 use crate::validate::Checked;
 use clap::Args;

@@ -23,6 +23,7 @@ use std::io::BufRead;
 #[derive(Args, Debug)]
 pub struct ReachableArgs {
     /// A file with one FEN per line, or `-` for standard input (instead of `--fen`).
+    #[arg(value_name = "FILE")]
     input: Option<String>,
     /// The position (FEN or 4-field EPD; Shredder-FEN and X-FEN castling accepted).
     #[arg(long, conflicts_with = "input")]

@@ -75,6 +75,11 @@ pub struct StressArgs {
 pub fn run(a: StressArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     crate::limits::check_plies(a.max_plies)?;
+    if a.positions == 0 {
+        return Err(Error::Usage(
+            "--positions: '0' compares nothing (use 1 or more)".into(),
+        ));
+    }
     if a.start == 0 {
         return Err(Error::Usage(
             "--start: '0' is not a position index (the first position is 1)".into(),

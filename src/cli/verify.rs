@@ -1,9 +1,9 @@
 //! `perftlab verify`: per-node cross-check of a backend's legal move sets against another's.
 
 use super::common::{path_text, print_warnings, BackendKind};
+use super::play_moves;
 use super::BackendArgs;
 use crate::error::{Error, Result};
-use crate::line::play_moves;
 use crate::position::Setup;
 use crate::suite;
 use crate::validate::Checked;
@@ -22,7 +22,7 @@ pub struct VerifyArgs {
     #[arg(long, conflicts_with = "suite")]
     startpos: bool,
     /// Check every position of a suite file.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     suite: Option<PathBuf>,
     /// Plies below each root whose nodes are checked.
     #[arg(long)]

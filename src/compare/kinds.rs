@@ -1092,43 +1092,39 @@ fn suite_position(list: &[Checked], round: u64) -> Checked {
 }
 
 /// Hand-checked positions of each directed kind, used when the random construction keeps failing (the
-/// tests check that each satisfies its kind's predicate).
-fn fallbacks(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        // The rank pin of CPW position 3 after e2e4; an evasion by e.p.; a diagonal pin.
-        Kind::Ep => &[
-            "8/2p5/3p4/KP5r/1R2Pp1k/8/6P1/8 b - e3 0 1",
-            "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",
-            "8/1k6/8/8/3Pp3/8/6B1/4K3 b - d3 0 1",
-        ],
-        Kind::Castling => &[
-            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
-            "r3k2r/8/8/8/8/8/6b1/R3K2R w KQkq - 0 1",
-        ],
-        Kind::Chess960 => &[
-            "1r1k2r1/8/8/8/8/8/8/qR1K2R1 w GBgb - 0 1",
-            "4rkr1/8/8/8/8/8/8/4RKR1 w GEge - 0 1",
-        ],
-        Kind::Promotion => &[
-            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-            "r3k2r/1P6/8/8/8/8/8/4K3 w kq - 0 1",
-        ],
-        Kind::Check => &[
-            "3k4/8/8/8/8/8/8/R3K2r w - - 0 1",
-            "4k3/8/8/8/8/5n2/8/4K2r w - - 0 1",
-        ],
-        Kind::Pin => &[
-            "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
-            "4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1",
-        ],
-        Kind::End => &[
-            "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
-            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
-        ],
-        Kind::Clock => &["8/8/8/4k3/8/8/4P3/R3K3 w - - 99 80"],
-        Kind::Material => &["8/8/4k3/8/8/2B5/8/4K3 w - - 0 60"],
-        Kind::Suite | Kind::Random => &["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"],
-    }
+/// tests check that each satisfies its kind's predicate): one a line, the kind's name and the FEN.
+/// - ep: the rank pin of CPW position 3 after e2e4; an evasion by e.p.; a diagonal pin;
+/// - suite and random: the initial position.
+const FALLBACKS: &str = "\
+ep        8/2p5/3p4/KP5r/1R2Pp1k/8/6P1/8 b - e3 0 1
+ep        8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1
+ep        8/1k6/8/8/3Pp3/8/6B1/4K3 b - d3 0 1
+castling  r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1
+castling  r3k2r/8/8/8/8/8/6b1/R3K2R w KQkq - 0 1
+chess960  1r1k2r1/8/8/8/8/8/8/qR1K2R1 w GBgb - 0 1
+chess960  4rkr1/8/8/8/8/8/8/4RKR1 w GEge - 0 1
+promotion n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1
+promotion r3k2r/1P6/8/8/8/8/8/4K3 w kq - 0 1
+check     3k4/8/8/8/8/8/8/R3K2r w - - 0 1
+check     4k3/8/8/8/8/5n2/8/4K2r w - - 0 1
+pin       4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1
+pin       4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1
+end       R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1
+end       7k/5Q2/6K1/8/8/8/8/8 b - - 0 1
+clock     8/8/8/4k3/8/8/4P3/R3K3 w - - 99 80
+material  8/8/4k3/8/8/2B5/8/4K3 w - - 0 60
+suite     rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
+random    rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
+";
+
+/// The fallback positions of `kind` ([`FALLBACKS`]), in the table's order.
+fn fallbacks(kind: Kind) -> Vec<&'static str> {
+    FALLBACKS
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(k, _)| *k == kind.name())
+        .map(|(_, fen)| fen.trim_start())
+        .collect()
 }
 
 #[cfg(test)]
@@ -1153,6 +1149,7 @@ mod tests {
     #[test]
     fn fallbacks_satisfy_their_predicates() {
         for kind in Kind::ALL {
+            assert!(!fallbacks(kind).is_empty(), "{kind:?} has no fallback");
             if matches!(kind, Kind::Suite | Kind::Random) {
                 continue;
             }

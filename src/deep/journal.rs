@@ -9,7 +9,7 @@
 //! newline (the process died while writing it) is dropped with a warning and overwritten.
 
 use super::seal::{is_sealed, seal};
-use super::work::PieceResult;
+use super::work::{PieceResult, Recorder};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -26,6 +26,9 @@ pub struct Journal {
     header_sha: String,
     /// Finished positions read from the file or recorded since.
     pub done: BTreeMap<usize, PieceResult>,
+    /// The warning for a last line cut off by a killed run (dropped and counted again), for the caller to
+    /// show.
+    pub cut_off: Option<String>,
 }
 
 /// The fields in which two identities differ: `depth 5 (this run: 6), plan_sha256 1a2b3c4d… (this run: …)`.
@@ -94,16 +97,17 @@ impl Journal {
         let header = seal(header);
         let header_sha = header["sha256"].as_str().unwrap_or_default().to_string();
         let mut done = BTreeMap::new();
+        let mut cut_off = None;
         let mut good_len = 0usize;
         if !text.is_empty() {
             let mut offset = 0usize;
             for (n, line) in text.split_inclusive('\n').enumerate() {
                 let lineno = n + 1;
                 if !line.ends_with('\n') {
-                    eprintln!(
+                    cut_off = Some(format!(
                         "warning: {name}: line {lineno} was cut off (the run was killed while writing \
                          it); it is dropped and that position is counted again"
-                    );
+                    ));
                     break;
                 }
                 let damaged = |why: &str| {
@@ -176,27 +180,8 @@ impl Journal {
             file,
             header_sha,
             done,
+            cut_off,
         })
-    }
-
-    /// Append the result of position `i` (one write of one line, under the interruption lock).
-    ///
-    /// # Errors
-    /// [`Error::Usage`] naming the file when writing fails.
-    pub fn record(&mut self, i: usize, fen: &str, r: &PieceResult) -> Result<()> {
-        let mut obj = r.to_json();
-        obj.insert("i".into(), Value::from(i as u64));
-        obj.insert("fen".into(), Value::from(fen));
-        obj.insert("journal".into(), Value::from(self.header_sha.as_str()));
-        let line = format!("{}\n", seal(obj));
-        {
-            let _guard = crate::interrupt::critical();
-            self.file
-                .write_all(line.as_bytes())
-                .map_err(|e| Error::Usage(format!("{}: {e}", self.path.display())))?;
-        }
-        self.done.insert(i, r.clone());
-        Ok(())
     }
 
     /// Flush the journal to disk (fsync).
@@ -207,5 +192,39 @@ impl Journal {
     /// The journal's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Recorder for Journal {
+    fn done(&self) -> &BTreeMap<usize, PieceResult> {
+        &self.done
+    }
+
+    /// Append one line per finished position, all in one write under the interruption lock (a batch is
+    /// recorded whole or, when the process dies in the write, up to a cut-off last line that the next open
+    /// drops).
+    fn record(&mut self, finished: &[(usize, &str, &PieceResult)]) -> Result<()> {
+        let mut text = String::new();
+        for &(i, fen, r) in finished {
+            let mut obj = r.to_json();
+            obj.insert("i".into(), Value::from(i as u64));
+            obj.insert("fen".into(), Value::from(fen));
+            obj.insert("journal".into(), Value::from(self.header_sha.as_str()));
+            text.push_str(&format!("{}\n", seal(obj)));
+        }
+        {
+            let _guard = crate::interrupt::critical();
+            self.file
+                .write_all(text.as_bytes())
+                .map_err(|e| Error::Usage(format!("{}: {e}", self.path.display())))?;
+        }
+        for &(i, _, r) in finished {
+            self.done.insert(i, r.clone());
+        }
+        Ok(())
+    }
+
+    fn sync(&self) {
+        Journal::sync(self);
     }
 }

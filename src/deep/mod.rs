@@ -4,10 +4,13 @@
 //! - [`split`]: the split frontier (distinct positions, multiplicity, multiplicity per root move);
 //! - [`seal`]: SHA-256 checksums on JSON records, exact u128 JSON numbers, atomic file writes;
 //! - [`journal`]: the append-only checkpoint journal (one sealed record per finished position);
-//! - [`work`]: counting positions one after another with journal and progress bar, summing
-//!   multiplicity × result in u128;
+//! - [`work`]: counting positions (several at once on the CPU, in batches per call on the GPU) with journal
+//!   and progress bar, summing multiplicity × result in u128;
 //! - [`units`]: `plan` (plan.json, units/, Slurm / Kubernetes / GNU parallel launchers, estimate), `run-unit`,
 //!   `status` and `merge`.
+//!
+//! Nothing here prints: what a run has to tell its user on the way (a resumed journal, a cut-off journal
+//! line, a shard already done) goes to a `note` callback, which the command line prints on stderr.
 //!
 //! Statistics columns are leaf counts of the last ply, so the subtree statistics of a frontier position depend
 //! on that position only and combine exactly like node counts.
@@ -73,7 +76,8 @@ pub struct SplitRun<'a> {
 
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
 /// exists). `depth` must be at least 2. Returns the totals and the leaves counted by this run (less than the
-/// total when positions came from the journal).
+/// total when positions came from the journal). `note` receives the lines to show the user (a resumed or
+/// cut-off journal).
 ///
 /// # Errors
 /// [`Error::Usage`] for a bad split depth or a foreign/damaged journal; backend failures.
@@ -82,6 +86,7 @@ pub fn perft_split(
     root: &Checked,
     depth: u32,
     o: &SplitRun<'_>,
+    note: &mut dyn FnMut(&str),
 ) -> Result<(Totals, u128)> {
     if o.checkpoint.is_some_and(|p| p.as_os_str().is_empty()) {
         return Err(Error::Usage("--checkpoint: '' is not a file name".into()));
@@ -140,13 +145,16 @@ pub fn perft_split(
                 Error::Usage(m) => Error::Usage(format!("--checkpoint: {m}")),
                 other => other,
             })?;
+            if let Some(w) = &j.cut_off {
+                note(w);
+            }
             if !j.done.is_empty() {
-                eprintln!(
+                note(&format!(
                     "resuming from {}: {} of {} positions of the split frontier (ply {s}) already done",
                     path.display(),
                     j.done.len(),
                     f.len()
-                );
+                ));
             }
             Some(j)
         }
@@ -175,7 +183,7 @@ pub fn perft_split(
         &todo,
         depth - s,
         o.stats,
-        journal.as_mut(),
+        journal.as_mut().map(|j| j as &mut dyn work::Recorder),
         &bar,
         &format!("perft depth {depth}"),
         &resume,

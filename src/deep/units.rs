@@ -178,12 +178,17 @@ fn estimate(
     })
 }
 
-/// Write a plan directory; returns (plan.json's value, estimate).
+/// Write a plan directory; returns (plan.json's value, estimate). `note` receives the lines to show the user
+/// (fewer shards than asked).
 ///
 /// # Errors
 /// [`Error::Usage`] for bad options or I/O errors; [`Error::Mismatch`] when the frontier's paths disagree with
 /// an independent perft of the split ply.
-pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> {
+pub fn plan(
+    engine: &dyn Backend,
+    o: &PlanOptions,
+    note: &mut dyn FnMut(&str),
+) -> Result<(Value, Estimate)> {
     if o.split == 0 || o.split >= o.depth {
         return Err(Error::Usage(format!(
             "--split-depth: '{}' must be at least 1 and below --depth ({})",
@@ -213,12 +218,12 @@ pub fn plan(engine: &dyn Backend, o: &PlanOptions) -> Result<(Value, Estimate)> 
     }
     let shards = o.shards.min(f.len()).max(1);
     if shards < o.shards {
-        eprintln!(
+        note(&format!(
             "note: only {} distinct positions at ply {}: {shards} shards instead of {}",
             f.len(),
             o.split,
             o.shards
-        );
+        ));
     }
     for sub in ["units", "results", "journal", "logs"] {
         let d = o.out.join(sub);
@@ -836,7 +841,11 @@ pub fn check_tag(t: &str) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::Usage`] for a bad plan, shard or tag; backend failures.
-pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
+pub fn run_unit(
+    engine: &dyn Backend,
+    o: &RunUnitOptions,
+    note: &mut dyn FnMut(&str),
+) -> Result<i32> {
     let plan = Plan::load(&o.dir)?;
     let k = shard_from_env(o.shard)?;
     if k >= plan.shards {
@@ -862,13 +871,13 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
                     ),
                     _ => String::new(),
                 };
-                eprintln!(
+                note(&format!(
                     "shard {k} already done ({}){seeds}; nothing to do",
                     out.display()
-                );
+                ));
                 return Ok(0);
             }
-            Err(why) => eprintln!("warning: {why}; counting shard {k} again"),
+            Err(why) => note(&format!("warning: {why}; counting shard {k} again")),
         }
     }
     let started = now_secs();
@@ -900,17 +909,20 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
     }
     let jpath = plan.journal_path(k, tag);
     let mut journal = Journal::open(&jpath, identity, &fen_list)?;
+    if let Some(w) = &journal.cut_off {
+        note(w);
+    }
     let done_before = unit
         .positions
         .iter()
         .filter(|p| journal.done.contains_key(&p.i))
         .count();
     if done_before > 0 {
-        eprintln!(
+        note(&format!(
             "shard {k}: resuming from {}: {done_before} of {} positions already done",
             jpath.display(),
             unit.positions.len()
-        );
+        ));
     }
     let todo: Vec<(usize, Checked, String)> = unit
         .positions
@@ -923,7 +935,7 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
         &todo,
         plan.rest(),
         plan.stats(),
-        Some(&mut journal),
+        Some(&mut journal as &mut dyn work::Recorder),
         &bar,
         &format!("run-unit shard {k}"),
         "; they are saved in the journal: run the same command again to resume",
@@ -969,13 +981,13 @@ pub fn run_unit(engine: &dyn Backend, o: &RunUnitOptions) -> Result<i32> {
     let text = format!("{}\n", seal(r));
     write_atomic(&out, text.as_bytes())?;
     let _ = std::fs::remove_file(&jpath);
-    eprintln!(
+    note(&format!(
         "shard {k}: {} positions, {} nodes (× multiplicity) in {:.1} s -> {}",
         unit.positions.len(),
         totals.nodes,
         clock.elapsed().as_secs_f64(),
         out.display()
-    );
+    ));
     Ok(0)
 }
 

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: locating test data and reading the CPW detail table.
+//! Helpers shared by the integration tests: locating test data, reading the CPW detail table, running the
+//! binary, finding Stockfish.
 #![allow(dead_code)]
 
 use perftlab::backend::{Column, Stats};
@@ -64,6 +65,55 @@ pub fn cpw_rows() -> Vec<CpwRow> {
 /// The perftlab binary built for these tests.
 pub fn perftlab() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_perftlab"))
+}
+
+/// Run the binary with `args`: (exit code, standard output, standard error). A death by a signal fails the
+/// test.
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = perftlab().args(args).output().expect("run perftlab");
+    output(out)
+}
+
+/// [`run`] with `input` on standard input.
+pub fn run_stdin(args: &[&str], input: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = perftlab()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run perftlab");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    output(child.wait_with_output().unwrap())
+}
+
+fn output(out: std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Stockfish for the tests that need it (on `PATH`, in `/usr/games` or `/usr/bin`): `None`, said on stderr,
+/// when it is missing outside CI; with `CI=true` a missing Stockfish fails the test.
+pub fn stockfish() -> Option<String> {
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .chain(["/usr/games".into(), "/usr/bin".into()])
+        .map(|d: PathBuf| d.join("stockfish"))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but Stockfish is not installed (on PATH, in /usr/games or /usr/bin)"
+        );
+        eprintln!("skipped: Stockfish is not installed");
+    }
+    found.map(|p| p.display().to_string())
 }
 
 /// Check a backend's detail statistics against every CPW row whose node count lies in `nodes` (a range of
