@@ -243,7 +243,7 @@ pub(crate) fn next_ply<W: Weight>(
 /// assert_eq!(f.len(), 5362);
 /// assert_eq!(f.paths(), 8902);
 /// let (setup, mult) = f.get(0);
-/// assert!(mult >= 1 && setup.ep_square.is_none());
+/// assert!(mult >= 1 && setup.to_fen().ends_with(" 0 1"));
 /// # Ok::<(), perftlab::Error>(())
 /// ```
 #[derive(Clone, Debug)]
