@@ -53,6 +53,9 @@ pub(crate) enum Step<F> {
     Stop(F),
 }
 
+/// The check of a batch of nodes in [`walk_tree`].
+pub(crate) type Check<'a, P, F, E> = dyn FnMut(&[Node<P>]) -> std::result::Result<Step<F>, E> + 'a;
+
 /// The one per-node cross-check walk ([`verify`] and [`crate::crosscheck`] use it): the nodes at plies
 /// `0..depth` below `root` are handed to `check` in batches of at most `batch` positions, depth first over
 /// batches (with batches of one, a plain depth-first walk in the order `check` gives), until `check` stops
@@ -65,7 +68,7 @@ pub(crate) fn walk_tree<P, F, E>(
     depth: u32,
     batch: usize,
     play: &dyn Fn(&P, Move) -> std::result::Result<P, E>,
-    check: &mut dyn FnMut(&[Node<P>]) -> std::result::Result<Step<F>, E>,
+    check: &mut Check<'_, P, F, E>,
 ) -> std::result::Result<Option<F>, E> {
     if depth == 0 {
         return Ok(None);
@@ -82,7 +85,7 @@ fn walk<P, F, E>(
     remaining: u32,
     batch: usize,
     play: &dyn Fn(&P, Move) -> std::result::Result<P, E>,
-    check: &mut dyn FnMut(&[Node<P>]) -> std::result::Result<Step<F>, E>,
+    check: &mut Check<'_, P, F, E>,
 ) -> std::result::Result<Option<F>, E> {
     let moves = match check(&nodes)? {
         Step::Stop(f) => return Ok(Some(f)),

@@ -1081,8 +1081,7 @@ fn split_counts_are_exact_on_the_cpw_positions() {
             .iter()
             .enumerate()
             .map(|(i, &n)| (i as u32 + 1, n))
-            .filter(|&(d, n)| n <= 5_000_000 || d == 4)
-            .last()
+            .rfind(|&(d, n)| n <= 5_000_000 || d == 4)
             .unwrap();
         for split in ["1", "2", "3"] {
             let d = depth.to_string();

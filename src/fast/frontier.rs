@@ -109,6 +109,7 @@ impl<W: Weight> Merger<W> {
     }
 
     /// Number of distinct positions.
+    #[cfg_attr(not(feature = "deep"), allow(dead_code))] // the deep split's
     pub(crate) fn len(&self) -> usize {
         self.out.len()
     }
