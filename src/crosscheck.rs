@@ -47,6 +47,7 @@ use crate::compare::classify;
 use crate::compare::random::{random_position, Rng};
 use crate::reference;
 use crate::validate;
+use crate::verify::{walk_tree, Node, Step};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -327,30 +328,32 @@ fn check_root(
         return;
     }
     let root_fen = root.to_fen();
-    let mut path = Vec::new();
-    if let Some(f) = walk(
-        g,
-        &root_fen,
-        root,
-        &mut path,
+    let nodes = &mut report.nodes;
+    // The one cross-check walk (`crate::verify`), one node at a time: depth first, children in UCI order.
+    let found = walk_tree(
+        root.clone(),
         depth,
-        chess960,
-        &mut report.nodes,
-    ) {
+        1,
+        &|s: &Setup, m| Ok::<_, std::convert::Infallible>(reference::play(s, m)),
+        &mut |batch: &[Node<Setup>]| {
+            *nodes += batch.len() as u64;
+            Ok(check_node(g, &root_fen, &batch[0], chess960))
+        },
+    );
+    if let Ok(Some(f)) = found {
         report.failures.push(f);
     }
 }
 
-fn walk(
+/// Compare `g`'s moves with the reference's at one node: a failure, or the legal moves to walk into (in UCI
+/// order).
+fn check_node(
     g: &mut impl MoveGenerator,
     root: &str,
-    setup: &Setup,
-    path: &mut Vec<String>,
-    depth: u32,
+    node: &Node<Setup>,
     chess960: bool,
-    nodes: &mut u64,
-) -> Option<Failure> {
-    *nodes += 1;
+) -> Step<Failure> {
+    let setup = &node.pos;
     let fen = setup.to_fen();
     let legal = reference::legal_moves(setup);
     let ours: BTreeMap<String, _> = legal.iter().map(|&m| (m.to_uci(chess960), m)).collect();
@@ -366,9 +369,9 @@ fn walk(
             .collect();
         kinds.sort();
         kinds.dedup();
-        Failure {
+        Step::Stop(Failure {
             root: root.to_string(),
-            path: path.clone(),
+            path: node.path.iter().map(|m| m.to_uci(chess960)).collect(),
             fen: fen.clone(),
             missing,
             extra,
@@ -376,11 +379,11 @@ fn walk(
             kinds,
             error,
             root_error: None,
-        }
+        })
     };
     let theirs = match g.legal_moves(&fen, chess960) {
         Ok(t) => t,
-        Err(e) => return Some(fail(vec![], vec![], vec![], Some(e))),
+        Err(e) => return fail(vec![], vec![], vec![], Some(e)),
     };
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for m in &theirs {
@@ -402,18 +405,7 @@ fn walk(
         .map(|(k, _)| k.to_string())
         .collect();
     if !missing.is_empty() || !extra.is_empty() || !duplicates.is_empty() {
-        return Some(fail(missing, extra, duplicates, None));
+        return fail(missing, extra, duplicates, None);
     }
-    if depth > 1 {
-        for (text, &m) in &ours {
-            path.push(text.clone());
-            let child = reference::play(setup, m);
-            let found = walk(g, root, &child, path, depth - 1, chess960, nodes);
-            path.pop();
-            if found.is_some() {
-                return found;
-            }
-        }
-    }
-    None
+    Step::Into(vec![ours.into_values().collect()])
 }

@@ -1068,3 +1068,121 @@ fn zobrist_seeds_change_nothing_but_the_keys() {
         "{stderr}"
     );
 }
+
+#[test]
+fn split_counts_are_exact_on_the_cpw_positions() {
+    // Every CPW "Perft Results" position (src/cpw.rs, the page's published counts), split at plies 1 to 3 (the
+    // frontier made by the core's frontier expansion, transpositions merged): the published total, and a
+    // divide whose root moves add up to it.
+    for p in perftlab::cpw::POSITIONS {
+        // The deepest published depth of at most 5 million nodes (at least 4, so that ply 3 is below it).
+        let (depth, want) = p
+            .nodes_by_depth
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (i as u32 + 1, n))
+            .rfind(|&(d, n)| n <= 5_000_000 || d == 4)
+            .unwrap();
+        for split in ["1", "2", "3"] {
+            let d = depth.to_string();
+            let args = [
+                "perft",
+                "--fen",
+                p.fen,
+                "--depth",
+                &d,
+                "--split-depth",
+                split,
+                "--divide",
+                "--json",
+                "--quiet",
+                "--threads",
+                "2",
+                "--hash",
+                "16",
+            ];
+            let j = json_of(&args);
+            let nodes: u128 = j["nodes"].to_string().parse().unwrap();
+            assert_eq!(nodes, want, "{} depth {depth} split {split}", p.name);
+            let by_move: u128 = j["divide"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.to_string().parse::<u128>().unwrap())
+                .sum();
+            assert_eq!(by_move, want, "{} divide, split {split}", p.name);
+        }
+    }
+}
+
+#[test]
+fn a_split_memory_budget_too_small_is_refused_naming_the_memory_needed() {
+    // Ply 4 of the start position: 72,078 distinct positions (OEIS A083276), several MiB while being made.
+    let (code, stdout, stderr) = run(&[
+        "perft",
+        "--depth",
+        "6",
+        "--split-depth",
+        "4",
+        "--split-mem",
+        "1",
+        "--quiet",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    let needed: u64 = stderr
+        .split("--split-mem: the split frontier at ply 4 needs about ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no needed size in: {stderr}"));
+    assert!(stderr.contains("more than the 1 MiB allowed"), "{stderr}");
+    assert!((2..=64).contains(&needed), "{stderr}");
+    // With the memory it named, the run fits and counts the published perft 6 (CPW "Perft Results").
+    let j = json_of(&[
+        "perft",
+        "--depth",
+        "6",
+        "--split-depth",
+        "4",
+        "--split-mem",
+        &needed.to_string(),
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(j["nodes"].to_string(), cpw("start", 6).nodes.to_string());
+    // plan refuses the same way, before writing a plan; 0 MiB is refused by name.
+    let d = temp_dir("split-mem");
+    let out = d.join("p");
+    let (code, _, stderr) = run(&[
+        "plan",
+        "--depth",
+        "6",
+        "--split-depth",
+        "4",
+        "--shards",
+        "2",
+        "--split-mem",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--split-mem: the split frontier at ply 4 needs about "),
+        "{stderr}"
+    );
+    assert!(!out.join("plan.json").exists());
+    let (code, _, stderr) = run(&[
+        "perft",
+        "--depth",
+        "5",
+        "--split-depth",
+        "2",
+        "--split-mem",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--split-mem: '0' MiB"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&d);
+}
