@@ -348,7 +348,7 @@ fn host_split_above_run_depth_stays_exact() {
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
     ctx.ensure_cache(4).unwrap();
     for (merge, cache) in [(true, true), (false, false)] {
-        let s = perftlab::gpu::driver::Settings {
+        let s = perftlab::gpu::planner::Settings {
             merge,
             cache,
             budget_bytes: 64 << 20,
@@ -359,7 +359,7 @@ fn host_split_above_run_depth_stays_exact() {
             Setup::startpos(),
             Setup::from_fen(POSITIONS[2].fen).unwrap(),
         ];
-        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
+        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);
     }
 }
@@ -375,16 +375,17 @@ fn host_levels_and_host_table_stay_exact() {
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
     ctx.ensure_cache(4).unwrap();
-    let s = perftlab::gpu::driver::Settings {
+    let s = perftlab::gpu::planner::Settings {
         merge: true,
         cache: true,
         budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
         host_plies: 3,
     };
     let start = Setup::startpos();
-    let six = perftlab::gpu::driver::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s)
-        .unwrap();
+    let six =
+        perftlab::gpu::executor::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s)
+            .unwrap();
     assert_eq!(six, vec![119_060_324]);
     let r = ctx.report().unwrap();
     // Host levels: 1 + 20 + 400 positions expanded on the host; 5,362 distinct ply-3 positions in one GPU run.
@@ -397,7 +398,7 @@ fn host_levels_and_host_table_stay_exact() {
         .into_iter()
         .map(|m| perftlab::reference::play(&start, m))
         .collect();
-    let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
+    let five = perftlab::gpu::executor::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
     assert_eq!(five.iter().sum::<u128>(), 119_060_324);
     let r = ctx.report().unwrap();
     assert_eq!(
@@ -407,9 +408,13 @@ fn host_levels_and_host_table_stay_exact() {
     );
     let kiwipete = Setup::from_fen(KIWIPETE.fen).unwrap();
     for _ in 0..2 {
-        let four =
-            perftlab::gpu::driver::subtree_counts(&mut ctx, std::slice::from_ref(&kiwipete), 4, &s)
-                .unwrap();
+        let four = perftlab::gpu::executor::subtree_counts(
+            &mut ctx,
+            std::slice::from_ref(&kiwipete),
+            4,
+            &s,
+        )
+        .unwrap();
         assert_eq!(four, vec![4_085_603]);
     }
     let r = ctx.report().unwrap();
@@ -428,11 +433,11 @@ fn levels_are_sliced_within_a_tiny_budget() {
     }
     for merge in [true, false] {
         let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-        let s = perftlab::gpu::driver::Settings {
+        let s = perftlab::gpu::planner::Settings {
             merge,
             cache: false,
             budget_bytes: 256 << 10,
-            max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+            max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
             host_plies: 0,
         };
         let roots = [
@@ -440,10 +445,10 @@ fn levels_are_sliced_within_a_tiny_budget() {
             Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
                 .unwrap(),
         ];
-        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
+        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 4, Kiwipete perft 4.
         assert_eq!(counts, vec![197_281, 4_085_603]);
-        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609]);
         let r = ctx.report().unwrap();
         // One run per batch; without merging (and tables) each root is a run of its own (one-total mode).
@@ -556,11 +561,11 @@ fn cache_forced_eviction_stays_exact() {
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
     ctx.ensure_cache_entries(1024);
-    let s = perftlab::gpu::driver::Settings {
+    let s = perftlab::gpu::planner::Settings {
         merge: true,
         cache: true,
         budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
         host_plies: 0,
     };
     let roots = [
@@ -570,9 +575,9 @@ fn cache_forced_eviction_stays_exact() {
     ];
     for _ in 0..2 {
         // The host table would answer the repeated roots: empty it, so the GPU tables are probed.
-        ctx.host_table.clear();
-        let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-        let four = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
+        ctx.host_table_mut().clear();
+        let five = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        let four = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
         assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
     }
@@ -590,20 +595,20 @@ fn device_memory_and_default_tables() {
         return;
     }
     let ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    if ctx.info.backend == wgpu::Backend::Vulkan {
+    if ctx.info().backend == wgpu::Backend::Vulkan {
         assert!(
-            ctx.device_memory.is_some_and(|b| b >= 1 << 20),
+            ctx.device_memory().is_some_and(|b| b >= 1 << 20),
             "{:?}",
-            ctx.device_memory
+            ctx.device_memory()
         );
     }
     let hash = ctx.default_hash_mb(512);
-    if ctx.info.device_type == wgpu::DeviceType::DiscreteGpu && ctx.device_memory.is_some() {
+    if ctx.info().device_type == wgpu::DeviceType::DiscreteGpu && ctx.device_memory().is_some() {
         assert!(hash as u64 <= ctx.max_hash_mb().unwrap());
     } else {
         assert_eq!(hash, 64);
     }
-    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+    if ctx.info().device_type == wgpu::DeviceType::Cpu {
         // A software adapter's limit is the host's available memory, checked when the tables are made.
         assert_eq!(ctx.max_hash_mb(), None);
     }
@@ -613,7 +618,7 @@ fn device_memory_and_default_tables() {
 /// (the fewest equal buffers within the per-buffer limit, any number of them) (no GPU needed).
 #[test]
 fn cache_split_halves_and_never_exceeds_the_budget() {
-    use perftlab::gpu::context::{cache_parts, split_cache, CACHE_DEPTHS, CACHE_WEIGHTS};
+    use perftlab::gpu::memory::{cache_parts, split_cache, CACHE_DEPTHS, CACHE_WEIGHTS};
     assert_eq!(CACHE_WEIGHTS.len(), CACHE_DEPTHS.count());
     // Remaining 2 gets half, 3 a quarter, …, the deepest two the same.
     let s = split_cache(512 << 10);
@@ -685,7 +690,7 @@ fn some_positions() -> Vec<perftlab::gpu::buffers::GpuPos> {
 #[test]
 fn tt_slot_is_independent_of_the_check() {
     use perftlab::gpu::buffers::{tt_key, tt_seeds, tt_slot};
-    for r in perftlab::gpu::context::CACHE_DEPTHS {
+    for r in perftlab::gpu::memory::CACHE_DEPTHS {
         let s = tt_seeds(r);
         for i in 0..4 {
             for j in 0..i {
@@ -741,16 +746,16 @@ fn tt_slot_is_independent_of_the_check() {
 fn tt_mirror_matches_the_kernels() {
     use perftlab::gpu::buffers::{tt_key, tt_slot, GpuCacheEntry};
     use perftlab::gpu::context::Kernel;
-    use perftlab::gpu::driver::table_pass;
+    use perftlab::gpu::executor::table_pass;
     if gpu("tt_mirror").is_none() {
         return;
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.table_buffer_bytes = Some(16 * 1024);
+    ctx.set_table_buffer_bytes(Some(16 * 1024));
     // split_cache: remaining 2 gets 6,144 entries (six buffers of 1,024), 3 gets 3,072 (three).
     ctx.ensure_cache_entries(12_288);
     let (parts, len) = {
-        let t = ctx.cache.as_ref().unwrap().table(2).unwrap();
+        let t = ctx.cache().unwrap().table(2).unwrap();
         (t.parts.len() as u32, t.len)
     };
     assert_eq!((parts, len), (6, 1024));
@@ -762,12 +767,12 @@ fn tt_mirror_matches_the_kernels() {
     let alone = |i: usize| slots.iter().filter(|&&s| s == slots[i]).count() == 1;
     ctx.ensure_level(0, n);
     let ones = vec![1u32; n as usize];
-    let lv = &ctx.levels[0];
+    let lv = ctx.level(0);
     ctx.upload(&lv.pos, bytemuck::cast_slice(stored)).unwrap();
     ctx.upload(&lv.flags, bytemuck::cast_slice(&ones)).unwrap();
     ctx.upload(&lv.sub, bytemuck::cast_slice(&counts)).unwrap();
     table_pass(&ctx, 0, n, 2, Kernel::CacheStore).unwrap();
-    let table = ctx.cache.as_ref().unwrap().table(2).unwrap();
+    let table = ctx.cache().unwrap().table(2).unwrap();
     let mut filled = std::collections::HashSet::new();
     for (b, buf) in table.parts.iter().enumerate() {
         let bytes = ctx.download(buf, u64::from(len) * 16).unwrap();
@@ -798,7 +803,7 @@ fn tt_mirror_matches_the_kernels() {
     // Probe: the stored positions hit (those alone in their slot surely), at depth 3 nothing.
     let zeros = vec![0u64; n as usize];
     for (r, set, hits_expected) in [(2, stored, true), (3, stored, false), (2, others, false)] {
-        let lv = &ctx.levels[0];
+        let lv = ctx.level(0);
         ctx.upload(&lv.pos, bytemuck::cast_slice(set)).unwrap();
         ctx.upload(&lv.flags, bytemuck::cast_slice(&ones)).unwrap();
         ctx.upload(&lv.sub, bytemuck::cast_slice(&zeros)).unwrap();
@@ -855,9 +860,9 @@ fn cache_many_buffer_groups_stay_exact() {
         "{r:?}"
     );
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.table_buffer_bytes = Some(240 << 10);
+    ctx.set_table_buffer_bytes(Some(240 << 10));
     ctx.ensure_cache(4).unwrap();
-    let c = ctx.cache.as_ref().unwrap();
+    let c = ctx.cache().unwrap();
     let groups: Vec<(usize, usize)> = (2..=4)
         .map(|r| {
             (
@@ -869,28 +874,28 @@ fn cache_many_buffer_groups_stay_exact() {
     assert_eq!(groups, vec![(9, 3), (5, 2), (3, 1)]);
     drop(ctx);
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.table_buffer_bytes = Some(4 << 10);
+    ctx.set_table_buffer_bytes(Some(4 << 10));
     ctx.ensure_cache(4).unwrap();
-    let c = ctx.cache.as_ref().unwrap();
+    let c = ctx.cache().unwrap();
     let parts: Vec<usize> = (2..=4).map(|r| c.table(r).unwrap().parts.len()).collect();
     assert_eq!(parts, vec![512, 256, 128]);
     drop(ctx);
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.table_buffer_bytes = Some(64 * 16);
+    ctx.set_table_buffer_bytes(Some(64 * 16));
     ctx.ensure_cache_entries(4096);
-    let c = ctx.cache.as_ref().unwrap();
+    let c = ctx.cache().unwrap();
     assert_eq!(c.table(2).unwrap().parts.len(), 32);
     assert_eq!(c.table(2).unwrap().groups(), 8);
-    let s = perftlab::gpu::driver::Settings {
+    let s = perftlab::gpu::planner::Settings {
         merge: true,
         cache: true,
         budget_bytes: 256 << 10,
-        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
         host_plies: 0,
     };
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
-    let five = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-    let four = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
+    let five = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+    let four = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
     assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
     assert_eq!(ctx.report().unwrap().retries, 0);
 }
@@ -908,7 +913,7 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
         return;
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let binding = ctx.limits().max_storage_buffer_binding_size;
     let mb = 320;
     let asked = mb << 20;
     if binding >= asked / 2 {
@@ -918,7 +923,7 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
         );
     }
     ctx.ensure_cache(mb as usize).unwrap();
-    let cache = ctx.cache.as_ref().unwrap();
+    let cache = ctx.cache().unwrap();
     let tables: Vec<_> = cache.tables.iter().flatten().collect();
     assert_eq!(tables.len(), 10);
     let buffers: Vec<_> = tables.iter().flat_map(|t| &t.parts).collect();
@@ -939,15 +944,15 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
     assert!(tables[0].entries().abs_diff(2 * tables[1].entries()) <= 4);
     let total = cache.bytes();
     assert!(total <= asked + 48 && total > asked - (1 << 20), "{total}");
-    let s = perftlab::gpu::driver::Settings {
+    let s = perftlab::gpu::planner::Settings {
         merge: true,
         cache: true,
         budget_bytes: 256 << 10,
-        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
         host_plies: 0,
     };
     let counts =
-        perftlab::gpu::driver::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
+        perftlab::gpu::executor::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
     // CPW "Perft Results": startpos perft 5.
     assert_eq!(counts, vec![4_865_609]);
     let r = ctx.report().unwrap();
@@ -1183,21 +1188,21 @@ fn merge_table_generations_wrap_and_stay_exact() {
         return;
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    let s = perftlab::gpu::driver::Settings {
+    let s = perftlab::gpu::planner::Settings {
         merge: true,
         cache: false,
         budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
         host_plies: 0,
     };
     let roots = [Setup::startpos()];
     for run in 0..130 {
-        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
+        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 4.
         assert_eq!(counts, vec![197_281], "run {run}");
     }
     for run in 0..3 {
-        let counts = perftlab::gpu::driver::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
+        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         // CPW "Perft Results": startpos perft 5.
         assert_eq!(counts, vec![4_865_609], "run {run}");
     }
@@ -1215,7 +1220,9 @@ fn merge_table_generations_wrap_and_stay_exact() {
 /// tests/data/tricky.perft, pos-4).
 #[test]
 fn fused_leaf_kernels_per_side_and_generic() {
-    use perftlab::gpu::driver::{subtree_counts, Settings, MAX_RUN_DEPTH};
+    use perftlab::gpu::executor::subtree_counts;
+    use perftlab::gpu::memory::MAX_RUN_DEPTH;
+    use perftlab::gpu::planner::Settings;
     if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
         return;
     }
@@ -1258,7 +1265,9 @@ fn fused_leaf_kernels_per_side_and_generic() {
 /// the trusted and the checked builds; the bytes written drop below what per-position counts cost.
 #[test]
 fn one_total_mode_stays_exact_trusted_and_checked() {
-    use perftlab::gpu::driver::{subtree_counts, Settings, MAX_RUN_DEPTH};
+    use perftlab::gpu::executor::subtree_counts;
+    use perftlab::gpu::memory::MAX_RUN_DEPTH;
+    use perftlab::gpu::planner::Settings;
     if gpu("one_total_mode").is_none() {
         return;
     }
@@ -1336,7 +1345,7 @@ fn one_total_mode_carries_past_32_bits() {
 /// shown by `--verbose`, and counts stay exact with a host table that is emptied again and again.
 #[test]
 fn host_table_within_hash() {
-    use perftlab::gpu::context::{host_table_entries, host_table_mb, HOST_BUCKET_BYTES};
+    use perftlab::gpu::memory::{host_table_entries, host_table_mb, HOST_BUCKET_BYTES};
     assert_eq!(HOST_BUCKET_BYTES, 97);
     assert_eq!(
         [0, 7, 8, 64, 256, 100_000].map(host_table_mb),
@@ -1392,18 +1401,18 @@ fn host_table_within_hash() {
     ctx.ensure_cache(4).unwrap();
     ctx.set_host_table_mb(1);
     assert_eq!(ctx.host_table_max(), 7_168);
-    let s = perftlab::gpu::driver::Settings {
+    let s = perftlab::gpu::planner::Settings {
         merge: false,
         cache: true,
         budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::driver::MAX_RUN_DEPTH,
+        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
         host_plies: 3,
     };
     let start = [Setup::startpos()];
     for (depth, want) in [(5, 4_865_609u128), (6, 119_060_324)] {
-        let got = perftlab::gpu::driver::subtree_counts(&mut ctx, &start, depth, &s).unwrap();
+        let got = perftlab::gpu::executor::subtree_counts(&mut ctx, &start, depth, &s).unwrap();
         assert_eq!(got, [want]);
-        assert!(ctx.host_table.len() <= 7_168);
+        assert!(ctx.host_table().len() <= 7_168);
     }
 }
 
@@ -1447,12 +1456,14 @@ fn gpu_mem_and_hash_together_beyond_the_device_are_refused() {
 /// startpos perft 4: 1,576 captures, 469 checks).
 #[test]
 fn levels_are_scanned_in_chunks() {
-    use perftlab::gpu::driver::{tree_stats, Settings, MAX_RUN_DEPTH};
+    use perftlab::gpu::executor::tree_stats;
+    use perftlab::gpu::memory::MAX_RUN_DEPTH;
+    use perftlab::gpu::planner::Settings;
     if gpu("levels_are_scanned_in_chunks").is_none() {
         return;
     }
     let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.scan_chunk = 64;
+    ctx.set_scan_chunk(64);
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
     for merge in [false, true] {
         for budget in [64 << 20, 256 << 10] {
@@ -1493,7 +1504,7 @@ fn levels_are_scanned_in_chunks() {
 /// case.
 #[test]
 fn level_cap_and_default_budget() {
-    use perftlab::gpu::context::{default_level_budget_mb, level_positions};
+    use perftlab::gpu::memory::{default_level_budget_mb, level_positions};
     use wgpu::DeviceType::{Cpu, DiscreteGpu};
     let lavapipe = wgpu::Limits {
         max_storage_buffer_binding_size: 128 << 20,
@@ -1538,8 +1549,8 @@ fn level_cap_and_default_budget() {
 
 /// Startpos perft 5 alone, then startpos and Kiwipete perft 4 as one batch of roots, through the driver with
 /// settings `s` (CPW "Perft Results": 4,865,609; 197,281 and 4,085,603).
-fn assert_start5_kiwi4(ctx: &mut perftlab::gpu::GpuContext, s: &perftlab::gpu::driver::Settings) {
-    use perftlab::gpu::driver::subtree_counts;
+fn assert_start5_kiwi4(ctx: &mut perftlab::gpu::GpuContext, s: &perftlab::gpu::planner::Settings) {
+    use perftlab::gpu::executor::subtree_counts;
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
     assert_eq!(
         subtree_counts(ctx, &roots[..1], 5, s).unwrap(),
@@ -1874,4 +1885,76 @@ fn async_counts_report_progress_and_stop_when_asked() {
     assert!(matches!(err, perftlab::Error::Interrupted(_)), "{err:?}");
     assert_eq!((calls, err.exit_code()), (2, 130));
     assert_eq!(g.perft(&start, 5).unwrap(), POSITIONS[2].nodes_by_depth[4]);
+}
+
+#[test]
+fn plans_are_values_that_print_and_cut_units() {
+    use perftlab::gpu::memory::MAX_RUN_DEPTH;
+    use perftlab::gpu::planner::{plan, plan_slices, Counting, Settings, Slice, PROGRESS_UNITS};
+    use perftlab::gpu::tables::HostTable;
+    // No GPU here: a plan is made on the host. Level sizes are perft counts from the CPW pages
+    // (`perftlab::cpw`): 20 and 400 for the start position, 48 for Kiwipete.
+    let s = Settings {
+        merge: true,
+        cache: true,
+        budget_bytes: 64 << 20,
+        max_run_depth: MAX_RUN_DEPTH,
+        host_plies: 0,
+    };
+    let start = [Setup::startpos()];
+    let mut host = HostTable::new(1 << 10);
+    let p = plan(&start, 5, 0, &s, 0, PROGRESS_UNITS, &mut host);
+    let cpw = POSITIONS[0].nodes_by_depth;
+    assert_eq!(p.level_sizes(), [1, cpw[0] as usize, cpw[1] as usize]);
+    assert_eq!((p.host_plies(), p.remaining(), p.units()), (2, 3, 31));
+    assert_eq!(p.counting(), Counting::PerPosition);
+    assert_eq!(
+        p.to_string(),
+        "depth 5: host levels 1, 20, 400; 400 positions at remaining 3 on the GPU in 31 units of up to 13, \
+         counted per position"
+    );
+    // A blocking count: no host level below depth 12, one unit.
+    let p = plan(&start, 5, 0, &s, 0, 1, &mut host);
+    assert_eq!((p.level_sizes(), p.units()), (vec![1], 1));
+    // Kiwipete: 48 positions after one ply are enough for 32 units of 2 (24 of them).
+    let kiwi = [Setup::from_fen(KIWIPETE.fen).unwrap()];
+    let p = plan(&kiwi, 4, 0, &s, 0, PROGRESS_UNITS, &mut host);
+    assert_eq!(p.level_sizes(), [1, KIWIPETE.nodes_by_depth[0] as usize]);
+    assert_eq!((p.remaining(), p.units()), (3, 24));
+    // Merging and tables off, one root: one total.
+    let plain = Settings {
+        merge: false,
+        cache: false,
+        ..s
+    };
+    assert_eq!(
+        plan(&start, 5, 0, &plain, 0, 1, &mut host).counting(),
+        Counting::Total
+    );
+    // Slices: consecutive, each within the room, the children's bases adding up.
+    let counts = [3, 4, 5, 1, 6];
+    assert_eq!(
+        plan_slices(&counts, 8).unwrap(),
+        [
+            Slice {
+                first: 0,
+                end: 2,
+                base: 0,
+                children: 7
+            },
+            Slice {
+                first: 2,
+                end: 4,
+                base: 7,
+                children: 6
+            },
+            Slice {
+                first: 4,
+                end: 5,
+                base: 13,
+                children: 6
+            },
+        ]
+    );
+    assert!(plan_slices(&counts, 5).is_err());
 }

@@ -1,19 +1,25 @@
 //! The GPU backend: WGSL compute kernels (`shaders/*.wgsl`) on wgpu, for any vendor (Vulkan, Metal, DX12, GL).
 //!
 //! - [`adapter`]: adapter listing and choice;
-//! - [`context`]: the long-lived device context: device, errors, pipelines, buffers, upload / dispatch /
-//!   read-back, work counters;
+//! - [`device`]: one opened adapter: device and queue with their errors, pipelines, upload / dispatch /
+//!   read-back (`map_async` and a future), timestamps, work counters;
+//! - [`memory`]: the memory policy in one place: level budget (`--gpu-mem`), level cap, reserve, the split of
+//!   `--hash` between the host table and the GPU tables and over the depths, the budgets an adapter refuses;
+//! - [`tables`]: the GPU transposition tables and the host table;
+//! - [`context`]: the long-lived state of one adapter: its device, level buffers, merge table, tables,
+//!   scratch, report counters (private fields, methods only);
+//! - [`planner`]: a count as an explicit [`planner::Plan`] (host levels, units of work, counting mode) and a
+//!   level's slices ([`planner::plan_slices`]); no GPU;
+//! - [`executor`]: runs plans on one or several adapters, asynchronously underneath;
 //! - [`kernels`]: the kernels, their WGSL sources, binding names and trusted builds;
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
 //! - [`attack_tables`]: the attack and slider-magic tables uploaded to the GPU;
-//! - [`driver`]: level-by-level expansion, merging, the transposition tables, fused leaves and the planned,
-//!   memory-bounded slicing;
 //! - [`report`]: the work report (`gpu` object of `perft --json`);
 //! - `options`: [`GpuOptions`].
 //!
 //! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128. Several adapters
 //! (`--adapter all` or a list) share each count's host-level positions, one thread each
-//! ([`driver::pool_counts`]); the report lists each adapter's runs and positions.
+//! ([`executor::pool_counts`]); the report lists each adapter's runs and positions.
 //!
 //! # Facts about wgpu/naga 30 and lavapipe this design rests on
 //! (the measurements behind them: `docs/gpu-notes.md`;
@@ -28,7 +34,7 @@
 //!   access (about 15× slower than a read-only storage buffer in a lookup loop), see [`attack_tables`].
 //! - **Runtime checks cost**: a module built with `create_shader_module_trusted(…, unchecked())` ran a
 //!   table-lookup loop 2.3× faster (7% on pure arithmetic); only kernels whose indices are proven in range are
-//!   built that way ([`context::Kernel::trusted`], each with its argument), `--checked-shaders` keeps the checks.
+//!   built that way ([`kernels::Kernel::trusted`], each with its argument), `--checked-shaders` keeps the checks.
 //! - **lavapipe** (`apt-get install mesa-vulkan-drivers libvulkan1`, "llvmpipe … (Vulkan, Cpu)"): 128 MiB
 //!   largest storage binding, 2 GiB − 1 largest buffer, 65,535 workgroups per dimension (larger dispatches use a
 //!   2D grid), no watchdog; it spreads a dispatch over the cores and runs move-generation code about 5× slower
@@ -41,14 +47,18 @@ pub mod adapter;
 pub mod attack_tables;
 pub mod buffers;
 pub mod context;
-pub mod driver;
+pub mod device;
+pub mod executor;
 pub mod kernels;
+pub mod memory;
 mod options;
+pub mod planner;
 pub mod report;
+pub mod tables;
 
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
-pub use driver::GpuProgress;
 pub use options::GpuOptions;
+pub use planner::GpuProgress;
 
 #[cfg(not(target_arch = "wasm32"))]
 use crate::backend::{Backend, Detail, Stats, WorkReport};
@@ -57,72 +67,13 @@ use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;
 use crate::validate::Checked;
-use driver::{Gpus, Settings};
+use executor::Gpus;
+use planner::Settings;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 
-/// Refuse a `--gpu-mem` budget the adapter cannot use: above what the deepest run could ever allocate (every
-/// level at the largest size one storage binding allows), or, on a software adapter, above the host's
-/// available memory.
-fn check_budget(ctx: &GpuContext, mb: u64) -> Result<()> {
-    let levels = u64::from(driver::MAX_RUN_DEPTH) + 1;
-    let max_mb = levels
-        .saturating_mul(ctx.max_level_positions())
-        .saturating_mul(context::SLOT_BYTES)
-        >> 20;
-    if mb > max_mb {
-        return Err(crate::Error::Usage(format!(
-            "--gpu-mem: '{mb}' MiB is more than adapter '{}' can use (at most {max_mb} MiB: the {levels} levels \
-             of the deepest run, each limited by its {} MiB largest storage binding)",
-            ctx.info.name,
-            ctx.limits.max_storage_buffer_binding_size >> 20
-        )));
-    }
-    if ctx.info.device_type == wgpu::DeviceType::Cpu {
-        crate::limits::check_host_memory("--gpu-mem", mb)?;
-    }
-    Ok(())
-}
-
-/// Refuse a level budget and tables that together exceed what the adapter has: the device memory of a
-/// discrete GPU whose driver reports it, or the host's available memory (a software adapter). Levels come
-/// first: the default `--hash` on a discrete GPU is what the level budget leaves
-/// ([`GpuContext::default_hash_mb`]).
-fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOptions) -> Result<()> {
-    let flags = format!(
-        "--gpu-mem + --hash ({budget_mb} MiB{} + {hash_mb} MiB{})",
-        if opts.gpu_mem_mb.is_none() {
-            " (default)"
-        } else {
-            ""
-        },
-        if opts.hash_mb.is_none() {
-            " (default)"
-        } else {
-            ""
-        }
-    );
-    let together = budget_mb.saturating_add(hash_mb);
-    if ctx.info.device_type == wgpu::DeviceType::Cpu {
-        return crate::limits::check_host_memory(&flags, together);
-    }
-    // Only a discrete GPU's device-local heap is its memory (an integrated GPU may report a small carve-out).
-    match ctx.device_memory {
-        Some(bytes)
-            if ctx.info.device_type == wgpu::DeviceType::DiscreteGpu && together > bytes >> 20 =>
-        {
-            Err(crate::Error::Usage(format!(
-                "{flags} is more than adapter '{}' has ({} MiB of device memory)",
-                ctx.info.name,
-                bytes >> 20
-            )))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Perft on the GPU: one adapter, or several (`--adapter all` or a list) that share each count's host-level
-/// positions, one thread each ([`driver::pool_counts`]).
+/// positions, one thread each ([`executor::pool_counts`]).
 ///
 /// The work is asynchronous underneath ([`GpuBackend::perft_async`], [`GpuBackend::divide_async`]: read-backs
 /// are awaited buffer maps); natively the [`Backend`] methods block on it ([`context::block_on`]), in the
@@ -130,7 +81,7 @@ fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOpti
 /// first (each adapter's context is locked while it counts).
 pub struct GpuBackend {
     /// The adapters, the first holding the host table; each with its settings (its own level budget).
-    devices: Vec<driver::Device>,
+    devices: Vec<executor::PoolDevice>,
     /// What each adapter was set up with, as lines ([`GpuBackend::setup_lines`]).
     setup: Vec<String>,
 }
@@ -171,25 +122,29 @@ impl GpuBackend {
 
     /// Check the budget and tables of one adapter's context, make its tables and settings; the lines that
     /// describe them ([`GpuBackend::setup_lines`]).
-    fn prepare(mut ctx: GpuContext, opts: &GpuOptions) -> Result<(driver::Device, Vec<String>)> {
-        ctx.table_buffer_bytes = opts.table_buffer_bytes;
+    fn prepare(
+        mut ctx: GpuContext,
+        opts: &GpuOptions,
+    ) -> Result<(executor::PoolDevice, Vec<String>)> {
+        ctx.set_table_buffer_bytes(opts.table_buffer_bytes);
         if let Some(mb) = opts.gpu_mem_mb {
-            check_budget(&ctx, mb)?;
+            ctx.facts().check_budget(mb)?;
         }
         let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
         let hash_mb = opts
             .hash_mb
             .unwrap_or_else(|| ctx.default_hash_mb(budget_mb));
-        check_together(&ctx, budget_mb, hash_mb as u64, opts)?;
+        ctx.facts()
+            .check_together(budget_mb, hash_mb as u64, opts)?;
         // `--hash` covers both tables: the host table takes its share, the GPU tables the rest.
-        let host_mb = context::host_table_mb(hash_mb as u64);
+        let host_mb = memory::host_table_mb(hash_mb as u64);
         ctx.set_host_table_mb(host_mb);
         ctx.ensure_cache(hash_mb - host_mb as usize)?;
         let settings = Settings {
             merge: opts.merge,
             cache: hash_mb > 0,
             budget_bytes: budget_mb << 20,
-            max_run_depth: driver::MAX_RUN_DEPTH,
+            max_run_depth: memory::MAX_RUN_DEPTH,
             host_plies: 0,
         };
         let default = |given: bool| if given { "" } else { " (default)" };
@@ -197,7 +152,7 @@ impl GpuBackend {
             format!("adapter {}", ctx.describe()),
             format!(
                 "device memory {}",
-                ctx.device_memory
+                ctx.device_memory()
                     .map_or("not reported by the driver".into(), |b| format!(
                         "{} MiB (largest device-local heap)",
                         b >> 20
@@ -206,28 +161,19 @@ impl GpuBackend {
             format!(
                 "memory budget {budget_mb} MiB{} (max storage binding {} MiB, max buffer {} MiB)",
                 default(opts.gpu_mem_mb.is_some()),
-                ctx.limits.max_storage_buffer_binding_size >> 20,
-                ctx.limits.max_buffer_size >> 20
+                ctx.limits().max_storage_buffer_binding_size >> 20,
+                ctx.limits().max_buffer_size >> 20
             ),
             format!(
                 "transposition merging {}, transposition tables{} {}",
                 if opts.merge { "on" } else { "off" },
                 default(opts.hash_mb.is_some()),
-                match &ctx.cache {
+                match ctx.cache() {
                     Some(c) => format!(
                         "{} entries ({} MiB) per remaining depth (buffers × entries each, MiB): {}",
                         c.entries(),
                         c.bytes() >> 20,
-                        context::CACHE_DEPTHS
-                            .zip(&c.tables)
-                            .filter_map(|(r, t)| t.as_ref().map(|t| format!(
-                                "{r}: {} × {} ({:.1})",
-                                t.parts.len(),
-                                t.len,
-                                t.bytes() as f64 / f64::from(1 << 20)
-                            )))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        c.layout()
                     ),
                     None => "off".into(),
                 }
@@ -236,11 +182,11 @@ impl GpuBackend {
                 "host table at most {} entries ({host_mb} MiB of --hash {hash_mb}: an eighth, at most {} \
                  MiB; the GPU tables get the rest)",
                 ctx.host_table_max(),
-                context::HOST_TABLE_MAX_MB
+                memory::HOST_TABLE_MAX_MB
             ),
         ];
         Ok((
-            driver::Device {
+            executor::PoolDevice {
                 ctx: Mutex::new(ctx),
                 settings,
             },
@@ -269,12 +215,15 @@ impl GpuBackend {
 
     /// The (first) adapter's description.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
-        self.ctx().info.clone()
+        self.ctx().info().clone()
     }
 
     /// Every adapter's description, in `--adapter` order.
     pub fn adapter_infos(&self) -> Vec<wgpu::AdapterInfo> {
-        self.devices.iter().map(|d| d.lock().info.clone()).collect()
+        self.devices
+            .iter()
+            .map(|d| d.lock().info().clone())
+            .collect()
     }
 
     /// The work report so far (the `gpu` object of `perft --json`), all adapters together.
@@ -291,17 +240,19 @@ impl GpuBackend {
     ///
     /// # Errors
     /// As [`GpuBackend::work_report`].
+    // In the browser the guard held across the await comes from `try_ctx`, which never waits.
+    #[allow(clippy::await_holding_lock)]
     pub async fn work_report_async(&self) -> Result<report::GpuReport> {
         let mut reports = Vec::with_capacity(self.devices.len());
-        for d in &self.devices {
+        for i in 0..self.devices.len() {
             #[cfg(not(target_arch = "wasm32"))]
             let r = {
-                let ctx = d.lock();
+                let ctx = self.devices[i].lock();
                 let device = ctx.device_handle();
                 context::block_on(&device, ctx.report_async())?
             };
             #[cfg(target_arch = "wasm32")]
-            let r = d.lock().report_async().await?;
+            let r = self.try_ctx(i)?.report_async().await?;
             reports.push(r);
         }
         if reports.len() == 1 {
@@ -323,37 +274,69 @@ impl GpuBackend {
         context::block_on(&device, fut)
     }
 
+    /// Adapter `i`'s context for an async count, taken without waiting: a second async count while one is in
+    /// flight on this backend is refused (in the browser both would run on one thread, where waiting for the
+    /// lock would never end).
+    ///
+    /// # Errors
+    /// [`crate::Error::Backend`] when the backend is busy.
+    fn try_ctx(&self, i: usize) -> Result<std::sync::MutexGuard<'_, GpuContext>> {
+        match self.devices[i].ctx.try_lock() {
+            Ok(g) => Ok(g),
+            // As `PoolDevice::lock`: a poisoned lock is taken over.
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(crate::Error::Backend(
+                "the GPU backend is busy with another count (one at a time per backend)".into(),
+            )),
+        }
+    }
+
     /// Subtree counts of `roots` on the adapters, in `units` units of work with `progress` after each.
+    // The guard held across the awaits comes from `try_ctx`, which never waits: a second count is refused, not
+    // deadlocked.
+    #[allow(clippy::await_holding_lock)]
     async fn counts_async(
         &self,
         roots: &[Setup],
         depth: u32,
         units: usize,
-        progress: driver::Progress<'_>,
+        progress: planner::Progress<'_>,
     ) -> Result<Vec<u128>> {
         #[cfg(not(target_arch = "wasm32"))]
         if self.devices.len() > 1 {
             let mut gpus = Gpus::Many(&self.devices);
-            return driver::pool_counts(&mut gpus, roots, depth, units, progress).await;
+            return executor::pool_counts(&mut gpus, roots, depth, units, progress).await;
         }
-        let d = &self.devices[0];
-        let mut ctx = d.lock();
-        let mut gpus = Gpus::One(&mut ctx, d.settings);
-        driver::pool_counts(&mut gpus, roots, depth, units, progress).await
+        let mut ctx = self.try_ctx(0)?;
+        let mut gpus = Gpus::One(&mut ctx, self.devices[0].settings);
+        executor::pool_counts(&mut gpus, roots, depth, units, progress).await
     }
 
     /// Subtree counts of `roots` on the adapters, blocking, in one unit (runs as large as the budget allows).
     #[cfg(not(target_arch = "wasm32"))]
     fn counts(&self, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
-        let device = self.ctx().device_handle();
+        let progress = &mut |_| ControlFlow::Continue(());
+        if self.devices.len() > 1 {
+            let device = self.ctx().device_handle();
+            let mut gpus = Gpus::Many(&self.devices);
+            return context::block_on(
+                &device,
+                executor::pool_counts(&mut gpus, roots, depth, 1, progress),
+            );
+        }
+        // Blocking callers on several threads wait for each other here.
+        let d = &self.devices[0];
+        let mut ctx = d.lock();
+        let device = ctx.device_handle();
+        let mut gpus = Gpus::One(&mut ctx, d.settings);
         context::block_on(
             &device,
-            self.counts_async(roots, depth, 1, &mut |_| ControlFlow::Continue(())),
+            executor::pool_counts(&mut gpus, roots, depth, 1, progress),
         )
     }
 
     /// Perft of `pos` to `depth`, asynchronous: the last host level is counted in
-    /// [`driver::PROGRESS_UNITS`] units of work (more host plies where the tree allows), `progress` told
+    /// [`planner::PROGRESS_UNITS`] units of work (more host plies where the tree allows), `progress` told
     /// after each (and once before the first) with the units done and the leaf nodes counted so far; a
     /// [`ControlFlow::Break`] stops the count after the unit in flight with [`crate::Error::Interrupted`].
     ///
@@ -370,7 +353,7 @@ impl GpuBackend {
             .counts_async(
                 std::slice::from_ref(pos.setup()),
                 depth,
-                driver::PROGRESS_UNITS,
+                planner::PROGRESS_UNITS,
                 progress,
             )
             .await?;
@@ -383,6 +366,8 @@ impl GpuBackend {
     ///
     /// # Errors
     /// As [`GpuBackend::perft_async`].
+    // The guard held across the await comes from `try_ctx`, which never waits.
+    #[allow(clippy::await_holding_lock)]
     pub async fn divide_async(
         &self,
         pos: &Checked,
@@ -391,8 +376,8 @@ impl GpuBackend {
     ) -> Result<Vec<(Move, u128)>> {
         let setup = pos.setup();
         let moves = {
-            let mut ctx = self.ctx();
-            driver::legal_moves(&mut ctx, std::slice::from_ref(setup))
+            let mut ctx = self.try_ctx(0)?;
+            executor::legal_moves(&mut ctx, std::slice::from_ref(setup))
                 .await?
                 .pop()
                 .unwrap_or_default()
@@ -402,7 +387,7 @@ impl GpuBackend {
             .counts_async(
                 &kids,
                 depth.saturating_sub(1),
-                driver::PROGRESS_UNITS,
+                planner::PROGRESS_UNITS,
                 progress,
             )
             .await?;
@@ -425,7 +410,7 @@ impl Backend for GpuBackend {
         let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
         let mut ctx = self.ctx();
         let device = ctx.device_handle();
-        context::block_on(&device, driver::legal_moves(&mut ctx, &setups))
+        context::block_on(&device, executor::legal_moves(&mut ctx, &setups))
     }
 
     /// All root moves in one batch, so their subtrees share merging and the cache (and, with several
@@ -462,7 +447,7 @@ impl Backend for GpuBackend {
             ));
         }
         let d = &self.devices[0];
-        driver::tree_stats(
+        executor::tree_stats(
             &mut d.lock(),
             std::slice::from_ref(pos.setup()),
             depth,

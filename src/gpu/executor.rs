@@ -1,5 +1,5 @@
-//! The host side of the GPU perft: level-by-level (breadth-first) expansion of a batch of roots, merging,
-//! the transposition tables, fused leaves, back-propagation of subtree counts, and memory-bounded slicing.
+//! The executor: runs a [`Plan`](super::planner::Plan) on the GPU, asynchronously (every read-back is
+//! awaited; natively [`block_on`](super::context::block_on) drives it, in the browser the event loop).
 //!
 //! One run (`run_tree`) takes a batch of roots and a depth. For each level above remaining depth 2 it counts
 //! the children of every position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only
@@ -9,69 +9,76 @@
 //! generated and counted in registers (leaf2.wgsl), never written. Counts then flow back up (backprop.wgsl:
 //! every copy of a merged position adds its representative's count to its own parent), expanded subtrees are
 //! stored in the cache (cache_store.wgsl), and each root's exact u64 count is read back. Without merging and
-//! tables a run's counts are only summed (each root is then a run of its own): the fused kernel adds each
-//! workgroup's sum into one accumulator (one atomic add per workgroup), no level keeps per-position counts
-//! and nothing is back-propagated; the total is read back.
+//! tables a run's counts are only summed ([`RunKind::Total`]): the fused kernel adds each workgroup's sum into
+//! one accumulator (one atomic add per workgroup), no level keeps per-position counts and nothing is
+//! back-propagated; the total is read back.
 //!
-//! Splits are planned, never discovered by a failed run: the plies above [`MAX_RUN_DEPTH`] (at least
-//! [`Settings::host_plies`]) are expanded on the host with transpositions merged and counted through the host
-//! table (whole position + remaining depth: exact), batches of roots are cut to what one level may hold, and
-//! inside a run a level whose children would exceed the budget (or one storage binding) is expanded in
-//! consecutive slices, each slice's subtree finished before the next, with a reserve kept for every level
-//! below so that one position's children always fit. Totals are summed in u128.
+//! Inside a run a level whose children would exceed the budget (or one storage binding) is expanded in
+//! consecutive slices ([`plan_slices`]), each slice's subtree finished before the next, with a reserve kept
+//! for every level below so that one position's children always fit ([`super::memory`]). Several adapters
+//! ([`Gpus::Many`], native only) take the units' positions in pieces, one thread each. Totals are summed in
+//! u128.
 
 use super::buffers::{GpuParams, GpuPos};
-use super::context::{GpuContext, Kernel, CACHE_GROUP, SLOT_BYTES};
+use super::context::{GpuContext, Kernel};
+use super::memory::{room_for_children, room_for_roots, MERGE_MAX, SCAN_CHUNK};
+use super::planner::{
+    host_plies, plan as make_plan, plan_slices, stop_if_asked, Counting, GpuProgress, Progress,
+    Settings,
+};
+use super::tables::CACHE_GROUP;
 use crate::backend::{Detail, Stats};
 use crate::error::Result;
 use crate::position::Setup;
-use crate::reference;
 use crate::types::Move;
 
-/// What a run may use.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings {
-    /// Merge transpositions.
-    pub merge: bool,
-    /// Use the transposition tables (when the context has one).
-    pub cache: bool,
-    /// Memory budget in bytes for the level buffers of one run.
-    pub budget_bytes: u64,
-    /// Deepest tree one run counts ([`MAX_RUN_DEPTH`]; smaller in tests of the host split).
-    pub max_run_depth: u32,
-    /// Plies always expanded on the host above the GPU runs (0: only those above `max_run_depth`); with the
-    /// tables on, their counts go to the host table ([`subtree_counts`]).
-    pub host_plies: u32,
+/// What a run computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunKind {
+    /// Each root's count.
+    Counts,
+    /// The sum of the roots' counts, from the fused kernel's accumulator (merging and tables off).
+    Total,
+    /// The leaves' CPW statistics (leaves written and classified; merging and tables off).
+    Stats,
 }
 
-impl Settings {
-    fn budget_slots(&self) -> u64 {
-        (self.budget_bytes / SLOT_BYTES).max(1024)
-    }
+/// `merge.wgsl`'s modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MergeMode {
+    /// Flags and representatives set, nothing merged.
+    Flags = 0,
+    /// Transpositions merged through the merge table.
+    Merge = 1,
+    /// The flags only (one total: no representatives are read).
+    FlagsOnly = 2,
 }
 
-/// Positions per prefix-sum chunk of a level: each position has fewer than 512 children, so a chunk's children
-/// offsets fit u32 (2^23 × 511 < 2^32); a larger level (on adapters whose bindings hold more than 2^23
-/// positions) is scanned and planned chunk by chunk, its slices never crossing a chunk.
-pub const SCAN_CHUNK: u64 = 1 << 23;
-
-/// Most positions of a merged level: `merge.wgsl` keeps index + 1 in the low 24 bits of a slot.
-const MERGE_MAX: u64 = (1 << 24) - 1;
-
-/// Most positions of a level: one binding ([`GpuContext::max_level_positions`]), and [`MERGE_MAX`] when the
-/// level is merged.
-fn level_cap(ctx: &GpuContext, merge: bool) -> u64 {
-    let cap = ctx.max_level_positions();
-    if merge {
-        cap.min(MERGE_MAX)
-    } else {
-        cap
-    }
+/// `leaf2.wgsl`'s modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeafMode {
+    /// A count per position of the level.
+    PerPosition = 0,
+    /// A count per compacted distinct position (merging or the tables left gaps).
+    Compacted = 1,
+    /// One total: each workgroup's sum added to the accumulator.
+    OneTotal = 2,
 }
 
-/// Slots kept free for each written level below a slice, so that any one position's children fit there (a
-/// legal position has at most 218 moves; artificial ones allowed with a warning stay far below 512).
-const RESERVE: u64 = 512;
+/// `expand.wgsl`'s mode bits: bit 0 writes the leaf statistics bits, bit 1 no parent indices (nothing is
+/// back-propagated).
+fn expand_mode(leaf_info: bool, no_parents: bool) -> u32 {
+    leaf_info as u32 | (no_parents as u32) << 1
+}
+
+/// `count.wgsl`'s modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CountMode {
+    /// Every legal move counted.
+    All = 0,
+    /// Only whether there is one (leaves in statistics mode: mate, stalemate).
+    FirstOnly = 1,
+}
 
 fn params(n: u64, remaining: u32, mode: u32, mask: u32) -> GpuParams {
     GpuParams {
@@ -87,13 +94,9 @@ fn params(n: u64, remaining: u32, mode: u32, mask: u32) -> GpuParams {
 struct Run<'a> {
     s: &'a Settings,
     depth: u32,
-    stats: bool,
+    kind: RunKind,
     merge: bool,
     cache_on: bool,
-    /// Only the sum of the roots' counts is wanted (no merging, no tables): the fused kernel adds its counts
-    /// into one accumulator (`GpuContext::total`, one atomic add per workgroup), and no level needs its
-    /// per-position counts, their clears or their back-propagation.
-    total: bool,
     /// The roots' side to move when they all share it (0 white, 1 black), so each level's is known and the
     /// fused leaves run the kernel specialised for it; `None`: the generic kernel.
     side: Option<u32>,
@@ -102,11 +105,21 @@ struct Run<'a> {
     leaf_stats: Stats,
 }
 
-/// One breadth-first run over `roots` to `depth` (≥ 1); the caller keeps `roots` within
-/// [`room_for_roots`]. In statistics mode the leaves are written and their statistics summed (merging and the
-/// cache are off there) and the single returned count is the number of leaves. With `total` (only when
-/// merging and the tables are off) the single returned count is the sum of the roots' counts, from the fused
-/// kernel's accumulator (96 bits: exact for any sum of u64 counts a run can have).
+impl Run<'_> {
+    fn stats(&self) -> bool {
+        self.kind == RunKind::Stats
+    }
+
+    fn total(&self) -> bool {
+        self.kind == RunKind::Total
+    }
+}
+
+/// One breadth-first run over `roots` to `depth` (≥ 1); the caller keeps `roots` within [`room_for_roots`].
+/// With [`RunKind::Stats`] the leaves are written and their statistics summed (merging and the cache are off
+/// there) and the single returned count is the number of leaves. With [`RunKind::Total`] (only when merging
+/// and the tables are off; otherwise it counts per root) the single returned count is the sum of the roots'
+/// counts, from the fused kernel's accumulator (96 bits: exact for any sum of u64 counts a run can have).
 ///
 /// No run is ever abandoned: a level whose children would not fit the budget (or one binding) is expanded in
 /// slices, each slice's subtree finished before the next (see [`descend`]).
@@ -114,21 +127,24 @@ async fn run_tree(
     ctx: &mut GpuContext,
     roots: &[GpuPos],
     depth: u32,
-    stats: bool,
-    total: bool,
+    kind: RunKind,
     s: &Settings,
 ) -> Result<(Vec<u128>, Stats)> {
     let n0 = roots.len() as u64;
+    let stats = kind == RunKind::Stats;
     let merge = s.merge && !stats;
-    let cache_on = s.cache && !stats && ctx.cache.is_some();
-    let total = total && !stats && !merge && !cache_on;
+    let cache_on = s.cache && !stats && ctx.cache().is_some();
+    let kind = if kind == RunKind::Total && (merge || cache_on) {
+        RunKind::Counts
+    } else {
+        kind
+    };
     let mut run = Run {
         s,
         depth,
-        stats,
+        kind,
         merge,
         cache_on,
-        total,
         side: roots
             .iter()
             .map(|r| r.info & 1)
@@ -139,35 +155,34 @@ async fn run_tree(
     };
     ctx.ensure_level(0, n0);
     let mask = ctx.ensure_table(64);
-    ctx.set_level(depth);
     {
-        let lv = &ctx.levels[0];
+        let lv = ctx.level(0);
         ctx.upload(&lv.pos, bytemuck::cast_slice(roots))?;
-        let table = &ctx.table.as_ref().expect("table allocated").0;
         ctx.dispatch(
             Kernel::Merge,
-            params(n0, depth, 0, mask),
-            &[&lv.pos, table, &lv.rep, &lv.flags, &ctx.tally],
+            depth,
+            params(n0, depth, MergeMode::Flags as u32, mask),
+            &[&lv.pos, ctx.merge_table(), &lv.rep, &lv.flags, ctx.tally()],
             n0 * 8,
         )?;
     }
     ctx.record_level(depth, n0, true);
-    if total && depth >= 2 {
-        ctx.clear(&ctx.total, 16);
+    if run.total() && depth >= 2 {
+        ctx.clear(ctx.total(), 16);
     }
     descend(ctx, &mut run, 0, n0, n0).await?;
     if stats {
         return Ok((vec![run.leaves.into()], run.leaf_stats));
     }
-    let root = &ctx.levels[0];
+    let root = ctx.level(0);
     let counts: Vec<u128> = if depth == 1 {
         ctx.read_u32(&root.counts, 0, n0)
             .await?
             .into_iter()
             .map(u128::from)
             .collect()
-    } else if total {
-        let w = ctx.read_u32(&ctx.total, 0, 3).await?;
+    } else if run.total() {
+        let w = ctx.read_u32(ctx.total(), 0, 3).await?;
         vec![w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64]
     } else {
         let w = ctx.read_u32(&root.sub, 0, 2 * n0).await?;
@@ -175,19 +190,10 @@ async fn run_tree(
             .map(|p| p[0] as u128 | (p[1] as u128) << 32)
             .collect()
     };
-    if total && counts.len() > 1 {
+    if run.total() && counts.len() > 1 {
         return Ok((vec![counts.iter().sum()], Stats::default()));
     }
     Ok((counts, Stats::default()))
-}
-
-/// Most roots one run takes: one level within the budget (less the reserve for the levels below) and one
-/// binding.
-fn room_for_roots(ctx: &GpuContext, s: &Settings, depth: u32) -> u64 {
-    let below = RESERVE * u64::from(depth);
-    ctx.max_level_positions()
-        .min(s.budget_slots().saturating_sub(below))
-        .max(1)
 }
 
 /// Level `l` holds `n` positions (written, merged, flags set), `used` slots in levels `0..=l`: finish their
@@ -200,69 +206,80 @@ async fn descend(
     used: u64,
 ) -> Result<()> {
     let remaining = run.depth - l as u32;
-    ctx.set_level(remaining);
-    if !run.stats && !run.total {
-        ctx.clear(&ctx.levels[l].sub, n * 8);
+    if !run.stats() && !run.total() {
+        ctx.clear(&ctx.level(l).sub, n * 8);
     }
     cache_pass(ctx, run, l, n, Kernel::CacheProbe)?;
     // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
     // distinct positions when merging or the cache left gaps.
-    if !run.stats && remaining == 2 {
+    if !run.stats() && remaining == 2 {
         let leaf2 = Kernel::leaf2_for(run.side.map(|side| side ^ (l as u32 & 1)));
         if run.merge || run.cache_on {
-            let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
-            let k = gpu_scan(ctx, &flags, &offsets, 0, n).await?;
-            let lv = &ctx.levels[l];
+            let (flags, offsets) = (ctx.level(l).flags.clone(), ctx.level(l).offsets.clone());
+            let k = gpu_scan(ctx, remaining, &flags, &offsets, 0, n).await?;
+            let lv = ctx.level(l);
             ctx.dispatch(
                 Kernel::Compact,
+                remaining,
                 params(n, remaining, 0, 0),
                 &[&lv.flags, &lv.offsets, &lv.counts],
                 k * 4,
             )?;
             ctx.dispatch(
                 leaf2,
-                params(k, remaining, 1, 0),
-                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts, &ctx.total],
+                remaining,
+                params(k, remaining, LeafMode::Compacted as u32, 0),
+                &[&lv.pos, &lv.flags, &lv.sub, &lv.counts, ctx.total()],
                 k * 8,
             )?;
         } else {
             // One total: at most 12 bytes (three words of the accumulator) per workgroup; else 8 per position.
-            let (mode, writes) = if run.total {
-                (2, n.div_ceil(u64::from(leaf2.workgroup())) * 12)
+            let (mode, writes) = if run.total() {
+                (
+                    LeafMode::OneTotal,
+                    n.div_ceil(u64::from(leaf2.workgroup())) * 12,
+                )
             } else {
-                (0, n * 8)
+                (LeafMode::PerPosition, n * 8)
             };
-            let lv = &ctx.levels[l];
+            let lv = ctx.level(l);
             ctx.dispatch(
                 leaf2,
-                params(n, remaining, mode, 0),
-                &[&lv.pos, &lv.flags, &lv.sub, &ctx.dummy, &ctx.total],
+                remaining,
+                params(n, remaining, mode as u32, 0),
+                &[&lv.pos, &lv.flags, &lv.sub, ctx.dummy(), ctx.total()],
                 writes,
             )?;
         }
         return cache_pass(ctx, run, l, n, Kernel::CacheStore);
     }
     // Leaves in statistics mode only need "any legal move?" (mate, stalemate).
-    let first_only = run.stats && remaining == 0;
+    let count_mode = if run.stats() && remaining == 0 {
+        CountMode::FirstOnly
+    } else {
+        CountMode::All
+    };
     {
-        let lv = &ctx.levels[l];
+        let lv = ctx.level(l);
         ctx.dispatch(
             Kernel::Count,
-            params(n, remaining, first_only as u32, 0),
+            remaining,
+            params(n, remaining, count_mode as u32, 0),
             &[&lv.pos, &lv.flags, &lv.counts],
             n * 4,
         )?;
     }
-    if run.stats && remaining == 0 {
-        let lv = &ctx.levels[l];
-        ctx.clear(&ctx.dummy, 64);
+    if run.stats() && remaining == 0 {
+        let lv = ctx.level(l);
+        ctx.clear(ctx.dummy(), 64);
         ctx.dispatch(
             Kernel::Stats,
+            remaining,
             params(n, 0, 0, 0),
-            &[&lv.info, &lv.counts, &ctx.dummy],
+            &[&lv.info, &lv.counts, ctx.dummy()],
             36,
         )?;
-        let t = ctx.read_u32(&ctx.dummy, 0, 9).await?;
+        let t = ctx.read_u32(ctx.dummy(), 0, 9).await?;
         let t: Vec<u64> = t.into_iter().map(u64::from).collect();
         run.leaves += n;
         // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
@@ -271,41 +288,48 @@ async fn descend(
         }
         return Ok(());
     }
-    if !run.stats && remaining == 1 {
+    if !run.stats() && remaining == 1 {
         // A root of depth 1 (remaining 2 is fused): its count is the answer.
         return Ok(());
     }
-    let (counts, offsets) = (ctx.levels[l].counts.clone(), ctx.levels[l].offsets.clone());
+    let (counts, offsets) = (ctx.level(l).counts.clone(), ctx.level(l).offsets.clone());
     // Written levels below the children: down to remaining 2, or to the leaves in statistics mode.
-    let below = if run.stats {
+    let below = if run.stats() {
         remaining - 1
     } else {
         remaining.saturating_sub(3)
     };
-    let room = level_cap(ctx, run.merge).min(
-        run.s
-            .budget_slots()
-            .saturating_sub(used + RESERVE * u64::from(below)),
-    );
+    let room = room_for_children(ctx.limits(), run.s.budget_bytes, run.merge, used, below);
     // Prefix sums and slices per chunk of SCAN_CHUNK positions (one chunk below 2^23 positions); offsets and
     // slice bases are relative to their chunk.
     let mut slices = Vec::new();
-    let chunk_len = ctx.scan_chunk.clamp(1, SCAN_CHUNK);
+    let chunk_len = ctx.scan_chunk().clamp(1, SCAN_CHUNK);
     for start in (0..n).step_by(chunk_len as usize) {
         let len = chunk_len.min(n - start);
-        let total = gpu_scan(ctx, &counts, &offsets, start, len).await?;
+        let total = gpu_scan(ctx, remaining, &counts, &offsets, start, len).await?;
         if total <= room {
-            slices.push((start, start + len, 0, total));
+            slices.push(super::planner::Slice {
+                first: start,
+                end: start + len,
+                base: 0,
+                children: total,
+            });
         } else {
             let chunk = ctx.read_u32(&counts, start, len).await?;
             slices.extend(
                 plan_slices(&chunk, room)?
                     .into_iter()
-                    .map(|(first, end, base, cnt)| (start + first, start + end, base, cnt)),
+                    .map(|sl| super::planner::Slice {
+                        first: start + sl.first,
+                        end: start + sl.end,
+                        ..sl
+                    }),
             );
         }
     }
-    for (first, end, base, cnt) in slices {
+    let child = remaining - 1;
+    for sl in slices {
+        let cnt = sl.children;
         if cnt == 0 {
             continue;
         }
@@ -313,18 +337,21 @@ async fn descend(
         // The merge table is only read when merging (it is bound either way).
         let mask = ctx.ensure_table(if run.merge { 2 * cnt } else { 64 });
         // Writing and merging the children, and later their back-propagation, count for the child level.
-        ctx.set_level(remaining - 1);
         {
-            let (lv, next) = (&ctx.levels[l], &ctx.levels[l + 1]);
-            let with_info = run.stats && remaining == 1;
-            // Bit 0: leaf statistics; bit 1: no parent indices (nothing is back-propagated).
-            let mode = with_info as u32 | (run.total as u32) << 1;
+            let (lv, next) = (ctx.level(l), ctx.level(l + 1));
+            let with_info = run.stats() && remaining == 1;
             ctx.dispatch(
                 Kernel::Expand,
+                child,
                 GpuParams {
-                    first: first as u32,
-                    base: base as u32,
-                    ..params(end - first, remaining, mode, 0)
+                    first: sl.first as u32,
+                    base: sl.base as u32,
+                    ..params(
+                        sl.end - sl.first,
+                        remaining,
+                        expand_mode(with_info, run.total()),
+                        0,
+                    )
                 },
                 &[
                     &lv.pos,
@@ -334,78 +361,54 @@ async fn descend(
                     &next.parents,
                     &next.info,
                 ],
-                cnt * (64 + 4 * !run.total as u64 + 4 * with_info as u64),
+                cnt * (64 + 4 * !run.total() as u64 + 4 * with_info as u64),
             )?;
-            let table = &ctx.table.as_ref().expect("table allocated").0;
             // Slots hold the generation in their top 8 bits and index + 1 below: a merged level has fewer than
-            // 2^24 positions ([`level_cap`]).
+            // 2^24 positions ([`super::memory::level_cap`]).
             debug_assert!(!run.merge || cnt <= MERGE_MAX);
             let generation = if run.merge {
                 ctx.next_table_generation()
             } else {
                 0
             };
-            // merge.wgsl: 1 merges; 0 sets the flags and representatives; 2 the flags only (one total).
             let merge_mode = if run.merge {
-                1
-            } else if run.total {
-                2
+                MergeMode::Merge
+            } else if run.total() {
+                MergeMode::FlagsOnly
             } else {
-                0
+                MergeMode::Flags
             };
             ctx.dispatch(
                 Kernel::Merge,
+                child,
                 GpuParams {
                     extra: generation,
-                    ..params(cnt, remaining - 1, merge_mode, mask)
+                    ..params(cnt, child, merge_mode as u32, mask)
                 },
-                &[&next.pos, table, &next.rep, &next.flags, &ctx.tally],
-                cnt * if run.total { 4 } else { 8 } + if run.merge { cnt * 4 } else { 0 },
+                &[
+                    &next.pos,
+                    ctx.merge_table(),
+                    &next.rep,
+                    &next.flags,
+                    ctx.tally(),
+                ],
+                cnt * if run.total() { 4 } else { 8 } + if run.merge { cnt * 4 } else { 0 },
             )?;
         }
-        ctx.record_level(remaining - 1, cnt, !run.merge);
+        ctx.record_level(child, cnt, !run.merge);
         Box::pin(descend(ctx, run, l + 1, cnt, used + cnt)).await?;
-        ctx.set_level(remaining - 1);
-        if !run.stats && !run.total {
-            let (child, parent) = (&ctx.levels[l + 1], &ctx.levels[l]);
+        if !run.stats() && !run.total() {
+            let (next, parent) = (ctx.level(l + 1), ctx.level(l));
             ctx.dispatch(
                 Kernel::Backprop,
+                child,
                 params(cnt, 0, 0, 0),
-                &[&child.parents, &child.rep, &child.sub, &parent.sub],
+                &[&next.parents, &next.rep, &next.sub, &parent.sub],
                 cnt * 8,
             )?;
         }
     }
     cache_pass(ctx, run, l, n, Kernel::CacheStore)
-}
-
-/// Cut a level into consecutive slices whose children (from the per-position `counts`) fit `room` slots:
-/// `(first, end, first child, children)` each.
-///
-/// # Errors
-/// [`crate::Error::Backend`] when one position alone has more children than `room`: the memory budget is too
-/// small for this depth.
-fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<(u64, u64, u64, u64)>> {
-    let mut out = Vec::new();
-    let (mut first, mut base, mut sum) = (0u64, 0u64, 0u64);
-    for (i, &c) in counts.iter().enumerate() {
-        let c = u64::from(c);
-        if c > room {
-            return Err(crate::Error::Backend(format!(
-                "--gpu-mem: the GPU memory budget leaves room for {room} positions at a level, but a position \
-                 has {c} moves; give a larger --gpu-mem"
-            )));
-        }
-        if sum + c > room {
-            out.push((first, i as u64, base, sum));
-            first = i as u64;
-            base += sum;
-            sum = 0;
-        }
-        sum += c;
-    }
-    out.push((first, counts.len() as u64, base, sum));
-    Ok(out)
 }
 
 /// Probe (`CacheProbe`: hits set `sub` and the flags) or fill (`CacheStore`: the subtree counts of the
@@ -433,14 +436,13 @@ pub fn table_pass(
     remaining: u32,
     kernel: Kernel,
 ) -> Result<()> {
-    let Some(cache) = ctx.cache.as_ref() else {
+    let Some(cache) = ctx.cache() else {
         return Ok(());
     };
     let Some(table) = cache.table(remaining) else {
         return Ok(());
     };
-    ctx.set_level(remaining);
-    let lv = &ctx.levels[l];
+    let lv = ctx.level(l);
     for group in 0..table.groups() {
         let [c0, c1, c2, c3] = cache.bound(table, group);
         let p = GpuParams {
@@ -452,32 +454,34 @@ pub fn table_pass(
         // Each thread writes in one group's dispatch at most: the bound is counted once, with the first.
         let once = u64::from(group == 0);
         if kernel == Kernel::CacheProbe {
-            let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, &ctx.tally];
-            ctx.dispatch(kernel, p, &buffers, once * n * 12)?;
+            let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, ctx.tally()];
+            ctx.dispatch(kernel, remaining, p, &buffers, once * n * 12)?;
         } else {
             let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3];
-            ctx.dispatch(kernel, p, &buffers, once * n * 16)?;
+            ctx.dispatch(kernel, remaining, p, &buffers, once * n * 16)?;
         }
     }
     Ok(())
 }
 
 /// Exclusive prefix sum of the `n` u32 values of `input` from index `first` on into `output` (same
-/// indices), on the GPU (blocks of 256, recursing on the block sums); returns the total (one 4-byte
-/// read-back). The caller keeps the total below 2^32 ([`SCAN_CHUNK`]).
+/// indices), on the GPU (blocks of 256, recursing on the block sums), its time counted for remaining depth
+/// `level`; returns the total (one 4-byte read-back). The caller keeps the total below 2^32 ([`SCAN_CHUNK`]).
 async fn gpu_scan(
     ctx: &mut GpuContext,
+    level: u32,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
     first: u64,
     n: u64,
 ) -> Result<u64> {
-    scan_at(ctx, input, output, first, n, 0).await
+    scan_at(ctx, level, input, output, first, n, 0).await
 }
 
 /// [`gpu_scan`] at recursion depth `r` (its block sums in scratch slots `2r` and `2r + 1`).
 async fn scan_at(
     ctx: &mut GpuContext,
+    level: u32,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
     first: u64,
@@ -490,41 +494,21 @@ async fn scan_at(
         first: first as u32,
         ..params(n, 0, 0, 0)
     };
-    ctx.dispatch(Kernel::Scan, p, &[input, output, &sums], n * 4 + blocks * 4)?;
+    ctx.dispatch(
+        Kernel::Scan,
+        level,
+        p,
+        &[input, output, &sums],
+        n * 4 + blocks * 4,
+    )?;
     if blocks == 1 {
         return Ok(ctx.read_u32(&sums, 0, 1).await?[0] as u64);
     }
     let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
-    let total = Box::pin(scan_at(ctx, &sums, &sum_offsets, 0, blocks, r + 1)).await?;
-    ctx.dispatch(Kernel::ScanAdd, p, &[&sum_offsets, output], n * 4)?;
+    let total = Box::pin(scan_at(ctx, level, &sums, &sum_offsets, 0, blocks, r + 1)).await?;
+    ctx.dispatch(Kernel::ScanAdd, level, p, &[&sum_offsets, output], n * 4)?;
     Ok(total)
 }
-
-/// Deepest tree one run counts: its per-root counts are u64 on the GPU, and perft 11 of any realistic position
-/// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
-pub const MAX_RUN_DEPTH: u32 = 11;
-
-/// Progress of a count ([`super::GpuBackend::perft_async`]): units of its plan done so far, of how many, and
-/// the leaf nodes counted by them (each finished piece's counts times the number of ways the roots reach its
-/// positions, plus what the host table answered at once: `nodes` ends at the roots' total).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GpuProgress {
-    /// Units done.
-    pub done: u64,
-    /// Units in all.
-    pub total: u64,
-    /// Leaf nodes counted so far.
-    pub nodes: u128,
-}
-
-/// Where a count reports its progress and learns whether to go on ([`std::ops::ControlFlow::Break`] stops it
-/// with [`crate::Error::Interrupted`] after the unit in flight).
-pub type Progress<'a> = &'a mut dyn FnMut(GpuProgress) -> std::ops::ControlFlow<()>;
-
-/// Units of work a count with progress is cut into ([`super::GpuBackend::perft_async`]): the last host
-/// level's positions in this many pieces (one GPU run or more each), with enough host plies for that many
-/// positions. Blocking counts use one unit, so their runs are as large as the budget allows.
-pub const PROGRESS_UNITS: usize = 32;
 
 /// The perft count of each root to `depth`. Planned before running: the top plies above what one run may
 /// count (and at least [`Settings::host_plies`]) are expanded on the host (host levels, with the host table),
@@ -567,14 +551,14 @@ pub async fn subtree_counts_async(
 }
 
 /// One GPU of a [`Gpus::Many`] pool: its context and what its runs may use (the budget is per adapter).
-pub struct Device {
+pub struct PoolDevice {
     /// The adapter's context.
     pub ctx: std::sync::Mutex<GpuContext>,
     /// Its settings (merging and tables alike for all; its own level budget).
     pub settings: Settings,
 }
 
-impl Device {
+impl PoolDevice {
     /// Lock the context (a poisoned lock is taken over: the context holds no invariant a panic breaks
     /// half-way that the next run relies on).
     pub fn lock(&self) -> std::sync::MutexGuard<'_, GpuContext> {
@@ -589,7 +573,7 @@ pub enum Gpus<'a> {
     One(&'a mut GpuContext, Settings),
     /// Several adapters, one thread each (native only: the browser has one adapter and no threads).
     #[cfg(not(target_arch = "wasm32"))]
-    Many(&'a [Device]),
+    Many(&'a [PoolDevice]),
 }
 
 impl Gpus<'_> {
@@ -620,32 +604,19 @@ impl Gpus<'_> {
         }
     }
 
-    /// [`gpu_counts`] over `roots`, spread over the adapters (several adapters: one blocking thread each).
-    async fn counts(&mut self, roots: &[GpuPos], depth: u32) -> Result<Vec<u128>> {
+    /// [`gpu_runs`] over `roots`, spread over the adapters (several adapters: one blocking thread each; with
+    /// [`RunKind::Total`], one total per piece).
+    async fn runs(&mut self, roots: &[GpuPos], depth: u32, kind: RunKind) -> Result<Vec<u128>> {
         match self {
-            Gpus::One(ctx, s) => gpu_counts(ctx, roots, depth, s).await,
+            Gpus::One(ctx, s) => gpu_runs(ctx, roots, depth, kind, s).await,
             #[cfg(not(target_arch = "wasm32"))]
             Gpus::Many(d) => Ok(spread(d, roots, |ctx, part, s| {
                 let device = ctx.device_handle();
-                super::context::block_on(&device, gpu_counts(ctx, part, depth, s))
+                super::context::block_on(&device, gpu_runs(ctx, part, depth, kind, s))
             })?
             .into_iter()
             .flatten()
             .collect()),
-        }
-    }
-
-    /// [`gpu_total`] over `roots`, spread over the adapters.
-    async fn total(&mut self, roots: &[GpuPos], depth: u32) -> Result<u128> {
-        match self {
-            Gpus::One(ctx, s) => gpu_total(ctx, roots, depth, s).await,
-            #[cfg(not(target_arch = "wasm32"))]
-            Gpus::Many(d) => Ok(spread(d, roots, |ctx, part, s| {
-                let device = ctx.device_handle();
-                super::context::block_on(&device, gpu_total(ctx, part, depth, s))
-            })?
-            .into_iter()
-            .sum()),
         }
     }
 }
@@ -659,7 +630,7 @@ const PIECES_PER_DEVICE: usize = 4;
 /// The first error stops every thread after its current piece and is returned.
 #[cfg(not(target_arch = "wasm32"))]
 fn spread<T: Send>(
-    devices: &[Device],
+    devices: &[PoolDevice],
     roots: &[GpuPos],
     f: impl Fn(&mut GpuContext, &[GpuPos], &Settings) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
@@ -731,9 +702,8 @@ pub async fn pool_counts(
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
     }
-    let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
-    let plies = (depth - run_depth).max(s.host_plies.min(depth - 1));
-    if totals_only(&s) && roots.len() > 1 {
+    let plies = host_plies(&s, depth);
+    if s.totals_only() && roots.len() > 1 {
         // Without merging and tables nothing is shared between roots: each root alone, by its total (a
         // unit of progress is then a root).
         let mut out = Vec::with_capacity(roots.len());
@@ -747,11 +717,9 @@ pub async fn pool_counts(
                     nodes: before + p.nodes,
                 })
             };
-            let key = [GpuPos::from_setup(r)];
-            let c = host_counts(
+            let c = run_plan(
                 gpus,
                 std::slice::from_ref(r),
-                &key,
                 depth,
                 plies,
                 units,
@@ -768,262 +736,110 @@ pub async fn pool_counts(
         }))?;
         return Ok(out);
     }
-    let keys: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
-    host_counts(gpus, roots, &keys, depth, plies, units, progress).await
+    run_plan(gpus, roots, depth, plies, units, progress).await
 }
 
-/// [`crate::Error::Interrupted`] when a progress callback asked to stop.
-fn stop_if_asked(flow: std::ops::ControlFlow<()>) -> Result<()> {
-    match flow {
-        std::ops::ControlFlow::Continue(()) => Ok(()),
-        std::ops::ControlFlow::Break(()) => Err(crate::Error::Interrupted(
-            "the GPU count was stopped by its caller".into(),
-        )),
-    }
-}
-
-/// Whether runs only need totals (the fused kernel's one-total mode, [`run_tree`]): without merging and
-/// tables every root is counted alone ([`subtree_counts`]), and a root's count is the plain sum of the counts
-/// of its host-level descendants.
-fn totals_only(s: &Settings) -> bool {
-    !s.merge && !s.cache
-}
-
-/// One position of a host level: its key, its setup, its children (indices into the next host level, one per
-/// legal move: a transposition appears as the same index twice), its count once known, and the number of
-/// ways the roots reach it (for progress).
-struct HostNode {
-    key: GpuPos,
-    setup: Setup,
-    kids: Vec<u32>,
-    count: Option<u128>,
-    ways: u128,
-}
-
-/// The index in `level` of the position `key`: with `merge`, the node already there for it (found through
-/// `index`), else a new node made from `setup()` (recorded in `index` when merging).
-fn place(
-    level: &mut Vec<HostNode>,
-    index: &mut hashbrown::HashMap<GpuPos, u32>,
-    merge: bool,
-    key: GpuPos,
-    setup: impl FnOnce() -> Setup,
-) -> u32 {
-    if merge {
-        if let Some(&at) = index.get(&key) {
-            return at;
-        }
-    }
-    level.push(HostNode {
-        key,
-        setup: setup(),
-        kids: Vec::new(),
-        count: None,
-        ways: 0,
-    });
-    let at = level.len() as u32 - 1;
-    if merge {
-        index.insert(key, at);
-    }
-    at
-}
-
-/// The host levels: expand at least `plies` plies of `roots` on the host (more, up to `depth - 1`, while the
-/// last level's positions left to count are fewer than [`Gpus::min_frontier`], or than `units` when there
-/// are several), merging transpositions (with `s.merge`: each distinct position once per level, its
-/// multiplicity carried by the parents' child lists), count the distinct positions of the last host level in
-/// GPU runs ([`Gpus::counts`], spread over the adapters) in `units` pieces, then add the counts up level by
-/// level. With the tables on (`s.cache`), every position's count is looked up in the host table first (whole
-/// position and remaining depth: exact) and stored there once known, so later batches, `--divide` root moves
-/// and suite positions reuse it. Counts are exact u128.
-async fn host_counts(
+/// Count one [`Plan`](super::planner::Plan) of `roots` to `depth`: its units on the GPUs, `progress` told
+/// before the first and after each, then the host levels folded; with the tables on every finished count
+/// goes to the host table.
+async fn run_plan(
     gpus: &mut Gpus<'_>,
     roots: &[Setup],
-    keys: &[GpuPos],
     depth: u32,
     plies: u32,
     units: usize,
     progress: Progress<'_>,
 ) -> Result<Vec<u128>> {
     let s = gpus.settings();
-    let units = units.max(1);
-    let want = gpus.min_frontier().max(if units > 1 { units } else { 0 });
-    let mut plies = plies;
-    let mut levels: Vec<Vec<HostNode>> = Vec::with_capacity(plies as usize + 1);
-    let mut index: hashbrown::HashMap<GpuPos, u32> = hashbrown::HashMap::new();
-    // Each root's node in level 0.
-    let mut root_nodes = Vec::with_capacity(roots.len());
-    let mut top = Vec::new();
-    for (setup, &key) in roots.iter().zip(keys) {
-        let at = place(&mut top, &mut index, s.merge, key, || setup.clone());
-        top[at as usize].ways += 1;
-        root_nodes.push(at as usize);
-    }
-    levels.push(top);
-    // Leaf nodes known so far: the counts found in the host table, times the ways the roots reach them.
-    let mut nodes = 0u128;
-    let mut ply = 0;
-    loop {
-        let remaining = depth - ply;
-        let level = levels.last_mut().expect("a level");
-        if s.cache {
-            gpus.host(|ctx| {
-                for node in level.iter_mut() {
-                    if let Some(&c) = ctx.host_table.get(&(node.key, remaining)) {
-                        node.count = Some(c);
-                        ctx.host_hits += 1;
-                    }
-                }
-            });
-        }
-        let open = level.iter().filter(|n| n.count.is_none()).count();
-        if ply >= plies {
-            if open == 0 || open >= want || ply + 1 >= depth {
-                break;
-            }
-            plies = ply + 1;
-        }
-        nodes += level
-            .iter()
-            .filter_map(|n| n.count.map(|c| c * n.ways))
-            .sum::<u128>();
-        gpus.host(|ctx| ctx.host_positions += open as u64);
-        index.clear();
-        let mut next = Vec::new();
-        for node in level.iter_mut().filter(|n| n.count.is_none()) {
-            for m in reference::legal_moves(&node.setup) {
-                let child = reference::play(&node.setup, m);
-                let key = GpuPos::from_setup(&child);
-                let at = place(&mut next, &mut index, s.merge, key, || child);
-                next[at as usize].ways += node.ways;
-                node.kids.push(at);
-            }
-        }
-        levels.push(next);
-        ply += 1;
-    }
-    // The last host level on the GPU: its positions not found in the host table, in `units` pieces.
-    let remaining = depth - plies;
-    let frontier = levels.last_mut().expect("a level");
-    nodes += frontier
-        .iter()
-        .filter_map(|n| n.count.map(|c| c * n.ways))
-        .sum::<u128>();
-    let todo: Vec<usize> = (0..frontier.len())
-        .filter(|&i| frontier[i].count.is_none())
-        .collect();
-    let piece = todo.len().div_ceil(units).max(1);
-    let all = todo.len().div_ceil(piece) as u64;
+    let want = gpus.min_frontier();
+    let mut plan =
+        gpus.host(|ctx| make_plan(roots, depth, plies, &s, want, units, ctx.host_table_mut()));
+    gpus.host(|ctx| ctx.note_host_positions(plan.expanded()));
+    let remaining = plan.remaining();
+    let all = plan.units() as u64;
+    let mut nodes = plan.known_nodes();
     stop_if_asked(progress(GpuProgress {
         done: 0,
         total: all,
         nodes,
     }))?;
-    if totals_only(&s) && roots.len() == 1 {
+    if plan.counting() == Counting::Total {
         // One root, nothing merged: its count is the sum of the last host level's (each reached once).
-        let mut sum = 0u128;
-        for (k, part) in todo.chunks(piece).enumerate() {
-            let batch: Vec<GpuPos> = part.iter().map(|&i| frontier[i].key).collect();
-            sum += gpus.total(&batch, remaining).await?;
+        for k in 0..plan.units() {
+            nodes += gpus
+                .runs(&plan.unit_batch(k), remaining, RunKind::Total)
+                .await?
+                .iter()
+                .sum::<u128>();
             stop_if_asked(progress(GpuProgress {
                 done: k as u64 + 1,
                 total: all,
-                nodes: nodes + sum,
+                nodes,
             }))?;
         }
-        return Ok(vec![sum]);
+        return Ok(vec![nodes]);
     }
-    for (k, part) in todo.chunks(piece).enumerate() {
-        let batch: Vec<GpuPos> = part.iter().map(|&i| frontier[i].key).collect();
-        let counts = gpus.counts(&batch, remaining).await?;
-        gpus.host(|ctx| {
-            for (&i, c) in part.iter().zip(counts) {
-                frontier[i].count = Some(c);
-                nodes += c * frontier[i].ways;
-                remember(ctx, &s, frontier[i].key, remaining, c);
-            }
-        });
+    for k in 0..plan.units() {
+        let counts = gpus
+            .runs(&plan.unit_batch(k), remaining, RunKind::Counts)
+            .await?;
+        nodes += gpus.host(|ctx| plan.finish_unit(k, &counts, &mut keeper(ctx, &s)));
         stop_if_asked(progress(GpuProgress {
             done: k as u64 + 1,
             total: all,
             nodes,
         }))?;
     }
-    // Counts up the host levels: a position's count is the sum over its moves of its children's counts.
-    gpus.host(|ctx| {
-        for ply in (0..plies as usize).rev() {
-            let (upper, lower) = levels.split_at_mut(ply + 1);
-            let (upper, lower) = (&mut upper[ply], &lower[0]);
-            for node in upper.iter_mut().filter(|n| n.count.is_none()) {
-                let c: u128 = node
-                    .kids
-                    .iter()
-                    .map(|&k| lower[k as usize].count.expect("counted"))
-                    .sum();
-                node.count = Some(c);
-                remember(ctx, &s, node.key, depth - ply as u32, c);
-            }
+    Ok(gpus.host(|ctx| plan.fold(&mut keeper(ctx, &s))))
+}
+
+/// Keep finished subtree counts in the host table (with the tables on; emptied when it is full).
+fn keeper<'a>(
+    ctx: &'a mut GpuContext,
+    s: &Settings,
+) -> impl FnMut(super::memory::HostKey, u128) + 'a {
+    let on = s.cache;
+    move |key, count| {
+        if on {
+            ctx.host_table_mut().insert(key, count);
         }
-    });
-    Ok(root_nodes
-        .into_iter()
-        .map(|i| levels[0][i].count.expect("counted"))
-        .collect())
+    }
 }
 
-/// Keep a finished subtree count in the host table (with the tables on), emptied when it is full.
-fn remember(ctx: &mut GpuContext, s: &Settings, key: GpuPos, remaining: u32, count: u128) {
-    if !s.cache {
-        return;
-    }
-    if ctx.host_table_max() == 0 {
-        return;
-    }
-    if ctx.host_table.len() >= ctx.host_table_max() {
-        ctx.host_table.clear();
-    }
-    ctx.host_table.insert((key, remaining), count);
-}
-
-/// GPU runs over `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), in chunks that one level may hold.
-async fn gpu_counts(
+/// GPU runs over `roots` to `depth` (≤ [`super::memory::MAX_RUN_DEPTH`]), in chunks that one level may hold:
+/// each root's count ([`RunKind::Counts`]), or one total ([`RunKind::Total`]: the one-total mode, no
+/// per-position counts; merging and tables off).
+async fn gpu_runs(
     ctx: &mut GpuContext,
     roots: &[GpuPos],
     depth: u32,
+    kind: RunKind,
     s: &Settings,
 ) -> Result<Vec<u128>> {
-    if depth == 0 || roots.is_empty() {
-        return Ok(vec![1; roots.len()]);
-    }
-    let chunk = room_for_roots(ctx, s, depth) as usize;
-    let mut out = Vec::with_capacity(roots.len());
-    for part in roots.chunks(chunk) {
-        ctx.note_run(part.len());
-        let (counts, _) = run_tree(ctx, part, depth, false, false, s).await?;
-        out.extend(counts);
-    }
-    Ok(out)
-}
-
-/// The sum of the counts of `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), from GPU runs in the one-total mode (no
-/// per-position counts; merging and tables off), in chunks that one level may hold.
-async fn gpu_total(
-    ctx: &mut GpuContext,
-    roots: &[GpuPos],
-    depth: u32,
-    s: &Settings,
-) -> Result<u128> {
+    let total = kind == RunKind::Total;
     if depth == 0 {
-        return Ok(roots.len() as u128);
+        return Ok(if total {
+            vec![roots.len() as u128]
+        } else {
+            vec![1; roots.len()]
+        });
     }
-    let chunk = room_for_roots(ctx, s, depth) as usize;
+    let chunk = room_for_roots(ctx.limits(), s.budget_bytes, depth) as usize;
+    let mut out = Vec::with_capacity(if total { 1 } else { roots.len() });
     let mut sum = 0u128;
     for part in roots.chunks(chunk) {
         ctx.note_run(part.len());
-        let (counts, _) = run_tree(ctx, part, depth, false, true, s).await?;
-        sum += counts.iter().sum::<u128>();
+        let (counts, _) = run_tree(ctx, part, depth, kind, s).await?;
+        if total {
+            sum += counts.iter().sum::<u128>();
+        } else {
+            out.extend(counts);
+        }
     }
-    Ok(sum)
+    if total {
+        out.push(sum);
+    }
+    Ok(out)
 }
 
 /// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`];
@@ -1055,12 +871,12 @@ pub async fn tree_stats_async(
     if depth == 0 || roots.is_empty() {
         return Ok((roots.len() as u128, Stats::default()));
     }
-    let chunk = room_for_roots(ctx, s, depth + 2) as usize;
+    let chunk = room_for_roots(ctx.limits(), s.budget_bytes, depth + 2) as usize;
     let mut total = (0u128, Stats::default());
     for part in roots.chunks(chunk) {
         let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
         ctx.note_run(gpu.len());
-        let (leaves, st) = run_tree(ctx, &gpu, depth, true, false, s).await?;
+        let (leaves, st) = run_tree(ctx, &gpu, depth, RunKind::Stats, s).await?;
         total = (total.0 + leaves.iter().sum::<u128>(), total.1 + st);
     }
     Ok(total)
@@ -1081,18 +897,19 @@ pub async fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<V
         ctx.ensure_level(0, n);
         let mask = ctx.ensure_table(64);
         let counts = {
-            let lv = &ctx.levels[0];
+            let lv = ctx.level(0);
             ctx.upload(&lv.pos, bytemuck::cast_slice(&gpu))?;
-            let table = &ctx.table.as_ref().expect("table allocated").0;
             ctx.dispatch(
                 Kernel::Merge,
-                params(n, 1, 0, mask),
-                &[&lv.pos, table, &lv.rep, &lv.flags, &ctx.tally],
+                1,
+                params(n, 1, MergeMode::Flags as u32, mask),
+                &[&lv.pos, ctx.merge_table(), &lv.rep, &lv.flags, ctx.tally()],
                 n * 8,
             )?;
             ctx.dispatch(
                 Kernel::Count,
-                params(n, 1, 0, 0),
+                1,
+                params(n, 1, CountMode::All as u32, 0),
                 &[&lv.pos, &lv.flags, &lv.counts],
                 n * 4,
             )?;
@@ -1105,10 +922,11 @@ pub async fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<V
             total += c;
         }
         let moves = ctx.buffer("move lists", total as u64 * 4);
-        let lv = &ctx.levels[0];
+        let lv = ctx.level(0);
         ctx.upload(&lv.offsets, bytemuck::cast_slice(&offsets))?;
         ctx.dispatch(
             Kernel::Moves,
+            1,
             params(n, 1, 0, 0),
             &[&lv.pos, &lv.offsets, &moves],
             total as u64 * 4,

@@ -1,0 +1,411 @@
+//! The planner: what a count will do, decided before any GPU work, as a value ([`Plan`]) that can be printed
+//! and tested. A plan is the host levels (the plies above what one run counts, and more where progress or
+//! several adapters want more pieces of work, expanded with the reference generator, transpositions merged
+//! and counts found in the host table taken), the last host level's positions left to count, cut into units
+//! of work, and how they are counted (per position, or one total). Inside a run, the slices of a level are
+//! planned from its children's counts ([`plan_slices`]) before that level is written. The executor
+//! ([`super::executor`]) runs plans; this module touches no GPU.
+
+use super::buffers::GpuPos;
+use super::memory::{HostKey, MAX_RUN_DEPTH};
+use super::tables::HostTable;
+use crate::error::Result;
+use crate::position::Setup;
+use crate::reference;
+
+/// What a run may use.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Merge transpositions.
+    pub merge: bool,
+    /// Use the transposition tables (when the context has one).
+    pub cache: bool,
+    /// Memory budget in bytes for the level buffers of one run.
+    pub budget_bytes: u64,
+    /// Deepest tree one run counts ([`MAX_RUN_DEPTH`]; smaller in tests of the host split).
+    pub max_run_depth: u32,
+    /// Plies always expanded on the host above the GPU runs (0: only those above `max_run_depth`); with the
+    /// tables on, their counts go to the host table.
+    pub host_plies: u32,
+}
+
+impl Settings {
+    /// Whether runs only need totals (the fused kernel's one-total mode): without merging and tables every
+    /// root is counted alone, and a root's count is the plain sum of the counts of its host-level
+    /// descendants.
+    pub fn totals_only(&self) -> bool {
+        !self.merge && !self.cache
+    }
+}
+
+/// Progress of a count ([`super::GpuBackend::perft_async`]): units of its plan done so far, of how many, and
+/// the leaf nodes counted by them (each finished piece's counts times the number of ways the roots reach its
+/// positions, plus what the host table answered at once: `nodes` ends at the roots' total).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuProgress {
+    /// Units done.
+    pub done: u64,
+    /// Units in all.
+    pub total: u64,
+    /// Leaf nodes counted so far.
+    pub nodes: u128,
+}
+
+/// Where a count reports its progress and learns whether to go on ([`std::ops::ControlFlow::Break`] stops it
+/// with [`crate::Error::Interrupted`] after the unit in flight).
+pub type Progress<'a> = &'a mut dyn FnMut(GpuProgress) -> std::ops::ControlFlow<()>;
+
+/// Units of work a count with progress is cut into ([`super::GpuBackend::perft_async`]): the last host
+/// level's positions in this many pieces (one GPU run or more each), with enough host plies for that many
+/// positions. Blocking counts use one unit, so their runs are as large as the budget allows.
+pub const PROGRESS_UNITS: usize = 32;
+
+/// [`crate::Error::Interrupted`] when a progress callback asked to stop.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] on [`std::ops::ControlFlow::Break`].
+pub fn stop_if_asked(flow: std::ops::ControlFlow<()>) -> Result<()> {
+    match flow {
+        std::ops::ControlFlow::Continue(()) => Ok(()),
+        std::ops::ControlFlow::Break(()) => Err(crate::Error::Interrupted(
+            "the GPU count was stopped by its caller".into(),
+        )),
+    }
+}
+
+/// How the GPU runs of a plan count their roots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// Each root's count is read back (merging or tables on, or several roots).
+    PerPosition,
+    /// Only the sum of the roots' counts (one root, merging and tables off): the fused kernel's one-total
+    /// mode.
+    Total,
+}
+
+/// One position of a host level: its key, its setup, its children (indices into the next host level, one per
+/// legal move: a transposition appears as the same index twice), its count once known, and the number of
+/// ways the roots reach it (for progress).
+struct HostNode {
+    key: GpuPos,
+    setup: Setup,
+    kids: Vec<u32>,
+    count: Option<u128>,
+    ways: u128,
+}
+
+/// The index in `level` of the position `key`: with `merge`, the node already there for it (found through
+/// `index`), else a new node made from `setup()` (recorded in `index` when merging).
+fn place(
+    level: &mut Vec<HostNode>,
+    index: &mut hashbrown::HashMap<GpuPos, u32>,
+    merge: bool,
+    key: GpuPos,
+    setup: impl FnOnce() -> Setup,
+) -> u32 {
+    if merge {
+        if let Some(&at) = index.get(&key) {
+            return at;
+        }
+    }
+    level.push(HostNode {
+        key,
+        setup: setup(),
+        kids: Vec::new(),
+        count: None,
+        ways: 0,
+    });
+    let at = level.len() as u32 - 1;
+    if merge {
+        index.insert(key, at);
+    }
+    at
+}
+
+/// The plan of one count: its host levels, the last host level's positions left to count on the GPU (at
+/// remaining depth [`Plan::remaining`]) in [`Plan::units`] units, and how they are counted. Made by
+/// [`plan`]; the executor feeds it each unit's counts ([`Plan::finish_unit`]) and folds the host levels
+/// ([`Plan::fold`]).
+pub struct Plan {
+    depth: u32,
+    plies: u32,
+    levels: Vec<Vec<HostNode>>,
+    root_nodes: Vec<usize>,
+    counting: Counting,
+    todo: Vec<usize>,
+    piece: usize,
+    known: u128,
+    expanded: u64,
+}
+
+/// Plan the count of each of `roots` to `depth` (≥ 1): expand at least `plies` plies on the host (more, up
+/// to `depth - 1`, while the last level's positions left to count are fewer than `min_frontier`, or than
+/// `units` when there are several), merging transpositions (with `s.merge`: each distinct position once per
+/// level, its multiplicity carried by the parents' child lists); with the tables on (`s.cache`) every
+/// position's count is looked up in `host` first (whole position and remaining depth: exact). The last host
+/// level's positions left are cut into `units` units.
+pub fn plan(
+    roots: &[Setup],
+    depth: u32,
+    plies: u32,
+    s: &Settings,
+    min_frontier: usize,
+    units: usize,
+    host: &mut HostTable,
+) -> Plan {
+    let units = units.max(1);
+    let want = min_frontier.max(if units > 1 { units } else { 0 });
+    let mut plies = plies;
+    let mut levels: Vec<Vec<HostNode>> = Vec::with_capacity(plies as usize + 1);
+    let mut index: hashbrown::HashMap<GpuPos, u32> = hashbrown::HashMap::new();
+    // Each root's node in level 0.
+    let mut root_nodes = Vec::with_capacity(roots.len());
+    let mut top = Vec::new();
+    for setup in roots {
+        let key = GpuPos::from_setup(setup);
+        let at = place(&mut top, &mut index, s.merge, key, || setup.clone());
+        top[at as usize].ways += 1;
+        root_nodes.push(at as usize);
+    }
+    levels.push(top);
+    // Leaf nodes known so far: the counts found in the host table, times the ways the roots reach them.
+    let mut known = 0u128;
+    let mut expanded = 0u64;
+    let mut ply = 0;
+    loop {
+        let remaining = depth - ply;
+        let level = levels.last_mut().expect("a level");
+        if s.cache {
+            for node in level.iter_mut() {
+                node.count = host.get(&(node.key, remaining));
+            }
+        }
+        let open = level.iter().filter(|n| n.count.is_none()).count();
+        if ply >= plies {
+            if open == 0 || open >= want || ply + 1 >= depth {
+                break;
+            }
+            plies = ply + 1;
+        }
+        known += level
+            .iter()
+            .filter_map(|n| n.count.map(|c| c * n.ways))
+            .sum::<u128>();
+        expanded += open as u64;
+        index.clear();
+        let mut next = Vec::new();
+        for node in level.iter_mut().filter(|n| n.count.is_none()) {
+            for m in reference::legal_moves(&node.setup) {
+                let child = reference::play(&node.setup, m);
+                let key = GpuPos::from_setup(&child);
+                let at = place(&mut next, &mut index, s.merge, key, || child);
+                next[at as usize].ways += node.ways;
+                node.kids.push(at);
+            }
+        }
+        levels.push(next);
+        ply += 1;
+    }
+    let frontier = levels.last().expect("a level");
+    known += frontier
+        .iter()
+        .filter_map(|n| n.count.map(|c| c * n.ways))
+        .sum::<u128>();
+    let todo: Vec<usize> = (0..frontier.len())
+        .filter(|&i| frontier[i].count.is_none())
+        .collect();
+    let piece = todo.len().div_ceil(units).max(1);
+    Plan {
+        depth,
+        plies,
+        counting: if s.totals_only() && roots.len() == 1 {
+            Counting::Total
+        } else {
+            Counting::PerPosition
+        },
+        levels,
+        root_nodes,
+        todo,
+        piece,
+        known,
+        expanded,
+    }
+}
+
+impl Plan {
+    /// Plies expanded on the host.
+    pub fn host_plies(&self) -> u32 {
+        self.plies
+    }
+
+    /// Remaining depth of the positions counted on the GPU.
+    pub fn remaining(&self) -> u32 {
+        self.depth - self.plies
+    }
+
+    /// Positions of each host level (the roots' level first; the last is counted on the GPU).
+    pub fn level_sizes(&self) -> Vec<usize> {
+        self.levels.iter().map(Vec::len).collect()
+    }
+
+    /// Distinct positions expanded on the host.
+    pub fn expanded(&self) -> u64 {
+        self.expanded
+    }
+
+    /// Positions the GPU counts (the last host level's not found in the host table).
+    pub fn gpu_positions(&self) -> usize {
+        self.todo.len()
+    }
+
+    /// Units of work: pieces of the positions the GPU counts.
+    pub fn units(&self) -> usize {
+        self.todo.len().div_ceil(self.piece)
+    }
+
+    /// How the GPU runs count.
+    pub fn counting(&self) -> Counting {
+        self.counting
+    }
+
+    /// Leaf nodes known before any GPU work (host-table counts times the ways the roots reach them).
+    pub fn known_nodes(&self) -> u128 {
+        self.known
+    }
+
+    fn unit(&self, k: usize) -> &[usize] {
+        let start = (k * self.piece).min(self.todo.len());
+        &self.todo[start..(start + self.piece).min(self.todo.len())]
+    }
+
+    /// The positions of unit `k`.
+    pub fn unit_batch(&self, k: usize) -> Vec<GpuPos> {
+        let frontier = self.levels.last().expect("a level");
+        self.unit(k).iter().map(|&i| frontier[i].key).collect()
+    }
+
+    /// Take the GPU's `counts` of unit `k` (in [`Plan::unit_batch`] order), each kept by `keep`; the leaf
+    /// nodes they add (times the ways the roots reach them).
+    pub fn finish_unit(
+        &mut self,
+        k: usize,
+        counts: &[u128],
+        keep: &mut dyn FnMut(HostKey, u128),
+    ) -> u128 {
+        let remaining = self.remaining();
+        let start = (k * self.piece).min(self.todo.len());
+        let end = (start + self.piece).min(self.todo.len());
+        let frontier = self.levels.last_mut().expect("a level");
+        let mut nodes = 0;
+        for (&i, &c) in self.todo[start..end].iter().zip(counts) {
+            frontier[i].count = Some(c);
+            nodes += c * frontier[i].ways;
+            keep((frontier[i].key, remaining), c);
+        }
+        nodes
+    }
+
+    /// Once every unit is finished: add the counts up the host levels (a position's count is the sum over its
+    /// moves of its children's counts, each kept by `keep`), and return each root's count.
+    pub fn fold(mut self, keep: &mut dyn FnMut(HostKey, u128)) -> Vec<u128> {
+        for ply in (0..self.plies as usize).rev() {
+            let (upper, lower) = self.levels.split_at_mut(ply + 1);
+            let (upper, lower) = (&mut upper[ply], &lower[0]);
+            for node in upper.iter_mut().filter(|n| n.count.is_none()) {
+                let c: u128 = node
+                    .kids
+                    .iter()
+                    .map(|&k| lower[k as usize].count.expect("counted"))
+                    .sum();
+                node.count = Some(c);
+                keep((node.key, self.depth - ply as u32), c);
+            }
+        }
+        self.root_nodes
+            .iter()
+            .map(|&i| self.levels[0][i].count.expect("counted"))
+            .collect()
+    }
+}
+
+impl std::fmt::Display for Plan {
+    /// For example `depth 5: host levels 1, 20, 400; 400 positions at remaining 3 on the GPU in 31 units of up
+    /// to 13, counted per position`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sizes: Vec<String> = self.level_sizes().iter().map(|n| n.to_string()).collect();
+        write!(
+            f,
+            "depth {}: host levels {}; {} positions at remaining {} on the GPU in {} units of up to {}, \
+             counted {}",
+            self.depth,
+            sizes.join(", "),
+            self.gpu_positions(),
+            self.remaining(),
+            self.units(),
+            self.piece,
+            match self.counting {
+                Counting::PerPosition => "per position",
+                Counting::Total => "as one total",
+            }
+        )
+    }
+}
+
+/// Host plies a count of `depth` needs at least: those above what one run counts, and at least
+/// `s.host_plies` (below `depth`).
+pub fn host_plies(s: &Settings, depth: u32) -> u32 {
+    let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
+    (depth - run_depth).max(s.host_plies.min(depth - 1))
+}
+
+/// A slice of a level: positions `first..end`, whose `children` children are written from index `base` of
+/// the next level (relative to their chunk).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// First position.
+    pub first: u64,
+    /// One past the last position.
+    pub end: u64,
+    /// Index of the first child in the next level.
+    pub base: u64,
+    /// Children of the slice.
+    pub children: u64,
+}
+
+/// Cut a level into consecutive slices whose children (from the per-position `counts`) fit `room` slots.
+///
+/// # Errors
+/// [`crate::Error::Backend`] when one position alone has more children than `room`: the memory budget is too
+/// small for this depth.
+pub fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<Slice>> {
+    let mut out = Vec::new();
+    let (mut first, mut base, mut sum) = (0u64, 0u64, 0u64);
+    for (i, &c) in counts.iter().enumerate() {
+        let c = u64::from(c);
+        if c > room {
+            return Err(crate::Error::Backend(format!(
+                "--gpu-mem: the GPU memory budget leaves room for {room} positions at a level, but a position \
+                 has {c} moves; give a larger --gpu-mem"
+            )));
+        }
+        if sum + c > room {
+            out.push(Slice {
+                first,
+                end: i as u64,
+                base,
+                children: sum,
+            });
+            first = i as u64;
+            base += sum;
+            sum = 0;
+        }
+        sum += c;
+    }
+    out.push(Slice {
+        first,
+        end: counts.len() as u64,
+        base,
+        children: sum,
+    });
+    Ok(out)
+}
