@@ -9,7 +9,7 @@ calls (EVENTS below). For each event this script runs `BIN suite EPD --backend g
 benches/sample-nodes.py), then reports each event per counted position as a ratio estimator
 sum(events) / sum(counted positions) over the lines, with a bootstrap standard error over the lines
 (--boot resamples, seed --boot-seed) and one from 10 batches, and the same for the hand-weighted WGSL
-operation count (WEIGHTS). With one EPD line (a full tree) the figures are exact and no error is given.
+operation count (WEIGHTS; WEIGHTS_BEFORE for the kernel before the 32-bit magics). With one EPD line (a full tree) the figures are exact and no error is given.
 
 As a check, --check-bin (a normal release build) runs the same suite on the CPU backend: its leaves must equal
 event 0 line by line, and the magic lookups must equal 2 per counted position plus one per own slider, two per
@@ -44,11 +44,16 @@ EVENTS = {
     13: "e.p. square set",
 }
 
-# WGSL operations, counted by hand (docs/gpu-notes.md "The fused kernel: where its work goes"): 250 fixed part
-# + 90 lean_make and loop per counted position; own slider 54, knight 19, king target 105, castling candidate
-# 55, sniper line 25 (each including its own magic lookups); one extra rook lookup (33) per castling
-# destination tested.
-WEIGHTS = {1: 340, 3: 54, 4: 19, 5: 105, 6: 55, 7: 25, 12: 33}
+# WGSL operations, counted by hand (docs/gpu-notes.md "Less work per count"), for the kernel as committed: a
+# magic lookup with 32-bit split magics is 7 ALU operations + 4 loads = 11; 207 fixed part (with both sniper
+# lookups) + 90 lean_make and loop per counted position; own slider 32, knight 19, king target 61, castling
+# candidate 14 (one mask load and test, the king path), sniper line 25 (each including its own magic lookups);
+# one extra rook lookup (11) per castling destination tested.
+WEIGHTS = {1: 297, 3: 32, 4: 19, 5: 61, 6: 14, 7: 25, 12: 11}
+# The same for the kernel before (commit d1543cd: 64-bit "fancy" magics from 32-bit halves, 33 per lookup;
+# castling paths from `span`s, 55 per candidate), applied to the same events (the events are the same in
+# both kernels), so one run gives both figures.
+WEIGHTS_BEFORE = {1: 340, 3: 54, 4: 19, 5: 105, 6: 55, 7: 25, 12: 33}
 
 
 def run_suite(binary, epd, backend, ev=None):
@@ -130,19 +135,23 @@ def main():
         se, be = errors(per[e], ys, a.boot, a.boot_seed)
         results[EVENTS[e]] = {"event": e, "per_counted": r, "boot_se": se, "batch_se": be}
         print(f"{EVENTS[e]:<55} {r:16.5f} {se or 0:10.5f} {be or 0:10.5f}")
-    if all(e in per for e in WEIGHTS):
-        w = [sum(WEIGHTS[e] * per[e][i] for e in WEIGHTS) for i in range(n)]
+    for label, weights in (("weighted WGSL operations", WEIGHTS),
+                           ("weighted WGSL operations, kernel before", WEIGHTS_BEFORE)):
+        if not all(e in per for e in weights):
+            continue
+        w = [sum(weights[e] * per[e][i] for e in weights) for i in range(n)]
         r = ratio(w, ys)
         se, be = errors(w, ys, a.boot, a.boot_seed)
-        results["weighted WGSL operations"] = {"per_counted": r, "boot_se": se, "batch_se": be}
-        print(f"{'weighted WGSL operations':<55} {r:16.2f} {se or 0:10.2f} {be or 0:10.2f}")
+        results[label] = {"per_counted": r, "boot_se": se, "batch_se": be}
+        print(f"{label:<55} {r:16.2f} {se or 0:10.2f} {be or 0:10.2f}")
         lw = ratio(w, per[0])
-        print(f"{'weighted WGSL operations per leaf':<55} {lw:16.2f}")
-        results["weighted WGSL operations per leaf"] = {"per_leaf": lw}
+        print(f"{label + ' per leaf':<55} {lw:16.2f}")
+        results[label + " per leaf"] = {"per_leaf": lw}
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"epd": a.epd, "lines": n, "per_line": {str(e): per[e] for e in per},
-                       "results": results, "weights": WEIGHTS, "boot": a.boot, "boot_seed": a.boot_seed}, f)
+                       "results": results, "weights": WEIGHTS,
+                       "weights_before": WEIGHTS_BEFORE, "boot": a.boot, "boot_seed": a.boot_seed}, f)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // The table is `params.mode` buffers of `params.extra` entries each; a dispatch binds one GROUP of up to four
 // of them (cache0 … cache3 are buffers `params.first` … `params.first + 3`), and the driver dispatches once
 // per group, so a depth may have any number of buffers while the kernel binds 8 storage buffers (WebGPU's
-// default per-stage limit). A position's buffer and entry come from `tt_buffer` and `tt_entry` (hashes
+// default per-stage limit). A position's buffer and entry come from `tt_slot` (common.wgsl: hashes
 // independent of the key); a thread whose buffer is outside the bound group returns before hashing further
 // or reading the table. Slots of the last group beyond the table's buffers are bound to tiny spare buffers
 // and never read. A hit (stored check XOR count equal to the 64-bit key of `tt_key`: a torn entry fails it)
@@ -36,13 +36,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let p = positions[i];
-    let b = tt_buffer(p, params.remaining, params.mode);
+    let slot = tt_slot(p);
     // Another group's buffer: that group's dispatch probes it.
-    if b < params.first || b - params.first >= 4u {
+    if slot.x >= 4u {
         return;
     }
     let key = tt_key(p, params.remaining);
-    let e = cache_load(b - params.first, tt_entry(p, params.remaining, params.extra));
+    let e = cache_load(slot.x, slot.y);
     if all((e.check ^ e.count) == key) {
         sub[2u * i] = e.count.x;
         sub[2u * i + 1u] = e.count.y;

@@ -42,8 +42,10 @@ struct Params {
 // [128 + 64 * colour + sq], rays [256 + 64 * dir + sq] for directions N, E, NE, NW (lsb side) and S, W, SW, SE
 // (msb side), then the squares strictly between two squares [768 + 64 * a + b] and the whole line through
 // them [4864 + 64 * a + b] (both empty when a and b share no line), then three magic entries per square (mask,
-// multiplier, (first index, shift)) for rooks [8960 + 3 * sq] and bishops [9152 + 3 * sq], then the attack
-// blocks they index (rooks [9344, 109744), bishops [109744, 114992)).
+// 32-bit split multiplier, (first index, 32 - bits)) for rooks [8960 + 3 * sq] and bishops [9152 + 3 * sq],
+// then the attack blocks they index (rooks [9344, 111744), bishops [111744, 116992)), then the castling masks
+// by king square and rook file: the squares to be empty [116992 + 8 * king + file], the king's path
+// [117504 + 8 * king + file]. A test checks these offsets against the Rust side's.
 const T_KNIGHT: u32 = 0u;
 const T_KING: u32 = 64u;
 const T_PAWN: u32 = 128u;
@@ -52,6 +54,8 @@ const T_BETWEEN: u32 = 768u;
 const T_LINE: u32 = 4864u;
 const T_MAGIC_ROOK: u32 = 8960u;
 const T_MAGIC_BISHOP: u32 = 9152u;
+const T_CASTLE_EMPTY: u32 = 116992u;
+const T_CASTLE_PATH: u32 = 117504u;
 
 const PAWN: u32 = 0u;
 const KNIGHT: u32 = 1u;
@@ -156,6 +160,38 @@ fn role_at(p: Pos, s: u32) -> u32 {
 
 fn castle_rook(p: Pos, i: u32) -> u32 {
     return (p.castle >> (8u * i)) & 255u;
+}
+
+// Castling (FIDE 3.8.2; Chess960 rules, standard chess as their special case; the move is written "king takes
+// own rook"), one definition for both generators (movegen.wgsl, lean.wgsl). The rook square of castling
+// right `side` (0 king side, 1 queen side) of `us` with the king on `ksq`, or NO_SQ when that right cannot
+// give a move for want of the right or the pieces: the right is held (3.8.2.1: neither king nor that rook
+// has moved), king and rook stand on `us`'s first rank, and an own rook stands there.
+fn castle_rook_for(p: Pos, us: u32, side: u32, ksq: u32, own: BB) -> u32 {
+    let rsq = castle_rook(p, us * 2u + side);
+    let rank = 56u * us;
+    if rsq >= 64u || (ksq & 56u) != rank || (rsq & 56u) != rank || !bb_has(p.bb[ROOK] & own, rsq) {
+        return NO_SQ;
+    }
+    return rsq;
+}
+
+// FIDE 3.8.2.2.2: every square the king or the rook passes or reaches (their destinations included) is
+// empty but for these two (src/gpu/attack_tables.rs, `castle_masks`).
+fn castle_path_empty(ksq: u32, rsq: u32, occ: BB) -> bool {
+    return !bb_any(tables[T_CASTLE_EMPTY + 8u * ksq + (rsq & 7u)] & occ);
+}
+
+// FIDE 3.8.2.2.1: the squares none of which may be attacked: the king's own, those it crosses and its
+// destination.
+fn castle_king_path(ksq: u32, rsq: u32) -> BB {
+    return tables[T_CASTLE_PATH + 8u * ksq + (rsq & 7u)];
+}
+
+// The king's destination: the g-file towards a rook on a higher file, else the c-file (the rook goes to the
+// f- or d-file: `place_pieces`).
+fn castle_king_to(ksq: u32, rsq: u32) -> u32 {
+    return (ksq & 56u) + select(2u, 6u, rsq > ksq);
 }
 
 // The position after the pseudo-legal move `m` (copy-make). The en-passant square is kept only when an enemy
@@ -291,6 +327,19 @@ fn tt_buffer(p: Pos, remaining: u32, parts: u32) -> u32 {
 
 fn tt_entry(p: Pos, remaining: u32, len: u32) -> u32 {
     return pos_hash(p, 0x68E31DA4u + remaining * 0x9E3779B9u) % max(len, 1u);
+}
+
+// The slot of a position's entry for the table kernels (cache_probe.wgsl, cache_store.wgsl), which bind one
+// group of up to four of the table's buffers per dispatch: the table of the level's remaining depth has
+// `params.mode` buffers of `params.extra` entries, the group starts at buffer `params.first`. Returns (k, j):
+// buffer k (0–3) of the group and entry j in it, or k = 4 when the entry lives in another group's buffer
+// (that group's dispatch handles it; its entry hash is then not computed).
+fn tt_slot(p: Pos) -> vec2<u32> {
+    let b = tt_buffer(p, params.remaining, params.mode);
+    if b < params.first || b - params.first >= 4u {
+        return vec2<u32>(4u, 0u);
+    }
+    return vec2<u32>(b - params.first, tt_entry(p, params.remaining, params.extra));
 }
 
 // A 32-bit hash of the whole position; `seed` gives independent hashes.

@@ -37,27 +37,16 @@ fn bb_shr(b: BB, n: u32) -> BB {
     return BB((b.x >> n) | (b.y << (32u - n)), b.y >> n);
 }
 
-// High 32 bits of the 64-bit product a * b, from 16-bit halves (WGSL has no widening multiply).
-fn mul_hi(a: u32, b: u32) -> u32 {
-    let a0 = a & 0xffffu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xffffu;
-    let b1 = b >> 16u;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
-}
-
-// Slider attacks by "fancy" magic lookup: entry `e` holds the relevant mask, the multiplier and (first index,
-// shift); the index is the top bits of the low 64 bits of (occ & mask) * multiplier (src/gpu/attack_tables.rs,
-// `magic_index`, is the Rust twin and is checked against the 64-bit multiply on every subset).
+// Slider attacks by magic lookup with 32-bit "split" magics (Stockfish's 32-bit scheme): entry `e` holds the
+// relevant mask, the multiplier (one 32-bit word per half of the occupancy) and (first index, 32 - bits); the
+// index is (lo * m.x ^ hi * m.y) >> (32 - bits) of the masked occupancy: two 32-bit multiplies, where the
+// 64-bit product of "fancy" magics cost four plus a dozen more operations (WGSL has no widening multiply).
+// src/gpu/attack_tables.rs, `magic_index`, is the Rust twin, and its tests check every subset of every mask.
 fn magic_att(e: u32, occ: BB) -> BB {
     let x = occ & tables[e];
     let m = tables[e + 1u];
     let info = tables[e + 2u];
-    let top = mul_hi(x.x, m.x) + x.x * m.y + x.y * m.x;
-    return tables[info.x + (top >> (info.y - 32u))];
+    return tables[info.x + (((x.x * m.x) ^ (x.y * m.y)) >> info.y)];
 }
 
 fn rook_att(s: u32, occ: BB) -> BB {
@@ -139,11 +128,6 @@ fn l_pawn_moves(listing: bool, white: bool, pawns: BB, empty: BB, push_ok: BB, c
     }
 }
 
-// Squares strictly between a and b on one rank, plus both ends.
-fn span(a: u32, b: u32) -> BB {
-    return between(a, b) | bb_sq(a) | bb_sq(b);
-}
-
 // Generate the legal moves of `p` for side `us` (0 white, 1 black) into the sink (`listing`: list, else
 // count); returns how many there are.
 fn lean(p: Pos, us: u32, listing: bool) -> u32 {
@@ -178,29 +162,21 @@ fn lean(p: Pos, us: u32, listing: bool) -> u32 {
     }
     let in_check = bb_any(checkers);
 
-    // Castling candidates (FIDE 3.8.2.2.2: the squares the king and rook pass or reach are empty but for
-    // these two); their king paths join the squares tested for attack.
+    // Castling candidates (common.wgsl, FIDE 3.8.2: the right, the pieces, and the squares the king and rook
+    // pass or reach empty but for these two); their king paths join the squares tested for attack.
     let occ_nk = occ ^ kbb;
     let king_squares = tables[T_KING + ksq] & ~own;
     var test = king_squares;
     var rights = 0u;
-    let base = ksq & 56u;
-    if !in_check && base == 56u * us {
+    if !in_check {
         for (var side = 0u; side < 2u; side++) {
-            let rsq = castle_rook(p, us * 2u + side);
-            if rsq >= 64u || !bb_has(p.bb[ROOK] & own, rsq) || (rsq & 56u) != base {
+            let rsq = castle_rook_for(p, us, side, ksq, own);
+            if rsq >= 64u {
                 continue;
             }
-            var kt = base + 2u;
-            var rt = base + 3u;
-            if rsq > ksq {
-                kt = base + 6u;
-                rt = base + 5u;
-            }
-            let need = (span(ksq, kt) | span(rsq, rt)) & ~(bb_sq(ksq) | bb_sq(rsq));
-            if !bb_any(need & occ) {
+            if castle_path_empty(ksq, rsq, occ) {
                 rights |= 1u << side;
-                test |= span(ksq, kt);
+                test |= castle_king_path(ksq, rsq);
             }
         }
     }
@@ -303,11 +279,9 @@ fn lean(p: Pos, us: u32, listing: bool) -> u32 {
             continue;
         }
         let rsq = castle_rook(p, us * 2u + side);
-        var kt = base + 2u;
-        if rsq > ksq {
-            kt = base + 6u;
-        }
-        if !bb_any(span(ksq, kt) & danger) && !bb_any(rook_att(kt, occ_nk ^ bb_sq(rsq)) & orth_opp) {
+        let kt = castle_king_to(ksq, rsq);
+        if !bb_any(castle_king_path(ksq, rsq) & danger)
+            && !bb_any(rook_att(kt, occ_nk ^ bb_sq(rsq)) & orth_opp) {
             l_push(listing, (KING << 16u) | (3u << 14u) | (ksq << 6u) | rsq);
         }
     }

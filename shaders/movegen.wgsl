@@ -186,41 +186,23 @@ fn gen_pawn(p: Pos, s: u32, us: u32, occ: BB, opp: BB, careful: bool) {
     }
 }
 
-// FIDE 3.8.2: castling (Chess960 rules, standard castling being their special case).
+// FIDE 3.8.2: castling (Chess960 rules, standard castling being their special case; the candidates and their
+// masks are common.wgsl's): the right and the pieces, the squares the king and rook pass or reach empty
+// (3.8.2.2.2), and none of the king's squares attacked (3.8.2.2.1; the destination is checked again after
+// the move, by flush, with the rook gone from its square).
 fn gen_castling(p: Pos, ksq: u32, us: u32, own: BB, occ: BB) {
-    var back = 0u;
-    if us == 1u {
-        back = 7u;
-    }
-    if (ksq >> 3u) != back {
-        return;
-    }
-    let base = ksq & 56u;
     for (var side = 0u; side < 2u; side++) {
-        let rsq = castle_rook(p, us * 2u + side);
-        if rsq >= 64u || !bb_has(p.bb[ROOK] & own, rsq) {
+        let rsq = castle_rook_for(p, us, side, ksq, own);
+        if rsq >= 64u || !castle_path_empty(ksq, rsq, occ) {
             continue;
         }
-        var kt = base + 2u;
-        var rt = base + 3u;
-        if rsq > ksq {
-            kt = base + 6u;
-            rt = base + 5u;
+        var path = castle_king_path(ksq, rsq);
+        var attacked = false;
+        while bb_any(path) && !attacked {
+            attacked = bb_any(attackers(p, bb_lsb(path), us ^ 1u, occ));
+            path = bb_clear_lsb(path);
         }
-        // FIDE 3.8.2.2.2: every square the king or rook passes or reaches is empty but for these two.
-        var blocked = false;
-        for (var sq = min(ksq, kt); sq <= max(ksq, kt); sq++) {
-            blocked = blocked || (sq != ksq && sq != rsq && bb_has(occ, sq));
-        }
-        for (var sq = min(rsq, rt); sq <= max(rsq, rt); sq++) {
-            blocked = blocked || (sq != ksq && sq != rsq && bb_has(occ, sq));
-        }
-        // FIDE 3.8.2.2.1: the king's square, the squares it crosses and reaches are not attacked (the
-        // destination is checked again after the move, by flush).
-        for (var sq = min(ksq, kt); sq <= max(ksq, kt) && !blocked; sq++) {
-            blocked = bb_any(attackers(p, sq, us ^ 1u, occ));
-        }
-        if !blocked {
+        if !attacked {
             push((3u << 14u) | (ksq << 6u) | rsq, true);
         }
     }

@@ -238,9 +238,10 @@ const LEAN: &str = include_str!("../../shaders/lean.wgsl");
 ///   firstTrailingBit(0)` wraps to 31), from `bb_msb` of a set tested non-empty, from a move's 6-bit fields, or
 ///   from a castling/en-passant byte tested `< 64`; the largest such index is `T_LINE + 64 * 63 + 63`; a magic
 ///   entry is read at `T_MAGIC_ROOK`/`T_MAGIC_BISHOP + 3 * s + 2` with `s < 64`, and the attack index
-///   `first + (top >> (shift - 32))` is below `first + 2^bits` (`shift = 64 - bits`, `bits ≤ 12`), the end of
+///   `first + (u32 >> shift)` is below `first + 2^bits` (`shift = 32 - bits`, `5 ≤ bits ≤ 12`), the end of
 ///   that square's block, built and range-checked by `attack_tables::build` (every index it writes is
-///   `< attack_tables::LEN`);
+///   `< attack_tables::LEN`); the castling masks are read at `T_CASTLE_EMPTY`/`T_CASTLE_PATH + 8 * ksq +
+///   (rsq & 7)` with `ksq < 64`, at most `T_CASTLE_PATH + 511 = attack_tables::LEN - 1`;
 /// - private arrays: `l_moves[l_count - l_skip]` is guarded by `< LIST_LEN`, `l_moves[k]` has `k < listed ≤
 ///   LIST_LEN`; `Pos::bb[role]` has `role ≤ 5` (a promotion piece is 1–4, a listed move's role 0–5, read
 ///   from bits 16-18 of a move the listing sink built);
