@@ -469,6 +469,8 @@ enum Kind {
     HashMb,
     /// `--gpu-mem` MiB: at least 1 (on the CPU backend any larger value is merely ignored).
     GpuMem,
+    /// `--split-mem` MiB: at least 1, at most the available memory.
+    SplitMem,
     /// `--timeout` seconds: 0.001..=1e6.
     Timeout,
     /// `--max-plies`: 0..=10000.
@@ -628,6 +630,7 @@ fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
             &[
                 ("--depth", Kind::Depth),
                 ("--split-depth", Kind::Depth),
+                ("--split-mem", Kind::SplitMem),
                 ("--shards", Kind::U64),
                 ("--cpus-per-unit", Kind::Threads),
                 ("--slurm-time", Kind::SlurmTime),
@@ -650,6 +653,10 @@ fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
         (
             v(&["perft", "--depth", "2", "--quiet"]),
             &[("--checkpoint", Kind::Checkpoint)][..],
+        ),
+        (
+            v(&["perft", "--depth", "2", "--split-depth", "1", "--quiet"]),
+            &[("--split-mem", Kind::SplitMem)][..],
         ),
         (v(&["analyze"]), &[("--svg", Kind::OutputPath)][..]),
         (
@@ -716,6 +723,14 @@ fn bad_value(kind: Kind) -> BoxedStrategy<String> {
         ]
         .boxed(),
         Kind::GpuMem => prop_oneof![common, float, Just("0".to_string()), beyond_u64].boxed(),
+        Kind::SplitMem => prop_oneof![
+            common,
+            float,
+            Just("0".to_string()),
+            ((1u64 << 40)..=u64::MAX).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
         Kind::Timeout => prop_oneof![
             common,
             Just("0".to_string()),
@@ -808,6 +823,7 @@ fn every_flag_refuses_each_kind_of_extreme_value() {
             Kind::Threads => values.extend(["0", "1025", "18446744073709551615"]),
             Kind::HashMb => values.extend(["18446744073709551615"]),
             Kind::GpuMem => values.push("0"),
+            Kind::SplitMem => values.extend(["0", "18446744073709551615"]),
             Kind::Timeout => values.extend(["0", "1e20", "inf", "NaN"]),
             Kind::Plies => values.extend(["10001", "4294967295"]),
             Kind::U64 | Kind::U32 | Kind::U128 => {}
