@@ -274,8 +274,9 @@ impl Summary {
         }
         let by_kind = self.by_kind();
         println!(
-            "{} positions compared ({} nodes), {} failed, {} skipped",
+            "{} position{} compared ({} nodes), {} failed, {} skipped",
             self.compared,
+            if self.compared == 1 { "" } else { "s" },
             self.nodes,
             self.failures.len(),
             self.skipped

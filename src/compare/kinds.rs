@@ -519,20 +519,25 @@ fn ep_motif(rng: &mut Rng, variant: u64) -> Option<Setup> {
             pick(rng, &['r', 'q'])
         }
     };
+    // Files of a king and a slider at the two ends of the capture rank, outside the two pawns, in random
+    // order (None when a pawn stands on an edge file).
+    let rank_ends = |rng: &mut Rng| -> Option<(i32, i32)> {
+        let (lo, hi) = (f.min(g), f.max(g));
+        if lo == 0 || hi == 7 {
+            return None;
+        }
+        let left = lo - 1 - rng.below(lo as u64) as i32;
+        let right = hi + 1 + rng.below((7 - hi) as u64) as i32;
+        Some(if rng.below(2) == 0 {
+            (left, right)
+        } else {
+            (right, left)
+        })
+    };
     match variant {
         // The rank pin: king and enemy rook/queen on the capture rank with only the two pawns between.
         0 | 1 => {
-            let (lo, hi) = (f.min(g), f.max(g));
-            if lo == 0 || hi == 7 {
-                return None;
-            }
-            let left = lo - 1 - rng.below(lo as u64) as i32;
-            let right = hi + 1 + rng.below((7 - hi) as u64) as i32;
-            let (kf, sf) = if rng.below(2) == 0 {
-                (left, right)
-            } else {
-                (right, left)
-            };
+            let (kf, sf) = rank_ends(rng)?;
             put(&mut s, kf, 4, 'K')?;
             let c = slider(rng, false);
             put(&mut s, sf, 4, c)?;
@@ -577,17 +582,7 @@ fn ep_motif(rng: &mut Rng, variant: u64) -> Option<Setup> {
         // captured pawn's square.
         5 => match rng.below(3) {
             0 => {
-                let (lo, hi) = (f.min(g), f.max(g));
-                if lo == 0 || hi == 7 {
-                    return None;
-                }
-                let left = lo - 1 - rng.below(lo as u64) as i32;
-                let right = hi + 1 + rng.below((7 - hi) as u64) as i32;
-                let (kf, sf) = if rng.below(2) == 0 {
-                    (left, right)
-                } else {
-                    (right, left)
-                };
+                let (kf, sf) = rank_ends(rng)?;
                 put(&mut s, kf, 4, 'k')?;
                 let c = slider(rng, false).to_ascii_uppercase();
                 put(&mut s, sf, 4, c)?;

@@ -1,5 +1,6 @@
 //! The checkpoint journal: one JSON line per finished position of the split frontier, appended as each
-//! finishes, so a killed run loses only the positions in flight.
+//! finishes (a batch's lines in one write, on a backend that counts batches), so a killed run loses only the
+//! positions in flight.
 //!
 //! Line 1 is a sealed header (see [`super::seal`]) whose `identity` says what the journal is for (root, depth,
 //! split ply, statistics, the SHA-256 of the frontier's position list, …). Every further line is a sealed

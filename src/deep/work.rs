@@ -141,7 +141,8 @@ pub fn evaluate_many(
 pub trait Recorder: Send {
     /// Results recorded by an earlier run (resumed, not counted again).
     fn done(&self) -> &BTreeMap<usize, PieceResult>;
-    /// Record finished positions (index, FEN, result), all of them or, on an error, none.
+    /// Record finished positions (index, FEN, result) in one write (a write that fails half-way leaves
+    /// whole records, which are correct, and at most one cut-off line, which the next open drops).
     ///
     /// # Errors
     /// A write error naming the file.
