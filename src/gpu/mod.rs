@@ -406,6 +406,12 @@ impl Backend for GpuBackend {
         Ok(counts.first().copied().unwrap_or(0))
     }
 
+    /// All positions in one batch: one planned run (merging and the tables shared), not one run each.
+    fn perft_many(&self, positions: &[Checked], depth: u32) -> Result<Vec<u128>> {
+        let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
+        self.counts(&setups, depth)
+    }
+
     fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
         let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
         let mut ctx = self.ctx();
