@@ -455,17 +455,17 @@ fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
 
 /// The fixed pawn structure of `b`: `Some(pawns, regions)` when the proof below holds for every pawn and piece.
 ///
-/// Proof (by induction on the moves of any continuation, up to the first move that changes the pawns): a pawn
-/// is *blocked* when the square in front holds a blocked pawn (greatest fixed point: two pawns facing each
-/// other block each other) or a king whose region (below) is its own square only: kings are never captured,
-/// so such a king stands there for as long as the pawns do. No pawn can capture now (no enemy piece on a square it attacks, no e.p. square).
-/// Each king can only walk through squares that hold no pawn and that no enemy pawn attacks (FIDE 3.8.2:
-/// moving onto an attacked square is illegal, and these attacks last while the pawns stand); it may never stand
-/// next to an enemy pawn that no other enemy pawn defends. Every other piece moves through squares without
-/// pawns (lines stopped by pawns only: other pieces can move away or be captured, which only shrinks the
-/// region), its region never attacks an enemy pawn and never contains a square an enemy pawn attacks. Then
-/// no move can ever capture a pawn or be a pawn move, so the pawns stand forever and every piece stays in its
-/// region.
+/// Proof (by induction on the moves of any continuation, up to the first move that changes the pawns): a pawn is
+/// *blocked* when the square in front holds a blocked pawn (greatest fixed point: two pawns facing each other block
+/// each other) or a king whose region (below) is its own square only: kings are never captured, so such a king stands
+/// there for as long as the pawns do. No pawn can capture now (no enemy piece on a square it attacks, no e.p. square).
+/// Each king can only walk through squares that hold no pawn and that no enemy pawn attacks (FIDE 3.8.2: moving onto an
+/// attacked square is illegal, and these attacks last while the pawns stand); it may never stand next to an enemy pawn
+/// that no other enemy pawn defends, unless the enemy king stands next to that pawn and can never move (kings never
+/// stand next to each other, FIDE 3.8.2). Every other piece moves through squares without pawns (lines stopped by pawns
+/// only: other pieces can move away or be captured, which only shrinks the region), its region never attacks an enemy
+/// pawn and never contains a square an enemy pawn attacks. Then no move can ever capture a pawn or be a pawn move, so
+/// the pawns stand forever and every piece stays in its region.
 fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
     let r = &b.roles;
     let pawns = r[PAWN_I];
@@ -492,6 +492,24 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
     if pawn_att[0] & b.colors[1] != 0 || pawn_att[1] & b.colors[0] != 0 {
         return None;
     }
+    // A king that can never move guards its neighbours for good: the other king never stands next to it.
+    let guard = [0, 1].map(|c: usize| {
+        let k = kings & b.colors[c];
+        if k == 0 {
+            return 0;
+        }
+        let reach = flood(
+            KING_I,
+            k.trailing_zeros() as usize,
+            !(pawns | pawn_att[c ^ 1]),
+            pawns,
+        );
+        if reach.count_ones() == 1 {
+            KING[reach.trailing_zeros() as usize]
+        } else {
+            0
+        }
+    });
     let mut regions = Vec::new();
     let mut pieces = (b.colors[0] | b.colors[1]) & !pawns;
     while pieces != 0 {
@@ -507,7 +525,7 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
             let touch = squares_of(reach)
                 .iter()
                 .fold(0, |acc, s| acc | KING[s.index()]);
-            if touch & enemy_pawns & !enemy_att != 0 {
+            if touch & enemy_pawns & !(enemy_att | guard[c ^ 1]) != 0 {
                 return None;
             }
             if blocking_kings & bit != 0 && reach != bit {
@@ -600,7 +618,7 @@ fn blocked_reason(b: &Board, winner: Color) -> Option<Reason> {
 pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
     let (root, _) = Board::from_setup(pos.setup());
     match blocked_reason(&root, !defender)? {
-        Reason::Blocked { pawns, regions } => {
+        Reason::Blocked { pawns, regions } if pawns != 0 => {
             let reach = regions
                 .iter()
                 .filter(|r| r.piece.color == defender)
