@@ -4,7 +4,7 @@ github.com/miguel-ambrona/D3-Chess, GPL v3; not part of this repository).
 
 Usage:
   benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--cha PATH/cha] [--perftlab BIN] [--runs 3]
-                         [--max-queries N] [--threads-check]
+                         [--max-queries N] [--threads-check] [--modes full,quick] [--undetermined-out FILE]
 
 Sets:
   - `vectors`: CHA's public test vectors (`tests/test-vector.txt` in its repository; read from the path given,
@@ -123,6 +123,7 @@ def main():
     ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set")
     ap.add_argument("--threads-check", action="store_true")
     ap.add_argument("--modes", default="full,quick", help="full, quick or both (comma-separated)")
+    ap.add_argument("--undetermined-out", help="write every undetermined query of each tool here (with its label)")
     a = ap.parse_args()
 
     sets = [("project", load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt")))]
@@ -170,7 +171,13 @@ def main():
                                      else cha_results(out, queries, quick))
         os.unlink(path)
         for tool, _, _ in tools:
-            agreement(tool, queries, results[tool])
+            _, _, und = agreement(tool, queries, results[tool])
+            if a.undetermined_out:
+                labels = {f"{fen} {side}": expected for fen, side, expected in queries}
+                with open(a.undetermined_out, "a") as f:
+                    for q in und:
+                        label = "winnable" if labels[q] else "unwinnable"
+                        f.write(f"{name}\t{tool}\t{q}\tlabel={label}\n")
         med = {t: statistics.median(v) for t, v in times.items()}
         cmed = {t: statistics.median(v) for t, v in cpus.items()}
         for tool in times:

@@ -6,7 +6,7 @@
 
 use perftlab::analyze::dead::{self, Limits, Reason, Verdict};
 use perftlab::reference::Mailbox;
-use perftlab::types::{Color, Move, MoveKind};
+use perftlab::types::{Color, Move, MoveKind, Role};
 use perftlab::Checked;
 use serde_json::Value;
 use std::process::Command;
@@ -130,6 +130,21 @@ fn reasons_name_the_proof() {
         .expect("the white king has a region");
     assert_eq!(white_king.reach & !0xFF_FFFF, 0, "{wall}");
     assert!(wall.to_string().contains("Ke1 reaches only"), "{wall}");
+    // Pawns blocked by a king that can never leave its corner (which also guards its b2 pawn for good).
+    for winner in [Color::White, Color::Black] {
+        let corner = reason("k7/8/8/8/8/1p6/pP6/K1B5 w - - 0 1", winner);
+        assert!(
+            matches!(&corner, Reason::Blocked { pawns, .. } if pawns.count_ones() == 3),
+            "{corner}"
+        );
+        assert!(
+            corner.to_string().contains("Ka1 reaches only a1;"),
+            "{corner}"
+        );
+    }
+    // A pawn that can still step once before it is fixed: every reachable position visited or proved.
+    let step = reason("4k3/8/8/p1p1p1p1/P1P1P1P1/8/P7/4K3 w - - 0 1", Color::White);
+    assert!(matches!(step, Reason::ExhaustedSearch { .. }), "{step}");
     // Game over: the mated side and a stalemate.
     assert_eq!(
         reason("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", Color::Black),
@@ -165,6 +180,46 @@ fn helpmates_with_promotions_replay() {
         panic!("{:?}", d.verdict);
     };
     assert!(helpmate.iter().any(|m| m.kind() == MoveKind::Promotion));
+    assert_helpmate(&pos, Color::White, helpmate);
+}
+
+/// Whether a line of at most `plies` legal moves from `cur`, promoting only to queens, ends in checkmate of the
+/// side that is not `winner` (plain full-width search with the reference generator, no pruning).
+fn mate_with_queen_promotions_only(cur: &Mailbox, winner: Color, plies: u32) -> bool {
+    let moves = cur.legal_moves();
+    if moves.is_empty() {
+        return cur.turn() != winner && cur.in_check();
+    }
+    plies > 0
+        && moves.iter().any(|&m| {
+            !matches!(m.promotion_role(), Some(r) if r != Role::Queen)
+                && mate_with_queen_promotions_only(&cur.play(m), winner, plies - 1)
+        })
+}
+
+#[test]
+fn a_mate_that_needs_an_underpromotion_is_found() {
+    // Constructed for this test: Black's king on h7 is walled in by its own rook, bishop and pawns; only a knight
+    // promoted on f8 checks it there. Proof that the mate needs the underpromotion: no line of at most 3 plies
+    // that promotes only to queens mates (exhaustive search below), while the helpmate found promotes to a knight
+    // and replays to checkmate.
+    let pos = Checked::from_fen("6br/5Ppk/6pp/8/8/8/8/K7 w - - 0 1").unwrap();
+    assert!(!mate_with_queen_promotions_only(
+        &Mailbox::from_setup(pos.setup()),
+        Color::White,
+        3
+    ));
+    let d = dead::decide(&pos, Color::White, &limits(100_000)).unwrap();
+    let Verdict::Winnable { helpmate } = &d.verdict else {
+        panic!("{:?}", d.verdict);
+    };
+    assert!(
+        helpmate
+            .iter()
+            .any(|m| matches!(m.promotion_role(), Some(r) if r != Role::Queen)),
+        "{helpmate:?}"
+    );
+    assert!(helpmate.len() <= 3, "{helpmate:?}");
     assert_helpmate(&pos, Color::White, helpmate);
 }
 
@@ -399,4 +454,56 @@ fn analyze_reports_both_sides_and_the_dead_position() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("white can mate: unwinnable"), "{text}");
     assert!(text.contains("dead position: yes"), "{text}");
+}
+
+#[test]
+fn analyze_svg_shades_the_fortress() {
+    // The locked wall: White's king can never get above its pawns (the blocked-structure proof lists its region:
+    // ranks 1 to 3), so the picture shades for White the 32 squares that are neither in that region nor pawns.
+    let dir = std::env::temp_dir().join(format!("perftlab-dead-svg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wall.svg");
+    let (code, _, err) = run(
+        &[
+            "analyze",
+            "--fen",
+            "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1",
+            "--svg",
+            path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        svg.matches(r#"class="unreachable" data-side="white""#)
+            .count(),
+        32,
+        "{svg}"
+    );
+    for sq in ["e8", "b4", "h6"] {
+        assert!(svg.contains(&format!(
+            r#"class="unreachable" data-side="white" data-square="{sq}""#
+        )));
+    }
+    for sq in ["e1", "h3", "a4", "a5"] {
+        assert!(!svg.contains(&format!(r#"data-side="white" data-square="{sq}""#)));
+    }
+    assert!(svg.contains("shaded: squares white's pieces can never reach"));
+    // A position with no blocked structure shades nothing.
+    let path = dir.join("queen.svg");
+    let (code, _, err) = run(
+        &[
+            "analyze",
+            "--fen",
+            "8/8/8/4k3/8/8/8/3QK3 w - - 0 1",
+            "--svg",
+            path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!svg.contains("unreachable"));
 }

@@ -45,9 +45,14 @@ const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
 /// Dark squares (a1, h8, …).
 const DARK: u64 = !LIGHT;
 /// Longest helpmate the depth-first search follows (plies).
-const MAX_PLY: usize = 160;
+const MAX_PLY: usize = 500;
+/// Beyond this many plies the helpmate search rewards no progress (it would otherwise wander forever).
+const REWARD_PLY: usize = 400;
 /// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget.
 const ITERATION_NODES: u64 = 20_000;
+/// Depth cost of a move that undoes progress (measured on CHA's vectors: 1 found more helpmates than 2 or 3;
+/// such moves still lose the free move that follows progress). Children are searched in generation order.
+const PUNISH: i32 = 1;
 /// Nodes of each step of the quick path (helpmate probe, closure).
 const QUICK_NODES: u64 = 3_000;
 
@@ -104,6 +109,15 @@ pub enum Reason {
         /// Distinct positions visited.
         positions: u64,
     },
+    /// The position has only one legal move, and so on (`moves`, at most 100); the position they reach is
+    /// unwinnable by `then`. Every position reachable from the first is either on that forced line (none of
+    /// them a checkmate: each has a legal move) or reachable from the last, so the proof carries over.
+    Forced {
+        /// The forced moves, from the position.
+        moves: Vec<Move>,
+        /// The proof for the position after them.
+        then: Box<Reason>,
+    },
 }
 
 fn squares_of(bb: u64) -> Vec<Square> {
@@ -152,6 +166,15 @@ impl fmt::Display for Reason {
             Reason::ExhaustedSearch { positions } => write!(
                 f,
                 "exhausted search: all {positions} reachable positions visited, none is a checkmate"
+            ),
+            Reason::Forced { moves, then } => write!(
+                f,
+                "only one legal move at a time ({}), then {then}",
+                moves
+                    .iter()
+                    .map(|m| m.to_uci(false))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             ),
         }
     }
@@ -432,23 +455,25 @@ fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
 
 /// The fixed pawn structure of `b`: `Some(pawns, regions)` when the proof below holds for every pawn and piece.
 ///
-/// Proof (by induction on the moves of any continuation, up to the first move that changes the pawns): a pawn
-/// is *blocked* when the square in front holds a blocked pawn (greatest fixed point: two pawns facing each
-/// other block each other). No pawn can capture now (no enemy piece on a square it attacks, no e.p. square).
-/// Each king can only walk through squares that hold no pawn and that no enemy pawn attacks (FIDE 3.8.2:
-/// moving onto an attacked square is illegal, and these attacks last while the pawns stand); it may never stand
-/// next to an enemy pawn that no other enemy pawn defends. Every other piece moves through squares without
-/// pawns (lines stopped by pawns only: other pieces can move away or be captured, which only shrinks the
-/// region), its region never attacks an enemy pawn and never contains a square an enemy pawn attacks. Then
-/// no move can ever capture a pawn or be a pawn move, so the pawns stand forever and every piece stays in its
-/// region.
+/// Proof (by induction on the moves of any continuation, up to the first move that changes the pawns): a pawn is
+/// *blocked* when the square in front holds a blocked pawn (greatest fixed point: two pawns facing each other block
+/// each other) or a king whose region (below) is its own square only: kings are never captured, so such a king stands
+/// there for as long as the pawns do. No pawn can capture now (no enemy piece on a square it attacks, no e.p. square).
+/// Each king can only walk through squares that hold no pawn and that no enemy pawn attacks (FIDE 3.8.2: moving onto an
+/// attacked square is illegal, and these attacks last while the pawns stand); it may never stand next to an enemy pawn
+/// that no other enemy pawn defends, unless the enemy king stands next to that pawn and can never move (kings never
+/// stand next to each other, FIDE 3.8.2). Every other piece moves through squares without pawns (lines stopped by pawns
+/// only: other pieces can move away or be captured, which only shrinks the region), its region never attacks an enemy
+/// pawn and never contains a square an enemy pawn attacks. Then no move can ever capture a pawn or be a pawn move, so
+/// the pawns stand forever and every piece stays in its region.
 fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
     let r = &b.roles;
     let pawns = r[PAWN_I];
+    let kings = r[KING_I];
     let mut fixed = pawns;
     loop {
-        let white = fixed & b.colors[0] & (fixed >> 8);
-        let black = fixed & b.colors[1] & (fixed << 8);
+        let white = fixed & b.colors[0] & ((fixed | kings) >> 8);
+        let black = fixed & b.colors[1] & ((fixed | kings) << 8);
         let next = white | black;
         if next == fixed {
             break;
@@ -458,6 +483,8 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
     if fixed != pawns || b.ep != NO_EP {
         return None;
     }
+    // Kings standing right in front of a pawn: each must be unable to ever leave its square (checked below).
+    let blocking_kings = kings & (((pawns & b.colors[0]) << 8) | ((pawns & b.colors[1]) >> 8));
     let pawn_att = [
         pawn_attacks(pawns & b.colors[0], 0),
         pawn_attacks(pawns & b.colors[1], 1),
@@ -465,6 +492,24 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
     if pawn_att[0] & b.colors[1] != 0 || pawn_att[1] & b.colors[0] != 0 {
         return None;
     }
+    // A king that can never move guards its neighbours for good: the other king never stands next to it.
+    let guard = [0, 1].map(|c: usize| {
+        let k = kings & b.colors[c];
+        if k == 0 {
+            return 0;
+        }
+        let reach = flood(
+            KING_I,
+            k.trailing_zeros() as usize,
+            !(pawns | pawn_att[c ^ 1]),
+            pawns,
+        );
+        if reach.count_ones() == 1 {
+            KING[reach.trailing_zeros() as usize]
+        } else {
+            0
+        }
+    });
     let mut regions = Vec::new();
     let mut pieces = (b.colors[0] | b.colors[1]) & !pawns;
     while pieces != 0 {
@@ -480,7 +525,10 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
             let touch = squares_of(reach)
                 .iter()
                 .fold(0, |acc, s| acc | KING[s.index()]);
-            if touch & enemy_pawns & !enemy_att != 0 {
+            if touch & enemy_pawns & !(enemy_att | guard[c ^ 1]) != 0 {
+                return None;
+            }
+            if blocking_kings & bit != 0 && reach != bit {
                 return None;
             }
             reach
@@ -508,7 +556,8 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
 /// stays in its region forever. Over-approximate what the winner can ever do: `attacked`, every square a winner's
 /// pawn attacks, or a winner's piece attacks from a square of its region (lines stopped by pawns only), or the
 /// winner's king touches from its region; `occupied`, every square of a winner's non-king piece's region. For
-/// each square `k` the loser's king can reach and the winner can attack (elsewhere it is never in check), count
+/// each square `k` the loser's king can reach and a winner's pawn or non-king piece can attack (elsewhere it is
+/// never in check: a king never gives check; nor can it stand next to a winner's king that can never move), count
 /// the neighbours of `k` that hold no pawn and that the winner can never attack or occupy ("free" squares): only
 /// the loser's own non-king pieces could ever stand there, one square each. If at every such `k` the free
 /// squares outnumber the loser's pieces that can reach any of them, the king on `k` always has a flight square
@@ -517,6 +566,8 @@ fn blocked_reason(b: &Board, winner: Color) -> Option<Reason> {
     let (pawns, regions) = blocked_structure(b)?;
     let w = winner.index();
     let mut attacked = pawn_attacks(pawns & b.colors[w], w);
+    // What can give check: pawns and pieces other than the king (a king never checks, FIDE 3.8.2).
+    let mut checks = attacked;
     let mut occupied = 0;
     let mut loser_king = 0;
     let mut loser_pieces = Vec::new();
@@ -524,18 +575,31 @@ fn blocked_reason(b: &Board, winner: Color) -> Option<Reason> {
         let role = reg.piece.role.index();
         match (reg.piece.color == winner, role == KING_I) {
             (true, is_king) => {
+                let mut att = 0;
                 for s in squares_of(reg.reach) {
-                    attacked |= attacks(role, s.index(), pawns);
+                    att |= attacks(role, s.index(), pawns);
                 }
+                attacked |= att;
                 if !is_king {
                     occupied |= reg.reach;
+                    checks |= att;
                 }
             }
             (false, true) => loser_king = reg.reach,
             (false, false) => loser_pieces.push(reg.reach),
         }
     }
-    let mut checkable = loser_king & attacked;
+    // A winner's king that can never leave its square keeps the loser's king off that square and its neighbours
+    // (kings never stand next to each other, FIDE 3.8.2).
+    for reg in &regions {
+        if reg.piece.color == winner
+            && reg.piece.role.index() == KING_I
+            && reg.reach.count_ones() == 1
+        {
+            loser_king &= !(reg.reach | KING[reg.reach.trailing_zeros() as usize]);
+        }
+    }
+    let mut checkable = loser_king & checks;
     while checkable != 0 {
         let k = checkable.trailing_zeros() as usize;
         checkable &= checkable - 1;
@@ -546,6 +610,23 @@ fn blocked_reason(b: &Board, winner: Color) -> Option<Reason> {
         }
     }
     Some(Reason::Blocked { pawns, regions })
+}
+
+/// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
+/// the blocked-structure argument proves that the other side can never checkmate (`None` otherwise): the
+/// fortress, for pictures (`analyze --svg`). Pawn squares are left out.
+pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
+    let (root, _) = Board::from_setup(pos.setup());
+    match blocked_reason(&root, !defender)? {
+        Reason::Blocked { pawns, regions } if pawns != 0 => {
+            let reach = regions
+                .iter()
+                .filter(|r| r.piece.color == defender)
+                .fold(0, |acc, r| acc | r.reach);
+            Some(!reach & !pawns)
+        }
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -671,8 +752,18 @@ impl Search<'_> {
         self.stopped.is_some() || self.local >= self.local_limit
     }
 
-    /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing.
-    fn search(&mut self, b: &Board, budget: i32, progress: bool) -> bool {
+    /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing. `recheck`: the
+    /// move that led here captured, moved a pawn or castled, so the blocked-structure proof may now hold (after
+    /// any other move it cannot change: every piece stays in its region); `was_gap`: the line went through a
+    /// locked structure with a gap (see [`lock_state`]).
+    fn search(
+        &mut self,
+        b: &Board,
+        budget: i32,
+        progress: bool,
+        recheck: bool,
+        was_gap: bool,
+    ) -> bool {
         self.nodes += 1;
         self.local += 1;
         if self.out_of_time() {
@@ -691,6 +782,10 @@ impl Search<'_> {
         if budget < 0 || self.path.len() >= MAX_PLY || material_reason(b, winner).is_some() {
             return false;
         }
+        // A sound cut: no mate below a proved blocked structure.
+        if recheck && blocked_reason(b, winner).is_some() {
+            return false;
+        }
         match self.tt.get_mut(&(b.key, b.check)) {
             Some(seen) if *seen >= budget => return false,
             Some(seen) => *seen = budget,
@@ -702,58 +797,76 @@ impl Search<'_> {
         let (corner, king_target, block) = self.targets;
         let them = b.colors[b.turn as usize ^ 1];
         let loser_must_promote = !winners_turn && loser_must_promote(b, self.winner);
-        let mut children: Vec<(i32, bool, u32, Board)> = moves
-            .iter()
-            .map(|&m| {
-                let child = b.make::<true>(self.cd, m);
-                let from = ((m >> 6) & 63) as usize;
-                let to = (m & 63) as usize;
-                let role = (m >> 16) as usize;
-                let capture = them & (1 << to) != 0 || (m >> 14) & 3 == 2;
-                let promotion = ((m >> 14) & 3 == 1).then_some((m >> 12) & 3);
-                // Progress (cost 0): the winner captures, pushes a pawn beyond its fifth rank, or brings its king
-                // (toward the square two ranks off the corner) or a knight (toward the corner) closer; the loser
-                // brings its king into the corner or a knight to the blocking square beside it, or pushes a
-                // pawn when only a promoted piece of its own could let the winner mate.
-                let slow = role == KING_I || role == KNIGHT_I;
-                let (reward, punish) = if winners_turn {
-                    let rank = if self.winner == 0 { to / 8 } else { 7 - to / 8 };
-                    let target = if role == KING_I { king_target } else { corner };
-                    (
-                        capture
-                            || (role == PAWN_I && rank >= 5)
-                            || (slow && closer(role, from, to, target)),
-                        false,
-                    )
+        let (locked, gap) = lock_state(b);
+        let in_gap = locked && (gap.is_some() || was_gap);
+        let loser_bishops = (b.roles[BISHOP_I] & b.colors[self.winner ^ 1]).count_ones();
+        let rewards = self.path.len() < REWARD_PLY;
+        let (cd, me) = (self.cd, self.winner);
+        let children = moves.iter().map(|&m| {
+            let child = b.make::<true>(cd, m);
+            let from = ((m >> 6) & 63) as usize;
+            let to = (m & 63) as usize;
+            let role = (m >> 16) as usize;
+            let capture = them & (1 << to) != 0 || (m >> 14) & 3 == 2;
+            let promotion = ((m >> 14) & 3 == 1).then_some((m >> 12) & 3);
+            // Progress (cost 0): the winner captures, pushes a pawn beyond its fifth rank, or brings its king
+            // (toward the square two ranks off the corner) or a knight (toward the corner) closer; the loser
+            // brings its king into the corner or a knight to the blocking square beside it, or pushes a
+            // pawn when only a promoted piece of its own could let the winner mate.
+            let slow = role == KING_I || role == KNIGHT_I;
+            let (mut reward, mut punish) = if winners_turn {
+                let rank = if me == 0 { to / 8 } else { 7 - to / 8 };
+                let target = if role == KING_I { king_target } else { corner };
+                (
+                    capture
+                        || (role == PAWN_I && rank >= 5)
+                        || (slow && closer(role, from, to, target)),
+                    false,
+                )
+            } else {
+                let target = if role == KING_I { corner } else { block };
+                if slow && closer(role, from, to, target) {
+                    (true, false)
+                } else if loser_must_promote {
+                    // Queen and rook promotions do not help (they are not what the winner needs).
+                    let useful = role == PAWN_I && !matches!(promotion, Some(2 | 3));
+                    (useful, !useful)
                 } else {
-                    let target = if role == KING_I { corner } else { block };
-                    if slow && closer(role, from, to, target) {
-                        (true, false)
-                    } else if loser_must_promote {
-                        // Queen and rook promotions do not help (they are not what the winner needs).
-                        let useful = role == PAWN_I && !matches!(promotion, Some(2 | 3));
-                        (useful, !useful)
-                    } else {
-                        (false, capture)
-                    }
-                };
-                // Cost: 0 for progress, 1 normal (0 right after progress), 3 for moves that undo it.
-                let cost = if reward {
-                    0
-                } else if punish {
-                    3
-                } else if progress {
-                    0
+                    (false, capture)
+                }
+            };
+            // Locked pawns and bishops only (after CHA's semi-blocked rule): once the line meets a gap
+            // between two facing pawns, only the winner's captures and the kings' walks toward the gap are
+            // progress, other king moves are normal and the rest is punished; before that, bishops heading
+            // for the mating corner are progress when the loser has more than one bishop.
+            if in_gap {
+                (reward, punish) = if capture && winners_turn {
+                    (true, false)
+                } else if role == KING_I {
+                    (gap.is_some_and(|g| closer(KING_I, from, to, g)), false)
                 } else {
-                    1
+                    (false, true)
                 };
-                (cost, reward, m, child)
-            })
-            .collect();
-        children.sort_by_key(|&(cost, _, _, _)| cost);
+            } else if locked && role == BISHOP_I && loser_bishops > 1 {
+                let target = if winners_turn { corner } else { block };
+                reward |= closer(BISHOP_I, from, to, target);
+            }
+            let reward = reward && rewards;
+            // Cost: 0 for progress, 1 normal (0 right after progress), 3 for moves that undo it.
+            let cost = if reward {
+                0
+            } else if punish {
+                PUNISH
+            } else if progress {
+                0
+            } else {
+                1
+            };
+            (cost, reward, m, child)
+        });
         for (cost, reward, m, child) in children {
             self.path.push(m);
-            if self.search(&child, budget - cost, reward) {
+            if self.search(&child, budget - cost, reward, may_unblock(b, m), in_gap) {
                 return true;
             }
             self.path.pop();
@@ -763,6 +876,55 @@ impl Search<'_> {
         }
         false
     }
+}
+
+/// Whether the blocked-structure argument ([`blocked_reason`]) may answer differently after move `m` than in
+/// `b`: after a capture, a pawn move, castling, a move from a position with an e.p. square, or a king leaving a
+/// square an enemy pawn attacks. After any other move every pawn and piece is where it was or, for the moved
+/// piece, in the same region (regions are connected components of symmetric move graphs fixed by the pawns),
+/// and the argument depends only on the pawns, the regions and the e.p. square.
+fn may_unblock(b: &Board, m: u32) -> bool {
+    let (from, to, role) = (
+        ((m >> 6) & 63) as usize,
+        (m & 63) as usize,
+        (m >> 16) as usize,
+    );
+    let us = b.turn as usize;
+    let them = b.colors[us ^ 1];
+    them & (1 << to) != 0
+        || role == PAWN_I
+        || (m >> 14) & 3 == 3
+        || b.ep != NO_EP
+        || (role == KING_I && PAWN[us][from] & them & b.roles[PAWN_I] != 0)
+}
+
+/// Whether `b` is a locked pawn structure (no knights, rooks or queens; at least four White pawns each blocked
+/// by a Black pawn right in front; every file holds White pawns below the seventh rank exactly when it holds
+/// Black pawns above the second), and the lowest gap of such a structure: a square between a White pawn and a
+/// Black pawn two squares ahead of it, on ranks 3 to 6. For move ordering only (after CHA), never a proof.
+fn lock_state(b: &Board) -> (bool, Option<usize>) {
+    let r = &b.roles;
+    if r[KNIGHT_I] | r[ROOK_I] | r[QUEEN_I] != 0 {
+        return (false, None);
+    }
+    let (wp, bp) = (r[PAWN_I] & b.colors[0], r[PAWN_I] & b.colors[1]);
+    if ((wp << 8) & bp).count_ones() < 4 {
+        return (false, None);
+    }
+    let files = |bb: u64| {
+        let mut f = 0u8;
+        let mut bits = bb;
+        while bits != 0 {
+            f |= 1 << (bits.trailing_zeros() % 8);
+            bits &= bits - 1;
+        }
+        f
+    };
+    if files(wp & !0x00FF_0000_0000_0000) != files(bp & !0xFF00) {
+        return (false, None);
+    }
+    let gap = (wp << 8) & (bp >> 8) & 0x0000_FFFF_FFFF_0000;
+    (true, (gap != 0).then(|| gap.trailing_zeros() as usize))
 }
 
 /// The helpmate search from `root` with iterative deepening (budgets `0..=max_budget`, each iteration at most
@@ -792,8 +954,12 @@ fn helpmate_search(
     for budget in 0..=max_budget {
         s.tt.clear();
         s.local = 0;
+        // Deeper iterations get more nodes (after CHA: the iteration's share grows with its depth).
+        if max_budget > 2 {
+            s.local_limit = local_limit.saturating_mul(budget as u64 + 2) / 2;
+        }
         s.path.clear();
-        if s.search(root, budget, false) {
+        if s.search(root, budget, false, false, false) {
             return (Ok(s.path), s.nodes);
         }
         if let Some(limit) = s.stopped {
@@ -813,8 +979,11 @@ enum Closure {
 }
 
 /// Breadth-first over every position reachable from `root` (exact keys), stopping at the first checkmate of the
-/// loser (its line is a shortest helpmate). Positions where a material rule proves the winner cannot mate are not
-/// expanded (a proof covers everything after them).
+/// loser (its line is a shortest helpmate). Positions where a material rule or the blocked-structure argument
+/// proves the winner cannot mate are not expanded (a proof covers everything after them). The blocked-structure
+/// argument is only re-tried after a capture, a pawn move, castling or an e.p. square: after any other move every
+/// piece stays in the region it had (regions are connected components of symmetric move graphs), so the
+/// argument gives the same answer as in the parent.
 fn closure(
     root: &Board,
     cd: &CastlingData,
@@ -823,14 +992,14 @@ fn closure(
     deadline: Option<Instant>,
 ) -> Closure {
     let mut seen: HashMap<[u64; 8], ()> = HashMap::new();
-    let mut states: Vec<(Board, u32, u32)> = vec![(*root, u32::MAX, 0)];
+    let mut states: Vec<(Board, u32, u32, bool)> = vec![(*root, u32::MAX, 0, true)];
     seen.insert(exact_key(root), ());
     let mut i = 0;
     while i < states.len() {
         if i.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
             return Closure::Stopped(Limit::Time, states.len() as u64);
         }
-        let b = states[i].0;
+        let (b, _, _, recheck) = states[i];
         let list = legal(&b, cd);
         let moves = list.as_slice();
         if moves.is_empty() {
@@ -844,14 +1013,16 @@ fn closure(
                 line.reverse();
                 return Closure::Mate(line, states.len() as u64);
             }
-        } else if material_reason(&b, winner).is_none() {
+        } else if material_reason(&b, winner).is_none()
+            && !(recheck && blocked_reason(&b, winner).is_some())
+        {
             for &m in moves {
                 let child = b.make::<true>(cd, m);
                 if seen.insert(exact_key(&child), ()).is_none() {
                     if states.len() as u64 >= state_limit {
                         return Closure::Stopped(Limit::Nodes, states.len() as u64);
                     }
-                    states.push((child, i as u32, m));
+                    states.push((child, i as u32, m, may_unblock(&b, m)));
                 }
             }
         }
@@ -896,7 +1067,7 @@ fn replay(pos: &Checked, winner: Color, line: &[Move]) -> Result<()> {
 pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision> {
     let start = Instant::now();
     let deadline = limits.time.map(|t| start + t);
-    let (root, cd) = Board::from_setup(pos.setup());
+    let (mut root, cd) = Board::from_setup(pos.setup());
     let finish = |verdict: Verdict, nodes: u64| -> Result<Decision> {
         if let Verdict::Winnable { helpmate } = &verdict {
             replay(pos, winner, helpmate)?;
@@ -907,20 +1078,58 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             nodes,
         })
     };
-    let to_moves = |line: Vec<u32>| line.into_iter().map(mg::to_move).collect::<Vec<_>>();
+    // Forced moves first (after CHA's "trivial progress"): while there is only one legal move, play it. A forced
+    // line that repeats a position is everything reachable, with no mate on it.
+    let mut prefix: Vec<u32> = Vec::new();
+    let mut line_seen: HashMap<[u64; 8], ()> = HashMap::new();
+    line_seen.insert(exact_key(&root), ());
+    while prefix.len() < 100 {
+        let list = legal(&root, &cd);
+        let &[m] = list.as_slice() else { break };
+        root = root.make::<true>(&cd, m);
+        prefix.push(m);
+        if line_seen.insert(exact_key(&root), ()).is_some() {
+            let positions = line_seen.len() as u64;
+            return finish(
+                Verdict::Unwinnable {
+                    reason: Reason::ExhaustedSearch { positions },
+                },
+                positions,
+            );
+        }
+    }
+    let forced: Vec<Move> = prefix.iter().map(|&m| mg::to_move(m)).collect();
+    let wrap = |reason: Reason| {
+        if forced.is_empty() {
+            reason
+        } else {
+            Reason::Forced {
+                moves: forced.clone(),
+                then: Box::new(reason),
+            }
+        }
+    };
+    let to_moves = |line: Vec<u32>| {
+        prefix
+            .iter()
+            .copied()
+            .chain(line)
+            .map(mg::to_move)
+            .collect::<Vec<_>>()
+    };
     // The game is over already (FIDE 5.1.1, 5.2.1).
     if legal(&root, &cd).as_slice().is_empty() {
         let verdict = if !in_check(&root) {
             Verdict::Unwinnable {
-                reason: Reason::GameOver("stalemate"),
+                reason: wrap(Reason::GameOver("stalemate")),
             }
         } else if root.turn as usize == winner.index() {
             Verdict::Unwinnable {
-                reason: Reason::GameOver("checkmated"),
+                reason: wrap(Reason::GameOver("checkmated")),
             }
         } else {
             Verdict::Winnable {
-                helpmate: Vec::new(),
+                helpmate: to_moves(Vec::new()),
             }
         };
         return finish(verdict, 1);
@@ -928,13 +1137,18 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     if let Some(text) = material_reason(&root, winner) {
         return finish(
             Verdict::Unwinnable {
-                reason: Reason::InsufficientMaterial(text),
+                reason: wrap(Reason::InsufficientMaterial(text)),
             },
             1,
         );
     }
     if let Some(reason) = blocked_reason(&root, winner) {
-        return finish(Verdict::Unwinnable { reason }, 1);
+        return finish(
+            Verdict::Unwinnable {
+                reason: wrap(reason),
+            },
+            1,
+        );
     }
     let mut nodes = 1u64;
     let total = limits.nodes.max(1);
@@ -955,12 +1169,12 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     }
     // Then alternate: a small closure (small positions are decided at once), the helpmate search with half the
     // budget (most winnable positions end there), a larger closure, the search with the rest.
-    let shares: &[(bool, u64)] = if limits.quick {
-        &[(true, QUICK_NODES)]
+    let shares: Vec<(bool, u64)> = if limits.quick {
+        vec![(true, QUICK_NODES)]
     } else {
-        &[(true, 10_000), (false, 2), (true, 200_000)]
+        vec![(true, 10_000), (false, 2), (true, 200_000)]
     };
-    for &(is_closure, share) in shares {
+    for &(is_closure, share) in &shares {
         let left = total.saturating_sub(nodes).max(1);
         if is_closure {
             match closure(&root, &cd, winner, left.min(share), deadline) {
@@ -975,7 +1189,7 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
                 Closure::Closed(positions) => {
                     return finish(
                         Verdict::Unwinnable {
-                            reason: Reason::ExhaustedSearch { positions },
+                            reason: wrap(Reason::ExhaustedSearch { positions }),
                         },
                         nodes + positions,
                     )

@@ -4,6 +4,7 @@
 use super::PositionArgs;
 use crate::analyze::{self, Analysis};
 use crate::error::{Error, Result};
+use crate::types::Color;
 use crate::validate::Checked;
 use clap::Args;
 
@@ -136,7 +137,19 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
             caption: Some(analysis.fen.clone()),
             ..Default::default()
         };
-        let svg = crate::render::board::board_svg(history.last().expect("not empty"), &marks);
+        // FIDE 1.5 (issue 18): shade the squares the defending side can never reach in a blocked structure.
+        let fortress = Checked::new(history.last().expect("not empty").clone())
+            .ok()
+            .and_then(|end| {
+                [Color::White, Color::Black]
+                    .into_iter()
+                    .find_map(|side| analyze::dead::fortress(&end, side).map(|sq| (side, sq)))
+            });
+        let svg = crate::render::board::board_svg_shaded(
+            history.last().expect("not empty"),
+            &marks,
+            fortress,
+        );
         super::write_file("--svg", path, &svg)?;
     }
     if a.json {

@@ -193,6 +193,13 @@ fn arrows(out: &mut String, moves: &[String], class: &str, colour: &str) {
 /// The SVG picture of `setup` with `marks` (a complete, standalone SVG document; also valid inline in HTML).
 /// Checkers and pinned pieces are marked when the position is valid (FIDE 3.10.3).
 pub fn board_svg(setup: &Setup, marks: &Marks) -> String {
+    board_svg_shaded(setup, marks, None)
+}
+
+/// [`board_svg`] with squares shaded as out of reach (`unreachable`: a side and a bitboard, bit 0 = a1): in a
+/// blocked structure, the squares the defending side's pieces can never reach (FIDE 1.5,
+/// `analyze::dead::fortress`), each a `<rect class="unreachable" data-side="…" data-square="…">`.
+pub fn board_svg_shaded(setup: &Setup, marks: &Marks, unreachable: Option<(Color, u64)>) -> String {
     let board = 8.0 * SQ;
     let width = LEFT + board + 34.0;
     let legend_y = TOP + board + 38.0;
@@ -223,6 +230,17 @@ pub fn board_svg(setup: &Setup, marks: &Marks) -> String {
             s,
             r#"<rect x="{x}" y="{y}" width="{SQ}" height="{SQ}" fill="{colour}"/>"#
         );
+    }
+    // Out of the defender's reach (a fortress).
+    if let Some((side, squares)) = unreachable {
+        for sq in Square::all().filter(|sq| squares >> sq.index() & 1 != 0) {
+            let (x, y) = corner(sq);
+            let _ = write!(
+                s,
+                r##"<rect class="unreachable" data-side="{}" data-square="{sq}" x="{x}" y="{y}" width="{SQ}" height="{SQ}" fill="#404040" fill-opacity="0.45"/>"##,
+                side.name()
+            );
+        }
     }
     // Last move.
     if let Some((from, to)) = marks.last_move.as_deref().and_then(squares) {
@@ -349,6 +367,15 @@ pub fn board_svg(setup: &Setup, marks: &Marks) -> String {
         legend_y + 18.0,
         setup.turn.name()
     );
+    if let Some((side, _)) = unreachable {
+        let _ = write!(
+            s,
+            r##"<text class="unreachable-legend" x="{}" y="{}" font-family="sans-serif" font-size="11" fill="#333">shaded: squares {}'s pieces can never reach</text>"##,
+            LEFT + 120.0,
+            legend_y + 18.0,
+            side.name()
+        );
+    }
     if let Some(c) = &marks.caption {
         let _ = write!(
             s,
