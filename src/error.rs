@@ -31,6 +31,9 @@ pub enum Error {
     /// An external engine failed: it could not start, died, timed out or answered something unreadable.
     /// Exit 2.
     Engine(String),
+    /// The caller stopped a computation through its progress callback (the GPU backend's
+    /// `perft_async`); the text says what was stopped. Exit 130, like an interrupt.
+    Interrupted(String),
     /// A file could not be read or written. Exit 2.
     Io {
         /// The file.
@@ -52,10 +55,12 @@ pub struct InvalidPosition {
 }
 
 impl Error {
-    /// Process exit code for this error: 1 for [`Error::Mismatch`], 2 for everything else.
+    /// Process exit code for this error: 1 for [`Error::Mismatch`], 130 for [`Error::Interrupted`], 2 for
+    /// everything else.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Mismatch(_) => 1,
+            Error::Interrupted(_) => 130,
             Error::Usage(_)
             | Error::Backend(_)
             | Error::Fen(_)
@@ -87,9 +92,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Backend(m) | Error::Mismatch(m) | Error::Engine(m) => {
-                f.write_str(m)
-            }
+            Error::Usage(m)
+            | Error::Backend(m)
+            | Error::Mismatch(m)
+            | Error::Engine(m)
+            | Error::Interrupted(m) => f.write_str(m),
             Error::Io { message, .. } => f.write_str(message),
             Error::Fen(e) => write!(f, "{e}"),
             Error::InvalidPosition(p) => write!(f, "{p}"),

@@ -27,7 +27,6 @@ fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> GpuOptions {
         merge,
         gpu_mem_mb,
         adapter: None,
-        verbose: false,
         table_buffer_bytes: None,
         checked_shaders: false,
     }
@@ -1814,4 +1813,65 @@ fn work_units_pick_a_gpu_per_shard_from_the_environment() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["nodes"], 4_865_609);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn async_counts_report_progress_and_stop_when_asked() {
+    use perftlab::gpu::GpuProgress;
+    use std::ops::ControlFlow;
+    let Some(g) = gpu("async_counts_report_progress_and_stop_when_asked") else {
+        return;
+    };
+    // Counts from the CPW perft pages (`perftlab::cpw`): start position depth 5, Kiwipete depth 4.
+    for (pos, depth, want) in [
+        (&POSITIONS[0], 5, POSITIONS[0].nodes_by_depth[4]),
+        (&KIWIPETE, 4, KIWIPETE.nodes_by_depth[3]),
+    ] {
+        let checked = Checked::from_fen(pos.fen).unwrap();
+        let mut seen: Vec<GpuProgress> = Vec::new();
+        let got = g
+            .wait(g.perft_async(&checked, depth, &mut |p| {
+                seen.push(p);
+                ControlFlow::Continue(())
+            }))
+            .unwrap();
+        assert_eq!(got, want, "{} depth {depth}", pos.fen);
+        // Units go up one at a time from 0 to all of them; nodes grow to the total.
+        let last = *seen.last().unwrap();
+        assert!(last.total > 1, "several units: {seen:?}");
+        assert_eq!((last.done, last.nodes), (last.total, want), "{seen:?}");
+        for (k, p) in seen.iter().enumerate() {
+            assert_eq!((p.done, p.total), (k as u64, last.total), "{seen:?}");
+        }
+        assert!(
+            seen.windows(2).all(|w| w[0].nodes <= w[1].nodes),
+            "{seen:?}"
+        );
+        // The async divide agrees with the blocking one.
+        let mut a = g
+            .wait(g.divide_async(&checked, depth, &mut |_| ControlFlow::Continue(())))
+            .unwrap();
+        let mut b = g.divide(&checked, depth).unwrap();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{} depth {depth}", pos.fen);
+    }
+    // A break after the second unit stops the count with Error::Interrupted (exit code 130), and the backend
+    // counts correctly afterwards. A position not counted above (a count in the host table needs no unit):
+    // CPW position 3, whose perft 5 is 674,624.
+    let start = Checked::from_fen(POSITIONS[2].fen).unwrap();
+    let mut calls = 0;
+    let err = g
+        .wait(g.perft_async(&start, 5, &mut |_| {
+            calls += 1;
+            if calls == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+        .unwrap_err();
+    assert!(matches!(err, perftlab::Error::Interrupted(_)), "{err:?}");
+    assert_eq!((calls, err.exit_code()), (2, 130));
+    assert_eq!(g.perft(&start, 5).unwrap(), POSITIONS[2].nodes_by_depth[4]);
 }

@@ -40,15 +40,22 @@ pub(super) fn create_backend(kind: BackendKind, a: &BackendArgs) -> Result<Box<d
     Ok(match kind {
         BackendKind::Reference => Box::new(ReferenceBackend),
         BackendKind::Cpu => Box::new(CpuBackend::new(a.hash_mb(), a.threads, !a.no_merge)?),
-        BackendKind::Gpu => Box::new(GpuBackend::new(&GpuOptions {
-            hash_mb: a.hash,
-            merge: !a.no_merge,
-            gpu_mem_mb: a.gpu_mem,
-            adapter: a.adapter.clone(),
-            verbose: a.verbose,
-            table_buffer_bytes: None,
-            checked_shaders: a.checked_shaders,
-        })?),
+        BackendKind::Gpu => {
+            let gpu = GpuBackend::new(&GpuOptions {
+                hash_mb: a.hash,
+                merge: !a.no_merge,
+                gpu_mem_mb: a.gpu_mem,
+                adapter: a.adapter.clone(),
+                table_buffer_bytes: None,
+                checked_shaders: a.checked_shaders,
+            })?;
+            if a.verbose {
+                for line in gpu.setup_lines() {
+                    eprintln!("gpu: {line}");
+                }
+            }
+            Box::new(gpu)
+        }
     })
 }
 

@@ -172,6 +172,7 @@ pub fn all_set(adapters: &[wgpu::Adapter]) -> Vec<usize> {
 /// # Errors
 /// [`Error::Backend`] when an adapter is not found; [`Error::Usage`] for a list naming one adapter twice or an
 /// `env:VAR` that is unset or holds no index.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> {
     let text = choice.map(str::trim).unwrap_or("");
     if text.eq_ignore_ascii_case("all") {
@@ -233,6 +234,7 @@ pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> 
     Ok(vec![pick_adapter(choice)?])
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn preference(a: &wgpu::Adapter) -> (u8, u8) {
     let info = a.get_info();
     let kind = match info.device_type {
@@ -246,11 +248,13 @@ fn preference(a: &wgpu::Adapter) -> (u8, u8) {
 }
 
 /// Pick the adapter named by `choice` (index or name substring), or the preferred one.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn pick_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
     pick_indexed(choice).map(|(_, a)| a)
 }
 
 /// [`pick_adapter`], with the adapter's index.
+#[cfg(not(target_arch = "wasm32"))]
 fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
     let adapters = all_adapters(&instance());
     if adapters.is_empty() {
@@ -302,4 +306,25 @@ fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
     found
         .map(|(i, a)| (i, a.clone()))
         .ok_or_else(|| Error::Backend("no GPU adapter found".into()))
+}
+
+/// The adapter WebGPU offers the page (high-performance preference): the browser has one, and `choice`
+/// (`--adapter`) must be empty.
+///
+/// # Errors
+/// [`Error::Usage`] for a `choice`; [`Error::Backend`] when the browser has no WebGPU adapter.
+#[cfg(target_arch = "wasm32")]
+pub(super) async fn request_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
+    if let Some(c) = choice.filter(|c| !c.trim().is_empty()) {
+        return Err(Error::Usage(format!(
+            "--adapter: '{c}': in the browser WebGPU offers one adapter, which cannot be chosen"
+        )));
+    }
+    instance()
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::Backend(format!("no WebGPU adapter in this browser: {e}")))
 }

@@ -4,6 +4,7 @@
 //! kernels in [`super::kernels`].
 
 pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
+#[cfg(not(target_arch = "wasm32"))]
 use super::adapter::{pick_adapter, pick_adapters};
 use super::attack_tables;
 use super::buffers::GpuParams;
@@ -326,6 +327,9 @@ struct Timing {
     period: f64,
     /// Milliseconds per remaining depth.
     ms: std::cell::RefCell<std::collections::BTreeMap<u32, f64>>,
+    /// Query sets resolved when full and copied to a mappable buffer, not yet read back (read by
+    /// [`GpuContext::flush_timing`]: a dispatch never waits for the device).
+    unread: std::cell::RefCell<Vec<(wgpu::Buffer, Vec<u32>)>>,
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -337,6 +341,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`Error::Backend`] naming a missing adapter, capability or limit, or a device that cannot be opened.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(choice: Option<&str>) -> Result<GpuContext> {
         GpuContext::with_checks(choice, false)
     }
@@ -345,6 +350,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// As [`GpuContext::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_checks(choice: Option<&str>, checked: bool) -> Result<GpuContext> {
         let env = std::env::var(ADAPTER_ENV).ok();
         GpuContext::from_adapter(pick_adapter(choice.or(env.as_deref()))?, checked)
@@ -356,6 +362,7 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::new`], for any of them; [`Error::Usage`] for a list naming one adapter twice or an
     /// `env:VAR` without an index.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn open_all(choice: Option<&str>, checked: bool) -> Result<Vec<GpuContext>> {
         let env = std::env::var(ADAPTER_ENV).ok();
         pick_adapters(choice.or(env.as_deref()))?
@@ -364,11 +371,43 @@ impl GpuContext {
             .collect()
     }
 
-    /// Open `adapter` and build the pipelines (`checked`: keep naga's runtime checks in every kernel).
+    /// Open `adapter` and build the pipelines (`checked`: keep naga's runtime checks in every kernel),
+    /// blocking ([`GpuContext::open_adapter`] under pollster).
     ///
     /// # Errors
     /// As [`GpuContext::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn from_adapter(adapter: wgpu::Adapter, checked: bool) -> Result<GpuContext> {
+        pollster::block_on(GpuContext::open_adapter(adapter, checked))
+    }
+
+    /// The contexts [`GpuBackend::open`](super::GpuBackend::open) works on: natively those of
+    /// [`GpuContext::open_all`] (adapters chosen as there, each device requested asynchronously); in the
+    /// browser the one adapter WebGPU offers (high-performance preference; `choice` must be empty).
+    ///
+    /// # Errors
+    /// As [`GpuContext::open_all`]; in the browser [`Error::Backend`] when WebGPU offers no adapter.
+    pub async fn open_async(choice: Option<&str>, checked: bool) -> Result<Vec<GpuContext>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        let adapters = {
+            let env = std::env::var(ADAPTER_ENV).ok();
+            pick_adapters(choice.or(env.as_deref()))?
+        };
+        #[cfg(target_arch = "wasm32")]
+        let adapters = vec![super::adapter::request_adapter(choice).await?];
+        let mut out = Vec::with_capacity(adapters.len());
+        for a in adapters {
+            out.push(GpuContext::open_adapter(a, checked).await?);
+        }
+        Ok(out)
+    }
+
+    /// Open `adapter` (the device is requested asynchronously, with the adapter's own limits: natively and
+    /// in the browser alike) and build the pipelines (`checked`: keep naga's runtime checks in every kernel).
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub async fn open_adapter(adapter: wgpu::Adapter, checked: bool) -> Result<GpuContext> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let device_memory = super::adapter::device_local_memory(&adapter);
@@ -417,15 +456,17 @@ impl GpuContext {
                 limits.max_storage_buffer_binding_size
             )));
         }
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("perftlab"),
-            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
-            required_limits: limits.clone(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| Error::Backend(format!("{name}: cannot open the device: {e}")))?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("perftlab"),
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::Backend(format!("{name}: cannot open the device: {e}")))?;
         let errors: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -511,6 +552,7 @@ impl GpuContext {
                     mapped_at_creation: false,
                 }),
                 owners: Default::default(),
+                unread: Default::default(),
                 period: f64::from(queue.get_timestamp_period()),
                 ms: Default::default(),
             });
@@ -932,9 +974,33 @@ impl GpuContext {
             .as_ref()
             .is_some_and(|t| t.owners.borrow().len() as u32 >= TIMING_PAIRS)
         {
-            self.flush_timing()?;
+            self.resolve_timing();
         }
         Ok(())
+    }
+
+    /// Resolve the timestamps written so far into a mappable buffer (recorded; read back later by
+    /// [`GpuContext::flush_timing`]), so the query set can be written again.
+    fn resolve_timing(&self) {
+        let Some(t) = &self.timing else {
+            return;
+        };
+        let owners = std::mem::take(&mut *t.owners.borrow_mut());
+        if owners.is_empty() {
+            return;
+        }
+        let n = 2 * owners.len() as u32;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("timestamps read-back"),
+            size: 8 * u64::from(n),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.record(|enc| {
+            enc.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
+            enc.copy_buffer_to_buffer(&t.resolve, 0, &staging, 0, 8 * u64::from(n));
+        });
+        t.unread.borrow_mut().push((staging, owners));
     }
 
     /// Set the remaining depth the next dispatches' GPU time is counted for.
@@ -946,39 +1012,36 @@ impl GpuContext {
     ///
     /// # Errors
     /// A GPU failure.
-    pub fn flush_timing(&self) -> Result<()> {
+    pub async fn flush_timing(&self) -> Result<()> {
         let Some(t) = &self.timing else {
             return Ok(());
         };
-        let owners = std::mem::take(&mut *t.owners.borrow_mut());
-        if owners.is_empty() {
+        self.resolve_timing();
+        let unread = std::mem::take(&mut *t.unread.borrow_mut());
+        if unread.is_empty() {
             return Ok(());
         }
-        let n = 2 * owners.len() as u32;
-        self.record(|enc| enc.resolve_query_set(&t.set, 0..n, &t.resolve, 0));
-        let bytes = self.download(&t.resolve, 8 * n as u64)?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..8 * n as usize]);
-        let mut ms = t.ms.borrow_mut();
-        for (pair, level) in ticks.chunks(2).zip(owners) {
-            let dt = pair[1].saturating_sub(pair[0]) as f64 * t.period / 1e6;
-            *ms.entry(level).or_default() += dt;
+        self.flush()?;
+        for (staging, owners) in unread {
+            let bytes = self.map_read(&staging).await?;
+            let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+            let mut ms = t.ms.borrow_mut();
+            for (pair, level) in ticks.chunks(2).zip(owners) {
+                let dt = pair[1].saturating_sub(pair[0]) as f64 * t.period / 1e6;
+                *ms.entry(level).or_default() += dt;
+            }
         }
         Ok(())
     }
 
-    /// Read `size` bytes from the start of `buf` back to the host.
+    /// Read `size` bytes from byte `offset` (a multiple of 4) of `buf` back to the host: the pending commands
+    /// and a copy into a mappable buffer are submitted, and the map is awaited (`map_async` and a future: no
+    /// blocking wait here; natively [`block_on`] polls the device while the future is pending, in the browser
+    /// the event loop does).
     ///
     /// # Errors
     /// [`Error::Backend`] if the device fails or is lost.
-    pub fn download(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
-        self.download_at(buf, 0, size)
-    }
-
-    /// Read `size` bytes from byte `offset` (a multiple of 4) of `buf` back to the host.
-    ///
-    /// # Errors
-    /// [`Error::Backend`] if the device fails or is lost.
-    pub fn download_at(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
+    pub async fn read_back(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
         if size == 0 {
             return Ok(Vec::new());
         }
@@ -992,29 +1055,26 @@ impl GpuContext {
         self.record(|enc| enc.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
         self.flush()?;
         Counters::add(&self.counters.readbacks, 1);
-        let done: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>> =
-            Arc::new(Mutex::new(None));
-        let flag = done.clone();
+        self.map_read(&staging).await
+    }
+
+    /// Map `staging` (a `MAP_READ` buffer whose copy was submitted), copy its contents out and unmap it.
+    async fn map_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
+        let mapped = MapFuture::default();
+        let done = mapped.0.clone();
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+            let mut slot = done.lock().unwrap_or_else(|p| p.into_inner());
+            slot.0 = Some(r);
+            if let Some(w) = slot.1.take() {
+                w.wake();
+            }
         });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Backend(format!("GPU error while waiting for results: {e}")))?;
+        let state = mapped.await;
         self.check("reading results")?;
-        let state = done.lock().unwrap_or_else(|p| p.into_inner()).take();
-        match state {
-            Some(Ok(())) => {}
-            Some(Err(e)) => {
-                return Err(Error::Backend(format!(
-                    "GPU error while reading results: {e}"
-                )))
-            }
-            None => {
-                return Err(Error::Backend(
-                    "GPU error: results were not ready after waiting".into(),
-                ))
-            }
+        if let Err(e) = state {
+            return Err(Error::Backend(format!(
+                "GPU error while reading results: {e}"
+            )));
         }
         let out = staging
             .get_mapped_range(..)
@@ -1024,21 +1084,36 @@ impl GpuContext {
         Ok(out)
     }
 
-    /// Read `n` u32 words.
+    /// Read `n` u32 words from word `first` on ([`GpuContext::read_back`]).
     ///
     /// # Errors
-    /// As [`GpuContext::download`].
-    pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
-        self.download_u32_at(buf, 0, n)
+    /// As [`GpuContext::read_back`].
+    pub async fn read_u32(&self, buf: &wgpu::Buffer, first: u64, n: u64) -> Result<Vec<u32>> {
+        let bytes = self.read_back(buf, first * 4, n * 4).await?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
     }
 
-    /// Read `n` u32 words from word `first` on.
+    /// Read `n` u32 words, blocking ([`GpuContext::read_u32`] under [`block_on`]).
     ///
     /// # Errors
-    /// As [`GpuContext::download`].
-    pub fn download_u32_at(&self, buf: &wgpu::Buffer, first: u64, n: u64) -> Result<Vec<u32>> {
-        let bytes = self.download_at(buf, first * 4, n * 4)?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes[..(n * 4) as usize]))
+    /// As [`GpuContext::read_back`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
+        block_on(&self.device, self.read_u32(buf, 0, n))
+    }
+
+    /// Read `size` bytes, blocking ([`GpuContext::read_back`] under [`block_on`]).
+    ///
+    /// # Errors
+    /// As [`GpuContext::read_back`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn download(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+        block_on(&self.device, self.read_back(buf, 0, size))
+    }
+
+    /// The device, for [`block_on`] (a handle: the device lives as long as any).
+    pub fn device_handle(&self) -> wgpu::Device {
+        self.device.clone()
     }
 
     /// Most entries of the host table.
@@ -1070,13 +1145,22 @@ impl GpuContext {
         }
     }
 
+    /// The work report so far, blocking ([`GpuContext::report_async`] under [`block_on`]).
+    ///
+    /// # Errors
+    /// A GPU failure while reading the tally.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn report(&self) -> Result<GpuReport> {
+        block_on(&self.device, self.report_async())
+    }
+
     /// The work report so far (reads the GPU tally back once).
     ///
     /// # Errors
     /// A GPU failure while reading the tally.
-    pub fn report(&self) -> Result<GpuReport> {
-        self.flush_timing()?;
-        let words = self.download_u32(&self.tally, TALLY_WORDS as u64)?;
+    pub async fn report_async(&self) -> Result<GpuReport> {
+        self.flush_timing().await?;
+        let words = self.read_u32(&self.tally, 0, TALLY_WORDS as u64).await?;
         let pair = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
         let levels = self
             .level_counts
@@ -1148,5 +1232,57 @@ impl GpuContext {
     /// Bytes of buffers created so far.
     pub fn allocated_bytes(&self) -> u64 {
         self.allocated
+    }
+}
+
+/// The state a buffer map's callback shares with its future: the result once the map is done, and the waker
+/// of the task awaiting it.
+type MapSlot = (
+    Option<std::result::Result<(), wgpu::BufferAsyncError>>,
+    Option<std::task::Waker>,
+);
+
+/// A future that is ready when `map_async`'s callback has run ([`GpuContext::read_back`]).
+#[derive(Default)]
+struct MapFuture(Arc<Mutex<MapSlot>>);
+
+impl std::future::Future for MapFuture {
+    type Output = std::result::Result<(), wgpu::BufferAsyncError>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.0.take() {
+            Some(r) => std::task::Poll::Ready(r),
+            None => {
+                slot.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
+
+/// Run a future of this module to completion on the calling thread (the native, blocking form of the async
+/// executor): poll it, and while it is pending wait for `device`'s submitted work, whose completion runs the
+/// map callbacks it waits for. The futures here wait on nothing but buffer maps of `device`.
+///
+/// # Errors
+/// The future's error, or [`Error::Backend`] when waiting for the device fails.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<T>(
+    device: &wgpu::Device,
+    fut: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Backend(format!("GPU error while waiting for results: {e}")))?;
     }
 }

@@ -110,7 +110,7 @@ struct Run<'a> {
 ///
 /// No run is ever abandoned: a level whose children would not fit the budget (or one binding) is expanded in
 /// slices, each slice's subtree finished before the next (see [`descend`]).
-fn run_tree(
+async fn run_tree(
     ctx: &mut GpuContext,
     roots: &[GpuPos],
     depth: u32,
@@ -155,21 +155,22 @@ fn run_tree(
     if total && depth >= 2 {
         ctx.clear(&ctx.total, 16);
     }
-    descend(ctx, &mut run, 0, n0, n0)?;
+    descend(ctx, &mut run, 0, n0, n0).await?;
     if stats {
         return Ok((vec![run.leaves.into()], run.leaf_stats));
     }
     let root = &ctx.levels[0];
     let counts: Vec<u128> = if depth == 1 {
-        ctx.download_u32(&root.counts, n0)?
+        ctx.read_u32(&root.counts, 0, n0)
+            .await?
             .into_iter()
             .map(u128::from)
             .collect()
     } else if total {
-        let w = ctx.download_u32(&ctx.total, 3)?;
+        let w = ctx.read_u32(&ctx.total, 0, 3).await?;
         vec![w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64]
     } else {
-        let w = ctx.download_u32(&root.sub, 2 * n0)?;
+        let w = ctx.read_u32(&root.sub, 0, 2 * n0).await?;
         w.chunks(2)
             .map(|p| p[0] as u128 | (p[1] as u128) << 32)
             .collect()
@@ -191,7 +192,13 @@ fn room_for_roots(ctx: &GpuContext, s: &Settings, depth: u32) -> u64 {
 
 /// Level `l` holds `n` positions (written, merged, flags set), `used` slots in levels `0..=l`: finish their
 /// subtree counts (`sub`), or in statistics mode their leaves.
-fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> Result<()> {
+async fn descend(
+    ctx: &mut GpuContext,
+    run: &mut Run<'_>,
+    l: usize,
+    n: u64,
+    used: u64,
+) -> Result<()> {
     let remaining = run.depth - l as u32;
     ctx.set_level(remaining);
     if !run.stats && !run.total {
@@ -204,7 +211,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
         let leaf2 = Kernel::leaf2_for(run.side.map(|side| side ^ (l as u32 & 1)));
         if run.merge || run.cache_on {
             let (flags, offsets) = (ctx.levels[l].flags.clone(), ctx.levels[l].offsets.clone());
-            let k = gpu_scan(ctx, &flags, &offsets, 0, n)?;
+            let k = gpu_scan(ctx, &flags, &offsets, 0, n).await?;
             let lv = &ctx.levels[l];
             ctx.dispatch(
                 Kernel::Compact,
@@ -255,7 +262,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             &[&lv.info, &lv.counts, &ctx.dummy],
             36,
         )?;
-        let t = ctx.download_u32(&ctx.dummy, 9)?;
+        let t = ctx.read_u32(&ctx.dummy, 0, 9).await?;
         let t: Vec<u64> = t.into_iter().map(u64::from).collect();
         run.leaves += n;
         // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
@@ -286,11 +293,11 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
     let chunk_len = ctx.scan_chunk.clamp(1, SCAN_CHUNK);
     for start in (0..n).step_by(chunk_len as usize) {
         let len = chunk_len.min(n - start);
-        let total = gpu_scan(ctx, &counts, &offsets, start, len)?;
+        let total = gpu_scan(ctx, &counts, &offsets, start, len).await?;
         if total <= room {
             slices.push((start, start + len, 0, total));
         } else {
-            let chunk = ctx.download_u32_at(&counts, start, len)?;
+            let chunk = ctx.read_u32(&counts, start, len).await?;
             slices.extend(
                 plan_slices(&chunk, room)?
                     .into_iter()
@@ -357,7 +364,7 @@ fn descend(ctx: &mut GpuContext, run: &mut Run, l: usize, n: u64, used: u64) -> 
             )?;
         }
         ctx.record_level(remaining - 1, cnt, !run.merge);
-        descend(ctx, run, l + 1, cnt, used + cnt)?;
+        Box::pin(descend(ctx, run, l + 1, cnt, used + cnt)).await?;
         ctx.set_level(remaining - 1);
         if !run.stats && !run.total {
             let (child, parent) = (&ctx.levels[l + 1], &ctx.levels[l]);
@@ -458,18 +465,18 @@ pub fn table_pass(
 /// Exclusive prefix sum of the `n` u32 values of `input` from index `first` on into `output` (same
 /// indices), on the GPU (blocks of 256, recursing on the block sums); returns the total (one 4-byte
 /// read-back). The caller keeps the total below 2^32 ([`SCAN_CHUNK`]).
-fn gpu_scan(
+async fn gpu_scan(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
     first: u64,
     n: u64,
 ) -> Result<u64> {
-    scan_at(ctx, input, output, first, n, 0)
+    scan_at(ctx, input, output, first, n, 0).await
 }
 
 /// [`gpu_scan`] at recursion depth `r` (its block sums in scratch slots `2r` and `2r + 1`).
-fn scan_at(
+async fn scan_at(
     ctx: &mut GpuContext,
     input: &wgpu::Buffer,
     output: &wgpu::Buffer,
@@ -485,10 +492,10 @@ fn scan_at(
     };
     ctx.dispatch(Kernel::Scan, p, &[input, output, &sums], n * 4 + blocks * 4)?;
     if blocks == 1 {
-        return Ok(ctx.download_u32(&sums, 1)?[0] as u64);
+        return Ok(ctx.read_u32(&sums, 0, 1).await?[0] as u64);
     }
     let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
-    let total = scan_at(ctx, &sums, &sum_offsets, 0, blocks, r + 1)?;
+    let total = Box::pin(scan_at(ctx, &sums, &sum_offsets, 0, blocks, r + 1)).await?;
     ctx.dispatch(Kernel::ScanAdd, p, &[&sum_offsets, output], n * 4)?;
     Ok(total)
 }
@@ -497,21 +504,66 @@ fn scan_at(
 /// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
 pub const MAX_RUN_DEPTH: u32 = 11;
 
+/// Progress of a count ([`super::GpuBackend::perft_async`]): units of its plan done so far, of how many, and
+/// the leaf nodes counted by them (each finished piece's counts times the number of ways the roots reach its
+/// positions, plus what the host table answered at once: `nodes` ends at the roots' total).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuProgress {
+    /// Units done.
+    pub done: u64,
+    /// Units in all.
+    pub total: u64,
+    /// Leaf nodes counted so far.
+    pub nodes: u128,
+}
+
+/// Where a count reports its progress and learns whether to go on ([`std::ops::ControlFlow::Break`] stops it
+/// with [`crate::Error::Interrupted`] after the unit in flight).
+pub type Progress<'a> = &'a mut dyn FnMut(GpuProgress) -> std::ops::ControlFlow<()>;
+
+/// Units of work a count with progress is cut into ([`super::GpuBackend::perft_async`]): the last host
+/// level's positions in this many pieces (one GPU run or more each), with enough host plies for that many
+/// positions. Blocking counts use one unit, so their runs are as large as the budget allows.
+pub const PROGRESS_UNITS: usize = 32;
+
 /// The perft count of each root to `depth`. Planned before running: the top plies above what one run may
 /// count (and at least [`Settings::host_plies`]) are expanded on the host (host levels, with the host table),
 /// batches of roots
 /// larger than one level may hold are cut into chunks; inside a run, levels too large for the budget are
-/// expanded in slices, so no run is abandoned.
+/// expanded in slices, so no run is abandoned. Blocking ([`subtree_counts_async`] under
+/// [`super::context::block_on`]).
 ///
 /// # Errors
 /// A GPU failure ([`crate::Error::Backend`]), or a budget too small for one position's moves.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn subtree_counts(
     ctx: &mut GpuContext,
     roots: &[Setup],
     depth: u32,
     s: &Settings,
 ) -> Result<Vec<u128>> {
-    pool_counts(&mut Gpus::One(ctx, *s), roots, depth)
+    let device = ctx.device_handle();
+    super::context::block_on(
+        &device,
+        subtree_counts_async(ctx, roots, depth, s, 1, &mut |_| {
+            std::ops::ControlFlow::Continue(())
+        }),
+    )
+}
+
+/// [`subtree_counts`], asynchronous, in `units` units of work with `progress` after each.
+///
+/// # Errors
+/// As [`subtree_counts`]; [`crate::Error::Interrupted`] when `progress` breaks.
+pub async fn subtree_counts_async(
+    ctx: &mut GpuContext,
+    roots: &[Setup],
+    depth: u32,
+    s: &Settings,
+    units: usize,
+    progress: Progress<'_>,
+) -> Result<Vec<u128>> {
+    pool_counts(&mut Gpus::One(ctx, *s), roots, depth, units, progress).await
 }
 
 /// One GPU of a [`Gpus::Many`] pool: its context and what its runs may use (the budget is per adapter).
@@ -535,7 +587,8 @@ impl Device {
 pub enum Gpus<'a> {
     /// One adapter.
     One(&'a mut GpuContext, Settings),
-    /// Several adapters, one thread each.
+    /// Several adapters, one thread each (native only: the browser has one adapter and no threads).
+    #[cfg(not(target_arch = "wasm32"))]
     Many(&'a [Device]),
 }
 
@@ -543,6 +596,7 @@ impl Gpus<'_> {
     fn settings(&self) -> Settings {
         match self {
             Gpus::One(_, s) => *s,
+            #[cfg(not(target_arch = "wasm32"))]
             Gpus::Many(d) => d[0].settings,
         }
     }
@@ -551,6 +605,7 @@ impl Gpus<'_> {
     fn host<R>(&mut self, f: impl FnOnce(&mut GpuContext) -> R) -> R {
         match self {
             Gpus::One(ctx, _) => f(ctx),
+            #[cfg(not(target_arch = "wasm32"))]
             Gpus::Many(d) => f(&mut d[0].lock()),
         }
     }
@@ -560,42 +615,49 @@ impl Gpus<'_> {
     fn min_frontier(&self) -> usize {
         match self {
             Gpus::One(..) => 0,
+            #[cfg(not(target_arch = "wasm32"))]
             Gpus::Many(d) => 16 * d.len(),
         }
     }
 
-    /// [`gpu_counts`] over `roots`, spread over the adapters.
-    fn counts(&mut self, roots: &[GpuPos], depth: u32) -> Result<Vec<u128>> {
+    /// [`gpu_counts`] over `roots`, spread over the adapters (several adapters: one blocking thread each).
+    async fn counts(&mut self, roots: &[GpuPos], depth: u32) -> Result<Vec<u128>> {
         match self {
-            Gpus::One(ctx, s) => gpu_counts(ctx, roots, depth, s),
-            Gpus::Many(d) => Ok(
-                spread(d, roots, |ctx, part, s| gpu_counts(ctx, part, depth, s))?
-                    .into_iter()
-                    .flatten()
-                    .collect(),
-            ),
+            Gpus::One(ctx, s) => gpu_counts(ctx, roots, depth, s).await,
+            #[cfg(not(target_arch = "wasm32"))]
+            Gpus::Many(d) => Ok(spread(d, roots, |ctx, part, s| {
+                let device = ctx.device_handle();
+                super::context::block_on(&device, gpu_counts(ctx, part, depth, s))
+            })?
+            .into_iter()
+            .flatten()
+            .collect()),
         }
     }
 
     /// [`gpu_total`] over `roots`, spread over the adapters.
-    fn total(&mut self, roots: &[GpuPos], depth: u32) -> Result<u128> {
+    async fn total(&mut self, roots: &[GpuPos], depth: u32) -> Result<u128> {
         match self {
-            Gpus::One(ctx, s) => gpu_total(ctx, roots, depth, s),
-            Gpus::Many(d) => Ok(
-                spread(d, roots, |ctx, part, s| gpu_total(ctx, part, depth, s))?
-                    .into_iter()
-                    .sum(),
-            ),
+            Gpus::One(ctx, s) => gpu_total(ctx, roots, depth, s).await,
+            #[cfg(not(target_arch = "wasm32"))]
+            Gpus::Many(d) => Ok(spread(d, roots, |ctx, part, s| {
+                let device = ctx.device_handle();
+                super::context::block_on(&device, gpu_total(ctx, part, depth, s))
+            })?
+            .into_iter()
+            .sum()),
         }
     }
 }
 
 /// Pieces of `roots` each adapter takes on average in [`spread`]: several, so a faster adapter takes more.
+#[cfg(not(target_arch = "wasm32"))]
 const PIECES_PER_DEVICE: usize = 4;
 
 /// Run `f` over consecutive pieces of `roots` on every device, one thread per device, each taking the next
 /// piece when done with its last (so faster adapters take more); the results in the order of the pieces.
 /// The first error stops every thread after its current piece and is returned.
+#[cfg(not(target_arch = "wasm32"))]
 fn spread<T: Send>(
     devices: &[Device],
     roots: &[GpuPos],
@@ -653,11 +715,18 @@ fn spread<T: Send>(
 }
 
 /// [`subtree_counts`] on the GPUs of `gpus`: with several, the last host level's positions are spread over
-/// them (at least [`Gpus::min_frontier`] positions there, so each adapter takes several pieces).
+/// them (at least [`Gpus::min_frontier`] positions there, so each adapter takes several pieces). The last
+/// host level is counted in `units` pieces, `progress` told after each.
 ///
 /// # Errors
-/// As [`subtree_counts`], from any adapter.
-pub fn pool_counts(gpus: &mut Gpus, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
+/// As [`subtree_counts`], from any adapter; [`crate::Error::Interrupted`] when `progress` breaks.
+pub async fn pool_counts(
+    gpus: &mut Gpus<'_>,
+    roots: &[Setup],
+    depth: u32,
+    units: usize,
+    progress: Progress<'_>,
+) -> Result<Vec<u128>> {
     let s = gpus.settings();
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
@@ -665,14 +734,52 @@ pub fn pool_counts(gpus: &mut Gpus, roots: &[Setup], depth: u32) -> Result<Vec<u
     let run_depth = depth.min(s.max_run_depth.clamp(1, MAX_RUN_DEPTH));
     let plies = (depth - run_depth).max(s.host_plies.min(depth - 1));
     if totals_only(&s) && roots.len() > 1 {
-        // Without merging and tables nothing is shared between roots: each root alone, by its total.
-        return roots
-            .iter()
-            .map(|r| Ok(pool_counts(gpus, std::slice::from_ref(r), depth)?[0]))
-            .collect();
+        // Without merging and tables nothing is shared between roots: each root alone, by its total (a
+        // unit of progress is then a root).
+        let mut out = Vec::with_capacity(roots.len());
+        let all = roots.len() as u64;
+        for (i, r) in roots.iter().enumerate() {
+            let before: u128 = out.iter().sum();
+            let mut inner = |p: GpuProgress| {
+                progress(GpuProgress {
+                    done: i as u64,
+                    total: all,
+                    nodes: before + p.nodes,
+                })
+            };
+            let key = [GpuPos::from_setup(r)];
+            let c = host_counts(
+                gpus,
+                std::slice::from_ref(r),
+                &key,
+                depth,
+                plies,
+                units,
+                &mut inner,
+            )
+            .await?[0];
+            out.push(c);
+        }
+        let nodes = out.iter().sum();
+        stop_if_asked(progress(GpuProgress {
+            done: all,
+            total: all,
+            nodes,
+        }))?;
+        return Ok(out);
     }
     let keys: Vec<GpuPos> = roots.iter().map(GpuPos::from_setup).collect();
-    host_counts(gpus, roots, &keys, depth, plies)
+    host_counts(gpus, roots, &keys, depth, plies, units, progress).await
+}
+
+/// [`crate::Error::Interrupted`] when a progress callback asked to stop.
+fn stop_if_asked(flow: std::ops::ControlFlow<()>) -> Result<()> {
+    match flow {
+        std::ops::ControlFlow::Continue(()) => Ok(()),
+        std::ops::ControlFlow::Break(()) => Err(crate::Error::Interrupted(
+            "the GPU count was stopped by its caller".into(),
+        )),
+    }
 }
 
 /// Whether runs only need totals (the fused kernel's one-total mode, [`run_tree`]): without merging and
@@ -683,12 +790,14 @@ fn totals_only(s: &Settings) -> bool {
 }
 
 /// One position of a host level: its key, its setup, its children (indices into the next host level, one per
-/// legal move: a transposition appears as the same index twice) and its count once known.
+/// legal move: a transposition appears as the same index twice), its count once known, and the number of
+/// ways the roots reach it (for progress).
 struct HostNode {
     key: GpuPos,
     setup: Setup,
     kids: Vec<u32>,
     count: Option<u128>,
+    ways: u128,
 }
 
 /// The index in `level` of the position `key`: with `merge`, the node already there for it (found through
@@ -710,6 +819,7 @@ fn place(
         setup: setup(),
         kids: Vec::new(),
         count: None,
+        ways: 0,
     });
     let at = level.len() as u32 - 1;
     if merge {
@@ -719,21 +829,25 @@ fn place(
 }
 
 /// The host levels: expand at least `plies` plies of `roots` on the host (more, up to `depth - 1`, while the
-/// last level's positions left to count are fewer than [`Gpus::min_frontier`]), merging transpositions (with
-/// `s.merge`: each distinct position once per level, its multiplicity carried by the parents' child lists),
-/// count the distinct positions of the last host level in GPU runs ([`Gpus::counts`], spread over the
-/// adapters), then add the counts up level by level. With the tables on (`s.cache`), every position's count
-/// is looked up in the host table first (whole position and remaining depth: exact) and stored there once
-/// known, so later batches, `--divide` root moves and suite positions reuse it. Counts are exact u128.
-fn host_counts(
-    gpus: &mut Gpus,
+/// last level's positions left to count are fewer than [`Gpus::min_frontier`], or than `units` when there
+/// are several), merging transpositions (with `s.merge`: each distinct position once per level, its
+/// multiplicity carried by the parents' child lists), count the distinct positions of the last host level in
+/// GPU runs ([`Gpus::counts`], spread over the adapters) in `units` pieces, then add the counts up level by
+/// level. With the tables on (`s.cache`), every position's count is looked up in the host table first (whole
+/// position and remaining depth: exact) and stored there once known, so later batches, `--divide` root moves
+/// and suite positions reuse it. Counts are exact u128.
+async fn host_counts(
+    gpus: &mut Gpus<'_>,
     roots: &[Setup],
     keys: &[GpuPos],
     depth: u32,
     plies: u32,
+    units: usize,
+    progress: Progress<'_>,
 ) -> Result<Vec<u128>> {
     let s = gpus.settings();
-    let want = gpus.min_frontier();
+    let units = units.max(1);
+    let want = gpus.min_frontier().max(if units > 1 { units } else { 0 });
     let mut plies = plies;
     let mut levels: Vec<Vec<HostNode>> = Vec::with_capacity(plies as usize + 1);
     let mut index: hashbrown::HashMap<GpuPos, u32> = hashbrown::HashMap::new();
@@ -742,9 +856,12 @@ fn host_counts(
     let mut top = Vec::new();
     for (setup, &key) in roots.iter().zip(keys) {
         let at = place(&mut top, &mut index, s.merge, key, || setup.clone());
+        top[at as usize].ways += 1;
         root_nodes.push(at as usize);
     }
     levels.push(top);
+    // Leaf nodes known so far: the counts found in the host table, times the ways the roots reach them.
+    let mut nodes = 0u128;
     let mut ply = 0;
     loop {
         let remaining = depth - ply;
@@ -766,6 +883,10 @@ fn host_counts(
             }
             plies = ply + 1;
         }
+        nodes += level
+            .iter()
+            .filter_map(|n| n.count.map(|c| c * n.ways))
+            .sum::<u128>();
         gpus.host(|ctx| ctx.host_positions += open as u64);
         index.clear();
         let mut next = Vec::new();
@@ -773,32 +894,61 @@ fn host_counts(
             for m in reference::legal_moves(&node.setup) {
                 let child = reference::play(&node.setup, m);
                 let key = GpuPos::from_setup(&child);
-                node.kids
-                    .push(place(&mut next, &mut index, s.merge, key, || child));
+                let at = place(&mut next, &mut index, s.merge, key, || child);
+                next[at as usize].ways += node.ways;
+                node.kids.push(at);
             }
         }
         levels.push(next);
         ply += 1;
     }
-    // The last host level on the GPU: its positions not found in the host table, in batches.
+    // The last host level on the GPU: its positions not found in the host table, in `units` pieces.
     let remaining = depth - plies;
     let frontier = levels.last_mut().expect("a level");
-    if totals_only(&s) && roots.len() == 1 {
-        // One root, nothing merged: its count is the sum of the last host level's (each reached once).
-        let batch: Vec<GpuPos> = frontier.iter().map(|n| n.key).collect();
-        return Ok(vec![gpus.total(&batch, remaining)?]);
-    }
+    nodes += frontier
+        .iter()
+        .filter_map(|n| n.count.map(|c| c * n.ways))
+        .sum::<u128>();
     let todo: Vec<usize> = (0..frontier.len())
         .filter(|&i| frontier[i].count.is_none())
         .collect();
-    let batch: Vec<GpuPos> = todo.iter().map(|&i| frontier[i].key).collect();
-    let counts = gpus.counts(&batch, remaining)?;
-    gpus.host(|ctx| {
-        for (&i, c) in todo.iter().zip(counts) {
-            frontier[i].count = Some(c);
-            remember(ctx, &s, frontier[i].key, remaining, c);
+    let piece = todo.len().div_ceil(units).max(1);
+    let all = todo.len().div_ceil(piece) as u64;
+    stop_if_asked(progress(GpuProgress {
+        done: 0,
+        total: all,
+        nodes,
+    }))?;
+    if totals_only(&s) && roots.len() == 1 {
+        // One root, nothing merged: its count is the sum of the last host level's (each reached once).
+        let mut sum = 0u128;
+        for (k, part) in todo.chunks(piece).enumerate() {
+            let batch: Vec<GpuPos> = part.iter().map(|&i| frontier[i].key).collect();
+            sum += gpus.total(&batch, remaining).await?;
+            stop_if_asked(progress(GpuProgress {
+                done: k as u64 + 1,
+                total: all,
+                nodes: nodes + sum,
+            }))?;
         }
-    });
+        return Ok(vec![sum]);
+    }
+    for (k, part) in todo.chunks(piece).enumerate() {
+        let batch: Vec<GpuPos> = part.iter().map(|&i| frontier[i].key).collect();
+        let counts = gpus.counts(&batch, remaining).await?;
+        gpus.host(|ctx| {
+            for (&i, c) in part.iter().zip(counts) {
+                frontier[i].count = Some(c);
+                nodes += c * frontier[i].ways;
+                remember(ctx, &s, frontier[i].key, remaining, c);
+            }
+        });
+        stop_if_asked(progress(GpuProgress {
+            done: k as u64 + 1,
+            total: all,
+            nodes,
+        }))?;
+    }
     // Counts up the host levels: a position's count is the sum over its moves of its children's counts.
     gpus.host(|ctx| {
         for ply in (0..plies as usize).rev() {
@@ -836,7 +986,7 @@ fn remember(ctx: &mut GpuContext, s: &Settings, key: GpuPos, remaining: u32, cou
 }
 
 /// GPU runs over `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), in chunks that one level may hold.
-fn gpu_counts(
+async fn gpu_counts(
     ctx: &mut GpuContext,
     roots: &[GpuPos],
     depth: u32,
@@ -849,7 +999,7 @@ fn gpu_counts(
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
         ctx.note_run(part.len());
-        let (counts, _) = run_tree(ctx, part, depth, false, false, s)?;
+        let (counts, _) = run_tree(ctx, part, depth, false, false, s).await?;
         out.extend(counts);
     }
     Ok(out)
@@ -857,7 +1007,12 @@ fn gpu_counts(
 
 /// The sum of the counts of `roots` to `depth` (≤ [`MAX_RUN_DEPTH`]), from GPU runs in the one-total mode (no
 /// per-position counts; merging and tables off), in chunks that one level may hold.
-fn gpu_total(ctx: &mut GpuContext, roots: &[GpuPos], depth: u32, s: &Settings) -> Result<u128> {
+async fn gpu_total(
+    ctx: &mut GpuContext,
+    roots: &[GpuPos],
+    depth: u32,
+    s: &Settings,
+) -> Result<u128> {
     if depth == 0 {
         return Ok(roots.len() as u128);
     }
@@ -865,17 +1020,33 @@ fn gpu_total(ctx: &mut GpuContext, roots: &[GpuPos], depth: u32, s: &Settings) -
     let mut sum = 0u128;
     for part in roots.chunks(chunk) {
         ctx.note_run(part.len());
-        let (counts, _) = run_tree(ctx, part, depth, false, true, s)?;
+        let (counts, _) = run_tree(ctx, part, depth, false, true, s).await?;
         sum += counts.iter().sum::<u128>();
     }
     Ok(sum)
 }
 
-/// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`].
+/// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`];
+/// blocking ([`tree_stats_async`] under [`super::context::block_on`]).
 ///
 /// # Errors
 /// A GPU failure.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn tree_stats(
+    ctx: &mut GpuContext,
+    roots: &[Setup],
+    depth: u32,
+    s: &Settings,
+) -> Result<(u128, Stats)> {
+    let device = ctx.device_handle();
+    super::context::block_on(&device, tree_stats_async(ctx, roots, depth, s))
+}
+
+/// [`tree_stats`], asynchronous.
+///
+/// # Errors
+/// A GPU failure.
+pub async fn tree_stats_async(
     ctx: &mut GpuContext,
     roots: &[Setup],
     depth: u32,
@@ -889,7 +1060,7 @@ pub fn tree_stats(
     for part in roots.chunks(chunk) {
         let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
         ctx.note_run(gpu.len());
-        let (leaves, st) = run_tree(ctx, &gpu, depth, true, false, s)?;
+        let (leaves, st) = run_tree(ctx, &gpu, depth, true, false, s).await?;
         total = (total.0 + leaves.iter().sum::<u128>(), total.1 + st);
     }
     Ok(total)
@@ -902,7 +1073,7 @@ const MOVE_BATCH: usize = 16384;
 ///
 /// # Errors
 /// A GPU failure.
-pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
+pub async fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Move>>> {
     let mut out = Vec::with_capacity(setups.len());
     for chunk in setups.chunks(MOVE_BATCH) {
         let n = chunk.len() as u64;
@@ -925,7 +1096,7 @@ pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Mov
                 &[&lv.pos, &lv.flags, &lv.counts],
                 n * 4,
             )?;
-            ctx.download_u32(&lv.counts, n)?
+            ctx.read_u32(&lv.counts, 0, n).await?
         };
         let mut offsets = Vec::with_capacity(counts.len());
         let mut total = 0u32;
@@ -942,7 +1113,7 @@ pub fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<Vec<Mov
             &[&lv.pos, &lv.offsets, &moves],
             total as u64 * 4,
         )?;
-        let lists = ctx.download_u32(&moves, total as u64)?;
+        let lists = ctx.read_u32(&moves, 0, total as u64).await?;
         for (&o, &c) in offsets.iter().zip(&counts) {
             let (o, c) = (o as usize, c as usize);
             out.push(lists[o..o + c].iter().map(|&m| Move(m as u16)).collect());

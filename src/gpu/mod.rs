@@ -47,15 +47,18 @@ mod options;
 pub mod report;
 
 pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
+pub use driver::GpuProgress;
 pub use options::GpuOptions;
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::backend::{Backend, Detail, Stats, WorkReport};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;
 use crate::validate::Checked;
-use driver::Settings;
+use driver::{Gpus, Settings};
+use std::ops::ControlFlow;
 use std::sync::Mutex;
 
 /// Refuse a `--gpu-mem` budget the adapter cannot use: above what the deepest run could ever allocate (every
@@ -120,9 +123,16 @@ fn check_together(ctx: &GpuContext, budget_mb: u64, hash_mb: u64, opts: &GpuOpti
 
 /// Perft on the GPU: one adapter, or several (`--adapter all` or a list) that share each count's host-level
 /// positions, one thread each ([`driver::pool_counts`]).
+///
+/// The work is asynchronous underneath ([`GpuBackend::perft_async`], [`GpuBackend::divide_async`]: read-backs
+/// are awaited buffer maps); natively the [`Backend`] methods block on it ([`context::block_on`]), in the
+/// browser (wasm32, WebGPU) only the async methods exist. One count at a time: a second one waits for the
+/// first (each adapter's context is locked while it counts).
 pub struct GpuBackend {
     /// The adapters, the first holding the host table; each with its settings (its own level budget).
     devices: Vec<driver::Device>,
+    /// What each adapter was set up with, as lines ([`GpuBackend::setup_lines`]).
+    setup: Vec<String>,
 }
 
 impl GpuBackend {
@@ -131,17 +141,37 @@ impl GpuBackend {
     ///
     /// # Errors
     /// [`crate::Error::Backend`] naming a missing adapter, capability or limit.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(opts: &GpuOptions) -> Result<GpuBackend> {
         let contexts = GpuContext::open_all(opts.adapter.as_deref(), opts.checked_shaders)?;
-        let devices = contexts
-            .into_iter()
-            .map(|ctx| GpuBackend::prepare(ctx, opts))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(GpuBackend { devices })
+        GpuBackend::prepare_all(contexts, opts)
     }
 
-    /// Check the budget and tables of one adapter's context, make its tables and settings.
-    fn prepare(mut ctx: GpuContext, opts: &GpuOptions) -> Result<driver::Device> {
+    /// [`GpuBackend::new`], asynchronous (the adapter and device requests are awaited): the way in from the
+    /// browser, where WebGPU offers one adapter (`opts.adapter` must be `None` there).
+    ///
+    /// # Errors
+    /// As [`GpuBackend::new`].
+    pub async fn open(opts: &GpuOptions) -> Result<GpuBackend> {
+        let contexts =
+            GpuContext::open_async(opts.adapter.as_deref(), opts.checked_shaders).await?;
+        GpuBackend::prepare_all(contexts, opts)
+    }
+
+    fn prepare_all(contexts: Vec<GpuContext>, opts: &GpuOptions) -> Result<GpuBackend> {
+        let mut devices = Vec::with_capacity(contexts.len());
+        let mut setup = Vec::new();
+        for ctx in contexts {
+            let (device, lines) = GpuBackend::prepare(ctx, opts)?;
+            devices.push(device);
+            setup.extend(lines);
+        }
+        Ok(GpuBackend { devices, setup })
+    }
+
+    /// Check the budget and tables of one adapter's context, make its tables and settings; the lines that
+    /// describe them ([`GpuBackend::setup_lines`]).
+    fn prepare(mut ctx: GpuContext, opts: &GpuOptions) -> Result<(driver::Device, Vec<String>)> {
         ctx.table_buffer_bytes = opts.table_buffer_bytes;
         if let Some(mb) = opts.gpu_mem_mb {
             check_budget(&ctx, mb)?;
@@ -162,34 +192,27 @@ impl GpuBackend {
             max_run_depth: driver::MAX_RUN_DEPTH,
             host_plies: 0,
         };
-        if opts.verbose {
-            eprintln!("gpu: adapter {}", ctx.describe());
-            eprintln!(
-                "gpu: device memory {}",
+        let default = |given: bool| if given { "" } else { " (default)" };
+        let lines = vec![
+            format!("adapter {}", ctx.describe()),
+            format!(
+                "device memory {}",
                 ctx.device_memory
                     .map_or("not reported by the driver".into(), |b| format!(
                         "{} MiB (largest device-local heap)",
                         b >> 20
                     ))
-            );
-            eprintln!(
-                "gpu: memory budget {budget_mb} MiB{} (max storage binding {} MiB, max buffer {} MiB)",
-                if opts.gpu_mem_mb.is_none() {
-                    " (default)"
-                } else {
-                    ""
-                },
+            ),
+            format!(
+                "memory budget {budget_mb} MiB{} (max storage binding {} MiB, max buffer {} MiB)",
+                default(opts.gpu_mem_mb.is_some()),
                 ctx.limits.max_storage_buffer_binding_size >> 20,
                 ctx.limits.max_buffer_size >> 20
-            );
-            eprintln!(
-                "gpu: transposition merging {}, transposition tables{} {}",
+            ),
+            format!(
+                "transposition merging {}, transposition tables{} {}",
                 if opts.merge { "on" } else { "off" },
-                if opts.hash_mb.is_none() {
-                    " (default)"
-                } else {
-                    ""
-                },
+                default(opts.hash_mb.is_some()),
                 match &ctx.cache {
                     Some(c) => format!(
                         "{} entries ({} MiB) per remaining depth (buffers × entries each, MiB): {}",
@@ -208,18 +231,27 @@ impl GpuBackend {
                     ),
                     None => "off".into(),
                 }
-            );
-            eprintln!(
-                "gpu: host table at most {} entries ({host_mb} MiB of --hash {hash_mb}: an eighth, at most {} \
+            ),
+            format!(
+                "host table at most {} entries ({host_mb} MiB of --hash {hash_mb}: an eighth, at most {} \
                  MiB; the GPU tables get the rest)",
                 ctx.host_table_max(),
                 context::HOST_TABLE_MAX_MB
-            );
-        }
-        Ok(driver::Device {
-            ctx: Mutex::new(ctx),
-            settings,
-        })
+            ),
+        ];
+        Ok((
+            driver::Device {
+                ctx: Mutex::new(ctx),
+                settings,
+            },
+            lines,
+        ))
+    }
+
+    /// What each adapter was set up with (adapter, device memory, level budget, merging and tables, host
+    /// table), one line each, in `--adapter` order: `--verbose` prints them with a `gpu: ` prefix.
+    pub fn setup_lines(&self) -> &[String] {
+        &self.setup
     }
 
     fn ctx(&self) -> std::sync::MutexGuard<'_, GpuContext> {
@@ -249,28 +281,136 @@ impl GpuBackend {
     ///
     /// # Errors
     /// A GPU failure while reading the counters back.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn work_report(&self) -> Result<report::GpuReport> {
-        if self.devices.len() == 1 {
-            return self.ctx().report();
+        let device = self.ctx().device_handle();
+        context::block_on(&device, self.work_report_async())
+    }
+
+    /// [`GpuBackend::work_report`], asynchronous.
+    ///
+    /// # Errors
+    /// As [`GpuBackend::work_report`].
+    pub async fn work_report_async(&self) -> Result<report::GpuReport> {
+        let mut reports = Vec::with_capacity(self.devices.len());
+        for d in &self.devices {
+            #[cfg(not(target_arch = "wasm32"))]
+            let r = {
+                let ctx = d.lock();
+                let device = ctx.device_handle();
+                context::block_on(&device, ctx.report_async())?
+            };
+            #[cfg(target_arch = "wasm32")]
+            let r = d.lock().report_async().await?;
+            reports.push(r);
         }
-        let reports = self
-            .devices
-            .iter()
-            .map(|d| d.lock().report())
-            .collect::<Result<Vec<_>>>()?;
+        if reports.len() == 1 {
+            return Ok(reports.pop().expect("one report"));
+        }
         Ok(report::GpuReport::merged(reports))
     }
 
-    /// Subtree counts of `roots` on the adapters.
-    fn counts(&self, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
-        if self.devices.len() == 1 {
-            let d = &self.devices[0];
-            return driver::subtree_counts(&mut d.lock(), roots, depth, &d.settings);
+    /// Run one of this backend's futures ([`GpuBackend::perft_async`], …) to completion on the calling
+    /// thread. Natively a read-back completes only while the device is polled, which this does
+    /// ([`context::block_on`] on the first adapter); a plain executor such as `pollster::block_on` would wait
+    /// forever. In the browser the event loop drives them (`wasm_bindgen_futures`).
+    ///
+    /// # Errors
+    /// The future's error, or a GPU failure while waiting.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn wait<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        let device = self.ctx().device_handle();
+        context::block_on(&device, fut)
+    }
+
+    /// Subtree counts of `roots` on the adapters, in `units` units of work with `progress` after each.
+    async fn counts_async(
+        &self,
+        roots: &[Setup],
+        depth: u32,
+        units: usize,
+        progress: driver::Progress<'_>,
+    ) -> Result<Vec<u128>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.devices.len() > 1 {
+            let mut gpus = Gpus::Many(&self.devices);
+            return driver::pool_counts(&mut gpus, roots, depth, units, progress).await;
         }
-        driver::pool_counts(&mut driver::Gpus::Many(&self.devices), roots, depth)
+        let d = &self.devices[0];
+        let mut ctx = d.lock();
+        let mut gpus = Gpus::One(&mut ctx, d.settings);
+        driver::pool_counts(&mut gpus, roots, depth, units, progress).await
+    }
+
+    /// Subtree counts of `roots` on the adapters, blocking, in one unit (runs as large as the budget allows).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn counts(&self, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
+        let device = self.ctx().device_handle();
+        context::block_on(
+            &device,
+            self.counts_async(roots, depth, 1, &mut |_| ControlFlow::Continue(())),
+        )
+    }
+
+    /// Perft of `pos` to `depth`, asynchronous: the last host level is counted in
+    /// [`driver::PROGRESS_UNITS`] units of work (more host plies where the tree allows), `progress` told
+    /// after each (and once before the first) with the units done and the leaf nodes counted so far; a
+    /// [`ControlFlow::Break`] stops the count after the unit in flight with [`crate::Error::Interrupted`].
+    ///
+    /// # Errors
+    /// A GPU failure ([`crate::Error::Backend`]), a budget too small for one position's moves, or
+    /// [`crate::Error::Interrupted`].
+    pub async fn perft_async(
+        &self,
+        pos: &Checked,
+        depth: u32,
+        progress: &mut dyn FnMut(GpuProgress) -> ControlFlow<()>,
+    ) -> Result<u128> {
+        let counts = self
+            .counts_async(
+                std::slice::from_ref(pos.setup()),
+                depth,
+                driver::PROGRESS_UNITS,
+                progress,
+            )
+            .await?;
+        Ok(counts.first().copied().unwrap_or(0))
+    }
+
+    /// Per root move counts of `depth - 1` subtrees, asynchronous: all root moves in one batch (they share
+    /// merging and the tables), in units of work with `progress` as [`GpuBackend::perft_async`]; the moves in
+    /// the GPU's order.
+    ///
+    /// # Errors
+    /// As [`GpuBackend::perft_async`].
+    pub async fn divide_async(
+        &self,
+        pos: &Checked,
+        depth: u32,
+        progress: &mut dyn FnMut(GpuProgress) -> ControlFlow<()>,
+    ) -> Result<Vec<(Move, u128)>> {
+        let setup = pos.setup();
+        let moves = {
+            let mut ctx = self.ctx();
+            driver::legal_moves(&mut ctx, std::slice::from_ref(setup))
+                .await?
+                .pop()
+                .unwrap_or_default()
+        };
+        let kids: Vec<Setup> = moves.iter().map(|&m| reference::play(setup, m)).collect();
+        let counts = self
+            .counts_async(
+                &kids,
+                depth.saturating_sub(1),
+                driver::PROGRESS_UNITS,
+                progress,
+            )
+            .await?;
+        Ok(moves.into_iter().zip(counts).collect())
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Backend for GpuBackend {
     fn name(&self) -> &'static str {
         "gpu"
@@ -283,14 +423,17 @@ impl Backend for GpuBackend {
 
     fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
         let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
-        driver::legal_moves(&mut self.ctx(), &setups)
+        let mut ctx = self.ctx();
+        let device = ctx.device_handle();
+        context::block_on(&device, driver::legal_moves(&mut ctx, &setups))
     }
 
     /// All root moves in one batch, so their subtrees share merging and the cache (and, with several
     /// adapters, are spread over them).
     fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
         let setup = pos.setup();
-        let moves = driver::legal_moves(&mut self.ctx(), std::slice::from_ref(setup))?
+        let moves = self
+            .legal_moves(std::slice::from_ref(pos))?
             .pop()
             .unwrap_or_default();
         let kids: Vec<Setup> = moves.iter().map(|&m| reference::play(setup, m)).collect();
@@ -313,7 +456,7 @@ impl Backend for GpuBackend {
     /// Only the CPW columns ([`Detail::Cpw`]); `Detail::Full` is refused. On the first adapter only.
     fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
         if detail == Detail::Full {
-            return Err(Error::Usage(
+            return Err(crate::Error::Usage(
                 "--stats full: the gpu backend computes only the CPW columns (use --stats, or --backend cpu)"
                     .into(),
             ));

@@ -11,8 +11,6 @@ pub struct GpuOptions {
     pub gpu_mem_mb: Option<u64>,
     /// GPU adapter by name substring or index (None = `PERFTLAB_ADAPTER` or the default adapter).
     pub adapter: Option<String>,
-    /// Print backend details (adapter, memory budget) on stderr.
-    pub verbose: bool,
     /// Most bytes of one transposition-table buffer (library only, no flag; None: one maximal storage
     /// binding). Smaller buffers give each depth more of them, probed and filled one group of four per
     /// dispatch: tests force many buffers per depth with a few MiB of tables.
