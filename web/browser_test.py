@@ -34,7 +34,7 @@ except ImportError as e:
     sys.exit(2)
 
 CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--enable-unsafe-webgpu",
-                  "--use-webgpu-adapter=swiftshader", "--window-size=1300,1100"]
+                  "--use-webgpu-adapter=swiftshader", "--window-size=1300,1400"]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 # src/render/board.rs geometry (the page uses the same): left margin, top margin, square side.
 LEFT, TOP, SQ = 22, 8, 50
@@ -51,10 +51,14 @@ def check(cond, what):
 
 
 def serve(dist):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=dist)
-    handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                              ".wasm": "application/wasm", ".js": "text/javascript"}
-    handler.log_message = lambda *a: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".wasm": "application/wasm", ".js": "text/javascript"}
+
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=dist)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
@@ -181,6 +185,7 @@ def test(args, page):
           page.d.find_elements(By.CSS_SELECTOR, "#board polygon.arrow.extra[data-move='e2e5']"),
           "the missing and the extra move are drawn as arrows on the board")
     os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
+    page.d.execute_script("window.scrollTo(0, 0)")
     page.d.save_screenshot(args.screenshot)
     print(f"screenshot: {args.screenshot}", flush=True)
     # One analysis: Fool's mate (White is checkmated by the queen on h4: no legal move, in check).
@@ -193,7 +198,7 @@ def test(args, page):
     page.open(fen=START, depth="2", backend="wasm")
     page.click_square("e2")
     page.click_square("e4")
-    after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
     check(page.el("fen").get_attribute("value") == after and after in urllib.parse.unquote_plus(page.d.current_url),
           "e2 then e4 clicked on the board plays 1.e4 (FEN box and URL)")
     status, nodes = page.run()
