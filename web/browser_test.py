@@ -36,6 +36,7 @@ except ImportError as e:
 CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--enable-unsafe-webgpu",
                   "--use-webgpu-adapter=swiftshader", "--window-size=1300,1400"]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 # src/render/board.rs geometry (the page uses the same): left margin, top margin, square side.
 LEFT, TOP, SQ = 22, 8, 50
 
@@ -223,27 +224,40 @@ def test(args, page):
 
 
 def bench(args, page):
-    """Start position perft at --depth on WebGPU in the page, interleaved with the native GPU run (lavapipe)."""
-    page.open(fen=START, depth=str(args.depth), backend="webgpu")
-    first = None
-    web, native = [], []
-    for i in range(args.runs + 1):
-        status, nodes = page.run(600)
+    """Start position perft at --depth on WebGPU in a freshly loaded page (so no table of an earlier run
+    answers), interleaved with the native GPU backend (--native: a perftlab binary, here on lavapipe); the
+    count's time without the device opening on both sides."""
+    web, opens, native, first, warm = [], [], [], [], []
+    for i in range(args.runs):
+        page.open(fen=START, depth=str(args.depth), backend="webgpu", run="1")
+        status, nodes = page.finish(600)
         if status != "done" or page.text("backend-note") != "counting on WebGPU":
             raise Failed(f"webgpu run: {status} {nodes} {page.text('backend-note')}")
-        secs = float(page.el("nps").get_attribute("data-seconds"))
-        if i == 0:
-            first = secs  # opens the device and builds the pipelines
-        else:
-            web.append(secs)
-        if args.native and i > 0:
+        nps = page.el("nps")
+        web.append(float(nps.get_attribute("data-seconds")))
+        opens.append(float(nps.get_attribute("data-open-seconds")))
+        first.append(int(page.el("timing").get_attribute("data-ms")))
+        # Warm: the browser compiles the pipelines at their first use (inside the first count); count again in
+        # the same page, after a count of another tree (Kiwipete, no shared position), so no table answers.
+        page.open(fen=KIWIPETE, depth="3", backend="webgpu", run="1")
+        page.finish(600)
+        page.el("start-pos").click()
+        page.d.execute_script(f"const d = document.getElementById('depth'); d.value = '{args.depth}';"
+                              "d.dispatchEvent(new Event('change'))")
+        status, nodes = page.run(600)
+        if status != "done":
+            raise Failed(f"warm webgpu run: {status} {nodes}")
+        warm.append(float(page.el("nps").get_attribute("data-seconds")))
+        if args.native:
             out = subprocess.run([args.native, "perft", "--backend", "gpu", "--depth", str(args.depth)],
                                  capture_output=True, text=True, check=True)
             m = re.search(r"depth \d+: ([0-9.]+) s", out.stderr)
             native.append(float(m.group(1)))
-        print(f"run {i}: web {secs:.3f} s" + (f", native {native[-1]:.3f} s" if native and i > 0 else ""), flush=True)
-    print(json.dumps({"depth": args.depth, "nodes": nodes, "web_first_s": first, "web_s": web, "native_s": native,
-                      "web_median_s": statistics.median(web),
+        print(f"run {i}: web count {web[-1]:.3f} s, warm {warm[-1]:.3f} s (device open {opens[-1]:.3f} s, first result {first[-1]} ms "
+              f"after navigation)" + (f", native count {native[-1]:.3f} s" if native else ""), flush=True)
+    print(json.dumps({"depth": args.depth, "nodes": nodes, "web_s": web, "open_s": opens, "first_result_ms": first,
+                      "native_s": native, "web_median_s": statistics.median(web), "warm_s": warm,
+                      "warm_median_s": statistics.median(warm),
                       "native_median_s": statistics.median(native) if native else None}))
 
 
