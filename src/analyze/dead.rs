@@ -1065,8 +1065,9 @@ fn replay(pos: &Checked, winner: Color, line: &[Move]) -> Result<()> {
 /// [`Error::Mismatch`] when a helpmate found does not replay to checkmate in the reference generator (a bug;
 /// never returned as an answer).
 pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision> {
-    let start = Instant::now();
-    let deadline = limits.time.map(|t| start + t);
+    // No clock is read without a time limit: `Instant::now` panics on wasm32-unknown-unknown (the web page
+    // passes `time: None`).
+    let deadline = limits.time.map(|t| Instant::now() + t);
     let (mut root, cd) = Board::from_setup(pos.setup());
     let finish = |verdict: Verdict, nodes: u64| -> Result<Decision> {
         if let Verdict::Winnable { helpmate } = &verdict {

@@ -1,0 +1,170 @@
+//! The page (`web/`, docs/web.md) in a real browser: builds `web/dist` with `web/build.sh` (or takes
+//! `PERFTLAB_WEB_DIST`), serves it from a local static server and drives headless Chromium through selenium
+//! and chromedriver (`web/browser_test.py`): perft 4 of the start position and Kiwipete on the WebAssembly
+//! CPU path and, when the library has the async GPU API, on WebGPU (SwiftShader), read off `#nodes`; one
+//! divide against Stockfish's `go perft`, the compare of a pasted divide (agreeing, then with a missing and
+//! an extra move highlighted), one analysis, a move played by clicking the board, and a bad FEN that changes
+//! nothing but the error text. Saves `docs/web-screenshot.png`.
+//!
+//! Expected counts: the Chess Programming Wiki's "Perft Results" (tests/data/cpw-detail.csv); the divide:
+//! Stockfish's. With `CI=true` a missing chromium, chromedriver, selenium, wasm-bindgen or Stockfish fails the
+//! test (`.ci/run` installs them); elsewhere the test skips, saying what is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The first of `candidates` (or `name` on PATH) that exists.
+fn find(name: &str, candidates: &[&str]) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(name))
+        .chain(candidates.iter().map(PathBuf::from))
+        .find(|p| p.is_file())
+}
+
+/// The CPW count of `position` at `depth` (tests/data/cpw-detail.csv) and the position's FEN.
+fn cpw(position: &str, depth: u32) -> (String, String) {
+    let text = std::fs::read_to_string(root().join("tests/data/cpw-detail.csv")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[0] == position && f[2] == depth.to_string())
+        .map(|f| (f[1].to_string(), f[3].to_string()))
+        .unwrap_or_else(|| panic!("{position} depth {depth} is not in cpw-detail.csv"))
+}
+
+/// Stockfish's `go perft` output for `fen` at `depth`.
+fn stockfish_divide(stockfish: &Path, fen: &str, depth: u32) -> String {
+    use std::io::Write;
+    let mut child = Command::new(stockfish)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("stockfish starts");
+    write!(
+        child.stdin.take().unwrap(),
+        "position fen {fen}\ngo perft {depth}\nquit\n"
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("Nodes searched:"), "stockfish said: {text}");
+    text
+}
+
+#[test]
+fn the_page_counts_divides_analyses_and_refuses_a_bad_fen_in_headless_chromium() {
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .or_else(|| find("chromium", &["/usr/bin/chromium"]));
+    let driver = std::env::var_os("CHROMEDRIVER")
+        .map(PathBuf::from)
+        .or_else(|| find("chromedriver", &["/usr/bin/chromedriver"]));
+    let selenium = Command::new("python3")
+        .args(["-c", "import selenium"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let prebuilt = std::env::var_os("PERFTLAB_WEB_DIST").map(PathBuf::from);
+    let bindgen = prebuilt.is_some() || find("wasm-bindgen", &[]).is_some();
+    let stockfish = find("stockfish", &["/usr/games/stockfish"]);
+    let mut missing = Vec::new();
+    for (ok, what) in [
+        (chromium.is_some(), "chromium (apt-get install chromium)"),
+        (
+            driver.is_some(),
+            "chromedriver (apt-get install chromium-driver)",
+        ),
+        (selenium, "python3's selenium (pip install selenium)"),
+        (
+            bindgen,
+            "wasm-bindgen (cargo install wasm-bindgen-cli --version 0.2.130)",
+        ),
+        (stockfish.is_some(), "stockfish (apt-get install stockfish)"),
+    ] {
+        if !ok {
+            missing.push(what);
+        }
+    }
+    if !missing.is_empty() {
+        assert!(
+            !ci(),
+            "CI=true and the browser test cannot run, missing: {missing:?} (.ci/run installs them)"
+        );
+        eprintln!("skipped: the browser test needs {missing:?}");
+        return;
+    }
+    // The WebGPU path exists once the library's GPU driver is async (issue 22, part 1); from then on it is
+    // required to count on WebGPU in the browser, not to fall back.
+    let webgpu = std::fs::read_dir(root().join("src/gpu"))
+        .map(|dir| {
+            dir.flatten().any(|e| {
+                std::fs::read_to_string(e.path())
+                    .is_ok_and(|t| t.contains("pub async fn perft_async"))
+            })
+        })
+        .unwrap_or(false);
+    let dist = match prebuilt {
+        Some(d) => d,
+        None => {
+            // A target folder of its own: the wasm build has other RUSTFLAGS (simd128) than the tests.
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root().join("target"))
+                .join("web");
+            let out = Command::new(root().join("web/build.sh"))
+                .env("CARGO_TARGET_DIR", &target)
+                .env_remove("RUSTFLAGS")
+                .output()
+                .expect("web/build.sh runs");
+            assert!(
+                out.status.success(),
+                "web/build.sh failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            eprintln!("{}", String::from_utf8_lossy(&out.stdout).trim());
+            root().join("web/dist")
+        }
+    };
+    let (start, start4) = cpw("start", 4);
+    let (kiwipete, kiwipete4) = cpw("kiwipete", 4);
+    let sf = stockfish_divide(stockfish.as_deref().unwrap(), &kiwipete, 3);
+    let sf_file = std::env::temp_dir().join(format!("perftlab-web-sf-{}.txt", std::process::id()));
+    std::fs::write(&sf_file, &sf).unwrap();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root().join("web/browser_test.py"))
+        .arg("test")
+        .arg("--dist")
+        .arg(&dist)
+        .arg("--cpw")
+        .arg(format!("start={start}:4:{start4}"))
+        .arg("--cpw")
+        .arg(format!("kiwipete={kiwipete}:4:{kiwipete4}"))
+        .arg("--divide")
+        .arg(format!("{kiwipete}:3:{}", sf_file.display()))
+        .arg("--screenshot")
+        .arg(root().join("docs/web-screenshot.png"))
+        .env("CHROMIUM", chromium.unwrap())
+        .env("CHROMEDRIVER", driver.unwrap());
+    if webgpu {
+        cmd.arg("--webgpu");
+    }
+    let out = cmd.output().expect("python3 runs");
+    let _ = std::fs::remove_file(&sf_file);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the browser test failed (exit {:?}):\n{stdout}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

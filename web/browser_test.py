@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Drive web/dist/ in headless Chromium (selenium + chromedriver), for tests/web.rs and the WebGPU bench.
+
+The page is served from a local static server (http.server on 127.0.0.1); every expected value comes from the
+caller (tests/web.rs reads the CPW counts from tests/data/cpw-detail.csv and Stockfish's divide), so this script
+only drives the page and compares. Exit 0: every check passed; 1: a check failed (the message says which);
+2: usage or a missing tool.
+
+  browser_test.py test --dist web/dist --cpw start=FEN:4:197281 --cpw kiwipete=FEN:4:4085603 \\
+      --divide FEN:3:stockfish-output.txt --screenshot docs/web-screenshot.png [--webgpu]
+  browser_test.py bench --dist web/dist --depth 5 --runs 5 --native target/release/perftlab
+"""
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+except ImportError as e:
+    print(f"browser_test.py: selenium is missing ({e}): pip install selenium", file=sys.stderr)
+    sys.exit(2)
+
+CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--enable-unsafe-webgpu",
+                  "--use-webgpu-adapter=swiftshader", "--window-size=1300,1400"]
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+# src/render/board.rs geometry (the page uses the same): left margin, top margin, square side.
+LEFT, TOP, SQ = 22, 8, 50
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failed(what)
+    print(f"ok: {what}", flush=True)
+
+
+def serve(dist):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".wasm": "application/wasm", ".js": "text/javascript"}
+
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=dist)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def browser():
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    driver = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+    for path in (chromium, driver):
+        if not os.access(path, os.X_OK):
+            print(f"browser_test.py: {path} is missing (apt-get install chromium chromium-driver)", file=sys.stderr)
+            sys.exit(2)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for f in CHROMIUM_FLAGS:
+        opts.add_argument(f)
+    return webdriver.Chrome(service=Service(executable_path=driver), options=opts)
+
+
+class Page:
+    def __init__(self, drv, base):
+        self.d, self.base = drv, base
+
+    def open(self, **params):
+        self.d.get(self.base + "index.html" + ("?" + urllib.parse.urlencode(params) if params else ""))
+        self.wait(lambda: self.text("status") not in ("", "loading"), 30, "the page to load")
+
+    def el(self, id_):
+        return self.d.find_element(By.ID, id_)
+
+    def text(self, id_):
+        return self.el(id_).text
+
+    def wait(self, cond, timeout, what):
+        end = time.time() + timeout
+        while time.time() < end:
+            if cond():
+                return
+            time.sleep(0.05)
+        raise Failed(f"timed out after {timeout} s waiting for {what} (status '{self.text('status')}')")
+
+    def finish(self, timeout):
+        self.wait(lambda: self.text("status") != "running", timeout, "the run to finish")
+        return self.text("status"), self.text("nodes")
+
+    def run(self, timeout=300):
+        self.el("run").click()
+        return self.finish(timeout)
+
+    def divide(self):
+        rows = self.d.find_elements(By.CSS_SELECTOR, "#divide tbody tr")
+        return {r.get_attribute("data-move"): r.find_elements(By.TAG_NAME, "td")[1].text for r in rows}
+
+    def click_square(self, sq):
+        svg = self.d.find_element(By.CSS_SELECTOR, "#board svg")
+        w, h = float(svg.get_attribute("width")), float(svg.get_attribute("height"))
+        f, r = ord(sq[0]) - 97, int(sq[1]) - 1
+        x, y = LEFT + f * SQ + SQ / 2 - w / 2, TOP + (7 - r) * SQ + SQ / 2 - h / 2
+        ActionChains(self.d).move_to_element_with_offset(svg, int(x), int(y)).click().perform()
+
+    def set_fen(self, fen):
+        box = self.el("fen")
+        box.clear()
+        box.send_keys(fen)
+        self.el("set-fen").click()
+
+
+def parse_stockfish(text):
+    moves = {}
+    for line in text.splitlines():
+        m = re.match(r"^([a-h][1-8][a-h][1-8][nbrq]?): (\d+)$", line.strip())
+        if m:
+            moves[m.group(1)] = m.group(2)
+    return moves
+
+
+def test(args, page):
+    webgpu_built = page.d.execute_script("return document.getElementById('version').textContent.includes('webgpu')")
+    has_gpu = page.d.execute_script("return !!navigator.gpu")
+    check(has_gpu, "headless Chromium exposes navigator.gpu (WebGPU on SwiftShader)")
+    if args.webgpu:
+        check(webgpu_built, "the module is built with the WebGPU path")
+    backends = ["wasm"] + (["webgpu"] if args.webgpu else [])
+    # Perft of the CPW positions on each path, started by the URL (?run=1) and read off #nodes.
+    for spec in args.cpw:
+        name, rest = spec.split("=", 1)
+        fen, depth, nodes = rest.rsplit(":", 2)
+        for backend in backends:
+            page.open(fen=fen, depth=depth, backend=backend, run="1")
+            status, got = page.finish(300)
+            note = page.text("backend-note")
+            check(status == "done" and got == nodes,
+                  f"{backend} perft {depth} of {name}: {got} ({status}), CPW says {nodes} [{note}]")
+            if backend == "webgpu":
+                check(note == "counting on WebGPU", f"the webgpu run counted on WebGPU, not a fallback ('{note}')")
+            secs = page.el("nps").get_attribute("data-seconds")
+            print(f"  {backend} {name} depth {depth}: {secs} s, first result "
+                  f"{page.el('timing').get_attribute('data-ms')} ms after navigation", flush=True)
+    # One divide against Stockfish's, then the compare: the same paste agrees, a paste without one move and
+    # with one illegal move is highlighted on the board and in the table.
+    fen, depth, path = args.divide.rsplit(":", 2)
+    sf_text = open(path).read()
+    sf = parse_stockfish(sf_text)
+    page.open(fen=fen, depth=depth, backend="wasm", run="1")
+    status, nodes = page.finish(120)
+    check(status == "done" and page.divide() == sf,
+          f"the divide of depth {depth} equals Stockfish's ({len(sf)} moves, {nodes} nodes)")
+    page.el("paste").send_keys(sf_text)
+    page.el("compare").click()
+    check(page.el("compare-result").get_attribute("data-agree") == "true",
+          f"compare with Stockfish's own divide agrees: {page.text('compare-result')!r}")
+    dropped = sorted(sf)[0]
+    buggy = "\n".join(f"{m}: {n}" for m, n in sf.items() if m != dropped) + "\ne2e5: 7\n"
+    page.el("paste").clear()
+    page.el("paste").send_keys(buggy)
+    page.el("compare").click()
+    result = page.text("compare-result")
+    check(page.el("compare-result").get_attribute("data-agree") == "false" and dropped in result,
+          f"compare with a paste missing {dropped} and holding e2e5 differs: {result!r}")
+    check(page.d.find_elements(By.CSS_SELECTOR, f"#divide tr.missing[data-move='{dropped}']") and
+          page.d.find_elements(By.CSS_SELECTOR, "#divide tr.extra[data-move='e2e5']"),
+          "the missing and the extra move are highlighted in the divide table")
+    check(page.d.find_elements(By.CSS_SELECTOR, f"#board polygon.arrow.missing[data-move='{dropped}']") and
+          page.d.find_elements(By.CSS_SELECTOR, "#board polygon.arrow.extra[data-move='e2e5']"),
+          "the missing and the extra move are drawn as arrows on the board")
+    os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
+    page.d.execute_script("window.scrollTo(0, 0)")
+    page.d.save_screenshot(args.screenshot)
+    print(f"screenshot: {args.screenshot}", flush=True)
+    # One analysis: Fool's mate (White is checkmated by the queen on h4: no legal move, in check).
+    page.open(fen="rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", depth="1", backend="wasm")
+    check(page.text("an-outcome") == "checkmate" and page.text("an-check") == "yes, by h4"
+          and page.text("an-moves").startswith("0"),
+          f"analysis of Fool's mate: outcome {page.text('an-outcome')!r}, check {page.text('an-check')!r}")
+    check(page.text("an-dead").startswith("no"), f"Fool's mate is not a dead position: {page.text('an-dead')!r}")
+    # Moves played on the board (click-click), and a bad FEN that changes nothing but the error text.
+    page.open(fen=START, depth="2", backend="wasm")
+    page.click_square("e2")
+    page.click_square("e4")
+    after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    check(page.el("fen").get_attribute("value") == after and after in urllib.parse.unquote_plus(page.d.current_url),
+          "e2 then e4 clicked on the board plays 1.e4 (FEN box and URL)")
+    status, nodes = page.run()
+    check(status == "done" and nodes == "600", f"perft 2 after 1.e4: {nodes} ({status}), 20 replies × 30 = 600")
+    before = {k: page.d.execute_script(f"return {v}") for k, v in {
+        "board": "document.getElementById('board').innerHTML",
+        "divide": "document.getElementById('divide').innerHTML",
+        "analysis": "document.getElementById('analysis').innerHTML",
+        "nodes": "document.getElementById('nodes').textContent",
+        "url": "location.href"}.items()}
+    page.set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1")
+    err = page.text("fen-error")
+    check("X" in err and page.text("status").startswith("error: "),
+          f"a bad FEN shows the parser's error: {err!r}, status {page.text('status')!r}")
+    after_bad = {k: page.d.execute_script(f"return {v}") for k, v in {
+        "board": "document.getElementById('board').innerHTML",
+        "divide": "document.getElementById('divide').innerHTML",
+        "analysis": "document.getElementById('analysis').innerHTML",
+        "nodes": "document.getElementById('nodes').textContent",
+        "url": "location.href"}.items()}
+    check(before == after_bad, "the bad FEN changed nothing else (board, divide, analysis, nodes, URL)")
+
+
+def bench(args, page):
+    """Start position perft at --depth on WebGPU in a freshly loaded page (so no table of an earlier run
+    answers), interleaved with the native GPU backend (--native: a perftlab binary, here on lavapipe); the
+    count's time without the device opening on both sides."""
+    web, opens, native, first, warm = [], [], [], [], []
+    for i in range(args.runs):
+        page.open(fen=START, depth=str(args.depth), backend="webgpu", run="1")
+        status, nodes = page.finish(600)
+        if status != "done" or page.text("backend-note") != "counting on WebGPU":
+            raise Failed(f"webgpu run: {status} {nodes} {page.text('backend-note')}")
+        nps = page.el("nps")
+        web.append(float(nps.get_attribute("data-seconds")))
+        opens.append(float(nps.get_attribute("data-open-seconds")))
+        first.append(int(page.el("timing").get_attribute("data-ms")))
+        # Warm: the browser compiles the pipelines at their first use (inside the first count); count again in
+        # the same page, after a count of another tree (Kiwipete, no shared position), so no table answers.
+        page.open(fen=KIWIPETE, depth="3", backend="webgpu", run="1")
+        page.finish(600)
+        page.el("start-pos").click()
+        page.d.execute_script(f"const d = document.getElementById('depth'); d.value = '{args.depth}';"
+                              "d.dispatchEvent(new Event('change'))")
+        status, nodes = page.run(600)
+        if status != "done":
+            raise Failed(f"warm webgpu run: {status} {nodes}")
+        warm.append(float(page.el("nps").get_attribute("data-seconds")))
+        if args.native:
+            out = subprocess.run([args.native, "perft", "--backend", "gpu", "--depth", str(args.depth)],
+                                 capture_output=True, text=True, check=True)
+            m = re.search(r"depth \d+: ([0-9.]+) s", out.stderr)
+            native.append(float(m.group(1)))
+        print(f"run {i}: web count {web[-1]:.3f} s, warm {warm[-1]:.3f} s (device open {opens[-1]:.3f} s, first result {first[-1]} ms "
+              f"after navigation)" + (f", native count {native[-1]:.3f} s" if native else ""), flush=True)
+    print(json.dumps({"depth": args.depth, "nodes": nodes, "web_s": web, "open_s": opens, "first_result_ms": first,
+                      "native_s": native, "web_median_s": statistics.median(web), "warm_s": warm,
+                      "warm_median_s": statistics.median(warm),
+                      "native_median_s": statistics.median(native) if native else None}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["test", "bench"])
+    ap.add_argument("--dist", required=True)
+    ap.add_argument("--cpw", action="append", default=[])
+    ap.add_argument("--divide")
+    ap.add_argument("--screenshot", default="docs/web-screenshot.png")
+    ap.add_argument("--webgpu", action="store_true", help="also run the WebGPU path and require it")
+    ap.add_argument("--depth", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--native")
+    args = ap.parse_args()
+    if not os.path.isfile(os.path.join(args.dist, "index.html")):
+        print(f"browser_test.py: {args.dist}/index.html is missing: run web/build.sh", file=sys.stderr)
+        sys.exit(2)
+    server, base = serve(args.dist)
+    drv = browser()
+    try:
+        page = Page(drv, base)
+        page.open()
+        (test if args.mode == "test" else bench)(args, page)
+    except Failed as e:
+        print(f"FAILED: {e}", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        drv.quit()
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
