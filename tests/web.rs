@@ -1,12 +1,12 @@
 //! The page (`web/`, docs/web.md) in a real browser: builds `web/dist` with `web/build.sh` (or takes
 //! `PERFTLAB_WEB_DIST`), serves it from a local static server and drives headless Chromium through selenium
-//! and chromedriver (`web/browser_test.py`): perft 4 of the start position and Kiwipete on the WebAssembly
+//! and chromedriver (`web/browser_test.py`): perft 4 of the six CPW positions on the WebAssembly
 //! CPU path and, when the library has the async GPU API, on WebGPU (SwiftShader), read off `#nodes`; one
 //! divide against Stockfish's `go perft`, the compare of a pasted divide (agreeing, then with a missing and
 //! an extra move highlighted), one analysis, a move played by clicking the board, and a bad FEN that changes
 //! nothing but the error text. Saves `docs/web-screenshot.png`.
 //!
-//! Expected counts: the Chess Programming Wiki's "Perft Results" (tests/data/cpw-detail.csv); the divide:
+//! Expected counts: the Chess Programming Wiki's "Perft Results" (src/cpw.rs, tests/data/cpw-detail.csv); the divide:
 //! Stockfish's. With `CI=true` a missing chromium, chromedriver, selenium, wasm-bindgen or Stockfish fails the
 //! test (`.ci/run` installs them); elsewhere the test skips, saying what is missing.
 
@@ -134,8 +134,7 @@ fn the_page_counts_divides_analyses_and_refuses_a_bad_fen_in_headless_chromium()
             root().join("web/dist")
         }
     };
-    let (start, start4) = cpw("start", 4);
-    let (kiwipete, kiwipete4) = cpw("kiwipete", 4);
+    let (kiwipete, _) = cpw("kiwipete", 4);
     let sf = stockfish_divide(stockfish.as_deref().unwrap(), &kiwipete, 3);
     let sf_file = std::env::temp_dir().join(format!("perftlab-web-sf-{}.txt", std::process::id()));
     std::fs::write(&sf_file, &sf).unwrap();
@@ -143,12 +142,13 @@ fn the_page_counts_divides_analyses_and_refuses_a_bad_fen_in_headless_chromium()
     cmd.arg(root().join("web/browser_test.py"))
         .arg("test")
         .arg("--dist")
-        .arg(&dist)
-        .arg("--cpw")
-        .arg(format!("start={start}:4:{start4}"))
-        .arg("--cpw")
-        .arg(format!("kiwipete={kiwipete}:4:{kiwipete4}"))
-        .arg("--divide")
+        .arg(&dist);
+    // The six CPW positions to depth 4 (src/cpw.rs, checked against tests/data/cpw-detail.csv by tests/cpw.rs).
+    for p in perftlab::cpw::POSITIONS {
+        cmd.arg("--cpw")
+            .arg(format!("{}={}:4:{}", p.name, p.fen, p.nodes_by_depth[3]));
+    }
+    cmd.arg("--divide")
         .arg(format!("{kiwipete}:3:{}", sf_file.display()))
         .arg("--screenshot")
         .arg(root().join("docs/web-screenshot.png"))
