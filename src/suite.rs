@@ -66,14 +66,8 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
             .map_or((line, ""), |(w, r)| (w, r.trim()));
         match word {
             "id" => {
-                if let (Some((id, at)), false) = (&block, block_has_epd) {
-                    return Err(malformed(
-                        file,
-                        line_no,
-                        raw,
-                        format!("block '{id}' (line {at}) has no 'epd' line"),
-                    ));
-                }
+                unfinished_block(&block, block_has_epd)
+                    .map_or(Ok(()), |why| Err(malformed(file, line_no, raw, why)))?;
                 block = Some((rest.to_string(), line_no));
                 block_has_epd = false;
             }
@@ -120,14 +114,8 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
                 entry.expected.push((depth, nodes));
             }
             _ => {
-                if let (Some((id, at)), false) = (&block, block_has_epd) {
-                    return Err(malformed(
-                        file,
-                        line_no,
-                        raw,
-                        format!("block '{id}' (line {at}) has no 'epd' line"),
-                    ));
-                }
+                unfinished_block(&block, block_has_epd)
+                    .map_or(Ok(()), |why| Err(malformed(file, line_no, raw, why)))?;
                 block = None;
                 block_has_epd = false;
                 let epd = parse_epd(line).map_err(|why| malformed(file, line_no, raw, why))?;
@@ -451,6 +439,15 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
         }
     }
     r
+}
+
+/// Why a new `id` block (or a line outside the block grammar) cannot start here: the open block `(id, line)`
+/// never had its `epd` line.
+fn unfinished_block(block: &Option<(String, usize)>, has_epd: bool) -> Option<String> {
+    match (block, has_epd) {
+        (Some((id, at)), false) => Some(format!("block '{id}' (line {at}) has no 'epd' line")),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
