@@ -1,0 +1,340 @@
+//! (b) The cooperative helpmate search (FIDE 1.5, 6.9: "by any possible series of legal moves"): both sides
+//! play for the loser's checkmate. It only ever proves `Winnable` (with the line); it never proves anything
+//! unwinnable, so its prunings and move-ordering heuristics cannot make an answer unsound.
+
+use super::blocked::{blocked_reason, may_unblock};
+use super::material::material_reason;
+use super::{in_check, legal, Limit, DARK, LIGHT};
+use crate::fast::attacks::KNIGHT;
+use crate::fast::board::{
+    Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
+};
+use crate::types::Color;
+use hashbrown::HashMap;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// Longest helpmate the depth-first search follows (plies).
+const MAX_PLY: usize = 500;
+/// Beyond this many plies the helpmate search rewards no progress (it would otherwise wander forever).
+const REWARD_PLY: usize = 400;
+/// Depth cost of a move that undoes progress (measured on CHA's vectors: 1 found more helpmates than 2 or 3;
+/// such moves still lose the free move that follows progress). Children are searched in generation order.
+const PUNISH: i32 = 1;
+
+/// Knight distances between squares.
+fn knight_distance(a: usize, b: usize) -> u8 {
+    static TABLE: OnceLock<Vec<[u8; 64]>> = OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..64)
+            .map(|from| {
+                let mut d = [u8::MAX; 64];
+                d[from] = 0;
+                let mut frontier = 1u64 << from;
+                let mut seen = frontier;
+                let mut k = 0;
+                while frontier != 0 {
+                    k += 1;
+                    let mut next = 0;
+                    let mut bits = frontier;
+                    while bits != 0 {
+                        next |= KNIGHT[bits.trailing_zeros() as usize];
+                        bits &= bits - 1;
+                    }
+                    next &= !seen;
+                    seen |= next;
+                    let mut bits = next;
+                    while bits != 0 {
+                        d[bits.trailing_zeros() as usize] = k;
+                        bits &= bits - 1;
+                    }
+                    frontier = next;
+                }
+                d
+            })
+            .collect()
+    });
+    t[a][b]
+}
+
+fn king_distance(a: usize, b: usize) -> u8 {
+    let (fa, ra, fb, rb) = (a % 8, a / 8, b % 8, b / 8);
+    fa.abs_diff(fb).max(ra.abs_diff(rb)) as u8
+}
+
+/// Whether moving `role` from `from` to `to` brings it closer to `target` (slow pieces only).
+fn closer(role: usize, from: usize, to: usize, target: usize) -> bool {
+    match role {
+        KING_I | BISHOP_I => king_distance(to, target) < king_distance(from, target),
+        KNIGHT_I => knight_distance(to, target) < knight_distance(from, target),
+        _ => false,
+    }
+}
+
+/// The corner the search drives the loser's king to: on the winner's eighth rank, dark when the winner has a
+/// dark bishop (or no bishop while the loser has a light one), else light. Returns (corner, winner's king
+/// target two ranks off it, the loser's blocking square beside it).
+fn corner(b: &Board, winner: usize) -> (usize, usize, usize) {
+    let wb = b.roles[BISHOP_I] & b.colors[winner];
+    let lb = b.roles[BISHOP_I] & b.colors[winner ^ 1];
+    let dark = wb & DARK != 0 || (wb == 0 && lb & LIGHT != 0);
+    // White winner: h8 (dark) or a8 (light); Black winner: a1 (dark) or h1 (light).
+    let (corner, king, block): (usize, usize, usize) = match (winner, dark) {
+        (0, true) => (63, 47, 62),
+        (0, false) => (56, 40, 57),
+        (_, true) => (0, 16, 1),
+        (_, false) => (7, 23, 6),
+    };
+    (corner, king, block)
+}
+
+/// Whether the winner can only mate with the help of a piece the loser still has to promote (a heuristic for
+/// move ordering only, after CHA): the winner has king and one knight while the loser has no knight, bishop
+/// or rook; or the winner has only bishops of one colour while no bishop of the other colour and no loser's
+/// knight is on the board.
+fn loser_must_promote(b: &Board, winner: usize) -> bool {
+    let (wp, lp) = (b.colors[winner], b.colors[winner ^ 1]);
+    let r = &b.roles;
+    let w_count = wp.count_ones();
+    if w_count == 2
+        && (r[KNIGHT_I] & wp).count_ones() == 1
+        && lp & (r[KNIGHT_I] | r[BISHOP_I] | r[ROOK_I]) == 0
+    {
+        return true;
+    }
+    let wb = r[BISHOP_I] & wp;
+    if wb == 0 || w_count != wb.count_ones() + 1 {
+        return false;
+    }
+    let colour = if wb & DARK != 0 { DARK } else { LIGHT };
+    r[BISHOP_I] & !colour == 0 && lp & r[KNIGHT_I] == 0
+}
+
+struct Search<'a> {
+    cd: &'a CastlingData,
+    winner: usize,
+    targets: (usize, usize, usize),
+    nodes: u64,
+    node_limit: u64,
+    /// Nodes of the current iteration, and the most one iteration may visit before the next, deeper one.
+    local: u64,
+    local_limit: u64,
+    deadline: Option<Instant>,
+    stopped: Option<Limit>,
+    /// (key, check) → the largest budget a position was searched with (no mate found, or in progress).
+    tt: HashMap<(u64, u64), i32>,
+    path: Vec<u32>,
+}
+
+impl Search<'_> {
+    /// Whether to stop: a global limit (recorded in `stopped`) or this iteration's node share.
+    fn out_of_time(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        if self.nodes >= self.node_limit {
+            self.stopped = Some(Limit::Nodes);
+        } else if self.nodes.is_multiple_of(1024)
+            && self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.stopped = Some(Limit::Time);
+        }
+        self.stopped.is_some() || self.local >= self.local_limit
+    }
+
+    /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing. `recheck`: the
+    /// move that led here captured, moved a pawn or castled, so the blocked-structure proof may now hold (after
+    /// any other move it cannot change: every piece stays in its region); `was_gap`: the line went through a
+    /// locked structure with a gap (see [`lock_state`]).
+    fn search(
+        &mut self,
+        b: &Board,
+        budget: i32,
+        progress: bool,
+        recheck: bool,
+        was_gap: bool,
+    ) -> bool {
+        self.nodes += 1;
+        self.local += 1;
+        if self.out_of_time() {
+            return false;
+        }
+        let list = legal(b, self.cd);
+        let moves = list.as_slice();
+        if moves.is_empty() {
+            return b.turn as usize != self.winner && in_check(b);
+        }
+        let winner = if self.winner == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if budget < 0 || self.path.len() >= MAX_PLY || material_reason(b, winner).is_some() {
+            return false;
+        }
+        // A sound cut: no mate below a proved blocked structure.
+        if recheck && blocked_reason(b, winner).is_some() {
+            return false;
+        }
+        match self.tt.get_mut(&(b.key, b.check)) {
+            Some(seen) if *seen >= budget => return false,
+            Some(seen) => *seen = budget,
+            None => {
+                self.tt.insert((b.key, b.check), budget);
+            }
+        }
+        let winners_turn = b.turn as usize == self.winner;
+        let (corner, king_target, block) = self.targets;
+        let them = b.colors[b.turn as usize ^ 1];
+        let loser_must_promote = !winners_turn && loser_must_promote(b, self.winner);
+        let (locked, gap) = lock_state(b);
+        let in_gap = locked && (gap.is_some() || was_gap);
+        let loser_bishops = (b.roles[BISHOP_I] & b.colors[self.winner ^ 1]).count_ones();
+        let rewards = self.path.len() < REWARD_PLY;
+        let (cd, me) = (self.cd, self.winner);
+        let children = moves.iter().map(|&m| {
+            let child = b.make::<true>(cd, m);
+            let from = ((m >> 6) & 63) as usize;
+            let to = (m & 63) as usize;
+            let role = (m >> 16) as usize;
+            let capture = them & (1 << to) != 0 || (m >> 14) & 3 == 2;
+            let promotion = ((m >> 14) & 3 == 1).then_some((m >> 12) & 3);
+            // Progress (cost 0): the winner captures, pushes a pawn beyond its fifth rank, or brings its king
+            // (toward the square two ranks off the corner) or a knight (toward the corner) closer; the loser
+            // brings its king into the corner or a knight to the blocking square beside it, or pushes a
+            // pawn when only a promoted piece of its own could let the winner mate.
+            let slow = role == KING_I || role == KNIGHT_I;
+            let (mut reward, mut punish) = if winners_turn {
+                let rank = if me == 0 { to / 8 } else { 7 - to / 8 };
+                let target = if role == KING_I { king_target } else { corner };
+                (
+                    capture
+                        || (role == PAWN_I && rank >= 5)
+                        || (slow && closer(role, from, to, target)),
+                    false,
+                )
+            } else {
+                let target = if role == KING_I { corner } else { block };
+                if slow && closer(role, from, to, target) {
+                    (true, false)
+                } else if loser_must_promote {
+                    // Queen and rook promotions do not help (they are not what the winner needs).
+                    let useful = role == PAWN_I && !matches!(promotion, Some(2 | 3));
+                    (useful, !useful)
+                } else {
+                    (false, capture)
+                }
+            };
+            // Locked pawns and bishops only (after CHA's semi-blocked rule): once the line meets a gap
+            // between two facing pawns, only the winner's captures and the kings' walks toward the gap are
+            // progress, other king moves are normal and the rest is punished; before that, bishops heading
+            // for the mating corner are progress when the loser has more than one bishop.
+            if in_gap {
+                (reward, punish) = if capture && winners_turn {
+                    (true, false)
+                } else if role == KING_I {
+                    (gap.is_some_and(|g| closer(KING_I, from, to, g)), false)
+                } else {
+                    (false, true)
+                };
+            } else if locked && role == BISHOP_I && loser_bishops > 1 {
+                let target = if winners_turn { corner } else { block };
+                reward |= closer(BISHOP_I, from, to, target);
+            }
+            let reward = reward && rewards;
+            // Cost: 0 for progress, 1 normal (0 right after progress), 3 for moves that undo it.
+            let cost = if reward {
+                0
+            } else if punish {
+                PUNISH
+            } else if progress {
+                0
+            } else {
+                1
+            };
+            (cost, reward, m, child)
+        });
+        for (cost, reward, m, child) in children {
+            self.path.push(m);
+            if self.search(&child, budget - cost, reward, may_unblock(b, m), in_gap) {
+                return true;
+            }
+            self.path.pop();
+            if self.stopped.is_some() || self.local >= self.local_limit {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// Whether `b` is a locked pawn structure (no knights, rooks or queens; at least four White pawns each blocked
+/// by a Black pawn right in front; every file holds White pawns below the seventh rank exactly when it holds
+/// Black pawns above the second), and the lowest gap of such a structure: a square between a White pawn and a
+/// Black pawn two squares ahead of it, on ranks 3 to 6. For move ordering only (after CHA), never a proof.
+fn lock_state(b: &Board) -> (bool, Option<usize>) {
+    let r = &b.roles;
+    if r[KNIGHT_I] | r[ROOK_I] | r[QUEEN_I] != 0 {
+        return (false, None);
+    }
+    let (wp, bp) = (r[PAWN_I] & b.colors[0], r[PAWN_I] & b.colors[1]);
+    if ((wp << 8) & bp).count_ones() < 4 {
+        return (false, None);
+    }
+    let files = |bb: u64| {
+        let mut f = 0u8;
+        let mut bits = bb;
+        while bits != 0 {
+            f |= 1 << (bits.trailing_zeros() % 8);
+            bits &= bits - 1;
+        }
+        f
+    };
+    if files(wp & !0x00FF_0000_0000_0000) != files(bp & !0xFF00) {
+        return (false, None);
+    }
+    let gap = (wp << 8) & (bp >> 8) & 0x0000_FFFF_FFFF_0000;
+    (true, (gap != 0).then(|| gap.trailing_zeros() as usize))
+}
+
+/// The helpmate search from `root` with iterative deepening (budgets `0..=max_budget`, each iteration at most
+/// `local_limit` nodes) up to the limits: the mate's moves, or the limit that stopped it.
+pub(super) fn helpmate_search(
+    root: &Board,
+    cd: &CastlingData,
+    winner: usize,
+    node_limit: u64,
+    local_limit: u64,
+    max_budget: i32,
+    deadline: Option<Instant>,
+) -> (std::result::Result<Vec<u32>, Limit>, u64) {
+    let mut s = Search {
+        cd,
+        winner,
+        targets: corner(root, winner),
+        nodes: 0,
+        node_limit,
+        local: 0,
+        local_limit,
+        deadline,
+        stopped: None,
+        tt: HashMap::new(),
+        path: Vec::new(),
+    };
+    for budget in 0..=max_budget {
+        s.tt.clear();
+        s.local = 0;
+        // Deeper iterations get more nodes (after CHA: the iteration's share grows with its depth).
+        if max_budget > 2 {
+            s.local_limit = local_limit.saturating_mul(budget as u64 + 2) / 2;
+        }
+        s.path.clear();
+        if s.search(root, budget, false, false, false) {
+            return (Ok(s.path), s.nodes);
+        }
+        if let Some(limit) = s.stopped {
+            return (Err(limit), s.nodes);
+        }
+    }
+    (Err(Limit::Quick), s.nodes)
+}

@@ -1,0 +1,60 @@
+//! (a) Material: positions where a side can never checkmate whatever is played (FIDE 1.5, 5.2.2).
+
+use super::{DARK, LIGHT};
+use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::types::Color;
+
+/// A material rule proving that `winner` can never checkmate in `b`, with its text; `None` when no rule applies.
+///
+/// The rules, each with its proof:
+/// 1. The winner has only its king: a king can never give check (it may not stand next to the other king), and
+///    without pawns the winner can never get another piece.
+/// 2. The winner has king and one knight and no pawns, the loser only its king: no piece can ever be added
+///    (no pawns), and K+N cannot mate a bare king: the knight checks from a square that covers none of the
+///    king's neighbours, and one king covers at most two of the loser king's at least three free neighbours
+///    without standing next to it.
+/// 3. The winner has no pawns, rooks, queens or knights, all its bishops on squares of one colour C, and the
+///    loser has no pawns, knights, rooks or queens, its bishops (if any) also on C: no piece can be added, only
+///    bishops of colour C can give check, so the mated king stands on C; its orthogonal neighbours are of the
+///    other colour, cannot be attacked by the bishops and cannot be occupied by the loser's C bishops, so the
+///    winner's king must cover them all without touching the mated king: a king on the edge has at least three
+///    (in the corner two, whose only common neighbours are the corner itself and the square diagonal to it,
+///    next to the mated king); impossible. Promoted bishops count like any other bishop.
+pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
+    let w = winner.index();
+    let (wp, lp) = (b.colors[w], b.colors[w ^ 1]);
+    let r = &b.roles;
+    let w_others = wp & !r[KING_I];
+    if w_others == 0 {
+        return Some(format!("{} has only its king", winner.name()));
+    }
+    if r[PAWN_I] & wp != 0 || (r[ROOK_I] | r[QUEEN_I]) & wp != 0 {
+        return None;
+    }
+    let l_others = lp & !r[KING_I];
+    let (wn, wb) = (r[KNIGHT_I] & wp, r[BISHOP_I] & wp);
+    if wb == 0 && wn.count_ones() == 1 && l_others == 0 {
+        return Some(format!(
+            "{} has king and knight, the other side a bare king",
+            winner.name()
+        ));
+    }
+    if wn == 0 && wb != 0 {
+        let colour = if wb & LIGHT == 0 {
+            DARK
+        } else if wb & DARK == 0 {
+            LIGHT
+        } else {
+            return None;
+        };
+        let l_bad = r[PAWN_I] | r[KNIGHT_I] | r[ROOK_I] | r[QUEEN_I] | (r[BISHOP_I] & !colour);
+        if l_others & l_bad == 0 {
+            return Some(format!(
+                "{} has only bishops on {} squares, and the other side at most bishops on the same colour",
+                winner.name(),
+                if colour == LIGHT { "light" } else { "dark" }
+            ));
+        }
+    }
+    None
+}

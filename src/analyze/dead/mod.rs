@@ -1,0 +1,642 @@
+//! Dead positions and unwinnability, decided with a proof (FIDE Laws 1.5, 5.2.2 and 6.9).
+//!
+//! - FIDE 1.5 / 5.2.2: "If the position is such that neither player can possibly checkmate the opponent's
+//!   king, the game is drawn" (a *dead position*).
+//! - FIDE 6.9: a player whose flag falls loses, unless the opponent cannot checkmate "by any possible series of
+//!   legal moves"; then the game is drawn. That is the same question asked for one side.
+//!
+//! [`decide`] answers it for a checked position and an intended winner:
+//! - [`Verdict::Winnable`] with a helpmate: legal moves from the position (both sides cooperating) that end in
+//!   checkmate of the other side. Every helpmate is replayed by the reference generator
+//!   ([`crate::reference`]) before it is returned; a failed replay is a bug and an [`Error::Mismatch`].
+//! - [`Verdict::Unwinnable`] with a [`Reason`]: insufficient material (a rule proved in the comments at
+//!   [`material_reason`]), a blocked structure (every pawn can never move or capture; the squares each piece
+//!   can ever reach are listed, and none lets the winner give check), or an exhausted search (every position
+//!   reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
+//! - [`Verdict::Undetermined`]: a node or time limit was reached first.
+//!
+//! Soundness comes first: `Unwinnable` is only returned with one of the three proofs above; the helpmate
+//! search itself never proves anything unwinnable. The 50/75-move and repetition rules (FIDE 9) are ignored,
+//! as by the Chess Unwinnability Analyzer (CHA): the question is whether a mate exists at all.
+//!
+//! Method (ideas from CHA by Miguel Ambrona, written afresh): material rules first, then the semi-static
+//! blocked-structure argument, then a cooperative helpmate search (iterative deepening where moves that make
+//! progress toward a mating net in a corner cost no depth, moves that undo it cost more; 128-bit keyed
+//! transposition table), and a breadth-first closure of all reachable positions with exact keys, which both
+//! finds the shortest helpmate of small positions and proves the rest unwinnable when it closes.
+
+mod blocked;
+mod closure;
+mod helpmate;
+mod material;
+
+pub use blocked::fortress;
+pub use material::material_reason;
+
+use blocked::blocked_reason;
+use closure::{closure, Closure};
+use helpmate::helpmate_search;
+
+use crate::error::{Error, Result};
+use crate::fast::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
+use crate::fast::board::{Board, CastlingData, BISHOP_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::fast::movegen::{self as mg};
+use crate::reference::Mailbox;
+use crate::types::{Color, Move, Piece, Square};
+use crate::validate::Checked;
+use hashbrown::HashMap;
+use serde::Serialize;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// Light squares (b1, a2, …, h8 is dark).
+pub(super) const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
+/// Dark squares (a1, h8, …).
+pub(super) const DARK: u64 = !LIGHT;
+/// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget.
+const ITERATION_NODES: u64 = 20_000;
+/// Nodes of each step of the quick path (helpmate probe, closure).
+const QUICK_NODES: u64 = 3_000;
+
+/// Search limits of one query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Positions visited at most (helpmate search and closure together).
+    pub nodes: u64,
+    /// Wall-clock limit per query.
+    pub time: Option<Duration>,
+    /// The quick path: material and blocked-structure proofs, and only a small search (sound, incomplete).
+    pub quick: bool,
+}
+
+impl Default for Limits {
+    /// 500,000 nodes (CHA's default) and 1 s per query.
+    fn default() -> Limits {
+        Limits {
+            nodes: 500_000,
+            time: Some(Duration::from_secs(1)),
+            quick: false,
+        }
+    }
+}
+
+/// A piece and the squares it can ever reach in a blocked structure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// The piece.
+    pub piece: Piece,
+    /// Where it stands.
+    pub square: Square,
+    /// Every square it can ever stand on (its own square included), as a bitboard (bit 0 = a1).
+    pub reach: u64,
+}
+
+/// Why a side can never checkmate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The game is over already: `checkmated` (the intended winner is mated) or `stalemate` (FIDE 5.2.1).
+    GameOver(&'static str),
+    /// A material rule (described in the text).
+    InsufficientMaterial(String),
+    /// Every pawn is fixed forever (blocked, and nothing can ever capture or be captured by a pawn), and from the
+    /// squares its pieces can ever reach the intended winner never attacks a square the loser's king can reach.
+    Blocked {
+        /// The fixed pawns (bitboard).
+        pawns: u64,
+        /// Every other piece with the squares it can ever reach.
+        regions: Vec<Region>,
+    },
+    /// Every position reachable from this one was visited (exact comparison) and none is a checkmate.
+    ExhaustedSearch {
+        /// Distinct positions visited.
+        positions: u64,
+    },
+    /// The position has only one legal move, and so on (`moves`, at most 100); the position they reach is
+    /// unwinnable by `then`. Every position reachable from the first is either on that forced line (none of
+    /// them a checkmate: each has a legal move) or reachable from the last, so the proof carries over.
+    Forced {
+        /// The forced moves, from the position.
+        moves: Vec<Move>,
+        /// The proof for the position after them.
+        then: Box<Reason>,
+    },
+}
+
+pub(super) fn squares_of(bb: u64) -> Vec<Square> {
+    let mut out = Vec::new();
+    let mut bits = bb;
+    while bits != 0 {
+        out.push(Square::new(bits.trailing_zeros() as u8));
+        bits &= bits - 1;
+    }
+    out
+}
+
+fn square_list(bb: u64) -> String {
+    squares_of(bb)
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::GameOver(what) => write!(f, "game over ({what})"),
+            Reason::InsufficientMaterial(text) => write!(f, "insufficient material: {text}"),
+            Reason::Blocked { pawns, regions } => {
+                write!(
+                    f,
+                    "blocked structure: pawns {} can never move or capture",
+                    square_list(*pawns)
+                )?;
+                for r in regions {
+                    write!(
+                        f,
+                        "; {}{} reaches only {}",
+                        r.piece.char(),
+                        r.square,
+                        square_list(r.reach)
+                    )?;
+                }
+                write!(
+                    f,
+                    "; so wherever the winner could give check the king keeps a flight square"
+                )
+            }
+            Reason::ExhaustedSearch { positions } => write!(
+                f,
+                "exhausted search: all {positions} reachable positions visited, none is a checkmate"
+            ),
+            Reason::Forced { moves, then } => write!(
+                f,
+                "only one legal move at a time ({}), then {then}",
+                moves
+                    .iter()
+                    .map(|m| m.to_uci(false))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        }
+    }
+}
+
+/// Which limit stopped a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// `Limits::nodes`.
+    Nodes,
+    /// `Limits::time`.
+    Time,
+    /// The quick path does not search further.
+    Quick,
+}
+
+/// The answer for one side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The side can checkmate: the helpmate (replayed by the reference generator to checkmate).
+    Winnable {
+        /// The moves, from the position, ending in checkmate of the other side.
+        helpmate: Vec<Move>,
+    },
+    /// The side can never checkmate, with the proof's kind.
+    Unwinnable {
+        /// Why.
+        reason: Reason,
+    },
+    /// A limit was reached first.
+    Undetermined {
+        /// Which.
+        limit: Limit,
+    },
+}
+
+/// A verdict with the intended winner and the work done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The intended winner.
+    pub winner: Color,
+    /// The answer.
+    pub verdict: Verdict,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+impl Decision {
+    /// `winnable`, `unwinnable` or `undetermined`.
+    pub fn result(&self) -> &'static str {
+        match self.verdict {
+            Verdict::Winnable { .. } => "winnable",
+            Verdict::Unwinnable { .. } => "unwinnable",
+            Verdict::Undetermined { .. } => "undetermined",
+        }
+    }
+
+    /// The serializable report (moves in UCI; `chess960` selects king-takes-rook castling notation).
+    pub fn report(&self, chess960: bool) -> SideReport {
+        let (helpmate, reason) = match &self.verdict {
+            Verdict::Winnable { helpmate } => (
+                Some(helpmate.iter().map(|m| m.to_uci(chess960)).collect()),
+                None,
+            ),
+            Verdict::Unwinnable { reason } => (None, Some(reason.to_string())),
+            Verdict::Undetermined { limit } => (
+                None,
+                Some(
+                    match limit {
+                        Limit::Nodes => "node limit reached",
+                        Limit::Time => "time limit reached",
+                        Limit::Quick => "not decided by the quick path",
+                    }
+                    .to_string(),
+                ),
+            ),
+        };
+        SideReport {
+            result: self.result(),
+            helpmate,
+            reason,
+            nodes: self.nodes,
+        }
+    }
+}
+
+/// One side's verdict as `analyze --json` and `dead --json` print it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SideReport {
+    /// `winnable`, `unwinnable` or `undetermined`.
+    pub result: &'static str,
+    /// The helpmate in UCI (only when winnable).
+    pub helpmate: Option<Vec<String>>,
+    /// The proof's text (unwinnable) or the limit reached (undetermined).
+    pub reason: Option<String>,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+/// Both sides' verdicts and the FIDE 1.5 outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeadReport {
+    /// Per side.
+    pub winnable: Sides,
+    /// FIDE 1.5: neither side can mate (`true`), one can (`false`), or not decided (`null`).
+    pub dead: Option<bool>,
+    /// Why the position is dead (both reasons), when it is.
+    pub dead_reason: Option<String>,
+}
+
+/// A report per side.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Sides {
+    /// White as the intended winner.
+    pub white: SideReport,
+    /// Black as the intended winner.
+    pub black: SideReport,
+}
+
+/// FIDE 1.5 from the two sides' decisions: dead when neither can mate, alive when one can, else unknown.
+pub fn dead_outcome(white: &Decision, black: &Decision) -> Option<bool> {
+    match (&white.verdict, &black.verdict) {
+        (Verdict::Winnable { .. }, _) | (_, Verdict::Winnable { .. }) => Some(false),
+        (Verdict::Unwinnable { .. }, Verdict::Unwinnable { .. }) => Some(true),
+        _ => None,
+    }
+}
+
+/// Decide both sides and FIDE 1.5 for `pos`.
+///
+/// # Errors
+/// [`Error::Mismatch`] when a helpmate fails its replay (a bug).
+pub fn dead_report(pos: &Checked, limits: &Limits, chess960: bool) -> Result<DeadReport> {
+    let w = decide(pos, Color::White, limits)?;
+    let b = decide(pos, Color::Black, limits)?;
+    let dead = dead_outcome(&w, &b);
+    let dead_reason = match (dead, &w.verdict, &b.verdict) {
+        (Some(true), Verdict::Unwinnable { reason: rw }, Verdict::Unwinnable { reason: rb }) => {
+            Some(if rw == rb {
+                rw.to_string()
+            } else {
+                format!("white: {rw}; black: {rb}")
+            })
+        }
+        _ => None,
+    };
+    Ok(DeadReport {
+        winnable: Sides {
+            white: w.report(chess960),
+            black: b.report(chess960),
+        },
+        dead,
+        dead_reason,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bitboard helpers.
+
+pub(super) fn attacks(role: usize, sq: usize, occ: u64) -> u64 {
+    match role {
+        KNIGHT_I => KNIGHT[sq],
+        BISHOP_I => MagicSliders::bishop(sq, occ),
+        ROOK_I => MagicSliders::rook(sq, occ),
+        QUEEN_I => MagicSliders::bishop(sq, occ) | MagicSliders::rook(sq, occ),
+        _ => KING[sq],
+    }
+}
+
+pub(super) fn pawn_attacks(pawns: u64, color: usize) -> u64 {
+    let mut out = 0;
+    let mut bits = pawns;
+    while bits != 0 {
+        out |= PAWN[color][bits.trailing_zeros() as usize];
+        bits &= bits - 1;
+    }
+    out
+}
+
+pub(super) fn in_check(b: &Board) -> bool {
+    mg::checkers::<MagicSliders>(b) != 0
+}
+
+pub(super) fn legal(b: &Board, cd: &CastlingData) -> mg::MoveList {
+    mg::moves::<MagicSliders>(b, cd)
+}
+
+/// The exact identity of a position (pieces, side to move, e.p. square, castling rights): no hash.
+pub(super) fn exact_key(b: &Board) -> [u64; 8] {
+    let r = &b.roles;
+    [
+        r[PAWN_I],
+        r[KNIGHT_I],
+        r[BISHOP_I],
+        r[ROOK_I],
+        r[QUEEN_I],
+        b.colors[0],
+        b.colors[1],
+        b.turn as u64 | (b.ep as u64) << 8 | (b.castling as u64) << 16,
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The decision.
+
+/// Replay `line` from `pos` with the reference generator: every move legal, and the end a checkmate of the
+/// side that is not `winner` (FIDE 1.4.1, 3.9, 5.1.1).
+fn replay(pos: &Checked, winner: Color, line: &[Move]) -> Result<()> {
+    let mut cur = Mailbox::from_setup(pos.setup());
+    for (i, &m) in line.iter().enumerate() {
+        if !cur.legal_moves().contains(&m) {
+            return Err(Error::Mismatch(format!(
+                "bug: helpmate move {} ({}) is not legal in '{}' per the reference generator",
+                i + 1,
+                m.to_uci(true),
+                cur.to_setup().to_fen()
+            )));
+        }
+        cur = cur.play(m);
+    }
+    if cur.turn() == winner || !cur.legal_moves().is_empty() || !cur.in_check() {
+        return Err(Error::Mismatch(format!(
+            "bug: helpmate for {} from '{}' does not end in checkmate per the reference generator",
+            winner.name(),
+            pos.to_fen()
+        )));
+    }
+    Ok(())
+}
+
+/// Decide whether `winner` can still checkmate in `pos` by any series of legal moves (FIDE 1.5, 6.9).
+///
+/// # Errors
+/// [`Error::Mismatch`] when a helpmate found does not replay to checkmate in the reference generator (a bug;
+/// never returned as an answer).
+pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision> {
+    // No clock is read without a time limit: `Instant::now` panics on wasm32-unknown-unknown (the web page
+    // passes `time: None`).
+    let deadline = limits.time.map(|t| Instant::now() + t);
+    let (mut root, cd) = Board::from_setup(pos.setup());
+    let finish = |verdict: Verdict, nodes: u64| -> Result<Decision> {
+        if let Verdict::Winnable { helpmate } = &verdict {
+            replay(pos, winner, helpmate)?;
+        }
+        Ok(Decision {
+            winner,
+            verdict,
+            nodes,
+        })
+    };
+    // Forced moves first (after CHA's "trivial progress"): while there is only one legal move, play it. A forced
+    // line that repeats a position is everything reachable, with no mate on it.
+    let mut prefix: Vec<u32> = Vec::new();
+    let mut line_seen: HashMap<[u64; 8], ()> = HashMap::new();
+    line_seen.insert(exact_key(&root), ());
+    while prefix.len() < 100 {
+        let list = legal(&root, &cd);
+        let &[m] = list.as_slice() else { break };
+        root = root.make::<true>(&cd, m);
+        prefix.push(m);
+        if line_seen.insert(exact_key(&root), ()).is_some() {
+            let positions = line_seen.len() as u64;
+            return finish(
+                Verdict::Unwinnable {
+                    reason: Reason::ExhaustedSearch { positions },
+                },
+                positions,
+            );
+        }
+    }
+    let forced: Vec<Move> = prefix.iter().map(|&m| mg::to_move(m)).collect();
+    let wrap = |reason: Reason| {
+        if forced.is_empty() {
+            reason
+        } else {
+            Reason::Forced {
+                moves: forced.clone(),
+                then: Box::new(reason),
+            }
+        }
+    };
+    let to_moves = |line: Vec<u32>| {
+        prefix
+            .iter()
+            .copied()
+            .chain(line)
+            .map(mg::to_move)
+            .collect::<Vec<_>>()
+    };
+    // The game is over already (FIDE 5.1.1, 5.2.1).
+    if legal(&root, &cd).as_slice().is_empty() {
+        let verdict = if !in_check(&root) {
+            Verdict::Unwinnable {
+                reason: wrap(Reason::GameOver("stalemate")),
+            }
+        } else if root.turn as usize == winner.index() {
+            Verdict::Unwinnable {
+                reason: wrap(Reason::GameOver("checkmated")),
+            }
+        } else {
+            Verdict::Winnable {
+                helpmate: to_moves(Vec::new()),
+            }
+        };
+        return finish(verdict, 1);
+    }
+    if let Some(text) = material_reason(&root, winner) {
+        return finish(
+            Verdict::Unwinnable {
+                reason: wrap(Reason::InsufficientMaterial(text)),
+            },
+            1,
+        );
+    }
+    if let Some(reason) = blocked_reason(&root, winner) {
+        return finish(
+            Verdict::Unwinnable {
+                reason: wrap(reason),
+            },
+            1,
+        );
+    }
+    let mut nodes = 1u64;
+    let total = limits.nodes.max(1);
+    // A short helpmate probe: most positions with material to mate have one within a few plies.
+    let probe = total.min(if limits.quick { QUICK_NODES } else { 5_000 });
+    let (found, used) = helpmate_search(&root, &cd, winner.index(), probe, probe, 2, deadline);
+    nodes += used;
+    if let Ok(line) = found {
+        return finish(
+            Verdict::Winnable {
+                helpmate: to_moves(line),
+            },
+            nodes,
+        );
+    }
+    if matches!(found, Err(Limit::Time)) {
+        return finish(Verdict::Undetermined { limit: Limit::Time }, nodes);
+    }
+    // Then alternate: a small closure (small positions are decided at once), the helpmate search with half the
+    // budget (most winnable positions end there), a larger closure, the search with the rest.
+    let shares: Vec<(bool, u64)> = if limits.quick {
+        vec![(true, QUICK_NODES)]
+    } else {
+        vec![(true, 10_000), (false, 2), (true, 200_000)]
+    };
+    for &(is_closure, share) in &shares {
+        let left = total.saturating_sub(nodes).max(1);
+        if is_closure {
+            match closure(&root, &cd, winner, left.min(share), deadline) {
+                Closure::Mate(line, visited) => {
+                    return finish(
+                        Verdict::Winnable {
+                            helpmate: to_moves(line),
+                        },
+                        nodes + visited,
+                    )
+                }
+                Closure::Closed(positions) => {
+                    return finish(
+                        Verdict::Unwinnable {
+                            reason: wrap(Reason::ExhaustedSearch { positions }),
+                        },
+                        nodes + positions,
+                    )
+                }
+                Closure::Stopped(Limit::Time, visited) => {
+                    return finish(
+                        Verdict::Undetermined { limit: Limit::Time },
+                        nodes + visited,
+                    )
+                }
+                Closure::Stopped(_, visited) => nodes += visited,
+            }
+        } else {
+            let (found, used) = helpmate_search(
+                &root,
+                &cd,
+                winner.index(),
+                left / share,
+                ITERATION_NODES,
+                i32::MAX - 1,
+                deadline,
+            );
+            nodes += used;
+            match found {
+                Ok(line) => {
+                    return finish(
+                        Verdict::Winnable {
+                            helpmate: to_moves(line),
+                        },
+                        nodes,
+                    )
+                }
+                Err(Limit::Time) => {
+                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    if limits.quick {
+        return finish(
+            Verdict::Undetermined {
+                limit: Limit::Quick,
+            },
+            nodes,
+        );
+    }
+    let (found, used) = helpmate_search(
+        &root,
+        &cd,
+        winner.index(),
+        total.saturating_sub(nodes).max(1),
+        ITERATION_NODES,
+        i32::MAX - 1,
+        deadline,
+    );
+    nodes += used;
+    match found {
+        Ok(line) => finish(
+            Verdict::Winnable {
+                helpmate: to_moves(line),
+            },
+            nodes,
+        ),
+        Err(limit) => finish(Verdict::Undetermined { limit }, nodes),
+    }
+}
+
+/// Bounded exhaustive cooperative search, for tests: whether any line of at most `plies` legal moves from `pos`
+/// ends in checkmate of the side that is not `winner` (plain full-width search with exact keys, no pruning
+/// rules: independent of [`decide`]'s proofs).
+pub fn mate_within(pos: &Checked, winner: Color, plies: u32) -> bool {
+    fn walk(
+        b: &Board,
+        cd: &CastlingData,
+        winner: usize,
+        left: u32,
+        seen: &mut HashMap<[u64; 8], u32>,
+    ) -> bool {
+        let list = legal(b, cd);
+        let moves = list.as_slice();
+        if moves.is_empty() {
+            return b.turn as usize != winner && in_check(b);
+        }
+        if left == 0 {
+            return false;
+        }
+        match seen.get(&exact_key(b)) {
+            Some(&l) if l >= left => return false,
+            _ => {
+                seen.insert(exact_key(b), left);
+            }
+        }
+        moves
+            .iter()
+            .any(|&m| walk(&b.make::<false>(cd, m), cd, winner, left - 1, seen))
+    }
+    let (root, cd) = Board::from_setup(pos.setup());
+    walk(&root, &cd, winner.index(), plies, &mut HashMap::new())
+}
