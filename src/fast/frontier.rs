@@ -164,7 +164,7 @@ pub(crate) fn usable_ep(b: &mut Board, cd: &CastlingData) {
     let mut probe = EpProbe::default();
     movegen::generate::<MagicSliders, _>(b, cd, &mut probe);
     if !probe.0 {
-        b.drop_ep();
+        b.drop_ep(cd);
     }
 }
 
@@ -321,13 +321,13 @@ impl Families {
             f.cd.king_to[r] = cd.king_to[r];
             f.cd.empty[r] = cd.empty[r];
             f.cd.path[r] = cd.path[r];
-            for sq in 0..64 {
-                f.cd.keep[sq] &= cd.keep[sq] | !(1 << r);
+            for (mine, theirs) in f.cd.keep.iter_mut().zip(cd.keep) {
+                *mine &= theirs | !(1 << r);
             }
         }
         f.rights |= rights;
-        for c in 0..2 {
-            f.kings[c] = f.kings[c].or(kings[c]);
+        for (mine, theirs) in f.kings.iter_mut().zip(kings) {
+            *mine = mine.or(theirs);
         }
         (b, family)
     }

@@ -117,9 +117,9 @@ fn gpu_pos(b: &Board, cd: &CastlingData) -> GpuPos {
     bb[..6].copy_from_slice(&b.roles);
     bb[6] = b.colors[0];
     let mut castle = 0;
-    for right in 0..4 {
+    for (right, &rook) in cd.rook.iter().enumerate() {
         let sq = if b.castling & (1 << right) != 0 {
-            u32::from(cd.rook[right])
+            u32::from(rook)
         } else {
             u32::from(NO_EP)
         };
