@@ -194,6 +194,9 @@ pub(crate) fn next_ply<W: Weight>(
     expand(level, cd, merge, budget, |_, _| {})
 }
 
+/// A level and, per parent of the level above, the indices of its children in it ([`next_ply_linked`]).
+pub(crate) type Linked<W> = (Vec<(Board, W)>, Vec<Vec<u32>>);
+
 /// [`next_ply`], also telling where each parent's children went: `links[i]` holds, for parent `i`, the index
 /// in the new level of each of its children, one per legal move (so a transposition within one parent's moves
 /// appears twice). For callers that fold counts back up the levels (the GPU host levels).
@@ -205,7 +208,7 @@ pub(crate) fn next_ply_linked<W: Weight>(
     cd: &CastlingData,
     merge: bool,
     budget: u64,
-) -> std::result::Result<(Vec<(Board, W)>, Vec<Vec<u32>>), TooBig> {
+) -> std::result::Result<Linked<W>, TooBig> {
     let mut links: Vec<Vec<u32>> = vec![Vec::new(); level.len()];
     let next = expand(level, cd, merge, budget, |parent, child| {
         links[parent].push(child as u32)
