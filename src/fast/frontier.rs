@@ -515,14 +515,14 @@ mod tests {
     #[test]
     fn families_share_castling_data_where_the_rights_agree() {
         let mut f = Families::default();
-        // Kiwipete's moves (some lose castling rights, so their own castling data lack those rights): one
-        // family, whose data has all four rights.
+        // Kiwipete's moves as roots of their own (some lose castling rights, so their own castling data lack
+        // those rights): one family, whose data has all four rights.
         let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
         let kiwi = Setup::from_fen(fen).unwrap();
         let (root, cd) = Board::from_setup(&kiwi);
         let mut level: Vec<(Board, u64)> = Vec::new();
-        for m in crate::reference::legal_moves(&kiwi) {
-            let (b, family) = f.root(&crate::reference::play(&kiwi, m));
+        for kid in children(&root, &cd) {
+            let (b, family) = f.root(&kid.to_setup(&cd));
             assert_eq!(family, 0);
             level.push((b, 1));
         }

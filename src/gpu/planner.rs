@@ -1,11 +1,11 @@
 //! The planner: what a count will do, decided before any GPU work, as a value ([`Plan`]) that can be printed
 //! and tested. A plan is the host levels (the plies above what one run counts, and more where progress or
 //! several adapters want more pieces of work, expanded by the one frontier expansion of the CPU backend
-//! ([`crate::fast::frontier`]: fast generator, transpositions merged with multiplicities, e.p. squares no legal
-//! capture uses dropped) and counts found in the host table taken), the last host level's positions left to count, cut into units
-//! of work, and how they are counted (per position, or one total). Inside a run, the slices of a level are
-//! planned from its children's counts ([`plan_slices`]) before that level is written. The executor
-//! ([`super::executor`]) runs plans; this module touches no GPU.
+//! ([`crate::fast::frontier`]: fast generator, transpositions merged with multiplicities, e.p. squares no
+//! legal capture uses dropped) and counts found in the host table taken), the last host level's positions
+//! left to count, cut into units of work, and how they are counted (per position, or one total). Inside a
+//! run, the slices of a level are planned from its children's counts ([`plan_slices`]) before that level is
+//! written. The executor ([`super::executor`]) runs plans; this module touches no GPU.
 
 use super::buffers::GpuPos;
 use super::memory::{HostKey, MAX_RUN_DEPTH};
