@@ -3,42 +3,16 @@
 //! fake engine `tests/fixtures/fake_engine.py` (each planted bug must be found at the exact position and
 //! move), with the perftree script protocol, and with engines that die, hang or print garbage.
 
+mod common;
+
+use common::{run, stockfish};
 use perftlab::cpw::POSITIONS;
 use serde_json::Value;
-use std::path::Path;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_perftlab");
 const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_engine.py");
 const KIWIPETE: &str = perftlab::cpw::KIWIPETE.fen;
-
-fn stockfish() -> Option<String> {
-    let found = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .chain([Path::new("/usr/games").to_path_buf()])
-        .map(|d| d.join("stockfish"))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("stockfish not found on PATH or in /usr/games (CI installs it with apt)");
-        }
-        eprintln!("skipped: stockfish not installed");
-    }
-    found.map(|p| p.display().to_string())
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("perftlab runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn json(args: &[&str]) -> (i32, Value) {
     let (code, out, err) = run(args);

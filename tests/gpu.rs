@@ -1903,7 +1903,7 @@ fn plans_are_values_that_print_and_cut_units() {
     };
     let start = [Setup::startpos()];
     let mut host = HostTable::new(1 << 10);
-    let p = plan(&start, 5, 0, &s, 0, PROGRESS_UNITS, &mut host);
+    let p = plan(&start, 5, 0, &s, 0, PROGRESS_UNITS, &mut host).unwrap();
     let cpw = POSITIONS[0].nodes_by_depth;
     assert_eq!(p.level_sizes(), [1, cpw[0] as usize, cpw[1] as usize]);
     assert_eq!((p.host_plies(), p.remaining(), p.units()), (2, 3, 31));
@@ -1914,11 +1914,11 @@ fn plans_are_values_that_print_and_cut_units() {
          counted per position"
     );
     // A blocking count: no host level below depth 12, one unit.
-    let p = plan(&start, 5, 0, &s, 0, 1, &mut host);
+    let p = plan(&start, 5, 0, &s, 0, 1, &mut host).unwrap();
     assert_eq!((p.level_sizes(), p.units()), (vec![1], 1));
     // Kiwipete: 48 positions after one ply are enough for 32 units of 2 (24 of them).
     let kiwi = [Setup::from_fen(KIWIPETE.fen).unwrap()];
-    let p = plan(&kiwi, 4, 0, &s, 0, PROGRESS_UNITS, &mut host);
+    let p = plan(&kiwi, 4, 0, &s, 0, PROGRESS_UNITS, &mut host).unwrap();
     assert_eq!(p.level_sizes(), [1, KIWIPETE.nodes_by_depth[0] as usize]);
     assert_eq!((p.remaining(), p.units()), (3, 24));
     // Merging and tables off, one root: one total.
@@ -1928,7 +1928,9 @@ fn plans_are_values_that_print_and_cut_units() {
         ..s
     };
     assert_eq!(
-        plan(&start, 5, 0, &plain, 0, 1, &mut host).counting(),
+        plan(&start, 5, 0, &plain, 0, 1, &mut host)
+            .unwrap()
+            .counting(),
         Counting::Total
     );
     // Slices: consecutive, each within the room, the children's bases adding up.

@@ -32,14 +32,25 @@ impl BackendKind {
     pub const DEFAULT: BackendKind = BackendKind::Cpu;
 }
 
-/// Build backend `kind` from the flags (already validated by [`BackendArgs::create_kind`]).
+/// Build backend `kind` from the flags (already validated by [`BackendArgs::create_kind`]); the cpu backend
+/// hashes with the Zobrist keys of `zobrist_seed` when one is given.
 ///
 /// # Errors
 /// [`crate::Error::Backend`] when the backend cannot start (e.g. no GPU adapter).
-pub(super) fn create_backend(kind: BackendKind, a: &BackendArgs) -> Result<Box<dyn Backend>> {
+pub(super) fn create_backend(
+    kind: BackendKind,
+    a: &BackendArgs,
+    zobrist_seed: Option<u64>,
+) -> Result<Box<dyn Backend>> {
     Ok(match kind {
         BackendKind::Reference => Box::new(ReferenceBackend),
-        BackendKind::Cpu => Box::new(CpuBackend::new(a.hash_mb(), a.threads, !a.no_merge)?),
+        BackendKind::Cpu => {
+            let cpu = CpuBackend::new(a.hash_mb(), a.threads, !a.no_merge)?;
+            Box::new(match zobrist_seed {
+                Some(seed) => cpu.with_zobrist_seed(seed),
+                None => cpu,
+            })
+        }
         BackendKind::Gpu => {
             let gpu = GpuBackend::new(&GpuOptions {
                 hash_mb: a.hash,

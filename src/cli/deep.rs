@@ -54,8 +54,8 @@ fn parse_slurm_time(s: &str) -> std::result::Result<String, String> {
     }
 }
 
-/// Install `--zobrist-seed` for `backend` before it converts any position; returns the seed the backend hashes
-/// with (None for backends without the fast backend's keys).
+/// The seed `backend` hashes with: `--zobrist-seed` or the default (None for backends without the fast
+/// backend's keys); given to the backend when it is made ([`super::BackendArgs::create_seeded`]).
 ///
 /// # Errors
 /// [`Error::Usage`] when a seed is given for a backend that does not use it.
@@ -69,10 +69,7 @@ pub(crate) fn zobrist_seed(seed: Option<u64>, backend: super::BackendKind) -> Re
             None => Ok(None),
         };
     }
-    if let Some(s) = seed {
-        crate::fast::set_zobrist_seed(s)?;
-    }
-    Ok(Some(crate::fast::zobrist_seed()))
+    Ok(Some(seed.unwrap_or(crate::fast::DEFAULT_ZOBRIST_SEED)))
 }
 
 /// Arguments of `perftlab plan`.
@@ -203,7 +200,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
         units::check_tag(t)?;
     }
     let seed = zobrist_seed(a.zobrist_seed, a.backend.backend)?;
-    let engine = a.backend.create()?;
+    let engine = a.backend.create_seeded(seed)?;
     units::run_unit(
         engine.as_ref(),
         &RunUnitOptions {

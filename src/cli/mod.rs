@@ -233,7 +233,17 @@ impl BackendArgs {
     pub fn create_kind(&self, kind: BackendKind) -> Result<Box<dyn Backend>> {
         self.check(kind)?;
         init_threads(self.threads);
-        common::create_backend(kind, self)
+        common::create_backend(kind, self, None)
+    }
+
+    /// [`BackendArgs::create`] with the Zobrist keys of `seed` (`--zobrist-seed`, for the cpu backend).
+    ///
+    /// # Errors
+    /// As [`BackendArgs::create`].
+    pub fn create_seeded(&self, seed: Option<u64>) -> Result<Box<dyn Backend>> {
+        self.check(self.backend)?;
+        init_threads(self.threads);
+        common::create_backend(self.backend, self, seed)
     }
 
     /// Check the flags against [`crate::limits`] before anything is allocated; warnings (too many threads,

@@ -65,7 +65,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     let chess960 = a.position.chess960_for(&pos);
     let seed = super::deep::zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let setup_start = Instant::now();
-    let backend = a.backend.create()?;
+    let backend = a.backend.create_seeded(seed)?;
     let start = Instant::now();
     let setup_seconds = (start - setup_start).as_secs_f64();
     crate::interrupt::set_status(format!(

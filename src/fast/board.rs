@@ -1,7 +1,7 @@
 //! The bitboard position ([`Board`]), the per-root castling data ([`CastlingData`]) and copy-make
 //! ([`Board::make`]) with two incremental hashes, the Zobrist key and the check hash (the keys of
-//! [`super::zobrist`], fixed from the first [`Board::from_setup`] on; the tables pick the bucket by the first
-//! and compare the second, [`super::hash`]).
+//! [`super::zobrist`], a value held by the root's `CastlingData`: [`Board::with_keys`] takes them, the
+//! default seed's otherwise; the tables pick the bucket by the first and compare the second, [`super::hash`]).
 //!
 //! A `Board` is 88 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the two hashes,
 //! side to move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
@@ -11,7 +11,7 @@
 //! that differ only by a useless e.p. square are equal and merge (as in Stockfish's key).
 
 use super::attacks::{between, PAWN};
-use super::zobrist::{self, keys, Pair};
+use super::zobrist::{Keys, Pair, ZobristKeys};
 use crate::position::Setup;
 use crate::types::{CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 
@@ -60,7 +60,8 @@ impl std::hash::Hash for Board {
 
 /// Castling data fixed below a root: per right (index `2 * colour + side`) the rook's square, the king's and
 /// rook's destinations, the squares that must be empty, and the king's path that must not be attacked; and per
-/// square the rights that survive a move from or to it.
+/// square the rights that survive a move from or to it. It also holds the Zobrist keys the boards below the
+/// root are hashed with (read where the castling data are, by copy-make).
 #[derive(Clone, Debug)]
 pub struct CastlingData {
     /// Rook square per right.
@@ -73,6 +74,8 @@ pub struct CastlingData {
     pub path: [u64; 4],
     /// Rights kept when a piece moves from or to each square.
     pub keep: [u8; 64],
+    /// The Zobrist keys of the boards below the root.
+    pub keys: ZobristKeys,
 }
 
 /// XOR one feature's keys into both hashes.
@@ -91,8 +94,12 @@ impl Board {
     /// Convert plain data. The setup should be valid ([`crate::validate::Checked`]); rights whose rook or king
     /// is missing are dropped rather than trusted.
     pub fn from_setup(setup: &Setup) -> (Board, CastlingData) {
-        // The Zobrist keys are fixed from the first board on (a later `--zobrist-seed` is refused).
-        zobrist::freeze();
+        Board::with_keys(setup, Keys::default_keys())
+    }
+
+    /// [`Board::from_setup`] hashed with `keys` (those of a `--zobrist-seed`): the board and every board made
+    /// from it below carry keys of that seed.
+    pub fn with_keys(setup: &Setup, keys: ZobristKeys) -> (Board, CastlingData) {
         let mut b = Board {
             roles: [0; 6],
             colors: [0; 2],
@@ -114,6 +121,7 @@ impl Board {
             empty: [0; 4],
             path: [0; 4],
             keep: [0x0f; 64],
+            keys,
         };
         for (color, side, rook) in setup.castling.iter() {
             let king = b.roles[KING_I] & b.colors[color.index()];
@@ -151,7 +159,7 @@ impl Board {
 
     /// The Zobrist key and the check hash computed from scratch (tests compare them with the incremental ones).
     pub fn compute_key(&self, cd: &CastlingData) -> Pair {
-        let keys = keys();
+        let keys = &*cd.keys;
         let mut key = [0; 2];
         for c in 0..2 {
             for r in 0..6 {
@@ -211,9 +219,9 @@ impl Board {
     }
 
     /// Forget the en-passant square (used when no legal capture uses it), keeping both hashes exact.
-    pub fn drop_ep(&mut self) {
+    pub fn drop_ep(&mut self, cd: &CastlingData) {
         if self.ep != NO_EP {
-            let k = keys().ep_file[(self.ep & 7) as usize];
+            let k = cd.keys.ep_file[(self.ep & 7) as usize];
             self.key ^= k[0];
             self.check ^= k[1];
             self.ep = NO_EP;
@@ -242,7 +250,7 @@ impl Board {
         let role = (m >> 16) as usize;
         let kind = (m >> 14) & 3;
         let (fb, tb) = (1u64 << from, 1u64 << to);
-        let keys = keys();
+        let keys = &*cd.keys;
         let mut key = [self.key, self.check];
         if HASH {
             xor(&mut key, keys.black);

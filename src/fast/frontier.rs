@@ -1,8 +1,10 @@
 //! One frontier expansion with multiplicities: the positions one ply below a set of positions, each distinct
 //! one kept once with the number of move paths that reach it (transpositions merged), in memory bounded by a
-//! budget. It is the one place this is written: the parallel split of `perft` ([`super::perft::split`]) and
-//! the deep runs' split frontier (`crate::deep::split`) use it, and [`Frontier`] is its public face for any
-//! other caller (plain positions and multiplicities, no tie to the CPU tables).
+//! budget. It is the one place this is written: the parallel split of `perft` ([`super::perft::split`]), the
+//! deep runs' split frontier (`crate::deep::split`) and the GPU host levels (`crate::gpu::planner`, through
+//! [`next_ply_linked`], which also says where each parent's children went, and [`Families`] for roots that do
+//! not share their castling data) use it, and [`Frontier`] is its public face for any other caller (plain
+//! positions and multiplicities, no tie to the CPU tables).
 //!
 //! Two positions are the same when pieces, side to move, castling rights (as rook squares) and a *usable*
 //! en-passant square agree: an e.p. square is kept only when a legal en-passant capture exists (FIDE 3.7.d:
@@ -17,7 +19,7 @@
 //! positions it held and estimates, from the share of parents expanded, the memory the whole level needs.
 
 use super::attacks::MagicSliders;
-use super::board::{Board, CastlingData, NO_EP};
+use super::board::{Board, CastlingData, KING_I, NO_EP};
 use super::movegen::{self, Consumer, Sink};
 use crate::error::{Error, Result};
 use crate::position::Setup;
@@ -162,7 +164,7 @@ pub(crate) fn usable_ep(b: &mut Board, cd: &CastlingData) {
     let mut probe = EpProbe::default();
     movegen::generate::<MagicSliders, _>(b, cd, &mut probe);
     if !probe.0 {
-        b.drop_ep();
+        b.drop_ep(cd);
     }
 }
 
@@ -189,6 +191,40 @@ pub(crate) fn next_ply<W: Weight>(
     merge: bool,
     budget: u64,
 ) -> std::result::Result<Vec<(Board, W)>, TooBig> {
+    expand(level, cd, merge, budget, |_, _| {})
+}
+
+/// A level and, per parent of the level above, the indices of its children in it ([`next_ply_linked`]).
+pub(crate) type Linked<W> = (Vec<(Board, W)>, Vec<Vec<u32>>);
+
+/// [`next_ply`], also telling where each parent's children went: `links[i]` holds, for parent `i`, the index
+/// in the new level of each of its children, one per legal move (so a transposition within one parent's moves
+/// appears twice). For callers that fold counts back up the levels (the GPU host levels).
+///
+/// # Errors
+/// [`TooBig`] when the new level does not fit.
+pub(crate) fn next_ply_linked<W: Weight>(
+    level: &[(Board, W)],
+    cd: &CastlingData,
+    merge: bool,
+    budget: u64,
+) -> std::result::Result<Linked<W>, TooBig> {
+    let mut links: Vec<Vec<u32>> = vec![Vec::new(); level.len()];
+    let next = expand(level, cd, merge, budget, |parent, child| {
+        links[parent].push(child as u32)
+    })?;
+    Ok((next, links))
+}
+
+/// The expansion behind [`next_ply`] and [`next_ply_linked`]: `link(parent, child)` is told the index of each
+/// parent's each child in the new level.
+fn expand<W: Weight>(
+    level: &[(Board, W)],
+    cd: &CastlingData,
+    merge: bool,
+    budget: u64,
+    mut link: impl FnMut(usize, usize),
+) -> std::result::Result<Vec<(Board, W)>, TooBig> {
     let mut merged = Merger::new(budget);
     let mut plain: Vec<(Board, W)> = Vec::new();
     let each = std::mem::size_of::<(Board, W)>() as u64;
@@ -198,18 +234,20 @@ pub(crate) fn next_ply<W: Weight>(
             .map(|(b, w)| (children(b, cd), *w))
             .collect();
         for (k, (list, w)) in kids.into_iter().enumerate() {
+            let parent = done * CHUNK + k;
             // The whole level, estimated from the share of parents expanded so far.
             let scale = |held: u64| {
-                let parents = (done * CHUNK + k + 1) as u128;
+                let parents = (parent + 1) as u128;
                 let whole = held as u128 * level.len() as u128 / parents;
                 (whole.min(u64::MAX as u128) as u64).max(held)
             };
             for c in list {
                 if merge {
-                    merged.add(c, w).map_err(|e| TooBig {
+                    let at = merged.add(c, w).map_err(|e| TooBig {
                         needed: scale(e.needed),
                         ..e
                     })?;
+                    link(parent, at);
                 } else {
                     if (plain.len() as u64 + 1) * each > budget {
                         let bytes = plain.len() as u64 * each;
@@ -220,12 +258,92 @@ pub(crate) fn next_ply<W: Weight>(
                             budget,
                         });
                     }
+                    link(parent, plain.len());
                     plain.push((c, w));
                 }
             }
         }
     }
     Ok(if merge { merged.into_vec() } else { plain })
+}
+
+/// Positions below several roots, which need not share their castling data (a root's moves with fewer rights
+/// left, or Chess960 roots with other rook files): each root's board in the frontier's form (usable e.p.
+/// squares only) and the index of its *family*, roots whose castling data agree on every right both have (the
+/// same rook square, and per colour the same king square): one [`CastlingData`] made of all their rights serves
+/// them all, so their positions merge as one root's would. Boards of different families are never merged
+/// (their castling bits may name different rooks), so a caller expands each family's positions with its own
+/// data ([`next_ply`], [`next_ply_linked`]). Used by the GPU host levels.
+#[derive(Default)]
+pub(crate) struct Families {
+    list: Vec<Family>,
+}
+
+/// One family of [`Families`]: the union of its roots' castling data, the rights it has data for, and per
+/// colour the king's square where that colour has a right.
+struct Family {
+    cd: CastlingData,
+    rights: u8,
+    kings: [Option<u8>; 2],
+}
+
+impl Families {
+    /// The board of `root` and its family (a new one when no family's castling data agrees with its).
+    pub(crate) fn root(&mut self, root: &Setup) -> (Board, usize) {
+        let (mut b, cd) = Board::from_setup(root);
+        usable_ep(&mut b, &cd);
+        let rights = b.castling;
+        let mut kings = [None; 2];
+        for (c, king) in kings.iter_mut().enumerate() {
+            if rights & (0b11 << (2 * c)) != 0 {
+                *king = Some((b.roles[KING_I] & b.colors[c]).trailing_zeros() as u8);
+            }
+        }
+        let agrees = |f: &Family| {
+            (0..2).all(|c| match (f.kings[c], kings[c]) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }) && (0..4).all(|r| f.rights & rights & (1 << r) == 0 || f.cd.rook[r] == cd.rook[r])
+        };
+        let family = match self.list.iter().position(agrees) {
+            Some(f) => f,
+            None => {
+                self.list.push(Family {
+                    cd: cd.clone(),
+                    rights: 0,
+                    kings: [None; 2],
+                });
+                self.list.len() - 1
+            }
+        };
+        // Add the root's rights the family has no data for (their squares' `keep` bits only clear those
+        // rights, which the family's other boards do not have).
+        let f = &mut self.list[family];
+        for r in (0..4).filter(|&r| rights & !f.rights & (1 << r) != 0) {
+            f.cd.rook[r] = cd.rook[r];
+            f.cd.king_to[r] = cd.king_to[r];
+            f.cd.empty[r] = cd.empty[r];
+            f.cd.path[r] = cd.path[r];
+            for (mine, theirs) in f.cd.keep.iter_mut().zip(cd.keep) {
+                *mine &= theirs | !(1 << r);
+            }
+        }
+        f.rights |= rights;
+        for (mine, theirs) in f.kings.iter_mut().zip(kings) {
+            *mine = mine.or(theirs);
+        }
+        (b, family)
+    }
+
+    /// Family `f`'s castling data.
+    pub(crate) fn cd(&self, f: usize) -> &CastlingData {
+        &self.list[f].cd
+    }
+
+    /// Number of families.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
 }
 
 /// The frontier of a root position: the distinct positions some plies below it, each with the number of move
@@ -367,5 +485,67 @@ mod tests {
             e.needed > real / 2 && e.needed < real * 3,
             "{e:?} vs {real}"
         );
+    }
+
+    #[test]
+    fn linked_levels_say_where_each_parents_children_went() {
+        // Kiwipete (CPW "Perft Results" position 2): perft 1..3 = 48, 2039, 97862.
+        let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        let top = level(fen, 1, true);
+        let (_, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+        for merge in [true, false] {
+            let (next, links) = next_ply_linked(&top, &cd, merge, u64::MAX).unwrap();
+            assert_eq!(next, next_ply(&top, &cd, merge, u64::MAX).unwrap());
+            // One link per legal move, each to that move's position; a child's weight is the sum of its
+            // parents' weights over the links reaching it.
+            let mut weights = vec![0u64; next.len()];
+            for ((parent, w), list) in top.iter().zip(&links) {
+                let kids = children(parent, &cd);
+                assert_eq!(list.len(), kids.len());
+                for (&k, kid) in list.iter().zip(&kids) {
+                    assert!(next[k as usize].0 == *kid);
+                    weights[k as usize] += w;
+                }
+            }
+            assert!(next.iter().zip(&weights).all(|((_, w), v)| w == v));
+            assert_eq!(weights.iter().sum::<u64>(), 2039);
+        }
+    }
+
+    #[test]
+    fn families_share_castling_data_where_the_rights_agree() {
+        let mut f = Families::default();
+        // Kiwipete's moves as roots of their own (some lose castling rights, so their own castling data lack
+        // those rights): one family, whose data has all four rights.
+        let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        let kiwi = Setup::from_fen(fen).unwrap();
+        let (root, cd) = Board::from_setup(&kiwi);
+        let mut level: Vec<(Board, u64)> = Vec::new();
+        for kid in children(&root, &cd) {
+            let (b, family) = f.root(&kid.to_setup(&cd));
+            assert_eq!(family, 0);
+            level.push((b, 1));
+        }
+        assert_eq!(f.len(), 1);
+        assert_eq!(f.cd(0).rook, cd.rook);
+        assert_eq!(f.cd(0).keep, cd.keep);
+        // Expanded with the family's data, the moves' positions are the root's children (perft 2 and 3 of
+        // Kiwipete: 2039, 97862).
+        let mut kids = children(&root, &cd);
+        let mut moves: Vec<Board> = level.iter().map(|x| x.0).collect();
+        kids.sort_by_key(|b| b.key);
+        moves.sort_by_key(|b| b.key);
+        assert!(kids == moves);
+        let two = next_ply(&level, f.cd(0), true, u64::MAX).unwrap();
+        assert_eq!(two.iter().map(|x| x.1).sum::<u64>(), 2039);
+        let three = next_ply(&two, f.cd(0), true, u64::MAX).unwrap();
+        assert_eq!(three.iter().map(|x| x.1).sum::<u64>(), 97862);
+        // A Chess960 root whose white king stands elsewhere (CPW Chess960 position 1): a family of its own.
+        let c960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+        assert_eq!(f.root(&Setup::from_fen(c960).unwrap()).1, 1);
+        // A root without castling rights agrees with every family.
+        let bare = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
+        assert_eq!(f.root(&Setup::from_fen(bare).unwrap()).1, 0);
+        assert_eq!(f.len(), 2);
     }
 }

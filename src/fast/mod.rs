@@ -39,27 +39,6 @@ pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
 pub use zobrist::DEFAULT_SEED as DEFAULT_ZOBRIST_SEED;
 
-/// Use the Zobrist keys of `seed` (`--zobrist-seed`) for every position this process converts from now on.
-///
-/// # Errors
-/// [`Error::Usage`] when this process already uses keys of another seed (the keys are fixed by the first
-/// position the backend converts).
-pub fn set_zobrist_seed(seed: u64) -> Result<()> {
-    if zobrist::set_seed(seed) {
-        Ok(())
-    } else {
-        Err(Error::Usage(format!(
-            "--zobrist-seed: '{seed}' comes too late: this process already hashes with seed {}",
-            zobrist::seed()
-        )))
-    }
-}
-
-/// The seed of the Zobrist keys in use ([`DEFAULT_ZOBRIST_SEED`] unless [`set_zobrist_seed`] changed it).
-pub fn zobrist_seed() -> u64 {
-    zobrist::seed()
-}
-
 use crate::backend::{Backend, Detail, Stats};
 use crate::error::{Error, Result};
 use crate::types::Move;
@@ -69,6 +48,7 @@ use hash::HashTable;
 use rayon::prelude::*;
 use stats_table::StatsTable;
 use std::sync::RwLock;
+use zobrist::{Keys, ZobristKeys};
 
 /// The hash table in use: counts and statistics share the `--hash` budget, so only one is held.
 enum Tables {
@@ -82,6 +62,8 @@ pub struct CpuBackend {
     flavor: Flavor,
     hash_mb: usize,
     tables: RwLock<Tables>,
+    /// The Zobrist keys the positions are hashed with, and so the tables filled ([`CpuBackend::with_zobrist_seed`]).
+    keys: ZobristKeys,
     pool: Option<rayon::ThreadPool>,
     merge: bool,
 }
@@ -111,6 +93,7 @@ impl CpuBackend {
             flavor: Flavor::from_env()?,
             hash_mb,
             tables: RwLock::new(table.map_or(Tables::Off, Tables::Counts)),
+            keys: Keys::default_keys(),
             pool,
             merge,
         })
@@ -126,6 +109,22 @@ impl CpuBackend {
             _ => Flavor::Portable,
         };
         self
+    }
+
+    /// Hash with the Zobrist keys of `seed` (`--zobrist-seed`; default [`DEFAULT_ZOBRIST_SEED`]) from now on,
+    /// so that a second run of the same work hashes independently. The tables are emptied (their entries were
+    /// keyed by the keys before).
+    pub fn with_zobrist_seed(mut self, seed: u64) -> CpuBackend {
+        if seed != self.keys.seed {
+            self.keys = Keys::of(seed);
+            self.clear_hash();
+        }
+        self
+    }
+
+    /// The seed of the Zobrist keys in use.
+    pub fn zobrist_seed(&self) -> u64 {
+        self.keys.seed
     }
 
     /// The variant in use.
@@ -205,7 +204,7 @@ impl Backend for CpuBackend {
     }
 
     fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
-        let (b, cd) = Board::from_setup(pos);
+        let (b, cd) = Board::with_keys(pos, self.keys.clone());
         Ok(self.counts(|tt| {
             self.install(|| perft::perft_parallel(self.flavor, &b, &cd, depth, tt, self.merge))
         }))
@@ -233,14 +232,14 @@ impl Backend for CpuBackend {
     }
 
     fn divide(&self, pos: &Checked, depth: u32) -> Result<Vec<(Move, u128)>> {
-        let (b, cd) = Board::from_setup(pos);
+        let (b, cd) = Board::with_keys(pos, self.keys.clone());
         Ok(self.counts(|tt| {
             self.install(|| perft::divide(self.flavor, &b, &cd, depth, tt, self.merge))
         }))
     }
 
     fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
-        let (b, cd) = Board::from_setup(pos);
+        let (b, cd) = Board::with_keys(pos, self.keys.clone());
         let (n, s) = self.with_table(true, |t| {
             let tt = match t {
                 Tables::Stats(t) => Some(t),

@@ -105,3 +105,32 @@ fn the_check_hash_tells_apart_positions_that_differ_only_in_side_ep_or_castling(
     assert_eq!(one.check, two.check);
     assert_ne!(one.check, b.check);
 }
+
+#[test]
+fn zobrist_keys_are_values_and_seeds_run_side_by_side() {
+    use crate::backend::Backend;
+    use crate::validate::Checked;
+    use zobrist::Keys;
+    // Boards hashed with seed 7: incremental keys equal recomputed ones, and the keys are not the default's.
+    let setup = Setup::from_fen(KIWIPETE).unwrap();
+    let (plain, _) = Board::from_setup(&setup);
+    let (seeded, cd) = Board::with_keys(&setup, Keys::of(7));
+    assert_ne!(plain.key, seeded.key);
+    assert!(walk_keys(&seeded, &cd, 3) > 0);
+    // Two backends with different seeds in one process (no seed fixed for the process): same counts, with
+    // the hash table and merging on, twice each (the second from the tables). Kiwipete perft 4 = 4,085,603
+    // (CPW "Perft Results").
+    let pos = Checked::from_fen(KIWIPETE).unwrap();
+    let a = CpuBackend::new(1, Some(1), true).unwrap();
+    let b = CpuBackend::new(1, Some(1), true)
+        .unwrap()
+        .with_zobrist_seed(7);
+    assert_eq!(
+        (a.zobrist_seed(), b.zobrist_seed()),
+        (DEFAULT_ZOBRIST_SEED, 7)
+    );
+    for _ in 0..2 {
+        assert_eq!(a.perft(&pos, 4).unwrap(), 4_085_603);
+        assert_eq!(b.perft(&pos, 4).unwrap(), 4_085_603);
+    }
+}

@@ -753,7 +753,7 @@ async fn run_plan(
     let s = gpus.settings();
     let want = gpus.min_frontier();
     let mut plan =
-        gpus.host(|ctx| make_plan(roots, depth, plies, &s, want, units, ctx.host_table_mut()));
+        gpus.host(|ctx| make_plan(roots, depth, plies, &s, want, units, ctx.host_table_mut()))?;
     gpus.host(|ctx| ctx.note_host_positions(plan.expanded()));
     let remaining = plan.remaining();
     let all = plan.units() as u64;

@@ -1,17 +1,19 @@
 //! The planner: what a count will do, decided before any GPU work, as a value ([`Plan`]) that can be printed
 //! and tested. A plan is the host levels (the plies above what one run counts, and more where progress or
-//! several adapters want more pieces of work, expanded with the reference generator, transpositions merged
-//! and counts found in the host table taken), the last host level's positions left to count, cut into units
-//! of work, and how they are counted (per position, or one total). Inside a run, the slices of a level are
-//! planned from its children's counts ([`plan_slices`]) before that level is written. The executor
-//! ([`super::executor`]) runs plans; this module touches no GPU.
+//! several adapters want more pieces of work, expanded by the one frontier expansion of the CPU backend
+//! ([`crate::fast::frontier`]: fast generator, transpositions merged with multiplicities, e.p. squares no
+//! legal capture uses dropped) and counts found in the host table taken), the last host level's positions
+//! left to count, cut into units of work, and how they are counted (per position, or one total). Inside a
+//! run, the slices of a level are planned from its children's counts ([`plan_slices`]) before that level is
+//! written. The executor ([`super::executor`]) runs plans; this module touches no GPU.
 
 use super::buffers::GpuPos;
 use super::memory::{HostKey, MAX_RUN_DEPTH};
 use super::tables::HostTable;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::fast::board::{Board, CastlingData, NO_EP};
+use crate::fast::frontier::{next_ply_linked, Families, TooBig};
 use crate::position::Setup;
-use crate::reference;
 
 /// What a run may use.
 #[derive(Clone, Copy, Debug)]
@@ -83,43 +85,60 @@ pub enum Counting {
     Total,
 }
 
-/// One position of a host level: its key, its setup, its children (indices into the next host level, one per
-/// legal move: a transposition appears as the same index twice), its count once known, and the number of
-/// ways the roots reach it (for progress).
+/// One position of a host level: its key, its board and family ([`Families`]: the castling data it is
+/// expanded with), its children (indices into the next host level, one per legal move: a transposition appears
+/// as the same index twice), its count once known, and the number of ways the roots reach it (for progress).
 struct HostNode {
     key: GpuPos,
-    setup: Setup,
+    board: Board,
+    family: usize,
     kids: Vec<u32>,
     count: Option<u128>,
     ways: u128,
 }
 
-/// The index in `level` of the position `key`: with `merge`, the node already there for it (found through
-/// `index`), else a new node made from `setup()` (recorded in `index` when merging).
-fn place(
-    level: &mut Vec<HostNode>,
-    index: &mut hashbrown::HashMap<GpuPos, u32>,
-    merge: bool,
-    key: GpuPos,
-    setup: impl FnOnce() -> Setup,
-) -> u32 {
-    if merge {
-        if let Some(&at) = index.get(&key) {
-            return at;
+impl HostNode {
+    fn new(board: Board, family: usize, cd: &CastlingData, ways: u128) -> HostNode {
+        HostNode {
+            key: gpu_pos(&board, cd),
+            board,
+            family,
+            kids: Vec::new(),
+            count: None,
+            ways,
         }
     }
-    level.push(HostNode {
-        key,
-        setup: setup(),
-        kids: Vec::new(),
-        count: None,
-        ways: 0,
-    });
-    let at = level.len() as u32 - 1;
-    if merge {
-        index.insert(key, at);
+}
+
+/// The GPU layout of `b` (below a root with castling data `cd`): [`GpuPos::from_setup`] of its setup, without
+/// making one.
+fn gpu_pos(b: &Board, cd: &CastlingData) -> GpuPos {
+    let mut bb = [0u64; 7];
+    bb[..6].copy_from_slice(&b.roles);
+    bb[6] = b.colors[0];
+    let mut castle = 0;
+    for (right, &rook) in cd.rook.iter().enumerate() {
+        let sq = if b.castling & (1 << right) != 0 {
+            u32::from(rook)
+        } else {
+            u32::from(NO_EP)
+        };
+        castle |= sq << (8 * right);
     }
-    at
+    GpuPos {
+        bb: bb.map(|b| [b as u32, (b >> 32) as u32]),
+        castle,
+        info: u32::from(b.turn) | u32::from(b.ep) << 8,
+    }
+}
+
+/// A host level that would not fit in memory.
+fn too_big(e: TooBig) -> Error {
+    Error::Backend(format!(
+        "the host levels need more than {} positions ({} MiB) at one level",
+        e.positions,
+        e.bytes >> 20
+    ))
 }
 
 /// The plan of one count: its host levels, the last host level's positions left to count on the GPU (at
@@ -143,7 +162,12 @@ pub struct Plan {
 /// `units` when there are several), merging transpositions (with `s.merge`: each distinct position once per
 /// level, its multiplicity carried by the parents' child lists); with the tables on (`s.cache`) every
 /// position's count is looked up in `host` first (whole position and remaining depth: exact). The last host
-/// level's positions left are cut into `units` units.
+/// level's positions left are cut into `units` units. The levels are expanded by
+/// [`crate::fast::frontier`]'s expansion (so a position's e.p. square is kept only where a legal capture uses
+/// it, FIDE 3.7.d).
+///
+/// # Errors
+/// [`Error::Backend`] when a host level would have more than 2^32 positions.
 pub fn plan(
     roots: &[Setup],
     depth: u32,
@@ -152,20 +176,29 @@ pub fn plan(
     min_frontier: usize,
     units: usize,
     host: &mut HostTable,
-) -> Plan {
+) -> Result<Plan> {
     let units = units.max(1);
     let want = min_frontier.max(if units > 1 { units } else { 0 });
     let mut plies = plies;
     let mut levels: Vec<Vec<HostNode>> = Vec::with_capacity(plies as usize + 1);
-    let mut index: hashbrown::HashMap<GpuPos, u32> = hashbrown::HashMap::new();
-    // Each root's node in level 0.
+    // Each root's node in level 0 (equal roots merged, as the positions of any level).
+    let mut families = Families::default();
     let mut root_nodes = Vec::with_capacity(roots.len());
-    let mut top = Vec::new();
+    let mut top: Vec<HostNode> = Vec::new();
+    let mut index: hashbrown::HashMap<GpuPos, usize> = hashbrown::HashMap::new();
     for setup in roots {
-        let key = GpuPos::from_setup(setup);
-        let at = place(&mut top, &mut index, s.merge, key, || setup.clone());
-        top[at as usize].ways += 1;
-        root_nodes.push(at as usize);
+        let (board, family) = families.root(setup);
+        let node = HostNode::new(board, family, families.cd(family), 0);
+        let at = match index.get(&node.key) {
+            Some(&at) if s.merge => at,
+            _ => {
+                index.insert(node.key, top.len());
+                top.push(node);
+                top.len() - 1
+            }
+        };
+        top[at].ways += 1;
+        root_nodes.push(at);
     }
     levels.push(top);
     // Leaf nodes known so far: the counts found in the host table, times the ways the roots reach them.
@@ -192,15 +225,28 @@ pub fn plan(
             .filter_map(|n| n.count.map(|c| c * n.ways))
             .sum::<u128>();
         expanded += open as u64;
-        index.clear();
-        let mut next = Vec::new();
-        for node in level.iter_mut().filter(|n| n.count.is_none()) {
-            for m in reference::legal_moves(&node.setup) {
-                let child = reference::play(&node.setup, m);
-                let key = GpuPos::from_setup(&child);
-                let at = place(&mut next, &mut index, s.merge, key, || child);
-                next[at as usize].ways += node.ways;
-                node.kids.push(at);
+        // The positions left to count, family by family, one ply deeper.
+        let mut next: Vec<HostNode> = Vec::new();
+        for family in 0..families.len() {
+            let cd = families.cd(family);
+            let parents: Vec<usize> = (0..level.len())
+                .filter(|&i| level[i].count.is_none() && level[i].family == family)
+                .collect();
+            if parents.is_empty() {
+                continue;
+            }
+            let boards: Vec<(Board, u128)> = parents
+                .iter()
+                .map(|&i| (level[i].board, level[i].ways))
+                .collect();
+            let (kids, links) = next_ply_linked(&boards, cd, s.merge, u64::MAX).map_err(too_big)?;
+            let base = next.len() as u32;
+            next.extend(
+                kids.into_iter()
+                    .map(|(b, ways)| HostNode::new(b, family, cd, ways)),
+            );
+            for (&i, list) in parents.iter().zip(links) {
+                level[i].kids = list.into_iter().map(|k| base + k).collect();
             }
         }
         levels.push(next);
@@ -215,7 +261,7 @@ pub fn plan(
         .filter(|&i| frontier[i].count.is_none())
         .collect();
     let piece = todo.len().div_ceil(units).max(1);
-    Plan {
+    Ok(Plan {
         depth,
         plies,
         counting: if s.totals_only() && roots.len() == 1 {
@@ -229,7 +275,7 @@ pub fn plan(
         piece,
         known,
         expanded,
-    }
+    })
 }
 
 impl Plan {
@@ -408,4 +454,35 @@ pub fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<Slice>> {
         children: sum,
     });
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fast::frontier::children;
+
+    /// [`gpu_pos`] is [`GpuPos::from_setup`] of the board's setup: the roots and their children, for
+    /// positions with castling rights, Chess960 rook files, usable and unusable e.p. squares and promotions.
+    #[test]
+    fn gpu_pos_of_a_board_is_that_of_its_setup() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            // CPW "Perft Results" position 2 (Kiwipete), 3 and 4, and Chess960 position 1 of the CPW page.
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ] {
+            let setup = Setup::from_fen(fen).unwrap();
+            let (b, cd) = Board::from_setup(&setup);
+            for p in std::iter::once(b).chain(children(&b, &cd)) {
+                assert_eq!(
+                    gpu_pos(&p, &cd),
+                    GpuPos::from_setup(&p.to_setup(&cd)),
+                    "{fen}"
+                );
+            }
+        }
+    }
 }
