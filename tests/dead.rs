@@ -599,3 +599,47 @@ fn fortress_proof_fails_where_a_pawn_breaks_through() {
         }
     }
 }
+
+#[test]
+fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
+    // The example of fortress_pawns_that_advance_then_lock: Black can never mate, and White's pieces (its king)
+    // can never reach rank 8, rank 7's empty squares (behind Black's rank-7 pawns, which never move) or rank 6's
+    // (each attacked by two of those pawns): these 16 are shaded for White. The squares of the king's region now
+    // (ranks 1 and 3, the empty squares of ranks 2, 4 and 5 that no black pawn attacks) are not.
+    let dir = std::env::temp_dir().join(format!("perftlab-dead-svg2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fortress.svg");
+    let (code, _, err) = run(
+        &[
+            "analyze",
+            "--fen",
+            "1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1",
+            "--svg",
+            path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let shaded = |sq: &str| {
+        svg.contains(&format!(
+            r#"class="unreachable" data-side="white" data-square="{sq}""#
+        ))
+    };
+    for file in "abcdefgh".chars() {
+        assert!(shaded(&format!("{file}8")), "{file}8: {svg}");
+    }
+    for sq in ["b7", "d7", "f7", "h7", "b6", "d6", "f6", "h6"] {
+        assert!(shaded(sq), "{sq}: {svg}");
+    }
+    for sq in [
+        "a1", "e1", "h1", "b2", "h2", "a3", "d3", "h3", "a4", "g4", "b5", "h5",
+    ] {
+        assert!(!shaded(sq), "{sq}: {svg}");
+    }
+    let count = svg
+        .matches(r#"class="unreachable" data-side="white""#)
+        .count();
+    assert!((16..=20).contains(&count), "{count} shaded: {svg}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -242,20 +242,25 @@ pub(super) fn flight_argument(
 }
 
 /// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
-/// the blocked-structure argument proves that the other side can never checkmate (`None` otherwise): the
-/// fortress, for pictures (`analyze --svg`). Pawn squares are left out.
+/// the blocked-structure argument, or else the fortress proof over pawn configurations
+/// ([`super::saturate`]: then the union of its regions over every configuration), proves that the other side
+/// can never checkmate (`None` otherwise, and without pawns): the fortress, for pictures (`analyze --svg`). The
+/// current pawn squares are left out.
 pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
     let (root, _) = Board::from_setup(pos.setup());
-    match blocked_reason(&root, !defender)? {
-        Reason::Blocked { pawns, regions } if pawns != 0 => {
-            let reach = regions
-                .iter()
-                .filter(|r| r.piece.color == defender)
-                .fold(0, |acc, r| acc | r.reach);
-            Some(!reach & !pawns)
-        }
-        _ => None,
+    let pawns = root.roles[PAWN_I];
+    if pawns == 0 {
+        return None;
     }
+    if let Some(Reason::Blocked { regions, .. }) = blocked_reason(&root, !defender) {
+        let reach = regions
+            .iter()
+            .filter(|r| r.piece.color == defender)
+            .fold(0, |acc, r| acc | r.reach);
+        return Some(!reach & !pawns);
+    }
+    let proof = super::saturate::saturate(&root, !defender, None)?;
+    Some(!proof.ever[defender.index()] & !pawns)
 }
 
 /// Whether the blocked-structure argument ([`blocked_reason`]) may answer differently after move `m` than in

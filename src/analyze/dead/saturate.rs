@@ -104,6 +104,19 @@ pub(super) fn fortress_reason(
     winner: Color,
     deadline: Option<Instant>,
 ) -> Option<Reason> {
+    saturate(b, winner, deadline).map(|s| s.reason)
+}
+
+/// What the fortress proof establishes.
+pub(super) struct Saturated {
+    /// The proof (a [`Reason::Fortress`]).
+    pub(super) reason: Reason,
+    /// Per colour, every square one of its non-pawn pieces may ever stand on, in any pawn configuration.
+    pub(super) ever: [u64; 2],
+}
+
+/// The fortress proof ([`fortress_reason`]) with the union of all regions.
+pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> Option<Saturated> {
     let pawns0 = b.roles[PAWN_I];
     if pawns0 == 0 {
         return None;
@@ -382,8 +395,15 @@ pub(super) fn fortress_reason(
             reach: regions[i],
         })
         .collect();
-    Some(Reason::Fortress {
-        pawn_states: keys.len() as u64,
-        regions: root_regions,
+    let mut ever = [0u64; 2];
+    for (j, &r) in regions.iter().enumerate() {
+        ever[pieces[j % n].0] |= r;
+    }
+    Some(Saturated {
+        reason: Reason::Fortress {
+            pawn_states: keys.len() as u64,
+            regions: root_regions,
+        },
+        ever,
     })
 }
