@@ -643,3 +643,23 @@ fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
     assert!((16..=20).contains(&count), "{count} shaded: {svg}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn fortress_where_the_only_break_in_is_stalemate() {
+    // White: Kh4, pawns f3 g2 h5; Black: Kf1, pawns f4 f5 g3 h6. No pawn can ever move (each is stopped by the
+    // pawn in front, and no piece other than the kings exists to be captured), so only a king taking a pawn
+    // could change anything. The white king has h3 and h4 only (g4, g5 attacked, g3 guarded by f4) and can never
+    // take one. The black king can take g2 only while the white king is on h4 (never next to it on h3); then
+    // White is to move with no legal move (h3 next to the black king, g3 guarded by f4 and the king, g4 and g5
+    // attacked, h5 its own pawn, every pawn stopped), and not in check (no black piece but pawns and king):
+    // stalemate, the game is over. So neither side can ever mate: a dead position (FIDE 1.5, 5.2.1).
+    for fen in [
+        "8/8/7p/5p1P/5p1K/5Pp1/6P1/5k2 b - - 0 1",
+        "8/8/7p/5p1P/5p1K/5Pp1/6P1/5kb1 b - - 0 1",
+    ] {
+        let (states, text) = fortress_proof(fen, Color::White);
+        assert_eq!(states, 1, "{text}");
+    }
+    let (states, text) = fortress_proof("8/8/7p/5p1P/5p1K/5Pp1/6P1/5k2 b - - 0 1", Color::Black);
+    assert_eq!(states, 1, "{text}");
+}

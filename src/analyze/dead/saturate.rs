@@ -11,8 +11,9 @@
 
 use super::blocked::{flight_argument, region_attacks};
 use super::{attacks, pawn_attacks, Reason, Region};
+use crate::fast::attacks::KING;
 use crate::fast::attacks::PAWN;
-use crate::fast::board::{Board, KING_I, KNIGHT_I, PAWN_I};
+use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::types::{Color, Piece, Role, Square};
 use hashbrown::HashMap;
 use std::collections::VecDeque;
@@ -49,6 +50,120 @@ fn flood(role: usize, seeds: u64, passable: u64, pawns: u64) -> u64 {
 /// square it lands on; the pieces that may have been captured by then (bit i = piece i).
 type Step = ([u64; 2], Option<(usize, usize)>, u64);
 
+/// Whether a king of colour `c`, standing on a square of `from`, that captures the pawn on `p` (pawns `after`
+/// the capture; `pieces` and their regions `reg` as in [`saturate`]) always ends the game with no checkmate of
+/// the loser (`winner`'s opponent), so the transition can be left out.
+///
+/// Proof. After the capture the opponent is to move. It has only its king and pawns (else `false`). No pawn of
+/// it can move: the square in front holds a pawn or the capturing king (FIDE 3.7.1), no capturer's pawn or
+/// non-king piece can stand diagonally ahead (3.7.3), and no e.p. capture follows a king move (3.7.3.2). Its
+/// king stands on a square of its region not on or next to `p` (kings never stand next to each other, 3.8.2),
+/// and every neighbour holds its own pawn, is attacked by a capturer's pawn, or is next to the capturing king:
+/// no legal move (3.8.2). So the game is over (FIDE 5.1.1, 5.2.1): when the opponent is the winner, it is not a
+/// checkmate of the loser. When the opponent is the loser, it must not be in check: before the move it was not
+/// (the capturer was to move), a king gives no check, and the king now on `p` blocks every line through `p`; so
+/// a check could only come along a line that the king opened by leaving its square `f` (next to `p`, in
+/// `from`): a line from the loser king's square through `f`, empty of pawns between them, that beyond `f`
+/// (before a pawn or `p`) meets the region of a winner's bishop, rook or queen moving along it. When no such
+/// line exists the position is stalemate (5.2.1).
+fn capture_ends_game(
+    c: usize,
+    p: usize,
+    from: u64,
+    after: [u64; 2],
+    pieces: &[(usize, usize)],
+    reg: &[u64],
+    winner: usize,
+) -> bool {
+    let them = c ^ 1;
+    if pieces
+        .iter()
+        .any(|&(color, role)| color == them && role != KING_I)
+    {
+        return false;
+    }
+    let Some(king) = pieces.iter().position(|&(color, _)| color == them) else {
+        return false;
+    };
+    let (own, theirs) = (after[them], after[c]);
+    let pawns = own | theirs;
+    let pbit = 1u64 << p;
+    let capturer_pieces = pieces
+        .iter()
+        .zip(reg)
+        .filter(|&(&(color, role), _)| color == c && role != KING_I)
+        .fold(0, |acc, (_, &r)| acc | r);
+    let mut bits = own;
+    while bits != 0 {
+        let s = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let front = if them == 0 { s + 8 } else { s - 8 };
+        if (pawns | pbit) & (1u64 << front) == 0 || PAWN[them][s] & (theirs | capturer_pieces) != 0
+        {
+            return false;
+        }
+    }
+    let illegal = own | pawn_attacks(theirs, c) | KING[p] | pbit;
+    let places = reg[king] & !KING[p] & !pbit;
+    let mut qs = places;
+    while qs != 0 {
+        let q = qs.trailing_zeros() as usize;
+        qs &= qs - 1;
+        if KING[q] & !illegal != 0 {
+            return false;
+        }
+    }
+    if them == winner {
+        return true;
+    }
+    let on_board = |f: i32, r: i32| (0..8).contains(&f) && (0..8).contains(&r);
+    let mut qs = places;
+    while qs != 0 {
+        let q = qs.trailing_zeros() as i32;
+        qs &= qs - 1;
+        let mut origins = from & KING[p];
+        while origins != 0 {
+            let f = origins.trailing_zeros() as i32;
+            origins &= origins - 1;
+            let (df, dr) = (f % 8 - q % 8, f / 8 - q / 8);
+            if !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
+                continue;
+            }
+            let (sf, sr) = (df.signum(), dr.signum());
+            let mover = if sf != 0 && sr != 0 { BISHOP_I } else { ROOK_I };
+            let (mut cf, mut cr) = (q % 8 + sf, q / 8 + sr);
+            let mut clear = true;
+            while (cf, cr) != (f % 8, f / 8) {
+                if (pawns | pbit) & (1u64 << (cr * 8 + cf)) != 0 {
+                    clear = false;
+                    break;
+                }
+                cf += sf;
+                cr += sr;
+            }
+            if !clear {
+                continue;
+            }
+            let (mut cf, mut cr) = (f % 8 + sf, f / 8 + sr);
+            while on_board(cf, cr) {
+                let bit = 1u64 << (cr * 8 + cf);
+                if (pawns | pbit) & bit != 0 {
+                    break;
+                }
+                let checker = pieces.iter().zip(reg).any(|(&(color, role), &r)| {
+                    color == c && (role == mover || role == QUEEN_I) && r & bit != 0
+                });
+                if checker {
+                    return false;
+                }
+                cf += sf;
+                cr += sr;
+            }
+        }
+    }
+    true
+}
+
 /// The fortress proof for `winner` in `b`: `Some(Reason::Fortress)` when, in every pawn configuration reachable
 /// from `b`, the loser's king can never be checkmated; `None` when the proof does not hold, needs a promotion,
 /// or exceeds its bounds ([`MAX_STATES`], [`MAX_VISITS`], the `deadline`).
@@ -78,7 +193,9 @@ type Step = ([u64; 2], Option<(usize, usize)>, u64);
 /// 3. a piece X captures a pawn (FIDE 3.1): X stood on a square of R(X, S) from which it attacks the pawn's
 ///    square (lines stopped by S's pawns only), and a king only a pawn no other enemy pawn of S defends
 ///    (FIDE 3.8.2): transition S → S minus that pawn, and R(X, S') contains the pawn's square, every other
-///    piece's region contains its region in S.
+///    piece's region contains its region in S. A king's capture that always ends the game at once with no
+///    checkmate of the loser (a stalemate, or the winner without a move: [`capture_ends_game`]) leads nowhere
+///    and is left out.
 ///
 /// *Sure pieces* sharpen steps 1–3. In state S a piece X is sure when R(X, S) is one square q, X can never have
 /// been captured on any way into S (a flag per state and piece, carried along every transition and set when an
@@ -344,6 +461,9 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
                     let mut k = [0u64; 2];
                     k[c] = own;
                     k[c ^ 1] = enemy & !(1u64 << p);
+                    if role == KING_I && capture_ends_game(c, p, reg[i], k, &pieces, reg, w) {
+                        continue;
+                    }
                     steps.push((k, Some((i, p)), maybe));
                 }
             }
