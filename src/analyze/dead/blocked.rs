@@ -5,7 +5,6 @@ use super::{attacks, pawn_attacks, squares_of, Reason, Region};
 use crate::fast::attacks::{KING, PAWN};
 use crate::fast::board::{Board, KING_I, NO_EP, PAWN_I};
 use crate::types::{Color, Piece, Role, Square};
-use crate::validate::Checked;
 
 /// Squares `role` can reach from `start` moving through `passable` squares, with slider lines stopped by `occ`.
 fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
@@ -239,28 +238,6 @@ pub(super) fn flight_argument(
         }
     }
     true
-}
-
-/// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
-/// the blocked-structure argument, or else the fortress proof over pawn configurations
-/// ([`super::saturate`]: then the union of its regions over every configuration), proves that the other side
-/// can never checkmate (`None` otherwise, and without pawns): the fortress, for pictures (`analyze --svg`). The
-/// current pawn squares are left out.
-pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
-    let (root, _) = Board::from_setup(pos.setup());
-    let pawns = root.roles[PAWN_I];
-    if pawns == 0 {
-        return None;
-    }
-    if let Some(Reason::Blocked { regions, .. }) = blocked_reason(&root, !defender) {
-        let reach = regions
-            .iter()
-            .filter(|r| r.piece.color == defender)
-            .fold(0, |acc, r| acc | r.reach);
-        return Some(!reach & !pawns);
-    }
-    let proof = super::saturate::saturate(&root, !defender, None)?;
-    Some(!proof.ever[defender.index()] & !pawns)
 }
 
 /// Whether the blocked-structure argument ([`blocked_reason`]) may answer differently after move `m` than in

@@ -31,8 +31,8 @@ mod helpmate;
 mod material;
 mod saturate;
 
-pub use blocked::fortress;
 pub use material::material_reason;
+pub use saturate::fortress;
 
 use blocked::blocked_reason;
 use closure::{closure, Closure};

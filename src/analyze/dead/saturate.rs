@@ -9,12 +9,13 @@
 //! Chess Unwinnability Analyzer (CHA, Miguel Ambrona), written afresh, with one region per piece and per pawn
 //! configuration instead of one per piece.
 
-use super::blocked::{flight_argument, region_attacks};
+use super::blocked::{blocked_reason, flight_argument, region_attacks};
 use super::{attacks, pawn_attacks, Reason, Region};
 use crate::fast::attacks::KING;
 use crate::fast::attacks::PAWN;
 use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::types::{Color, Piece, Role, Square};
+use crate::validate::Checked;
 use hashbrown::HashMap;
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -49,6 +50,28 @@ fn flood(role: usize, seeds: u64, passable: u64, pawns: u64) -> u64 {
 /// One abstract move: the pawn configuration after it; for a piece capturing a pawn, that piece (index) and the
 /// square it lands on; the pieces that may have been captured by then (bit i = piece i).
 type Step = ([u64; 2], Option<(usize, usize)>, u64);
+
+/// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
+/// the blocked-structure argument, or else the fortress proof over pawn configurations
+/// ([`saturate`]: then the union of its regions over every configuration), proves that the other side
+/// can never checkmate (`None` otherwise, and without pawns): the fortress, for pictures (`analyze --svg`). The
+/// current pawn squares are left out.
+pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
+    let (root, _) = Board::from_setup(pos.setup());
+    let pawns = root.roles[PAWN_I];
+    if pawns == 0 {
+        return None;
+    }
+    if let Some(Reason::Blocked { regions, .. }) = blocked_reason(&root, !defender) {
+        let reach = regions
+            .iter()
+            .filter(|r| r.piece.color == defender)
+            .fold(0, |acc, r| acc | r.reach);
+        return Some(!reach & !pawns);
+    }
+    let proof = saturate(&root, !defender, None)?;
+    Some(!proof.ever[defender.index()] & !pawns)
+}
 
 /// Whether a king of colour `c`, standing on a square of `from`, that captures the pawn on `p` (pawns `after`
 /// the capture; `pieces` and their regions `reg` as in [`saturate`]) always ends the game with no checkmate of
