@@ -142,9 +142,13 @@ fn reasons_name_the_proof() {
             "{corner}"
         );
     }
-    // A pawn that can still step once before it is fixed: every reachable position visited or proved.
+    // A pawn that can still step once before it is fixed (a2-a3, then a4 stops it): two pawn configurations,
+    // proved by the fortress proof (saturate.rs) before any search.
     let step = reason("4k3/8/8/p1p1p1p1/P1P1P1P1/8/P7/4K3 w - - 0 1", Color::White);
-    assert!(matches!(step, Reason::ExhaustedSearch { .. }), "{step}");
+    assert!(
+        matches!(step, Reason::Fortress { pawn_states: 2, .. }),
+        "{step}"
+    );
     // Game over: the mated side and a stalemate.
     assert_eq!(
         reason("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", Color::Black),
@@ -506,4 +510,156 @@ fn analyze_svg_shades_the_fortress() {
     let svg = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(!svg.contains("unreachable"));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The fortress proof over pawn configurations (src/analyze/dead/saturate.rs): pawns that can still move a
+// little before they lock.
+
+/// `winner`'s verdict on `fen` must be `Unwinnable` by the fortress proof (and no mate within 4 plies, by the
+/// independent exhaustive search); returns the number of pawn configurations and the reason's text.
+fn fortress_proof(fen: &str, winner: Color) -> (u64, String) {
+    let pos = Checked::from_fen(fen).unwrap();
+    let d = dead::decide(&pos, winner, &limits(100_000)).unwrap();
+    check_verdict(&pos, winner, &d.verdict, 4);
+    match d.verdict {
+        Verdict::Unwinnable {
+            reason: reason @ Reason::Fortress { pawn_states, .. },
+        } => (pawn_states, reason.to_string()),
+        v => panic!("{fen}: {winner:?} decided {v:?}"),
+    }
+}
+
+#[test]
+fn fortress_pawns_that_advance_then_lock() {
+    // The example of issue 18's brief (also one of CHA's test vectors): White's rank-2 pawns can only advance
+    // to rank 4 and lock; each black king stays on rank 8 (rank 7 is held by Black's own pawns or attacked by
+    // White's rank-6 pawns), where no white pawn can ever attack it (no promotion). Per file, the lower white
+    // pawn stands on rank 2, 3 or 4 below the black pawn on rank 5, 4 or 3 (6 ways), or the black pawn was
+    // taken by the white king and the white pawn stands on rank 2 to 5 (4 ways): 10 configurations a file,
+    // 10^4 in all, none with a promotion.
+    for winner in [Color::White, Color::Black] {
+        let (states, text) = fortress_proof(
+            "1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1",
+            winner,
+        );
+        assert_eq!(states, 10_000, "{text}");
+        assert!(
+            text.starts_with("fortress: the pawns can reach only 10000 configurations"),
+            "{text}"
+        );
+        assert!(
+            text.contains("kb8 reaches only a8 b8 c8 d8 e8 f8 g8 h8 while"),
+            "{text}"
+        );
+    }
+    // The same built on the b-, d-, f- and h-files (constructed here; the same count by the same argument).
+    for winner in [Color::White, Color::Black] {
+        let (states, text) = fortress_proof(
+            "4k3/1p1p1p1p/1P1P1P1P/1p1p1p1p/8/8/1P1P1P1P/4K3 b - - 0 1",
+            winner,
+        );
+        assert_eq!(states, 10_000, "{text}");
+    }
+    // A locked wall with bishops that can never break through (each runs on the colour of its own pawns), and
+    // a white pawn behind it that can step once (a2-a3; a4 stops it): exactly two configurations.
+    for winner in [Color::White, Color::Black] {
+        let (states, text) =
+            fortress_proof("3bk3/8/8/p1p1p1p1/P1P1P1P1/8/P7/4KB2 w - - 0 1", winner);
+        assert_eq!(states, 2, "{text}");
+    }
+}
+
+#[test]
+fn fortress_with_pieces_that_can_never_move() {
+    // Each knight is shut in by its own pawns (a4: b2 c3 c5 b6; a5: b3 c4 c6 b7) and no enemy piece can ever
+    // reach it, so it stands there for good and guards those pawns: neither king can take one (FIDE 3.8.2), no
+    // pawn can move, and White's two bishops both run on dark squares (CHA's test vectors label it unwinnable
+    // for both sides; the proof is the fortress proof's, with sure pieces).
+    let fen = "k7/1p6/1Pp5/n1P5/N1p5/1pP1B3/1P1B4/K7 w - - 0 1";
+    for winner in [Color::White, Color::Black] {
+        let (states, text) = fortress_proof(fen, winner);
+        assert_eq!(states, 1, "{text}");
+        assert!(text.contains("Na4 reaches only a4 while"), "{text}");
+    }
+}
+
+#[test]
+fn fortress_proof_fails_where_a_pawn_breaks_through() {
+    // The locked wall with one more white pawn on b2: b2-b4 lets a5xb4 (or c5xb4) open the a- (or c-) file for
+    // White, and Black's pawn then runs to b1: both sides can promote and mate. The fortress proof must fail (a
+    // promotion is reachable), and the search finds both helpmates, replayed here by the reference generator.
+    let fen = "4k3/8/8/p1p1p1p1/P1P1P1P1/8/1P6/4K3 w - - 0 1";
+    let pos = Checked::from_fen(fen).unwrap();
+    for winner in [Color::White, Color::Black] {
+        let d = dead::decide(&pos, winner, &limits(2_000_000)).unwrap();
+        match &d.verdict {
+            Verdict::Winnable { helpmate } => assert_helpmate(&pos, winner, helpmate),
+            v => panic!("{fen}: {winner:?} decided {v:?}"),
+        }
+    }
+}
+
+#[test]
+fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
+    // The example of fortress_pawns_that_advance_then_lock: Black can never mate, and White's pieces (its king)
+    // can never reach rank 8, rank 7's empty squares (behind Black's rank-7 pawns, which never move) or rank 6's
+    // (each attacked by two of those pawns): these 16 are shaded for White. The squares of the king's region now
+    // (ranks 1 and 3, the empty squares of ranks 2, 4 and 5 that no black pawn attacks) are not.
+    let dir = std::env::temp_dir().join(format!("perftlab-dead-svg2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fortress.svg");
+    let (code, _, err) = run(
+        &[
+            "analyze",
+            "--fen",
+            "1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1",
+            "--svg",
+            path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let shaded = |sq: &str| {
+        svg.contains(&format!(
+            r#"class="unreachable" data-side="white" data-square="{sq}""#
+        ))
+    };
+    for file in "abcdefgh".chars() {
+        assert!(shaded(&format!("{file}8")), "{file}8: {svg}");
+    }
+    for sq in ["b7", "d7", "f7", "h7", "b6", "d6", "f6", "h6"] {
+        assert!(shaded(sq), "{sq}: {svg}");
+    }
+    for sq in [
+        "a1", "e1", "h1", "b2", "h2", "a3", "d3", "h3", "a4", "g4", "b5", "h5",
+    ] {
+        assert!(!shaded(sq), "{sq}: {svg}");
+    }
+    let count = svg
+        .matches(r#"class="unreachable" data-side="white""#)
+        .count();
+    assert!((16..=20).contains(&count), "{count} shaded: {svg}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn fortress_where_the_only_break_in_is_stalemate() {
+    // White: Kh4, pawns f3 g2 h5; Black: Kf1, pawns f4 f5 g3 h6. No pawn can ever move (each is stopped by the
+    // pawn in front, and no piece other than the kings exists to be captured), so only a king taking a pawn
+    // could change anything. The white king has h3 and h4 only (g4, g5 attacked, g3 guarded by f4) and can never
+    // take one. The black king can take g2 only while the white king is on h4 (never next to it on h3); then
+    // White is to move with no legal move (h3 next to the black king, g3 guarded by f4 and the king, g4 and g5
+    // attacked, h5 its own pawn, every pawn stopped), and not in check (no black piece but pawns and king):
+    // stalemate, the game is over. So neither side can ever mate: a dead position (FIDE 1.5, 5.2.1).
+    for fen in [
+        "8/8/7p/5p1P/5p1K/5Pp1/6P1/5k2 b - - 0 1",
+        "8/8/7p/5p1P/5p1K/5Pp1/6P1/5kb1 b - - 0 1",
+    ] {
+        let (states, text) = fortress_proof(fen, Color::White);
+        assert_eq!(states, 1, "{text}");
+    }
+    let (states, text) = fortress_proof("8/8/7p/5p1P/5p1K/5Pp1/6P1/5k2 b - - 0 1", Color::Black);
+    assert_eq!(states, 1, "{text}");
 }

@@ -5,7 +5,6 @@ use super::{attacks, pawn_attacks, squares_of, Reason, Region};
 use crate::fast::attacks::{KING, PAWN};
 use crate::fast::board::{Board, KING_I, NO_EP, PAWN_I};
 use crate::types::{Color, Piece, Role, Square};
-use crate::validate::Checked;
 
 /// Squares `role` can reach from `start` moving through `passable` squares, with slider lines stopped by `occ`.
 fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
@@ -121,80 +120,124 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
 }
 
 /// The blocked-structure proof for `winner`: the structure is fixed (see [`blocked_structure`]), so every piece
-/// stays in its region forever. Over-approximate what the winner can ever do: `attacked`, every square a winner's
-/// pawn attacks, or a winner's piece attacks from a square of its region (lines stopped by pawns only), or the
-/// winner's king touches from its region; `occupied`, every square of a winner's non-king piece's region. For
-/// each square `k` the loser's king can reach and a winner's pawn or non-king piece can attack (elsewhere it is
-/// never in check: a king never gives check; nor can it stand next to a winner's king that can never move), count
-/// the neighbours of `k` that hold no pawn and that the winner can never attack or occupy ("free" squares): only
-/// the loser's own non-king pieces could ever stand there, one square each. If at every such `k` the free
-/// squares outnumber the loser's pieces that can reach any of them, the king on `k` always has a flight square
-/// (moving there is legal: never attacked, never occupied by the winner, FIDE 3.8), so it is never checkmated.
+/// stays in its region forever, and [`flight_argument`] shows that the loser's king is never checkmated there.
 pub(super) fn blocked_reason(b: &Board, winner: Color) -> Option<Reason> {
     let (pawns, regions) = blocked_structure(b)?;
     let w = winner.index();
-    let mut attacked = pawn_attacks(pawns & b.colors[w], w);
-    // What can give check: pawns and pieces other than the king (a king never checks, FIDE 3.8.2).
-    let mut checks = attacked;
+    let pieces: Vec<(usize, usize)> = regions
+        .iter()
+        .map(|r| (r.piece.color.index(), r.piece.role.index()))
+        .collect();
+    let reach: Vec<u64> = regions.iter().map(|r| r.reach).collect();
+    let att: Vec<u64> = regions
+        .iter()
+        .map(|r| region_attacks(r.piece.role.index(), r.reach, pawns))
+        .collect();
+    let winner_pawn_att = pawn_attacks(pawns & b.colors[w], w);
+    if !flight_argument(pawns, winner_pawn_att, w, &pieces, &reach, &att) {
+        return None;
+    }
+    Some(Reason::Blocked { pawns, regions })
+}
+
+/// Every square `role` attacks from some square of `reach`, lines stopped by `pawns` only (a king: its
+/// neighbours).
+pub(super) fn region_attacks(role: usize, reach: u64, pawns: u64) -> u64 {
+    let mut att = 0;
+    let mut bits = reach;
+    while bits != 0 {
+        att |= attacks(role, bits.trailing_zeros() as usize, pawns);
+        bits &= bits - 1;
+    }
+    att
+}
+
+/// The final step of the blocked-structure proof ([`blocked_reason`]) and of the fortress proof
+/// ([`super::saturate`]), for one pawn configuration: `pawns` (both colours), `winner_pawn_att` the squares the
+/// winner's pawns attack, and for each non-pawn piece `pieces[i]` = (colour index, role index) the squares
+/// `reach[i]` it may stand on while these pawns stand, and `att[i]` = [`region_attacks`] of that region. Whether
+/// the loser's king, in any position with these pawns and every piece in its region, can never be checkmated.
+///
+/// Proof. Over-approximate what the winner's pawns and non-king pieces can ever do: `attacked`, every square a
+/// winner's pawn attacks or a winner's non-king piece attacks from a square of its region (lines stopped by pawns
+/// only: other pieces only stop more); `occupied`, every square of a winner's non-king piece's region.
+/// Checkmate needs check (FIDE 3.9.1, 1.4.1), and a king never gives check (it may not stand next to the other
+/// king, FIDE 3.8.2), so the mated king stands on a square `k` of its region that a winner's pawn or non-king
+/// piece can attack; nor can it stand on or next to a winner's king whose region is one square. Let `free` be the
+/// neighbours of `k` that hold no pawn and that no winner's pawn or non-king piece can ever attack or occupy. In
+/// the mate the winner's king stands on a square `q` of its region, not next to `k` (FIDE 3.8.2), and covers at
+/// most the neighbours of `q`; every other free square must hold one of the loser's own non-king pieces, one
+/// square each (an empty, unattacked neighbour is a legal flight, FIDE 3.7, 3.8.2). So if for every such `q` the
+/// free squares `q` does not touch outnumber the loser's pieces whose region meets them, or one of them is in no
+/// such region, the king on `k` always has a flight square: it is never checkmated. (First the same test with the
+/// squares the winner's king may ever touch all taken away: when it passes, every `q` passes too, since any
+/// subset of the free squares that must stay empty leaves a flight.)
+pub(super) fn flight_argument(
+    pawns: u64,
+    winner_pawn_att: u64,
+    winner: usize,
+    pieces: &[(usize, usize)],
+    reach: &[u64],
+    att: &[u64],
+) -> bool {
+    let mut attacked = winner_pawn_att;
     let mut occupied = 0;
+    let mut winner_king = 0;
     let mut loser_king = 0;
-    let mut loser_pieces = Vec::new();
-    for reg in &regions {
-        let role = reg.piece.role.index();
-        match (reg.piece.color == winner, role == KING_I) {
-            (true, is_king) => {
-                let mut att = 0;
-                for s in squares_of(reg.reach) {
-                    att |= attacks(role, s.index(), pawns);
-                }
-                attacked |= att;
-                if !is_king {
-                    occupied |= reg.reach;
-                    checks |= att;
-                }
+    for (i, &(color, role)) in pieces.iter().enumerate() {
+        match (color == winner, role == KING_I) {
+            (true, true) => winner_king |= reach[i],
+            (true, false) => {
+                attacked |= att[i];
+                occupied |= reach[i];
             }
-            (false, true) => loser_king = reg.reach,
-            (false, false) => loser_pieces.push(reg.reach),
+            (false, true) => loser_king = reach[i],
+            (false, false) => {}
         }
     }
+    // What can give check: pawns and pieces other than the king (a king never checks, FIDE 3.8.2).
+    let checks = attacked;
     // A winner's king that can never leave its square keeps the loser's king off that square and its neighbours
     // (kings never stand next to each other, FIDE 3.8.2).
-    for reg in &regions {
-        if reg.piece.color == winner
-            && reg.piece.role.index() == KING_I
-            && reg.reach.count_ones() == 1
-        {
-            loser_king &= !(reg.reach | KING[reg.reach.trailing_zeros() as usize]);
-        }
+    if winner_king.count_ones() == 1 {
+        loser_king &= !(winner_king | KING[winner_king.trailing_zeros() as usize]);
     }
+    let king_touch = region_attacks(KING_I, winner_king, 0);
+    let loser_reach = pieces
+        .iter()
+        .zip(reach)
+        .filter(|&(&(color, role), _)| color != winner && role != KING_I)
+        .fold(0, |acc, (_, &r)| acc | r);
     let mut checkable = loser_king & checks;
     while checkable != 0 {
         let k = checkable.trailing_zeros() as usize;
         checkable &= checkable - 1;
         let free = KING[k] & !pawns & !attacked & !occupied;
-        let blockers = loser_pieces.iter().filter(|&&r| r & free != 0).count();
-        if free.count_ones() as usize <= blockers {
-            return None;
-        }
-    }
-    Some(Reason::Blocked { pawns, regions })
-}
-
-/// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
-/// the blocked-structure argument proves that the other side can never checkmate (`None` otherwise): the
-/// fortress, for pictures (`analyze --svg`). Pawn squares are left out.
-pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
-    let (root, _) = Board::from_setup(pos.setup());
-    match blocked_reason(&root, !defender)? {
-        Reason::Blocked { pawns, regions } if pawns != 0 => {
-            let reach = regions
+        // Whether some of the squares `rest` must stay empty: more of them than loser's pieces that can reach
+        // any (each piece fills one square), or one that no loser's piece can reach.
+        let has_flight = |rest: u64| {
+            let blockers = pieces
                 .iter()
-                .filter(|r| r.piece.color == defender)
-                .fold(0, |acc, r| acc | r.reach);
-            Some(!reach & !pawns)
+                .zip(reach)
+                .filter(|&(&(color, role), &r)| color != winner && role != KING_I && r & rest != 0)
+                .count();
+            rest.count_ones() as usize > blockers || rest & !loser_reach != 0
+        };
+        // Wherever the winner's king is, the free squares it can never touch; else each square `q` it may stand
+        // on in the mate (its region, not on or next to `k`), one at a time.
+        if has_flight(free & !king_touch) {
+            continue;
         }
-        _ => None,
+        let mut spots = winner_king & !KING[k] & !(1u64 << k);
+        while spots != 0 {
+            let q = spots.trailing_zeros() as usize;
+            spots &= spots - 1;
+            if !has_flight(free & !KING[q]) {
+                return false;
+            }
+        }
     }
+    true
 }
 
 /// Whether the blocked-structure argument ([`blocked_reason`]) may answer differently after move `m` than in

@@ -29,13 +29,15 @@ mod blocked;
 mod closure;
 mod helpmate;
 mod material;
+mod saturate;
 
-pub use blocked::fortress;
 pub use material::material_reason;
+pub use saturate::fortress;
 
 use blocked::blocked_reason;
 use closure::{closure, Closure};
 use helpmate::helpmate_search;
+use saturate::fortress_reason;
 
 use crate::error::{Error, Result};
 use crate::fast::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
@@ -106,6 +108,15 @@ pub enum Reason {
         /// Every other piece with the squares it can ever reach.
         regions: Vec<Region>,
     },
+    /// The pawns can still move, but only into finitely many configurations (none with a promotion), and in each
+    /// one, from the squares its pieces may stand on, the intended winner never attacks a square the loser's king
+    /// may stand on without leaving it a flight square (the fortress proof, `saturate.rs`).
+    Fortress {
+        /// Pawn configurations reachable (over-approximated), the current one included.
+        pawn_states: u64,
+        /// Every other piece with the squares it may stand on while the pawns stand as now.
+        regions: Vec<Region>,
+    },
     /// Every position reachable from this one was visited (exact comparison) and none is a checkmate.
     ExhaustedSearch {
         /// Distinct positions visited.
@@ -163,6 +174,28 @@ impl fmt::Display for Reason {
                 write!(
                     f,
                     "; so wherever the winner could give check the king keeps a flight square"
+                )
+            }
+            Reason::Fortress {
+                pawn_states,
+                regions,
+            } => {
+                write!(
+                    f,
+                    "fortress: the pawns can reach only {pawn_states} configurations, none with a promotion"
+                )?;
+                for r in regions {
+                    write!(
+                        f,
+                        "; {}{} reaches only {} while the pawns stand",
+                        r.piece.char(),
+                        r.square,
+                        square_list(r.reach)
+                    )?;
+                }
+                write!(
+                    f,
+                    "; in every configuration, wherever the winner could give check the king keeps a flight square"
                 )
             }
             Reason::ExhaustedSearch { positions } => write!(
@@ -493,6 +526,15 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         );
     }
     if let Some(reason) = blocked_reason(&root, winner) {
+        return finish(
+            Verdict::Unwinnable {
+                reason: wrap(reason),
+            },
+            1,
+        );
+    }
+    // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little.
+    if let Some(reason) = fortress_reason(&root, winner, deadline) {
         return finish(
             Verdict::Unwinnable {
                 reason: wrap(reason),
