@@ -3,14 +3,13 @@
 //! unwinnable, so its prunings and move-ordering heuristics cannot make an answer unsound.
 
 use super::blocked::{blocked_reason, may_unblock};
-use super::material::material_reason;
+use super::material::material_rule;
 use super::{in_check, legal, Limit, DARK, LIGHT};
 use crate::fast::attacks::KNIGHT;
 use crate::fast::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
 };
 use crate::types::Color;
-use hashbrown::HashMap;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -110,6 +109,57 @@ fn loser_must_promote(b: &Board, winner: usize) -> bool {
     r[BISHOP_I] & !colour == 0 && lp & r[KNIGHT_I] == 0
 }
 
+/// The transposition table of one helpmate search: two-way buckets of (key, check, generation and budget),
+/// fixed size. Losing an entry only costs work: the table prunes, it proves nothing.
+struct Table {
+    entries: Vec<[u64; 3]>,
+    mask: usize,
+    generation: u64,
+}
+
+impl Table {
+    fn new(node_limit: u64) -> Table {
+        let size = (node_limit.clamp(1 << 10, 1 << 18) as usize).next_power_of_two();
+        Table {
+            entries: vec![[0; 3]; size],
+            mask: size - 2,
+            generation: 1,
+        }
+    }
+
+    /// Forget every entry (a new iteration).
+    fn clear(&mut self) {
+        self.generation += 1;
+    }
+
+    /// Record that `b` is searched with `budget` (≥ 0); false when it was searched with at least that already.
+    #[inline]
+    fn visit(&mut self, b: &Board, budget: i32) -> bool {
+        let i = b.key as usize & self.mask;
+        let stamp = self.generation << 32 | budget as u64;
+        let mut victim = i;
+        let mut victim_worth = u64::MAX;
+        for j in [i, i + 1] {
+            let e = &mut self.entries[j];
+            let live = e[2] >> 32 == self.generation;
+            if live && e[0] == b.key && e[1] == b.check {
+                if (e[2] & 0xFFFF_FFFF) as i32 >= budget {
+                    return false;
+                }
+                e[2] = stamp;
+                return true;
+            }
+            // Replace a stale entry, else the one searched with the smaller budget.
+            let worth = if live { 1 + (e[2] & 0xFFFF_FFFF) } else { 0 };
+            if worth < victim_worth {
+                (victim, victim_worth) = (j, worth);
+            }
+        }
+        self.entries[victim] = [b.key, b.check, stamp];
+        true
+    }
+}
+
 struct Search<'a> {
     cd: &'a CastlingData,
     winner: usize,
@@ -122,7 +172,7 @@ struct Search<'a> {
     deadline: Option<Instant>,
     stopped: Option<Limit>,
     /// (key, check) → the largest budget a position was searched with (no mate found, or in progress).
-    tt: HashMap<(u64, u64), i32>,
+    tt: Table,
     path: Vec<u32>,
 }
 
@@ -169,19 +219,15 @@ impl Search<'_> {
         } else {
             Color::Black
         };
-        if budget < 0 || self.path.len() >= MAX_PLY || material_reason(b, winner).is_some() {
+        if budget < 0 || self.path.len() >= MAX_PLY || material_rule(b, winner).is_some() {
             return false;
         }
         // A sound cut: no mate below a proved blocked structure.
         if recheck && blocked_reason(b, winner).is_some() {
             return false;
         }
-        match self.tt.get_mut(&(b.key, b.check)) {
-            Some(seen) if *seen >= budget => return false,
-            Some(seen) => *seen = budget,
-            None => {
-                self.tt.insert((b.key, b.check), budget);
-            }
+        if !self.tt.visit(b, budget) {
+            return false;
         }
         let winners_turn = b.turn as usize == self.winner;
         let (corner, king_target, block) = self.targets;
@@ -318,7 +364,7 @@ pub(super) fn helpmate_search(
         local_limit,
         deadline,
         stopped: None,
-        tt: HashMap::new(),
+        tt: Table::new(node_limit),
         path: Vec::new(),
     };
     for budget in 0..=max_budget {

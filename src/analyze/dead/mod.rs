@@ -34,7 +34,7 @@ pub use blocked::fortress;
 pub use material::material_reason;
 
 use blocked::blocked_reason;
-use closure::{closure, Closure};
+use closure::Closure;
 use helpmate::helpmate_search;
 
 use crate::error::{Error, Result};
@@ -518,22 +518,28 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         return finish(Verdict::Undetermined { limit: Limit::Time }, nodes);
     }
     // Then alternate: a small closure (small positions are decided at once), the helpmate search with half the
-    // budget (most winnable positions end there), a larger closure, the search with the rest.
+    // budget (most winnable positions end there), the closure resumed up to a larger size, the search with the
+    // rest. Closure shares are the positions stored in all (the closure resumes where it stopped).
     let shares: Vec<(bool, u64)> = if limits.quick {
         vec![(true, QUICK_NODES)]
     } else {
         vec![(true, 10_000), (false, 2), (true, 200_000)]
     };
+    let mut run: Option<closure::Run> = None;
     for &(is_closure, share) in &shares {
         let left = total.saturating_sub(nodes).max(1);
         if is_closure {
-            match closure(&root, &cd, winner, left.min(share), deadline) {
-                Closure::Mate(line, visited) => {
+            let run = run.get_or_insert_with(|| closure::Run::new(&root));
+            let before = run.len();
+            let outcome = run.run(&cd, winner, share.min(before + left), deadline);
+            nodes += run.len() - before;
+            match outcome {
+                Closure::Mate(line) => {
                     return finish(
                         Verdict::Winnable {
                             helpmate: to_moves(line),
                         },
-                        nodes + visited,
+                        nodes,
                     )
                 }
                 Closure::Closed(positions) => {
@@ -541,16 +547,13 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
                         Verdict::Unwinnable {
                             reason: wrap(Reason::ExhaustedSearch { positions }),
                         },
-                        nodes + positions,
+                        nodes,
                     )
                 }
-                Closure::Stopped(Limit::Time, visited) => {
-                    return finish(
-                        Verdict::Undetermined { limit: Limit::Time },
-                        nodes + visited,
-                    )
+                Closure::Stopped(Limit::Time) => {
+                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
                 }
-                Closure::Stopped(_, visited) => nodes += visited,
+                Closure::Stopped(_) => {}
             }
         } else {
             let (found, used) = helpmate_search(
