@@ -35,23 +35,41 @@ struct State {
 /// Exact identity (no hash): pieces, side to move, e.p. square, castling rights.
 #[inline]
 fn same(a: &Board, b: &Board) -> bool {
-    a.key == b.key
-        && a.roles == b.roles
-        && a.colors == b.colors
-        && a.turn == b.turn
-        && a.ep == b.ep
-        && a.castling == b.castling
+    let mut diff = (a.colors[0] ^ b.colors[0]) | (a.colors[1] ^ b.colors[1]);
+    for i in 0..6 {
+        diff |= a.roles[i] ^ b.roles[i];
+    }
+    diff == 0 && a.turn == b.turn && a.ep == b.ep && a.castling == b.castling
 }
 
-const EMPTY: u32 = u32::MAX;
+/// A free slot of the table.
+const EMPTY: Slot = Slot {
+    tag: 0,
+    index: u32::MAX,
+};
+
+/// A slot of the table: the high half of the stored position's Zobrist key (compared first, so most probes
+/// never read the state itself) and its index in the list.
+#[derive(Clone, Copy)]
+struct Slot {
+    tag: u32,
+    index: u32,
+}
+
+#[inline]
+fn tag(b: &Board) -> u32 {
+    (b.key >> 32) as u32
+}
 
 /// A resumable breadth-first closure from one root.
 pub(super) struct Run {
     states: Vec<State>,
-    /// Indices into `states` (`EMPTY` for a free slot); length a power of two, at most half full.
-    slots: Vec<u32>,
+    /// Keys and indices into `states` (`EMPTY` for a free slot); length a power of two, at most half full.
+    slots: Vec<Slot>,
     /// The next state to expand.
     next: usize,
+    /// The children of the state being expanded (kept to reuse the allocation).
+    children: Vec<(Board, u32)>,
 }
 
 impl Run {
@@ -60,6 +78,7 @@ impl Run {
             states: Vec::new(),
             slots: vec![EMPTY; 1 << 12],
             next: 0,
+            children: Vec::new(),
         };
         let slot = run.free_slot(root).unwrap_or(0);
         run.insert(slot, *root, u32::MAX, 0, true);
@@ -77,10 +96,10 @@ impl Run {
         let mut i = b.key as usize & mask;
         loop {
             let s = self.slots[i];
-            if s == EMPTY {
+            if s.index == u32::MAX {
                 return Some(i);
             }
-            if same(&self.states[s as usize].b, b) {
+            if s.tag == tag(b) && same(&self.states[s.index as usize].b, b) {
                 return None;
             }
             i = (i + 1) & mask;
@@ -89,7 +108,10 @@ impl Run {
 
     /// Store `b` (new) in `slot`.
     fn insert(&mut self, slot: usize, b: Board, parent: u32, mv: u32, recheck: bool) {
-        self.slots[slot] = self.states.len() as u32;
+        self.slots[slot] = Slot {
+            tag: tag(&b),
+            index: self.states.len() as u32,
+        };
         self.states.push(State {
             b,
             parent,
@@ -107,10 +129,13 @@ impl Run {
         let mut slots = vec![EMPTY; size];
         for (n, st) in self.states.iter().enumerate() {
             let mut i = st.b.key as usize & mask;
-            while slots[i] != EMPTY {
+            while slots[i].index != u32::MAX {
                 i = (i + 1) & mask;
             }
-            slots[i] = n as u32;
+            slots[i] = Slot {
+                tag: tag(&st.b),
+                index: n as u32,
+            };
         }
         self.slots = slots;
     }
@@ -150,17 +175,36 @@ impl Run {
             } else if material_rule(&b, winner).is_none()
                 && !(recheck && blocked_reason(&b, winner).is_some())
             {
-                for &m in moves {
-                    let child = b.make::<true>(cd, m);
+                // Make every child first and touch the slots (then the states) they will probe, so that the
+                // memory loads overlap instead of waiting for one another; then probe and store in order.
+                let mut children = std::mem::take(&mut self.children);
+                children.clear();
+                children.extend(moves.iter().map(|&m| (b.make::<true>(cd, m), m)));
+                let mask = self.slots.len() - 1;
+                let mut touch = 0u32;
+                for (child, _) in &children {
+                    touch ^= self.slots[child.key as usize & mask].tag;
+                }
+                for (child, _) in &children {
+                    let s = self.slots[child.key as usize & mask];
+                    if s.tag == tag(child) && s.index != u32::MAX {
+                        let st = &self.states[s.index as usize].b;
+                        touch ^= st.roles[0] as u32 ^ st.turn as u32;
+                    }
+                }
+                std::hint::black_box(touch);
+                for &(child, m) in &children {
                     if let Some(slot) = self.free_slot(&child) {
                         // Stopping in the middle leaves `next` here: a resumed run expands this state
                         // again (the children stored already are found in the table).
                         if self.len() >= state_limit {
+                            self.children = children;
                             return Closure::Stopped(Limit::Nodes);
                         }
                         self.insert(slot, child, i as u32, m, may_unblock(&b, m));
                     }
                 }
+                self.children = children;
             }
             self.next += 1;
         }

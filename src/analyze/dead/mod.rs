@@ -35,7 +35,7 @@ pub use material::material_reason;
 
 use blocked::blocked_reason;
 use closure::Closure;
-use helpmate::helpmate_search;
+use helpmate::{helpmate_search, Helpmate};
 
 use crate::error::{Error, Result};
 use crate::fast::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
@@ -53,7 +53,8 @@ use std::time::{Duration, Instant};
 pub(super) const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
 /// Dark squares (a1, h8, …).
 pub(super) const DARK: u64 = !LIGHT;
-/// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget.
+/// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget (the same
+/// share for every depth: on CHA's vectors a share growing with the depth found fewer helpmates).
 const ITERATION_NODES: u64 = 20_000;
 /// Nodes of each step of the quick path (helpmate probe, closure).
 const QUICK_NODES: u64 = 3_000;
@@ -526,6 +527,19 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         vec![(true, 10_000), (false, 2), (true, 200_000)]
     };
     let mut run: Option<closure::Run> = None;
+    // One helpmate search for the two search stages: the second goes on where the first stopped.
+    let mut search: Option<Helpmate> = None;
+    let new_search = || {
+        Helpmate::new(
+            &root,
+            &cd,
+            winner.index(),
+            ITERATION_NODES,
+            i32::MAX - 1,
+            total,
+            deadline,
+        )
+    };
     for &(is_closure, share) in &shares {
         let left = total.saturating_sub(nodes).max(1);
         if is_closure {
@@ -556,15 +570,7 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
                 Closure::Stopped(_) => {}
             }
         } else {
-            let (found, used) = helpmate_search(
-                &root,
-                &cd,
-                winner.index(),
-                left / share,
-                ITERATION_NODES,
-                i32::MAX - 1,
-                deadline,
-            );
+            let (found, used) = search.get_or_insert_with(new_search).run(left / share);
             nodes += used;
             match found {
                 Ok(line) => {
@@ -590,15 +596,9 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             nodes,
         );
     }
-    let (found, used) = helpmate_search(
-        &root,
-        &cd,
-        winner.index(),
-        total.saturating_sub(nodes).max(1),
-        ITERATION_NODES,
-        i32::MAX - 1,
-        deadline,
-    );
+    let (found, used) = search
+        .get_or_insert_with(new_search)
+        .run(total.saturating_sub(nodes).max(1));
     nodes += used;
     match found {
         Ok(line) => finish(
