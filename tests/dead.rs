@@ -663,3 +663,44 @@ fn fortress_where_the_only_break_in_is_stalemate() {
     let (states, text) = fortress_proof("8/8/7p/5p1P/5p1K/5Pp1/6P1/5k2 b - - 0 1", Color::Black);
     assert_eq!(states, 1, "{text}");
 }
+
+/// A long helpmate the search finds at the default node limit only since it searches progress moves first and
+/// keeps its table across iterations (issue 18; before, `undetermined` after 500,000 nodes). The position is
+/// one of CHA's test vectors (`1k6/1P1p1p1p/BP6/1P5p/8/8/3P1PKP/8 w - -`, White to mate) turned by 180° with the
+/// colours swapped, so Black mates: its only mating material is the pawns, which must be freed by captures in
+/// the right order. The label is the proof the test checks: the helpmate is replayed to checkmate.
+#[test]
+fn ordered_search_finds_a_long_pawn_helpmate() {
+    let pos = Checked::from_fen("8/pkp1p3/8/8/P5p1/6pb/P1P1P1p1/6K1 b - - 0 1").unwrap();
+    let d = dead::decide(&pos, Color::Black, &limits(500_000)).unwrap();
+    match &d.verdict {
+        Verdict::Winnable { helpmate } => {
+            assert!(helpmate.len() >= 15, "{helpmate:?}");
+            assert_helpmate(&pos, Color::Black, helpmate);
+        }
+        other => panic!("expected a helpmate within 500,000 nodes, got {other:?}"),
+    }
+}
+
+/// `decide` cuts the closure and the helpmate search into stages and resumes each where it stopped: with small
+/// node limits (many cut points) every decided verdict must still agree with the label and with its proof (a
+/// replayed helpmate, or unwinnable confirmed by the bounded exhaustive search).
+#[test]
+fn resumed_stages_keep_verdicts_proved() {
+    for (label, fen) in data() {
+        let pos = Checked::from_fen(&fen).unwrap();
+        for (i, winner) in [Color::White, Color::Black].into_iter().enumerate() {
+            for nodes in [3_000, 40_000] {
+                let d = dead::decide(&pos, winner, &limits(nodes)).unwrap();
+                let can = label.as_bytes()[i] != b'-';
+                match (&d.verdict, can) {
+                    (Verdict::Undetermined { .. }, _) => continue,
+                    (Verdict::Winnable { .. }, true) | (Verdict::Unwinnable { .. }, false) => {}
+                    (_, _) if label.ends_with('?') && winner == Color::White => {}
+                    (v, _) => panic!("{fen} ({label}) at {nodes} nodes: {winner:?} decided {v:?}"),
+                }
+                check_verdict(&pos, winner, &d.verdict, 4);
+            }
+        }
+    }
+}

@@ -157,8 +157,11 @@ pub fn run(a: DeadArgs) -> Result<i32> {
         .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
     let bar = progress_bar(queries.len() as u64, a.quiet, "queries");
     let results: Vec<Result<(dead::Decision, u128)>> = pool.install(|| {
+        // One query per rayon job (`with_max_len(1)`): queries differ in cost by four orders of magnitude, so
+        // every idle thread steals single queries and no thread is left with a long tail.
         queries
             .par_iter()
+            .with_max_len(1)
             .map(|q| {
                 let start = Instant::now();
                 let d = dead::decide(&q.pos, q.side, &limits);

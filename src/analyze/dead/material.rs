@@ -21,12 +21,39 @@ use crate::types::Color;
 ///    (in the corner two, whose only common neighbours are the corner itself and the square diagonal to it,
 ///    next to the mated king); impossible. Promoted bishops count like any other bishop.
 pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
+    let name = winner.name();
+    Some(match material_rule(b, winner)? {
+        Rule::OnlyKing => format!("{name} has only its king"),
+        Rule::KnightVsBareKing => {
+            format!("{name} has king and knight, the other side a bare king")
+        }
+        Rule::SameColourBishops { light } => format!(
+            "{name} has only bishops on {} squares, and the other side at most bishops on the same colour",
+            if light { "light" } else { "dark" }
+        ),
+    })
+}
+
+/// Which rule of [`material_reason`] applies (no text: the searches ask this at every node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Rule {
+    /// Rule 1.
+    OnlyKing,
+    /// Rule 2.
+    KnightVsBareKing,
+    /// Rule 3, with the bishops' colour.
+    SameColourBishops { light: bool },
+}
+
+/// [`material_reason`] without its text.
+#[inline]
+pub(super) fn material_rule(b: &Board, winner: Color) -> Option<Rule> {
     let w = winner.index();
     let (wp, lp) = (b.colors[w], b.colors[w ^ 1]);
     let r = &b.roles;
     let w_others = wp & !r[KING_I];
     if w_others == 0 {
-        return Some(format!("{} has only its king", winner.name()));
+        return Some(Rule::OnlyKing);
     }
     if r[PAWN_I] & wp != 0 || (r[ROOK_I] | r[QUEEN_I]) & wp != 0 {
         return None;
@@ -34,10 +61,7 @@ pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
     let l_others = lp & !r[KING_I];
     let (wn, wb) = (r[KNIGHT_I] & wp, r[BISHOP_I] & wp);
     if wb == 0 && wn.count_ones() == 1 && l_others == 0 {
-        return Some(format!(
-            "{} has king and knight, the other side a bare king",
-            winner.name()
-        ));
+        return Some(Rule::KnightVsBareKing);
     }
     if wn == 0 && wb != 0 {
         let colour = if wb & LIGHT == 0 {
@@ -49,11 +73,9 @@ pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
         };
         let l_bad = r[PAWN_I] | r[KNIGHT_I] | r[ROOK_I] | r[QUEEN_I] | (r[BISHOP_I] & !colour);
         if l_others & l_bad == 0 {
-            return Some(format!(
-                "{} has only bishops on {} squares, and the other side at most bishops on the same colour",
-                winner.name(),
-                if colour == LIGHT { "light" } else { "dark" }
-            ));
+            return Some(Rule::SameColourBishops {
+                light: colour == LIGHT,
+            });
         }
     }
     None

@@ -35,8 +35,8 @@ pub use material::material_reason;
 pub use saturate::fortress;
 
 use blocked::blocked_reason;
-use closure::{closure, Closure};
-use helpmate::helpmate_search;
+use closure::Closure;
+use helpmate::{helpmate_search, Helpmate};
 use saturate::fortress_reason;
 
 use crate::error::{Error, Result};
@@ -55,7 +55,8 @@ use std::time::{Duration, Instant};
 pub(super) const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
 /// Dark squares (a1, h8, …).
 pub(super) const DARK: u64 = !LIGHT;
-/// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget.
+/// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget (the same
+/// share for every depth: on CHA's vectors a share growing with the depth found fewer helpmates).
 const ITERATION_NODES: u64 = 20_000;
 /// Nodes of each step of the quick path (helpmate probe, closure).
 const QUICK_NODES: u64 = 3_000;
@@ -560,22 +561,41 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         return finish(Verdict::Undetermined { limit: Limit::Time }, nodes);
     }
     // Then alternate: a small closure (small positions are decided at once), the helpmate search with half the
-    // budget (most winnable positions end there), a larger closure, the search with the rest.
+    // budget (most winnable positions end there), the closure resumed up to a larger size, the search with the
+    // rest. Closure shares are the positions stored in all (the closure resumes where it stopped).
     let shares: Vec<(bool, u64)> = if limits.quick {
         vec![(true, QUICK_NODES)]
     } else {
         vec![(true, 10_000), (false, 2), (true, 200_000)]
     };
+    let mut run: Option<closure::Run> = None;
+    // One helpmate search for the two search stages: the second goes on where the first stopped.
+    let mut search: Option<Helpmate> = None;
+    let new_search = || {
+        Helpmate::new(
+            &root,
+            &cd,
+            winner.index(),
+            ITERATION_NODES,
+            i32::MAX - 1,
+            total,
+            deadline,
+        )
+    };
     for &(is_closure, share) in &shares {
         let left = total.saturating_sub(nodes).max(1);
         if is_closure {
-            match closure(&root, &cd, winner, left.min(share), deadline) {
-                Closure::Mate(line, visited) => {
+            let run = run.get_or_insert_with(|| closure::Run::new(&root));
+            let before = run.len();
+            let outcome = run.run(&cd, winner, share.min(before + left), deadline);
+            nodes += run.len() - before;
+            match outcome {
+                Closure::Mate(line) => {
                     return finish(
                         Verdict::Winnable {
                             helpmate: to_moves(line),
                         },
-                        nodes + visited,
+                        nodes,
                     )
                 }
                 Closure::Closed(positions) => {
@@ -583,27 +603,16 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
                         Verdict::Unwinnable {
                             reason: wrap(Reason::ExhaustedSearch { positions }),
                         },
-                        nodes + positions,
+                        nodes,
                     )
                 }
-                Closure::Stopped(Limit::Time, visited) => {
-                    return finish(
-                        Verdict::Undetermined { limit: Limit::Time },
-                        nodes + visited,
-                    )
+                Closure::Stopped(Limit::Time) => {
+                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
                 }
-                Closure::Stopped(_, visited) => nodes += visited,
+                Closure::Stopped(_) => {}
             }
         } else {
-            let (found, used) = helpmate_search(
-                &root,
-                &cd,
-                winner.index(),
-                left / share,
-                ITERATION_NODES,
-                i32::MAX - 1,
-                deadline,
-            );
+            let (found, used) = search.get_or_insert_with(new_search).run(left / share);
             nodes += used;
             match found {
                 Ok(line) => {
@@ -629,15 +638,9 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             nodes,
         );
     }
-    let (found, used) = helpmate_search(
-        &root,
-        &cd,
-        winner.index(),
-        total.saturating_sub(nodes).max(1),
-        ITERATION_NODES,
-        i32::MAX - 1,
-        deadline,
-    );
+    let (found, used) = search
+        .get_or_insert_with(new_search)
+        .run(total.saturating_sub(nodes).max(1));
     nodes += used;
     match found {
         Ok(line) => finish(
