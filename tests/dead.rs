@@ -704,3 +704,26 @@ fn resumed_stages_keep_verdicts_proved() {
         }
     }
 }
+
+/// Rule 4 of the material rules (K+N against king and queens only, proved at `material_reason`), checked
+/// against a deeper bounded exhaustive cooperative search than the data file's 4 plies: positions where the
+/// knight already stands next to the mating squares, so a wrong rule would show a short mate.
+#[test]
+fn knight_against_queens_only_never_mates() {
+    for fen in [
+        "k7/q7/2K5/8/1N6/8/8/8 w - - 0 1",
+        "k7/1q6/2K5/2N5/8/8/8/8 w - - 0 1",
+    ] {
+        let pos = Checked::from_fen(fen).unwrap();
+        match dead::decide(&pos, Color::White, &limits(100_000))
+            .unwrap()
+            .verdict
+        {
+            Verdict::Unwinnable {
+                reason: Reason::InsufficientMaterial(text),
+            } => assert!(text.contains("only king and queens"), "{fen}: {text}"),
+            v => panic!("{fen}: {v:?}"),
+        }
+        assert!(!dead::mate_within(&pos, Color::White, 5), "{fen}");
+    }
+}

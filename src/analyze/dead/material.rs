@@ -20,12 +20,25 @@ use crate::types::Color;
 ///    winner's king must cover them all without touching the mated king: a king on the edge has at least three
 ///    (in the corner two, whose only common neighbours are the corner itself and the square diagonal to it,
 ///    next to the mated king); impossible. Promoted bishops count like any other bishop.
+/// 4. The winner has king and one knight and no pawns, the loser king and queens only (no pawns): no piece can
+///    be added (no pawns), every capture keeps this true, and only the knight can give check (FIDE 3.6, 3.9).
+///    Take coordinates with the mated king on k = (0,0) and the knight on n = (2,1) (the other seven knight
+///    directions are mirror images); the box [0,2]×[0,1] spanned by k and n is on the board. k's neighbours
+///    (1,0) and (1,1) touch n, so a queen there would take the knight (a pin needs a line piece, the winner
+///    has none): they hold no queen, the knight does not attack them, and the winner's king must cover both
+///    without standing next to k (FIDE 3.8.2): the only such square is (2,0). The last neighbour of k in the
+///    box, (0,1), is attacked neither by that king nor by the knight, so for a mate it must hold a queen, and
+///    that queen takes the knight along (0,1)-(1,1)-(2,1) ((1,1) is empty: no queen, no king, not n). So every
+///    check can be answered; never a mate. (With no queens this is rule 2.)
 pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
     let name = winner.name();
     Some(match material_rule(b, winner)? {
         Rule::OnlyKing => format!("{name} has only its king"),
         Rule::KnightVsBareKing => {
             format!("{name} has king and knight, the other side a bare king")
+        }
+        Rule::KnightVsQueens => {
+            format!("{name} has king and knight, the other side only king and queens")
         }
         Rule::SameColourBishops { light } => format!(
             "{name} has only bishops on {} squares, and the other side at most bishops on the same colour",
@@ -41,6 +54,8 @@ pub(super) enum Rule {
     OnlyKing,
     /// Rule 2.
     KnightVsBareKing,
+    /// Rule 4.
+    KnightVsQueens,
     /// Rule 3, with the bishops' colour.
     SameColourBishops { light: bool },
 }
@@ -60,8 +75,12 @@ pub(super) fn material_rule(b: &Board, winner: Color) -> Option<Rule> {
     }
     let l_others = lp & !r[KING_I];
     let (wn, wb) = (r[KNIGHT_I] & wp, r[BISHOP_I] & wp);
-    if wb == 0 && wn.count_ones() == 1 && l_others == 0 {
-        return Some(Rule::KnightVsBareKing);
+    if wb == 0 && wn.count_ones() == 1 && l_others & !r[QUEEN_I] == 0 {
+        return Some(if l_others == 0 {
+            Rule::KnightVsBareKing
+        } else {
+            Rule::KnightVsQueens
+        });
     }
     if wn == 0 && wb != 0 {
         let colour = if wb & LIGHT == 0 {
