@@ -204,6 +204,15 @@ impl GpuBackend {
         self.devices[0].lock()
     }
 
+    /// Build the pipelines of `kernels` on every adapter ahead of their first use, in the order given: in
+    /// the browser, where pipelines are built lazily, a page starts the compilations while the user types
+    /// ([`device::GpuDevice::prepare`]); natively a no-op (all are built at opening).
+    pub fn prepare_kernels(&self, kernels: &[kernels::Kernel]) {
+        for d in &self.devices {
+            d.lock().prepare_kernels(kernels);
+        }
+    }
+
     /// The adapters used, as text (joined by " + ").
     pub fn adapter(&self) -> String {
         self.devices
