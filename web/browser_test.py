@@ -302,13 +302,16 @@ def wasm_ab(args, page):
     if not args.baseline:
         raise Failed("wasm-ab needs --baseline DIST")
     other = Page(page.d, args.baseline_url)
-    a, b = [], []
+    a, b, counts = [], [], set()
     for i in range(args.runs):
         for pg, out in ((page, a), (other, b)):
-            fresh(pg, "wasm", args.depth)
+            counts.add(fresh(pg, "wasm", args.depth)[0])
             out.append(float(pg.el("nps").get_attribute("data-seconds")))
         print(f"run {i}: dist {a[-1]:.3f} s, baseline {b[-1]:.3f} s", flush=True)
-    print(json.dumps({"depth": args.depth, "dist_s": a, "baseline_s": b, "dist_median_s": statistics.median(a),
+    if len(counts) != 1:
+        raise Failed(f"the two builds counted differently: {sorted(counts)}")
+    print(json.dumps({"depth": args.depth, "nodes": counts.pop(), "dist_s": a, "baseline_s": b,
+                      "dist_median_s": statistics.median(a),
                       "baseline_median_s": statistics.median(b)}))
 
 
