@@ -255,8 +255,8 @@ def bench(args, page):
     (its kernels compiled meanwhile: Run to done), and start position perft --depth on WebGPU (fresh page,
     count time with its kernels' compilation; then warm, in the same page after a Kiwipete perft 3 that
     shares no position) against the native count. Medians."""
-    r = {k: [] for k in ("web4_first_ms", "baseline_web4_first_ms", "wasm4_first_ms", "native4_wall_s", "web4_after_wait_s", "web_s",
-                         "warm_s", "native_s", "gpu_open_ms", "module_ms")}
+    r = {k: [] for k in ("web4_first_ms", "baseline_web4_first_ms", "wasm4_first_ms", "native4_wall_s",
+                         "web4_after_wait_s", "web_s", "warm_s", "native_s", "gpu_open_ms", "module_ms")}
     for i in range(args.runs):
         nodes, ms, t = fresh(page, "webgpu", 4)
         r["web4_first_ms"].append(ms)
