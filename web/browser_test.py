@@ -145,6 +145,22 @@ def test(args, page):
     if args.webgpu:
         check(webgpu_built, "the module is built with the WebGPU path")
     backends = ["wasm"] + (["webgpu"] if args.webgpu else [])
+    if args.webgpu:
+        # With WebGPU chosen the page opens the GPU as it loads (and queues the kernels' compilations), before
+        # any Run: docs/web.md, "First result".
+        page.open(fen=START, depth="4", backend="webgpu")
+        page.wait(lambda: page.d.execute_script("return !!(window.__timings && window.__timings.gpu_open)"), 30,
+                  "the page to open WebGPU at load")
+        check(page.text("status") == "ready" and page.text("nodes") == "",
+              f"the page opened WebGPU as it loaded, without counting "
+              f"({page.d.execute_script('return Math.round(window.__timings.gpu_open)')} ms after navigation)")
+        # Count there, which also waits for those compilations: the browser's GPU process finishes them even
+        # after the page is left, and the next page would wait behind them.
+        status, got = page.run(300)
+        want = next((c.rsplit(":", 1)[1] for c in args.cpw if c.startswith(f"start={START}:4:")), None)
+        check(status == "done" and (want is None or got == want),
+              f"webgpu perft 4 of the start position, pressed after the page opened WebGPU: {got} ({status}),"
+              f" CPW says {want}")
     # Perft of the CPW positions on each path, started by the URL (?run=1) and read off #nodes.
     for spec in args.cpw:
         name, rest = spec.split("=", 1)
