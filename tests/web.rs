@@ -1,7 +1,8 @@
 //! The page (`web/`, docs/web.md) in a real browser: builds `web/dist` with `web/build.sh` (or takes
 //! `PERFTLAB_WEB_DIST`), serves it from a local static server and drives headless Chromium through selenium
 //! and chromedriver (`web/browser_test.py`): perft 4 of the six CPW positions on the WebAssembly
-//! CPU path and, when the library has the async GPU API, on WebGPU (SwiftShader), read off `#nodes`; one
+//! CPU path and, when the library has the async GPU API, on WebGPU (SwiftShader), read off `#nodes` (and
+//! that a WebGPU page opens the GPU as it loads, before any Run); one
 //! divide against Stockfish's `go perft`, the compare of a pasted divide (agreeing, then with a missing and
 //! an extra move highlighted), one analysis, a move played by clicking the board, and a bad FEN that changes
 //! nothing but the error text. Saves `docs/web-screenshot.png`.
