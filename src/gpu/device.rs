@@ -1,8 +1,9 @@
 //! The device: adapter, device and queue with their errors, the compute pipelines (indexed by [`Kernel`],
 //! built once: at opening natively, at first use in the browser), the attack tables and the parameter ring,
 //! and the I/O: buffer creation, upload, clear, dispatch (recorded into one command buffer, submitted at the
-//! next read-back), read-back (`map_async` and a future: [`GpuDevice::read_back`]), timestamps and work counters. Natively [`block_on`] runs its futures;
-//! in the browser the event loop does. Nothing here knows of levels, tables or plans.
+//! next read-back), read-back (`map_async` and a future: [`GpuDevice::read_back`]), timestamps and work
+//! counters. Natively [`block_on`] runs its futures; in the browser the event loop does. Nothing here knows
+//! of levels, tables or plans.
 
 use super::attack_tables;
 use super::buffers::GpuParams;
@@ -228,8 +229,8 @@ impl GpuDevice {
         // Natively every pipeline is built here, so a count never includes a kernel's compilation (and a
         // kernel the driver cannot build fails the opening). In the browser each is built at its first use
         // ([`GpuDevice::prepare`]): WebGPU compiles a pipeline in the browser's GPU process before the first
-        // dispatch that needs it (on SwiftShader 0.01–1.9 s per kernel, docs/web.md), so a page pays only
-        // for the kernels its counts use.
+        // dispatch that needs it (on SwiftShader 0.01–3 s per kernel, docs/web.md), so a page pays only for
+        // the kernels its counts use.
         #[cfg(not(target_arch = "wasm32"))]
         dev.prepare(&Kernel::ALL);
         dev.check(&format!("{name}: building the kernels"))?;

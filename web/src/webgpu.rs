@@ -3,7 +3,7 @@
 //! divides with it; the driver reports progress after each unit of work, where the page may cancel.
 //!
 //! In the browser the library builds a kernel's pipeline at its first use, and the browser compiles it
-//! before the first dispatch that needs it (on SwiftShader 0.01–1.9 s per kernel, docs/web.md): the page
+//! before the first dispatch that needs it (on SwiftShader 0.01–3 s per kernel, docs/web.md): the page
 //! opens the counter when it loads and starts the compilations a count of its position will need
 //! ([`GpuCounter::prepare`]) while the user types.
 
