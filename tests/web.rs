@@ -1,10 +1,14 @@
 //! The page (`web/`, docs/web.md) in a real browser: builds `web/dist` with `web/build.sh` (or takes
 //! `PERFTLAB_WEB_DIST`), serves it from a local static server and drives headless Chromium through selenium
 //! and chromedriver (`web/browser_test.py`): perft 4 of the six CPW positions on the WebAssembly
-//! CPU path and, when the library has the async GPU API, on WebGPU (SwiftShader), read off `#nodes`; one
+//! CPU path and, when the library has the async GPU API, on WebGPU (SwiftShader), read off `#nodes` (and
+//! that a WebGPU page opens the GPU as it loads, before any Run); one
 //! divide against Stockfish's `go perft`, the compare of a pasted divide (agreeing, then with a missing and
 //! an extra move highlighted), one analysis, a move played by clicking the board, and a bad FEN that changes
 //! nothing but the error text. Saves `docs/web-screenshot.png`.
+//!
+//! Also runs the page crate's own unit tests (`web/src/*.rs`, e.g. the pasted-divide reader) natively:
+//! the crate is standalone, so the root's `cargo test` would never build them otherwise.
 //!
 //! Expected counts: the Chess Programming Wiki's "Perft Results" (src/cpw.rs, tests/data/cpw-detail.csv); the divide:
 //! Stockfish's. With `CI=true` a missing chromium, chromedriver, selenium, wasm-bindgen or Stockfish fails the
@@ -166,5 +170,42 @@ fn the_page_counts_divides_analyses_and_refuses_a_bad_fen_in_headless_chromium()
         "the browser test failed (exit {:?}):\n{stdout}\n{}",
         out.status.code(),
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The page crate's unit tests (`cargo test --lib` of `web/Cargo.toml`, built for the host: its
+/// wasm-bindgen exports compile to stubs there, and the tests call only the pure Rust beneath them). Needs
+/// nothing but cargo, so it never skips; a failing unit test fails it.
+#[test]
+fn the_page_crates_unit_tests_pass() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // A target folder of its own: another workspace (web/Cargo.lock), so another build lock.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+        .join("web-host");
+    let out = Command::new(cargo)
+        .args(["test", "--locked", "--lib", "--manifest-path"])
+        .arg(root().join("web/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the page crate's unit tests failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // They ran (a filter or a cfg that hid them all would pass with 0 tests).
+    let passed: u32 = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<u32>().ok())
+        .sum();
+    assert!(
+        passed >= 2,
+        "expected the page crate's unit tests to run:\n{stdout}"
     );
 }

@@ -15,7 +15,7 @@ let divide = new Map();   // move → count (BigInt) of the last run
 let marks = {};           // compare marks drawn on the board
 let job = null;           // the run in progress: { cancelled }
 let selected = null;      // the square clicked first
-let gpu = null;           // the WebGPU counter, opened once
+let gpu = null;           // the promise of the WebGPU counter, opened once (at load when WebGPU is chosen)
 let firstResult = true;
 
 function setStatus(s) { $('status').textContent = s; }
@@ -124,6 +124,7 @@ function setPosition(fen, lastMove = null) {
   drawBoard();
   writeUrl();
   setStatus('ready');
+  prepareGpu();
 }
 
 function add(dl, term, text) {
@@ -205,11 +206,29 @@ function progress(done, total, nodes, t0) {
   if (s > 0) $('nps').textContent = `${(Number(nodes) / s / 1e6).toFixed(2)} M nodes/s, ${s.toFixed(2)} s`;
 }
 
-async function gpuCounter() {
-  if (!wasm.has_webgpu()) throw new Error('this build of the page has no WebGPU path');
-  if (!navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu is missing)');
-  if (!gpu) gpu = await wasm.GpuCounter.open();
+// Times in ms since the navigation started, for scripts and the bench (web/browser_test.py): module (the
+// wasm module initialised), gpu_open (the WebGPU counter opened), first_result (the first count done).
+window.__timings = {};
+
+function gpuCounter() {
+  if (!gpu) {
+    gpu = (async () => {
+      if (!wasm.has_webgpu()) throw new Error('this build of the page has no WebGPU path');
+      if (!navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu is missing)');
+      const g = await wasm.GpuCounter.open();
+      window.__timings.gpu_open = performance.now();
+      return g;
+    })();
+  }
   return gpu;
+}
+
+// Start compiling the kernels a count of the current position to the current depth needs (WebGPU chosen,
+// no count running): the browser compiles them in its GPU process while the user types or reads, so the
+// first count does not wait for them (docs/web.md, "First result").
+function prepareGpu() {
+  if (state.backend !== 'webgpu' || !navigator.gpu || !wasm.has_webgpu() || job) return;
+  gpuCounter().then((g) => { if (!job) g.prepare(state.fen, state.depth); }).catch(() => {});
 }
 
 async function runWasm(j, t0) {
@@ -235,6 +254,9 @@ async function runWasm(j, t0) {
 async function runGpu(g, j, t0) {
   let rows;
   try {
+    // Queue the compilations of every kernel the count will use at once (those not built yet), so the
+    // browser compiles them while the host expands the first plies.
+    g.prepare(state.fen, state.depth);
     rows = await g.divide(state.fen, state.depth, state.chess960, (done, total, nodes) => {
       progress(done, total, nodes, t0);
       return j.cancelled;
@@ -289,6 +311,7 @@ async function run() {
       if (firstResult) {
         // performance.now() counts from the navigation's start: the time to the first result of a ?run=1 link.
         const ms = Math.round(performance.now());
+        window.__timings.first_result = ms;
         $('timing').textContent = `first result ${ms} ms after the page started loading`;
         $('timing').dataset.ms = String(ms);
       }
@@ -354,6 +377,7 @@ function setFenFromBox() {
 
 async function main() {
   await init();
+  window.__timings.module = performance.now();
   $('version').textContent = wasm.version();
   const { errors, run: autorun } = readUrl();
   showControls();
@@ -372,16 +396,19 @@ async function main() {
   $('start-pos').onclick = () => { if (!job) setPosition(START); };
   $('depth').onchange = () => {
     const d = $('depth').value;
-    if (/^\d+$/.test(d) && Number(d) <= 64) { state.depth = Number(d); writeUrl(); }
+    if (/^\d+$/.test(d) && Number(d) <= 64) { state.depth = Number(d); writeUrl(); prepareGpu(); }
     else { $('depth').value = state.depth; setStatus(`error: depth: '${d}' is not a depth from 0 to 64`); }
   };
-  $('backend').onchange = () => { state.backend = $('backend').value; writeUrl(); };
+  $('backend').onchange = () => { state.backend = $('backend').value; writeUrl(); prepareGpu(); };
   $('chess960').onchange = () => { state.chess960 = $('chess960').checked; setPosition(state.fen); };
   $('run').onclick = run;
   $('cancel').onclick = () => { if (job) job.cancelled = true; };
   $('compare').onclick = compare;
   $('board').addEventListener('click', onBoardClick);
+  // Scripts (the pipeline probe of web/browser_test.py) reach the module's exports here.
+  window.__perftlab = wasm;
   if (autorun && !errors.length) run();
+  else prepareGpu();
 }
 
 main().catch((e) => setStatus('error: ' + (e && e.message ? e.message : String(e))));

@@ -8,7 +8,9 @@ only drives the page and compares. Exit 0: every check passed; 1: a check failed
 
   browser_test.py test --dist web/dist --cpw start=FEN:4:197281 --cpw kiwipete=FEN:4:4085603 \\
       --divide FEN:3:stockfish-output.txt --screenshot docs/web-screenshot.png [--webgpu]
-  browser_test.py bench --dist web/dist --depth 5 --runs 5 --native target/release/perftlab
+  browser_test.py bench --dist web/dist --depth 5 --runs 3 --native target/release/perftlab
+  browser_test.py probe --dist web/dist --runs 3     # each kernel's WebGPU pipeline build, timed
+  browser_test.py wasm-ab --dist web/dist --baseline OTHER_DIST --depth 5 --runs 3   # two builds' CPU path
 """
 import argparse
 import functools
@@ -143,6 +145,22 @@ def test(args, page):
     if args.webgpu:
         check(webgpu_built, "the module is built with the WebGPU path")
     backends = ["wasm"] + (["webgpu"] if args.webgpu else [])
+    if args.webgpu:
+        # With WebGPU chosen the page opens the GPU as it loads (and queues the kernels' compilations), before
+        # any Run: docs/web.md, "First result".
+        page.open(fen=START, depth="4", backend="webgpu")
+        page.wait(lambda: page.d.execute_script("return !!(window.__timings && window.__timings.gpu_open)"), 30,
+                  "the page to open WebGPU at load")
+        check(page.text("status") == "ready" and page.text("nodes") == "",
+              f"the page opened WebGPU as it loaded, without counting "
+              f"({page.d.execute_script('return Math.round(window.__timings.gpu_open)')} ms after navigation)")
+        # Count there, which also waits for those compilations: the browser's GPU process finishes them even
+        # after the page is left, and the next page would wait behind them.
+        status, got = page.run(300)
+        want = next((c.rsplit(":", 1)[1] for c in args.cpw if c.startswith(f"start={START}:4:")), None)
+        check(status == "done" and (want is None or got == want),
+              f"webgpu perft 4 of the start position, pressed after the page opened WebGPU: {got} ({status}),"
+              f" CPW says {want}")
     # Perft of the CPW positions on each path, started by the URL (?run=1) and read off #nodes.
     for spec in args.cpw:
         name, rest = spec.split("=", 1)
@@ -223,22 +241,59 @@ def test(args, page):
     check(before == after_bad, "the bad FEN changed nothing else (board, divide, analysis, nodes, URL)")
 
 
+def fresh(page, backend, depth, fen=START, timeout=600):
+    """Load a fresh page with ?run=1 and wait for its count; (status, nodes, first result ms, timings)."""
+    page.open(fen=fen, depth=str(depth), backend=backend, run="1")
+    status, nodes = page.finish(timeout)
+    if status != "done":
+        raise Failed(f"{backend} perft {depth}: {status} {nodes} {page.text('backend-note')}")
+    if backend == "webgpu" and page.text("backend-note") != "counting on WebGPU":
+        raise Failed(f"the webgpu run fell back: {page.text('backend-note')}")
+    return nodes, int(page.el("timing").get_attribute("data-ms")), page.d.execute_script("return window.__timings")
+
+
+def native_run(native, depth):
+    """`perftlab perft --backend gpu --depth N`: the process's wall time (device opening and pipeline builds
+    included, like a fresh page) and the count's own time from its report."""
+    t = time.time()
+    out = subprocess.run([native, "perft", "--backend", "gpu", "--depth", str(depth)],
+                         capture_output=True, text=True, check=True)
+    wall = time.time() - t
+    m = re.search(r"depth \d+: ([0-9.]+) s", out.stderr)
+    return wall, float(m.group(1))
+
+
 def bench(args, page):
-    """Start position perft at --depth on WebGPU in a freshly loaded page (so no table of an earlier run
-    answers), interleaved with the native GPU backend (--native: a perftlab binary, here on lavapipe); the
-    count's time without the device opening on both sides."""
-    web, opens, native, first, warm = [], [], [], [], []
+    """Interleaved, --runs times, each in a freshly loaded page (so neither a compiled pipeline nor a table of
+    an earlier count is kept): the first result of start position perft 4 on WebGPU and in WebAssembly (ms
+    from navigation to `#status` = done), the native GPU backend's perft 4 process (--native, on lavapipe:
+    wall time, opening and pipeline builds included), perft 4 on WebGPU pressed 5 s after the page loaded
+    (its kernels compiled meanwhile: Run to done), and start position perft --depth on WebGPU (fresh page,
+    count time with its kernels' compilation; then warm, in the same page after a Kiwipete perft 3 that
+    shares no position) against the native count. Medians."""
+    r = {k: [] for k in ("web4_first_ms", "baseline_web4_first_ms", "wasm4_first_ms", "native4_wall_s",
+                         "web4_after_wait_s", "web_s", "warm_s", "native_s", "gpu_open_ms", "module_ms")}
     for i in range(args.runs):
-        page.open(fen=START, depth=str(args.depth), backend="webgpu", run="1")
-        status, nodes = page.finish(600)
-        if status != "done" or page.text("backend-note") != "counting on WebGPU":
-            raise Failed(f"webgpu run: {status} {nodes} {page.text('backend-note')}")
-        nps = page.el("nps")
-        web.append(float(nps.get_attribute("data-seconds")))
-        opens.append(float(nps.get_attribute("data-open-seconds")))
-        first.append(int(page.el("timing").get_attribute("data-ms")))
-        # Warm: the browser compiles the pipelines at their first use (inside the first count); count again in
-        # the same page, after a count of another tree (Kiwipete, no shared position), so no table answers.
+        nodes, ms, t = fresh(page, "webgpu", 4)
+        r["web4_first_ms"].append(ms)
+        r["gpu_open_ms"].append(round(t.get("gpu_open", 0)))
+        r["module_ms"].append(round(t.get("module", 0)))
+        if args.baseline:
+            # The same count on another build of the page (--baseline DIST), in the same run.
+            other = Page(page.d, args.baseline_url)
+            r["baseline_web4_first_ms"].append(fresh(other, "webgpu", 4)[1])
+        nodes, ms, _ = fresh(page, "wasm", 4)
+        r["wasm4_first_ms"].append(ms)
+        if args.native:
+            r["native4_wall_s"].append(native_run(args.native, 4)[0])
+        # Pressed after 5 s on the page: the kernels of the position's count were compiled meanwhile.
+        page.open(fen=START, depth="4", backend="webgpu")
+        time.sleep(5)
+        t = time.time()
+        status, nodes4 = page.run(600)
+        r["web4_after_wait_s"].append(time.time() - t)
+        nodes, ms, _ = fresh(page, "webgpu", args.depth)
+        r["web_s"].append(float(page.el("nps").get_attribute("data-seconds")))
         page.open(fen=KIWIPETE, depth="3", backend="webgpu", run="1")
         page.finish(600)
         page.el("start-pos").click()
@@ -247,23 +302,83 @@ def bench(args, page):
         status, nodes = page.run(600)
         if status != "done":
             raise Failed(f"warm webgpu run: {status} {nodes}")
-        warm.append(float(page.el("nps").get_attribute("data-seconds")))
+        r["warm_s"].append(float(page.el("nps").get_attribute("data-seconds")))
         if args.native:
-            out = subprocess.run([args.native, "perft", "--backend", "gpu", "--depth", str(args.depth)],
-                                 capture_output=True, text=True, check=True)
-            m = re.search(r"depth \d+: ([0-9.]+) s", out.stderr)
-            native.append(float(m.group(1)))
-        print(f"run {i}: web count {web[-1]:.3f} s, warm {warm[-1]:.3f} s (device open {opens[-1]:.3f} s, first result {first[-1]} ms "
-              f"after navigation)" + (f", native count {native[-1]:.3f} s" if native else ""), flush=True)
-    print(json.dumps({"depth": args.depth, "nodes": nodes, "web_s": web, "open_s": opens, "first_result_ms": first,
-                      "native_s": native, "web_median_s": statistics.median(web), "warm_s": warm,
-                      "warm_median_s": statistics.median(warm),
-                      "native_median_s": statistics.median(native) if native else None}))
+            r["native_s"].append(native_run(args.native, args.depth)[1])
+        print(f"run {i}: " + ", ".join(f"{k} {v[-1]:.3f}" if isinstance(v[-1], float) else f"{k} {v[-1]}"
+                                       for k, v in r.items() if v), flush=True)
+    out = {"depth": args.depth, "nodes": nodes, "runs": r}
+    out["medians"] = {k: statistics.median(v) for k, v in r.items() if v}
+    print(json.dumps(out))
+
+
+def wasm_ab(args, page):
+    """The WebAssembly CPU path of two builds (--dist and --baseline, e.g. with and without SIMD128): start
+    position perft --depth in a fresh page of each, interleaved, --runs times; the count's seconds, medians."""
+    if not args.baseline:
+        raise Failed("wasm-ab needs --baseline DIST")
+    other = Page(page.d, args.baseline_url)
+    a, b, counts = [], [], set()
+    for i in range(args.runs):
+        for pg, out in ((page, a), (other, b)):
+            counts.add(fresh(pg, "wasm", args.depth)[0])
+            out.append(float(pg.el("nps").get_attribute("data-seconds")))
+        print(f"run {i}: dist {a[-1]:.3f} s, baseline {b[-1]:.3f} s", flush=True)
+    if len(counts) != 1:
+        raise Failed(f"the two builds counted differently: {sorted(counts)}")
+    print(json.dumps({"depth": args.depth, "nodes": counts.pop(), "dist_s": a, "baseline_s": b,
+                      "dist_median_s": statistics.median(a),
+                      "baseline_median_s": statistics.median(b)}))
+
+
+PROBE = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const kernels = JSON.parse(window.__perftlab.kernel_sources());
+  const adapter = await navigator.gpu.requestAdapter();
+  const limits = {};
+  for (const k in adapter.limits) if (typeof adapter.limits[k] === 'number') limits[k] = adapter.limits[k];
+  let t = performance.now();
+  const device = await adapter.requestDevice({ requiredLimits: limits });
+  const out = [['device', performance.now() - t]];
+  for (const k of kernels) {
+    t = performance.now();
+    const module = device.createShaderModule({ code: k.wgsl });
+    await module.getCompilationInfo();
+    out.push(['module ' + k.label, performance.now() - t]);
+    t = performance.now();
+    await device.createComputePipelineAsync({ layout: 'auto',
+      compute: { module, entryPoint: 'main', constants: k.constants } });
+    out.push(['pipeline ' + k.label, performance.now() - t]);
+  }
+  device.destroy();
+  done(out);
+})().catch((e) => done('error: ' + e));
+"""
+
+
+def probe(args, page):
+    """Where a WebGPU page's first count spends its time: each kernel's shader module and pipeline built on
+    its own (createComputePipelineAsync, awaited), on a fresh device in a fresh page, --runs times; ms,
+    medians."""
+    page.d.set_script_timeout(600)
+    times = {}
+    for i in range(args.runs):
+        page.open(backend="wasm")
+        out = page.d.execute_async_script(PROBE)
+        if isinstance(out, str):
+            raise Failed(out)
+        for k, v in out:
+            times.setdefault(k, []).append(v)
+        print(f"run {i}: total {sum(v for _, v in out):.0f} ms", flush=True)
+    for k, v in times.items():
+        print(f"{k:32} median {statistics.median(v):7.0f} ms  runs {' '.join(f'{x:.0f}' for x in v)}")
+    print(json.dumps({k: statistics.median(v) for k, v in times.items()}))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["test", "bench"])
+    ap.add_argument("mode", choices=["test", "bench", "probe", "wasm-ab"])
     ap.add_argument("--dist", required=True)
     ap.add_argument("--cpw", action="append", default=[])
     ap.add_argument("--divide")
@@ -272,16 +387,19 @@ def main():
     ap.add_argument("--depth", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--native")
+    ap.add_argument("--baseline", help="bench: another web/dist whose WebGPU first result is measured too")
     args = ap.parse_args()
     if not os.path.isfile(os.path.join(args.dist, "index.html")):
         print(f"browser_test.py: {args.dist}/index.html is missing: run web/build.sh", file=sys.stderr)
         sys.exit(2)
     server, base = serve(args.dist)
+    if args.baseline:
+        baseline_server, args.baseline_url = serve(args.baseline)
     drv = browser()
     try:
         page = Page(drv, base)
-        page.open()
-        (test if args.mode == "test" else bench)(args, page)
+        page.open(backend="wasm")  # (the default, WebGPU, would start compiling kernels at load)
+        {"test": test, "bench": bench, "probe": probe, "wasm-ab": wasm_ab}[args.mode](args, page)
     except Failed as e:
         print(f"FAILED: {e}", file=sys.stderr)
         sys.exit(1)

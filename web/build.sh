@@ -33,13 +33,21 @@ rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --no-typescript --out-dir dist \
   "$target/wasm32-unknown-unknown/release/perftlab_web.wasm"
-# wasm-opt only when asked (WASM_OPT=1): Debian's binaryen 111 broke the module (wasm-bindgen's externref
-# table: "WebAssembly.Table.set(): Argument 1 is invalid for table"), took ~20 minutes here, and did not
-# make the gzip-compressed module smaller (docs/web.md).
+# wasm-opt only when asked (WASM_OPT=1): Debian 12's binaryen (wasm-opt 108) writes the module's table
+# export `__wbindgen_externrefs` with the index of the function table instead of wasm-bindgen's externref
+# table, whatever the passes and --enable-* flags (even -O0), so the page fails to load ("WebAssembly.Table.set():
+# Argument 1 is invalid for table"); it also did not make the gzip-compressed module smaller (docs/web.md).
+# A result whose export is broken that way is refused.
 if [[ "${WASM_OPT:-0}" == 1 ]]; then
   wasm-opt -O3 --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     dist/perftlab_web_bg.wasm -o dist/perftlab_web_bg.opt.wasm
+  if ! python3 "$here/externref_check.py" dist/perftlab_web_bg.opt.wasm; then
+    echo "build.sh: wasm-opt $(wasm-opt --version | awk '{print $3}') broke the module (above);" \
+      "build without WASM_OPT=1 or with a newer binaryen" >&2
+    rm -f dist/perftlab_web_bg.opt.wasm
+    exit 1
+  fi
   mv dist/perftlab_web_bg.opt.wasm dist/perftlab_web_bg.wasm
 fi
 cp index.html app.js dist/

@@ -478,6 +478,11 @@ impl GpuContext {
         block_on(&self.dev.handle(), self.dev.read_back(buf, 0, size))
     }
 
+    /// Build the pipelines of `kernels` ahead of their first use ([`GpuDevice::prepare`]).
+    pub fn prepare_kernels(&self, kernels: &[Kernel]) {
+        self.dev.prepare(kernels);
+    }
+
     /// The device, for [`block_on`].
     pub fn device_handle(&self) -> wgpu::Device {
         self.dev.handle()

@@ -1,15 +1,16 @@
 //! The device: adapter, device and queue with their errors, the compute pipelines (indexed by [`Kernel`],
-//! built once), the attack tables and the parameter ring, and the I/O: buffer creation, upload, clear,
-//! dispatch (recorded into one command buffer, submitted at the next read-back), read-back (`map_async` and a
-//! future: [`GpuDevice::read_back`]), timestamps and work counters. Natively [`block_on`] runs its futures;
-//! in the browser the event loop does. Nothing here knows of levels, tables or plans.
+//! built once: at opening natively, at first use in the browser), the attack tables and the parameter ring,
+//! and the I/O: buffer creation, upload, clear, dispatch (recorded into one command buffer, submitted at the
+//! next read-back), read-back (`map_async` and a future: [`GpuDevice::read_back`]), timestamps and work
+//! counters. Natively [`block_on`] runs its futures; in the browser the event loop does. Nothing here knows
+//! of levels, tables or plans.
 
 use super::attack_tables;
 use super::buffers::GpuParams;
 use super::kernels::trusted_module;
 pub use super::kernels::{Kernel, WORKGROUP};
 use crate::error::{Error, Result};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
@@ -41,7 +42,11 @@ pub struct GpuDevice {
     device_memory: Option<u64>,
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pipelines: Vec<wgpu::ComputePipeline>,
+    /// The compute pipelines by [`Kernel::index`], each built once: all at [`GpuDevice::open`] natively, at
+    /// first use in the browser ([`GpuDevice::prepare`]).
+    pipelines: Vec<OnceCell<wgpu::ComputePipeline>>,
+    /// Keep naga's runtime checks in every kernel (`--checked-shaders`).
+    checked: bool,
     tables: wgpu::Buffer,
     params: wgpu::Buffer,
     errors: Arc<Mutex<Option<String>>>,
@@ -168,34 +173,7 @@ impl GpuDevice {
             let mut slot = sink.lock().unwrap_or_else(|p| p.into_inner());
             slot.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
         });
-        let pipelines = Kernel::ALL
-            .iter()
-            .map(|k| {
-                let label = k.label();
-                let source = k.wgsl();
-                let desc = wgpu::ShaderModuleDescriptor {
-                    label: Some(label),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                };
-                let module = if k.trusted() && !checked {
-                    trusted_module(&device, desc)
-                } else {
-                    device.create_shader_module(desc)
-                };
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(label),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: k.constants(),
-                        // leaf2.wgsl's one-total mode relies on zero-initialised workgroup memory (the default).
-                        zero_initialize_workgroup_memory: true,
-                    },
-                    cache: None,
-                })
-            })
-            .collect();
+        let pipelines = Kernel::ALL.iter().map(|_| OnceCell::new()).collect();
         let tables = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("attack tables"),
             contents: bytemuck::cast_slice(&attack_tables::build_words()),
@@ -236,6 +214,7 @@ impl GpuDevice {
             device,
             queue,
             pipelines,
+            checked,
             tables,
             params,
             errors,
@@ -247,8 +226,56 @@ impl GpuDevice {
             bind_cache: RefCell::new(HashMap::new()),
             param_stride,
         };
+        // Natively every pipeline is built here, so a count never includes a kernel's compilation (and a
+        // kernel the driver cannot build fails the opening). In the browser each is built at its first use
+        // ([`GpuDevice::prepare`]): WebGPU compiles a pipeline in the browser's GPU process before the first
+        // dispatch that needs it (on SwiftShader 0.01–3 s per kernel, docs/web.md), so a page pays only for
+        // the kernels its counts use.
+        #[cfg(not(target_arch = "wasm32"))]
+        dev.prepare(&Kernel::ALL);
         dev.check(&format!("{name}: building the kernels"))?;
         Ok(dev)
+    }
+
+    /// Build the pipelines of `kernels` not built yet, in the order given (a no-op natively, where
+    /// [`GpuDevice::open`] built them all). In the browser this only queues the compilations: the GPU process
+    /// compiles them in order, while the page goes on, and the first dispatch of a kernel waits for its own
+    /// and the earlier ones. So a page can start them before a count needs them (while the user types).
+    pub fn prepare(&self, kernels: &[Kernel]) {
+        for &k in kernels {
+            self.pipeline(k);
+        }
+    }
+
+    /// The pipeline of `kernel`, built at the first call (its shader module and compute pipeline; build
+    /// errors reach the error scope [`GpuDevice::check`] reads).
+    fn pipeline(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
+        self.pipelines[kernel.index()].get_or_init(|| {
+            let label = kernel.label();
+            let desc = wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(kernel.wgsl().into()),
+            };
+            let module = if kernel.trusted() && !self.checked {
+                trusted_module(&self.device, desc)
+            } else {
+                self.device.create_shader_module(desc)
+            };
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(label),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: kernel.constants(),
+                        // leaf2.wgsl's one-total mode relies on zero-initialised workgroup memory (the
+                        // default).
+                        zero_initialize_workgroup_memory: true,
+                    },
+                    cache: None,
+                })
+        })
     }
 
     /// The adapter's description.
@@ -427,7 +454,7 @@ impl GpuDevice {
             )));
         }
         Counters::add(&self.counters.bytes_written, writes);
-        let pipeline = &self.pipelines[kernel.index()];
+        let pipeline = self.pipeline(kernel);
         if self.param_slot.get() == PARAM_SLOTS {
             self.flush()?;
         }
