@@ -727,3 +727,29 @@ fn knight_against_queens_only_never_mates() {
         assert!(!dead::mate_within(&pos, Color::White, 5), "{fen}");
     }
 }
+
+/// Rule 5 of the material rules (bishops of one colour against king, rooks and queens, proved at
+/// `material_reason`), checked against a bounded exhaustive cooperative search: the rooks stand where a wrong
+/// rule would show a short mate (Black's king in the corner, the bishop one move from checking it).
+#[test]
+fn bishops_of_one_colour_against_rooks_and_queens_never_mate() {
+    for fen in [
+        "kr6/r7/2K5/8/8/7B/8/8 w - - 0 1",
+        "k7/q7/1K6/8/8/7B/8/8 w - - 0 1",
+    ] {
+        let pos = Checked::from_fen(fen).unwrap();
+        match dead::decide(&pos, Color::White, &limits(100_000))
+            .unwrap()
+            .verdict
+        {
+            Verdict::Unwinnable {
+                reason: Reason::InsufficientMaterial(text),
+            } => assert!(
+                text.contains("rooks and queens can always block"),
+                "{fen}: {text}"
+            ),
+            v => panic!("{fen}: {v:?}"),
+        }
+        assert!(!dead::mate_within(&pos, Color::White, 5), "{fen}");
+    }
+}

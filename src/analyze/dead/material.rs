@@ -30,6 +30,19 @@ use crate::types::Color;
 ///    box, (0,1), is attacked neither by that king nor by the knight, so for a mate it must hold a queen, and
 ///    that queen takes the knight along (0,1)-(1,1)-(2,1) ((1,1) is empty: no queen, no king, not n). So every
 ///    check can be answered; never a mate. (With no queens this is rule 2.)
+/// 5. The winner has no pawns, knights, rooks or queens, all its bishops on squares of one colour C, and the
+///    loser has no pawns or knights, its bishops (if any) on C, and any rooks and queens: no piece can be added
+///    (no pawns), every capture keeps this true, and only the bishops can give check. Never two at once: a
+///    double check needs a discovered check, and the piece uncovering a bishop's line is either the king
+///    (which gives no check) or a bishop on that line, which would already be giving check. So a mate is a
+///    single check by a bishop from k + d·(sx, sy) (d ≥ 1) to the king on k. The two neighbours k + (sx, 0) and
+///    k + (0, sy) lie in the box spanned by k and the bishop (on the board), have the colour other than C (so
+///    no bishop attacks them and no bishop of the loser stands there), and no square next to both is allowed
+///    to the winner's king (their common neighbours are k and k + (sx, sy), next to k; FIDE 3.8.2). So one of
+///    them holds a loser's rook or queen, which moves to k + (sx, sy) (one step along a rank or file): there
+///    it takes a bishop with d = 1 or blocks the check; it is never pinned (only the bishops could pin, along
+///    diagonals, and the rook or queen is not on a diagonal through k). Every check can be answered; never a
+///    mate. (With no rooks or queens on the loser's side this is rule 3.)
 pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
     let name = winner.name();
     Some(match material_rule(b, winner)? {
@@ -40,6 +53,11 @@ pub fn material_reason(b: &Board, winner: Color) -> Option<String> {
         Rule::KnightVsQueens => {
             format!("{name} has king and knight, the other side only king and queens")
         }
+        Rule::BishopsAgainstHeavyPieces { light } => format!(
+            "{name} has only bishops on {} squares, and the other side no pawns or knights, no bishops of the \
+             other colour (rooks and queens can always block or take a bishop's check)",
+            if light { "light" } else { "dark" }
+        ),
         Rule::SameColourBishops { light } => format!(
             "{name} has only bishops on {} squares, and the other side at most bishops on the same colour",
             if light { "light" } else { "dark" }
@@ -58,6 +76,8 @@ pub(super) enum Rule {
     KnightVsQueens,
     /// Rule 3, with the bishops' colour.
     SameColourBishops { light: bool },
+    /// Rule 5, with the bishops' colour.
+    BishopsAgainstHeavyPieces { light: bool },
 }
 
 /// [`material_reason`] without its text.
@@ -90,10 +110,13 @@ pub(super) fn material_rule(b: &Board, winner: Color) -> Option<Rule> {
         } else {
             return None;
         };
-        let l_bad = r[PAWN_I] | r[KNIGHT_I] | r[ROOK_I] | r[QUEEN_I] | (r[BISHOP_I] & !colour);
+        let l_bad = r[PAWN_I] | r[KNIGHT_I] | (r[BISHOP_I] & !colour);
+        let light = colour == LIGHT;
         if l_others & l_bad == 0 {
-            return Some(Rule::SameColourBishops {
-                light: colour == LIGHT,
+            return Some(if l_others & (r[ROOK_I] | r[QUEEN_I]) == 0 {
+                Rule::SameColourBishops { light }
+            } else {
+                Rule::BishopsAgainstHeavyPieces { light }
             });
         }
     }

@@ -152,6 +152,20 @@ fn square_list(bb: u64) -> String {
         .join(" ")
 }
 
+/// "; Ke1 reaches only a1 b1 …{suffix}" for each region.
+fn write_regions(f: &mut fmt::Formatter<'_>, regions: &[Region], suffix: &str) -> fmt::Result {
+    for r in regions {
+        write!(
+            f,
+            "; {}{} reaches only {}{suffix}",
+            r.piece.char(),
+            r.square,
+            square_list(r.reach)
+        )?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -163,15 +177,7 @@ impl fmt::Display for Reason {
                     "blocked structure: pawns {} can never move or capture",
                     square_list(*pawns)
                 )?;
-                for r in regions {
-                    write!(
-                        f,
-                        "; {}{} reaches only {}",
-                        r.piece.char(),
-                        r.square,
-                        square_list(r.reach)
-                    )?;
-                }
+                write_regions(f, regions, "")?;
                 write!(
                     f,
                     "; so wherever the winner could give check the king keeps a flight square"
@@ -185,15 +191,7 @@ impl fmt::Display for Reason {
                     f,
                     "fortress: the pawns can reach only {pawn_states} configurations, none with a promotion"
                 )?;
-                for r in regions {
-                    write!(
-                        f,
-                        "; {}{} reaches only {} while the pawns stand",
-                        r.piece.char(),
-                        r.square,
-                        square_list(r.reach)
-                    )?;
-                }
+                write_regions(f, regions, " while the pawns stand")?;
                 write!(
                     f,
                     "; in every configuration, wherever the winner could give check the king keeps a flight square"
