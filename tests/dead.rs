@@ -460,25 +460,28 @@ fn analyze_reports_both_sides_and_the_dead_position() {
     assert!(text.contains("dead position: yes"), "{text}");
 }
 
+/// `perftlab analyze --fen FEN --svg FILE` in a fresh temporary folder (removed after): exit 0 and the picture.
+fn analyze_svg(fen: &str) -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("perftlab-dead-svg-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("board.svg");
+    let (code, _, err) = run(
+        &["analyze", "--fen", fen, "--svg", path.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(code, 0, "{fen}: {err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    svg
+}
+
 #[test]
 fn analyze_svg_shades_the_fortress() {
     // The locked wall: White's king can never get above its pawns (the blocked-structure proof lists its region:
     // ranks 1 to 3), so the picture shades for White the 32 squares that are neither in that region nor pawns.
-    let dir = std::env::temp_dir().join(format!("perftlab-dead-svg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("wall.svg");
-    let (code, _, err) = run(
-        &[
-            "analyze",
-            "--fen",
-            "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1",
-            "--svg",
-            path.to_str().unwrap(),
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
-    let svg = std::fs::read_to_string(&path).unwrap();
+    let svg = analyze_svg("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1");
     assert_eq!(
         svg.matches(r#"class="unreachable" data-side="white""#)
             .count(),
@@ -495,20 +498,7 @@ fn analyze_svg_shades_the_fortress() {
     }
     assert!(svg.contains("shaded: squares white's pieces can never reach"));
     // A position with no blocked structure shades nothing.
-    let path = dir.join("queen.svg");
-    let (code, _, err) = run(
-        &[
-            "analyze",
-            "--fen",
-            "8/8/8/4k3/8/8/8/3QK3 w - - 0 1",
-            "--svg",
-            path.to_str().unwrap(),
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
-    let svg = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let svg = analyze_svg("8/8/8/4k3/8/8/8/3QK3 w - - 0 1");
     assert!(!svg.contains("unreachable"));
 }
 
@@ -606,21 +596,7 @@ fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
     // can never reach rank 8, rank 7's empty squares (behind Black's rank-7 pawns, which never move) or rank 6's
     // (each attacked by two of those pawns): these 16 are shaded for White. The squares of the king's region now
     // (ranks 1 and 3, the empty squares of ranks 2, 4 and 5 that no black pawn attacks) are not.
-    let dir = std::env::temp_dir().join(format!("perftlab-dead-svg2-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("fortress.svg");
-    let (code, _, err) = run(
-        &[
-            "analyze",
-            "--fen",
-            "1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1",
-            "--svg",
-            path.to_str().unwrap(),
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
-    let svg = std::fs::read_to_string(&path).unwrap();
+    let svg = analyze_svg("1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1");
     let shaded = |sq: &str| {
         svg.contains(&format!(
             r#"class="unreachable" data-side="white" data-square="{sq}""#
@@ -641,7 +617,6 @@ fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
         .matches(r#"class="unreachable" data-side="white""#)
         .count();
     assert!((16..=20).contains(&count), "{count} shaded: {svg}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
