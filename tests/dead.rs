@@ -680,51 +680,43 @@ fn resumed_stages_keep_verdicts_proved() {
     }
 }
 
-/// Rule 4 of the material rules (K+N against king and queens only, proved at `material_reason`), checked
-/// against a deeper bounded exhaustive cooperative search than the data file's 4 plies: positions where the
-/// knight already stands next to the mating squares, so a wrong rule would show a short mate.
+/// `fen`: White can never mate by the material rule whose text contains `rule` (the verdict), and a bounded
+/// exhaustive cooperative search of 5 plies, independent of the rules, finds no mate either.
+fn assert_material_rule(fen: &str, rule: &str) {
+    let pos = Checked::from_fen(fen).unwrap();
+    match dead::decide(&pos, Color::White, &limits(100_000))
+        .unwrap()
+        .verdict
+    {
+        Verdict::Unwinnable {
+            reason: Reason::InsufficientMaterial(text),
+        } => assert!(text.contains(rule), "{fen}: {text}"),
+        v => panic!("{fen}: {v:?}"),
+    }
+    assert!(!dead::mate_within(&pos, Color::White, 5), "{fen}");
+}
+
+/// Rule 4 of the material rules (K+N against king and queens only, proved at `material_reason`): positions
+/// where the knight already stands next to the mating squares, so a wrong rule would show a short mate.
 #[test]
 fn knight_against_queens_only_never_mates() {
     for fen in [
         "k7/q7/2K5/8/1N6/8/8/8 w - - 0 1",
         "k7/1q6/2K5/2N5/8/8/8/8 w - - 0 1",
     ] {
-        let pos = Checked::from_fen(fen).unwrap();
-        match dead::decide(&pos, Color::White, &limits(100_000))
-            .unwrap()
-            .verdict
-        {
-            Verdict::Unwinnable {
-                reason: Reason::InsufficientMaterial(text),
-            } => assert!(text.contains("only king and queens"), "{fen}: {text}"),
-            v => panic!("{fen}: {v:?}"),
-        }
-        assert!(!dead::mate_within(&pos, Color::White, 5), "{fen}");
+        assert_material_rule(fen, "only king and queens");
     }
 }
 
 /// Rule 5 of the material rules (bishops of one colour against king, rooks and queens, proved at
-/// `material_reason`), checked against a bounded exhaustive cooperative search: the rooks stand where a wrong
-/// rule would show a short mate (Black's king in the corner, the bishop one move from checking it).
+/// `material_reason`): the rooks stand where a wrong rule would show a short mate (Black's king in the corner,
+/// the bishop one move from checking it).
 #[test]
 fn bishops_of_one_colour_against_rooks_and_queens_never_mate() {
     for fen in [
         "kr6/r7/2K5/8/8/7B/8/8 w - - 0 1",
         "k7/q7/1K6/8/8/7B/8/8 w - - 0 1",
     ] {
-        let pos = Checked::from_fen(fen).unwrap();
-        match dead::decide(&pos, Color::White, &limits(100_000))
-            .unwrap()
-            .verdict
-        {
-            Verdict::Unwinnable {
-                reason: Reason::InsufficientMaterial(text),
-            } => assert!(
-                text.contains("rooks and queens can always block"),
-                "{fen}: {text}"
-            ),
-            v => panic!("{fen}: {v:?}"),
-        }
-        assert!(!dead::mate_within(&pos, Color::White, 5), "{fen}");
+        assert_material_rule(fen, "rooks and queens can always block");
     }
 }
