@@ -138,6 +138,16 @@ def parse_stockfish(text):
     return moves
 
 
+def page_state(page):
+    """What a bad FEN must leave alone: the board, divide and analysis HTML, the node count and the URL."""
+    return {k: page.d.execute_script(f"return {v}") for k, v in {
+        "board": "document.getElementById('board').innerHTML",
+        "divide": "document.getElementById('divide').innerHTML",
+        "analysis": "document.getElementById('analysis').innerHTML",
+        "nodes": "document.getElementById('nodes').textContent",
+        "url": "location.href"}.items()}
+
+
 def test(args, page):
     webgpu_built = page.d.execute_script("return document.getElementById('version').textContent.includes('webgpu')")
     has_gpu = page.d.execute_script("return !!navigator.gpu")
@@ -222,22 +232,12 @@ def test(args, page):
           "e2 then e4 clicked on the board plays 1.e4 (FEN box and URL)")
     status, nodes = page.run()
     check(status == "done" and nodes == "600", f"perft 2 after 1.e4: {nodes} ({status}), 20 replies × 30 = 600")
-    before = {k: page.d.execute_script(f"return {v}") for k, v in {
-        "board": "document.getElementById('board').innerHTML",
-        "divide": "document.getElementById('divide').innerHTML",
-        "analysis": "document.getElementById('analysis').innerHTML",
-        "nodes": "document.getElementById('nodes').textContent",
-        "url": "location.href"}.items()}
+    before = page_state(page)
     page.set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1")
     err = page.text("fen-error")
     check("X" in err and page.text("status").startswith("error: "),
           f"a bad FEN shows the parser's error: {err!r}, status {page.text('status')!r}")
-    after_bad = {k: page.d.execute_script(f"return {v}") for k, v in {
-        "board": "document.getElementById('board').innerHTML",
-        "divide": "document.getElementById('divide').innerHTML",
-        "analysis": "document.getElementById('analysis').innerHTML",
-        "nodes": "document.getElementById('nodes').textContent",
-        "url": "location.href"}.items()}
+    after_bad = page_state(page)
     check(before == after_bad, "the bad FEN changed nothing else (board, divide, analysis, nodes, URL)")
 
 
