@@ -720,3 +720,87 @@ fn bishops_of_one_colour_against_rooks_and_queens_never_mate() {
         assert_material_rule(fen, "rooks and queens can always block");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The tempo argument (src/analyze/dead/tempo.rs): fortresses that hold only because the side that would be
+// mated has nothing but king moves, so the winner would need a tempo it can never gain.
+
+/// `winner`'s verdict on `fen` must be `Unwinnable` by the tempo argument, and the independent bounded
+/// exhaustive search must find no mate within `plies`; returns the reason's text.
+fn tempo_proof(fen: &str, winner: Color, plies: u32) -> String {
+    let pos = Checked::from_fen(fen).unwrap();
+    let d = dead::decide(&pos, winner, &limits(100_000)).unwrap();
+    check_verdict(&pos, winner, &d.verdict, plies);
+    match d.verdict {
+        Verdict::Unwinnable {
+            reason: reason @ Reason::Tempo { .. },
+        } => reason.to_string(),
+        v => panic!("{fen}: {winner:?} decided {v:?}"),
+    }
+}
+
+/// `winner` can mate in `fen`: a mate within `plies` by the independent exhaustive search, and `decide` finds a
+/// helpmate that the reference generator replays to checkmate (it must never call the position unwinnable).
+fn assert_winnable_twin(fen: &str, winner: Color, plies: Option<u32>) {
+    let pos = Checked::from_fen(fen).unwrap();
+    if let Some(plies) = plies {
+        assert!(dead::mate_within(&pos, winner, plies), "{fen}");
+    }
+    match dead::decide(&pos, winner, &limits(500_000))
+        .unwrap()
+        .verdict
+    {
+        Verdict::Winnable { helpmate } => assert_helpmate(&pos, winner, &helpmate),
+        v => panic!("{fen}: {winner:?} decided {v:?}"),
+    }
+}
+
+#[test]
+fn fortress_held_by_tempo_for_black() {
+    // White: Kh3, pawns f3 g2 h5; Black: Kg1, Bc5, pawns f4 f5 g3 h6 (constructed here). Each pawn is stopped
+    // by the pawn in front. White's pawns attack only light squares (e4 g4 f3 h3 g6), where the dark-squared
+    // bishop never stands and the black king may not step; Black's pawns attack only squares the white king may
+    // not step on. The white king has h3 and h4 only (g4, g5 and h2 attacked, g3 guarded by f4) and can take
+    // nothing. The black king can take g2 or h5 only when that leaves White, to move, without a legal move and
+    // not in check: stalemate (FIDE 5.2.1). A mate needs check, which only the bishop can give, so on h4 (h3
+    // is light); then h3 (light, attacked by no black pawn) must be covered by the black king, from h2 or g2.
+    // The black king steps onto h2, or takes g2, only while the white king stands on h4 (never next to it on
+    // h3), and then White is to move with no legal move and not in check (a king move opens no line onto h4):
+    // stalemate again. Black never mates.
+    let text = tempo_proof("8/8/7p/2b2p1P/5p2/5PpK/6P1/6k1 b - - 0 1", Color::Black, 8);
+    assert!(
+        text.starts_with("fortress held by tempo: the pawns can reach only 1 configurations"),
+        "{text}"
+    );
+    assert!(text.contains("Kh3 reaches only h3 h4 while"), "{text}");
+    assert!(
+        text.contains("in 1 of them the loser has only king moves"),
+        "{text}"
+    );
+    // The near-miss twin: a white bishop on a2 lets White move without its king, and Black mates in 5 plies
+    // (Kf1, Kh4, Kxg2, a bishop move, Be7#: the black king on g2 covers h3).
+    assert_winnable_twin(
+        "8/8/7p/2b2p1P/5p2/5PpK/B5P1/6k1 b - - 0 1",
+        Color::Black,
+        Some(5),
+    );
+}
+
+#[test]
+fn fortress_held_by_tempo_for_white() {
+    // Black: Ka5, pawns a4 b7 c6; White: Kf2, Bf8, pawns a3 b6 c4 c5 (constructed here). Every black pawn stands
+    // on a light square and is stopped, and the white bishop runs on dark squares: no pawn ever moves. Black's
+    // king has a5 and a6 only (a7 attacked by b6, b4 by a3, b5 by c4, b6 guarded by c5). A mate needs the king
+    // in check from the bishop, so on a5 (a6 is light), with a6 covered: only by the white king on a7 (b5 is
+    // attacked by c6, b6 and b7 hold pawns). The white king steps onto a7 only while Black's king is on a5
+    // (never next to it on a6), and then Black is to move with no legal move and not in check: stalemate. The
+    // white king taking b7 or a4 stalemates Black at once as well.
+    let text = tempo_proof("5B2/1p6/1Pp5/k1P5/p1P5/P7/5K2/8 w - - 0 1", Color::White, 6);
+    assert!(text.contains("ka5 reaches only a5 a6 while"), "{text}");
+    // The near-miss twin: a black knight on h8 can move instead of the king (and be taken), and White mates.
+    assert_winnable_twin(
+        "5B1n/1p6/1Pp5/k1P5/p1P5/P7/5K2/8 w - - 0 1",
+        Color::White,
+        None,
+    );
+}

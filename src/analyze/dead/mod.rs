@@ -30,6 +30,7 @@ mod closure;
 mod helpmate;
 mod material;
 mod saturate;
+mod tempo;
 
 pub use material::material_reason;
 pub use saturate::fortress;
@@ -118,6 +119,20 @@ pub enum Reason {
         /// Every other piece with the squares it may stand on while the pawns stand as now.
         regions: Vec<Region>,
     },
+    /// The fortress proof ([`Reason::Fortress`]), where in some configurations the loser's king could be left
+    /// without a flight square, but the loser has only king moves there and an exact search over the two kings'
+    /// squares and the side to move reaches no checkmate: the mate would need the winner to gain a tempo
+    /// (`tempo.rs`).
+    Tempo {
+        /// Pawn configurations reachable (over-approximated), the current one included.
+        pawn_states: u64,
+        /// Configurations decided by the search over the two kings and the side to move.
+        tempo_states: u64,
+        /// Placements of the two kings with the side to move reached in those configurations.
+        king_positions: u64,
+        /// Every other piece with the squares it may stand on while the pawns stand as now.
+        regions: Vec<Region>,
+    },
     /// Every position reachable from this one was visited (exact comparison) and none is a checkmate.
     ExhaustedSearch {
         /// Distinct positions visited.
@@ -196,6 +211,29 @@ impl fmt::Display for Reason {
                     f,
                     "; in every configuration, wherever the winner could give check the king keeps a flight square"
                 )
+            }
+            Reason::Tempo {
+                pawn_states,
+                tempo_states,
+                king_positions,
+                regions,
+            } => {
+                write!(
+                    f,
+                    "fortress held by tempo: the pawns can reach only {pawn_states} configurations, none with a promotion"
+                )?;
+                write_regions(f, regions, " while the pawns stand")?;
+                write!(
+                    f,
+                    "; in {tempo_states} of them the loser has only king moves, and of the {king_positions} placements of both kings with the side to move it can reach there none is a checkmate (the winner would need a tempo)"
+                )?;
+                if tempo_states < pawn_states {
+                    write!(
+                        f,
+                        "; in the others, wherever the winner could give check the king keeps a flight square"
+                    )?;
+                }
+                Ok(())
             }
             Reason::ExhaustedSearch { positions } => write!(
                 f,

@@ -10,7 +10,8 @@
 //! configuration instead of one per piece.
 
 use super::blocked::{blocked_reason, flight_argument, region_attacks};
-use super::{attacks, pawn_attacks, Reason, Region};
+use super::tempo::{tempo_argument, Entry};
+use super::{attacks, in_check, pawn_attacks, Reason, Region};
 use crate::fast::attacks::KING;
 use crate::fast::attacks::PAWN;
 use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
@@ -24,6 +25,8 @@ use std::time::Instant;
 const MAX_STATES: usize = 20_000;
 /// Configuration (re)visits at most (each recomputes the regions of one configuration).
 const MAX_VISITS: usize = 60_000;
+/// Configurations decided by the tempo argument ([`tempo_argument`]) at most.
+const MAX_TEMPO: usize = 32;
 
 const RANK_1: u64 = 0xFF;
 const RANK_8: u64 = 0xFF << 56;
@@ -48,8 +51,8 @@ fn flood(role: usize, seeds: u64, passable: u64, pawns: u64) -> u64 {
 }
 
 /// One abstract move: the pawn configuration after it; for a piece capturing a pawn, that piece (index) and the
-/// square it lands on; the pieces that may have been captured by then (bit i = piece i).
-type Step = ([u64; 2], Option<(usize, usize)>, u64);
+/// square it lands on; the pieces that may have been captured by then (bit i = piece i); the colour that moved.
+type Step = ([u64; 2], Option<(usize, usize)>, u64, usize);
 
 /// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
 /// the blocked-structure argument, or else the fortress proof over pawn configurations
@@ -239,6 +242,15 @@ fn capture_ends_game(
 /// their regions is a checkmate of the loser; by the invariant every reachable position is such a position, so
 /// the winner can never checkmate (FIDE 1.5, 6.9). The final step is monotone (larger regions only make it
 /// harder to pass), so it may be applied as soon as a state is (re)computed, and a failure stops at once.
+///
+/// Where the final step fails in a state S and the loser has only its king and pawns (and no castling right
+/// remains), the tempo argument ([`tempo_argument`], proved there) may show instead that no position with
+/// state S reachable from the root is a checkmate of the loser: it follows the two kings' squares and the side
+/// to move from every way into S (the root for S₀, which no transition re-enters: each one advances a pawn or
+/// removes one; else a transition by a colour recorded per state, the kings on their seed squares, the loser
+/// possibly in check after the winner's). It is monotone too, so it is tried at once and repeated at the end
+/// with the final regions and entries ([`MAX_TEMPO`] such states at most); the answer is then a
+/// [`Reason::Tempo`].
 pub(super) fn fortress_reason(
     b: &Board,
     winner: Color,
@@ -294,6 +306,49 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
     let kings: u64 = (0..n)
         .filter(|&i| pieces[i].1 == KING_I)
         .fold(0, |acc, i| acc | 1 << i);
+    // The tempo argument (tempo.rs) for configurations where the final step fails: only when the loser has
+    // nothing but its king and pawns, and no castling right remains. Per configuration, the colours whose move
+    // may enter it (bit c), and the configurations it decided.
+    let loser_king = pieces.iter().position(|&(c, r)| c != w && r == KING_I);
+    let winner_king = pieces.iter().position(|&(c, r)| c == w && r == KING_I);
+    let tempo_kings = match (loser_king, winner_king) {
+        (Some(l), Some(k))
+            if b.castling == 0 && pieces.iter().all(|&(c, r)| c == w || r == KING_I) =>
+        {
+            Some((l, k))
+        }
+        _ => None,
+    };
+    let root_check = in_check(b);
+    let root_loser_to_move = b.turn as usize != w;
+    let mut entered_by: Vec<u8> = vec![0];
+    let mut flagged: Vec<usize> = Vec::new();
+    // Every way play may enter configuration `s`: the root (configuration 0 is never entered again: every
+    // transition advances a pawn or removes one), or a move of a colour in `entered_by[s]` (the other colour then
+    // to move; the loser possibly in check after the winner's), with the kings on their seed squares.
+    let entries = |s: usize, seeds: &[u64], entered_by: &[u8], (l, k): (usize, usize)| {
+        let (loser, winner) = (seeds[s * n + l], seeds[s * n + k]);
+        let mut out = Vec::new();
+        if s == 0 {
+            out.push(Entry {
+                loser,
+                winner,
+                loser_to_move: root_loser_to_move,
+                check: root_check,
+            });
+        }
+        for c in 0..2 {
+            if entered_by[s] & (1 << c) != 0 {
+                out.push(Entry {
+                    loser,
+                    winner,
+                    loser_to_move: c == w,
+                    check: true,
+                });
+            }
+        }
+        out
+    };
     while let Some(s) = queue.pop_front() {
         queued[s] = false;
         visits += 1;
@@ -374,7 +429,17 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
             att[i] = region_attacks(pieces[i].1, reg[i], pawns);
         }
         if !flight_argument(pawns, patt[w], w, &pieces, reg, &att) {
-            return None;
+            // The tempo argument instead; it is monotone too, so a failure now is final. It is repeated at the
+            // end with the final regions and entries.
+            let kings = tempo_kings?;
+            let entry = entries(s, &seeds, &entered_by, kings);
+            tempo_argument(pawns, patt[w], w, &pieces, reg, &att, &entry)?;
+            if !flagged.contains(&s) {
+                if flagged.len() >= MAX_TEMPO {
+                    return None;
+                }
+                flagged.push(s);
+            }
         }
         // What a king may not capture or step next to, and the pieces that may be captured while these pawns
         // stand (some enemy region meets theirs).
@@ -436,11 +501,11 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
                     if last & (1u64 << one) != 0 {
                         return None;
                     }
-                    steps.push((with(one, 0), None, maybe));
+                    steps.push((with(one, 0), None, maybe, c));
                     let start = if c == 0 { from / 8 == 1 } else { from / 8 == 6 };
                     let two = ahead(one);
                     if start && blocked & (1u64 << two) == 0 {
-                        steps.push((with(two, 0), None, maybe));
+                        steps.push((with(two, 0), None, maybe, c));
                     }
                 }
                 // Captures (FIDE 3.7.3), en passant included (3.7.3.2).
@@ -453,7 +518,7 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
                         if last & bit != 0 {
                             return None;
                         }
-                        steps.push((with(to, enemy & bit), None, maybe | victims(bit)));
+                        steps.push((with(to, enemy & bit), None, maybe | victims(bit), c));
                     }
                     if ep_rank & (1u64 << from) != 0 {
                         let (beside, origin) = if c == 0 {
@@ -462,7 +527,7 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
                             (to + 8, to - 8)
                         };
                         if enemy & (1u64 << beside) != 0 && pawns & (bit | 1u64 << origin) == 0 {
-                            steps.push((with(to, 1u64 << beside), None, maybe));
+                            steps.push((with(to, 1u64 << beside), None, maybe, c));
                         }
                     }
                 }
@@ -487,11 +552,11 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
                     if role == KING_I && capture_ends_game(c, p, reg[i], k, &pieces, reg, w) {
                         continue;
                     }
-                    steps.push((k, Some((i, p)), maybe));
+                    steps.push((k, Some((i, p)), maybe, c));
                 }
             }
         }
-        for &(key, mover, gone) in &steps {
+        for &(key, mover, gone, color) in &steps {
             let t = match index.get(&key) {
                 Some(&t) => t as usize,
                 None => {
@@ -504,12 +569,14 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
                     seeds.extend(std::iter::repeat_n(0, n));
                     regions.extend(std::iter::repeat_n(0, n));
                     captured.push(0);
+                    entered_by.push(0);
                     visited.push(false);
                     queued.push(false);
                     t
                 }
             };
             let after = key[0] | key[1];
+            entered_by[t] |= 1 << color;
             let mut grew = gone & !captured[t] != 0;
             captured[t] |= gone;
             for i in 0..n {
@@ -529,6 +596,19 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
             }
         }
     }
+    // The configurations decided by the tempo argument, again with their final regions and entries.
+    let mut king_positions = 0;
+    for &s in &flagged {
+        let [wp, bp] = keys[s];
+        let pawns = wp | bp;
+        let reg = &regions[s * n..(s + 1) * n];
+        let att: Vec<u64> = (0..n)
+            .map(|i| region_attacks(pieces[i].1, reg[i], pawns))
+            .collect();
+        let entry = entries(s, &seeds, &entered_by, tempo_kings?);
+        let winner_pawn_att = pawn_attacks([wp, bp][w], w);
+        king_positions += tempo_argument(pawns, winner_pawn_att, w, &pieces, reg, &att, &entry)?;
+    }
     let root_regions = pieces
         .iter()
         .enumerate()
@@ -542,11 +622,19 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
     for (j, &r) in regions.iter().enumerate() {
         ever[pieces[j % n].0] |= r;
     }
-    Some(Saturated {
-        reason: Reason::Fortress {
-            pawn_states: keys.len() as u64,
+    let pawn_states = keys.len() as u64;
+    let reason = if flagged.is_empty() {
+        Reason::Fortress {
+            pawn_states,
             regions: root_regions,
-        },
-        ever,
-    })
+        }
+    } else {
+        Reason::Tempo {
+            pawn_states,
+            tempo_states: flagged.len() as u64,
+            king_positions,
+            regions: root_regions,
+        }
+    };
+    Some(Saturated { reason, ever })
 }
