@@ -430,14 +430,14 @@ pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> O
         }
         if !flight_argument(pawns, patt[w], w, &pieces, reg, &att) {
             // The tempo argument instead; it is monotone too, so a failure now is final. It is repeated at the
-            // end with the final regions and entries.
+            // end with the final regions and entries (so here only the first time a state needs it).
             let kings = tempo_kings?;
-            let entry = entries(s, &seeds, &entered_by, kings);
-            tempo_argument(pawns, patt[w], w, &pieces, reg, &att, &entry)?;
             if !flagged.contains(&s) {
                 if flagged.len() >= MAX_TEMPO {
                     return None;
                 }
+                let entry = entries(s, &seeds, &entered_by, kings);
+                tempo_argument(pawns, patt[w], w, &pieces, reg, &att, &entry)?;
                 flagged.push(s);
             }
         }

@@ -14,6 +14,9 @@ use crate::fast::board::{BISHOP_I, KING_I, QUEEN_I, ROOK_I};
 
 /// Abstract positions: the loser king's square × the winner king's square × the side to move.
 const STATES: usize = 64 * 64 * 2;
+/// Squares of the loser king's region at most: a king with more room can nearly always lose a tempo (a triangle
+/// of squares), so the search would only cost time (it runs on every query that reaches it).
+const MAX_LOSER_SQUARES: u32 = 8;
 
 /// Where abstract play may enter a pawn configuration: a king on a square of `loser` and one on a square of
 /// `winner` (two kings not next to each other), the side to move, and whether the loser may be in check.
@@ -69,7 +72,8 @@ fn discovers(l: usize, from: usize, pawns: u64, diag: u64, orth: u64) -> bool {
 /// in this configuration and `att[i]` = [`super::blocked::region_attacks`] of it (as for
 /// [`super::blocked::flight_argument`]); `entries` every way play may enter the configuration. `Some(n)` (the
 /// abstract positions reached) when no position of this configuration reachable from an entry is a checkmate
-/// of the loser; `None` when one may be, or when the loser has a piece other than its king and pawns.
+/// of the loser; `None` when one may be, when the loser has a piece other than its king and pawns, or when its
+/// king's region has more than [`MAX_LOSER_SQUARES`] squares (a bound on the cost, not part of the proof).
 ///
 /// Proof. The loser has only its king and pawns, and never more (the fortress proof gives up at any reachable
 /// promotion, FIDE 3.7.5); no castling right remains (the caller checks: a castling move moves a rook too). Map
@@ -134,6 +138,9 @@ pub(super) fn tempo_argument(
         } else {
             return None;
         }
+    }
+    if loser_king.count_ones() > MAX_LOSER_SQUARES {
+        return None;
     }
     // A checkmate of a king on `l` with the winner's king on `w` is possible: `l` attackable and no sure flight.
     let mate = |l: usize, w: usize| {
