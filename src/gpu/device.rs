@@ -247,6 +247,23 @@ impl GpuDevice {
         }
     }
 
+    /// Whether `kernel`'s pipeline is built: natively all are (from [`GpuDevice::open`]); in the browser those
+    /// used or prepared so far. The executor plans around the kernels not built yet (a small tree is counted
+    /// by the cheap kernels while the big ones compile elsewhere: docs/web.md, "First result").
+    pub fn built(&self, kernel: Kernel) -> bool {
+        self.pipelines[kernel.index()].get().is_some()
+    }
+
+    /// Drop every pipeline, so each is built again at its first use, as in the browser (natively: for tests of
+    /// the plans a page makes on a fresh device).
+    pub fn forget_pipelines(&mut self) {
+        for p in &mut self.pipelines {
+            p.take();
+        }
+        // A bind group made for an automatic layout fits only that pipeline's.
+        self.bind_cache.get_mut().clear();
+    }
+
     /// The pipeline of `kernel`, built at the first call (its shader module and compute pipeline; build
     /// errors reach the error scope [`GpuDevice::check`] reads).
     fn pipeline(&self, kernel: Kernel) -> &wgpu::ComputePipeline {

@@ -216,6 +216,44 @@ impl GpuBackend {
         }
     }
 
+    /// The kernels whose pipelines are built on the first adapter, in [`kernels::Kernel::ALL`] order
+    /// ([`device::GpuDevice::built`]); none while a count holds the adapter.
+    pub fn built_kernels(&self) -> Vec<kernels::Kernel> {
+        self.try_ctx(0).map_or_else(
+            |_| Vec::new(),
+            |ctx| {
+                kernels::Kernel::ALL
+                    .into_iter()
+                    .filter(|&k| ctx.built(k))
+                    .collect()
+            },
+        )
+    }
+
+    /// Drop every adapter's pipelines, so each is built again at its first use, as in the browser (for tests
+    /// of the plans a fresh page makes, natively).
+    pub fn forget_pipelines(&self) {
+        for d in &self.devices {
+            d.lock().forget_pipelines();
+        }
+    }
+
+    /// The kernels a page should build first and those to build next, in the order of their first use: the
+    /// runs of remaining depth 1 (`merge`, `count`: what a count runs while the others are not built, see
+    /// [`executor::deep_kernels_built`]), then the rest of the deeper runs ([`executor::deep_kernels`]),
+    /// for the first adapter's settings.
+    pub fn kernel_order(&self) -> (Vec<kernels::Kernel>, Vec<kernels::Kernel>) {
+        let d = &self.devices[0];
+        let ctx = d.lock();
+        let cache = d.settings.cache && ctx.cache().is_some();
+        let first = executor::run_kernels(1, d.settings.merge, cache, None);
+        let next = executor::deep_kernels(&ctx, &d.settings)
+            .into_iter()
+            .filter(|k| !first.contains(k))
+            .collect();
+        (first, next)
+    }
+
     /// The adapters used, as text (joined by " + ").
     pub fn adapter(&self) -> String {
         self.devices
@@ -386,13 +424,35 @@ impl GpuBackend {
         depth: u32,
         progress: &mut dyn FnMut(GpuProgress) -> ControlFlow<()>,
     ) -> Result<Vec<(Move, u128)>> {
+        self.divide_with_async(pos, depth, RootMoves::Gpu, progress)
+            .await
+    }
+
+    /// [`GpuBackend::divide_async`] with the root moves from `root_moves`: the GPU's `moves` kernel (as
+    /// `perftlab divide --backend gpu`, which so checks that kernel too) or the host's reference generator
+    /// (the page: a fresh page then need not compile `moves`, docs/web.md).
+    ///
+    /// # Errors
+    /// As [`GpuBackend::perft_async`].
+    // The guard held across the await comes from `try_ctx`, which never waits.
+    #[allow(clippy::await_holding_lock)]
+    pub async fn divide_with_async(
+        &self,
+        pos: &Checked,
+        depth: u32,
+        root_moves: RootMoves,
+        progress: &mut dyn FnMut(GpuProgress) -> ControlFlow<()>,
+    ) -> Result<Vec<(Move, u128)>> {
         let setup = pos.setup();
-        let moves = {
-            let mut ctx = self.try_ctx(0)?;
-            executor::legal_moves(&mut ctx, std::slice::from_ref(setup))
-                .await?
-                .pop()
-                .unwrap_or_default()
+        let moves = match root_moves {
+            RootMoves::Host => reference::legal_moves(setup),
+            RootMoves::Gpu => {
+                let mut ctx = self.try_ctx(0)?;
+                executor::legal_moves(&mut ctx, std::slice::from_ref(setup))
+                    .await?
+                    .pop()
+                    .unwrap_or_default()
+            }
         };
         let kids: Vec<Setup> = moves.iter().map(|&m| reference::play(setup, m)).collect();
         let counts = self
@@ -405,6 +465,15 @@ impl GpuBackend {
             .await?;
         Ok(moves.into_iter().zip(counts).collect())
     }
+}
+
+/// Where a GPU divide takes its root moves from ([`GpuBackend::divide_with_async`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootMoves {
+    /// The GPU's `moves` kernel (the `divide` command).
+    Gpu,
+    /// The host's reference generator (the page).
+    Host,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
