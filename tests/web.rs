@@ -294,6 +294,39 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
         cheap,
         "small counts build only the first kernels"
     );
+    // With the fused leaf kernels built too (the page compiles them next), the host stops at remaining 2:
+    // perft 5 of CPW position 3 (not counted before, so no table answers) builds no other kernel (no expand).
+    let leaves = perftlab::gpu::kernels::Kernel::leaf2_for(Some(0));
+    let depth2: Vec<_> = next
+        .iter()
+        .copied()
+        .take_while(|&k| k != perftlab::gpu::kernels::Kernel::Expand)
+        .collect();
+    assert!(depth2.contains(&leaves), "{next:?}");
+    g.prepare_kernels(&depth2);
+    let before = g.built_kernels();
+    // Positions the runs counted at remaining depth 2 (the work report), before and after.
+    let at_two = || {
+        g.work_report()
+            .unwrap()
+            .levels
+            .iter()
+            .find(|l| l.remaining == 2)
+            .map_or(0, |l| l.positions)
+    };
+    let two = at_two();
+    let (pos3, nodes) = cpw("pos3", 5);
+    assert_eq!(
+        go(&pos3, 5),
+        nodes,
+        "position 3 perft 5, the fused leaves built"
+    );
+    assert_eq!(g.built_kernels(), before, "perft 5 built no other kernel");
+    assert!(
+        at_two() > two,
+        "perft 5 ran the fused leaves at remaining 2"
+    );
+    g.forget_pipelines();
     // A larger tree (the host stops expanding at 16,384 positions left): deeper kernels, all on the list.
     let (start, nodes) = cpw("start", 6);
     assert_eq!(go(&start, 6), nodes, "start position perft 6");

@@ -415,8 +415,8 @@ async fn descend(
 /// use: `merge` (transpositions merged) and `cache` (the transposition tables on) as the run's settings, `side`
 /// the roots' side to move when they share it (the fused leaves' specialised kernel; `None`: the generic
 /// one). `scan_add` is listed wherever a prefix sum is (it runs only over more than 256 positions). The
-/// executor chooses its plans by which of them are built ([`deep_kernels_built`]); a test checks that a run
-/// builds no other.
+/// executor chooses its plans by which of them are built ([`deepening`]); a test checks that a run builds
+/// no other.
 pub fn run_kernels(depth: u32, merge: bool, cache: bool, side: Option<u32>) -> Vec<Kernel> {
     // Without merging and tables a run counts one total: nothing is back-propagated ([`RunKind::Total`]).
     let total = !merge && !cache;
@@ -461,13 +461,12 @@ pub fn run_kernels(depth: u32, merge: bool, cache: bool, side: Option<u32>) -> V
     out
 }
 
-/// The kernels of the runs that go below remaining depth 1 (the fused leaves for either side, expand,
-/// backprop and those they need: [`run_kernels`] of depth 3 for both sides), with settings `s` on `ctx`, in
-/// the order of their first use.
-pub fn deep_kernels(ctx: &GpuContext, s: &Settings) -> Vec<Kernel> {
+/// The kernels of the runs of `depth` for roots of either side ([`run_kernels`] for both), with settings `s`
+/// on `ctx`, in the order of their first use.
+pub fn kernels_to(ctx: &GpuContext, s: &Settings, depth: u32) -> Vec<Kernel> {
     let cache = s.cache && ctx.cache().is_some();
-    let mut out = run_kernels(3, s.merge, cache, Some(0));
-    for k in run_kernels(3, s.merge, cache, Some(1)) {
+    let mut out = run_kernels(depth, s.merge, cache, Some(0));
+    for k in run_kernels(depth, s.merge, cache, Some(1)) {
         if !out.contains(&k) {
             out.push(k);
         }
@@ -475,12 +474,35 @@ pub fn deep_kernels(ctx: &GpuContext, s: &Settings) -> Vec<Kernel> {
     out
 }
 
+/// The kernels of the runs that go below remaining depth 2 (the fused leaves for either side, expand,
+/// backprop and those they need: [`kernels_to`] depth 3), in the order of their first use.
+pub fn deep_kernels(ctx: &GpuContext, s: &Settings) -> Vec<Kernel> {
+    kernels_to(ctx, s, 3)
+}
+
 /// Whether every kernel of [`deep_kernels`] is built. Natively always (all are built when the device
-/// opens); in the browser only once the page has compiled them: until then the executor plans the host levels
-/// down to remaining depth 1 where the tree is small ([`SHALLOW`]), so a count runs only `merge` and
-/// `count` (the kernels cheapest to build) on the GPU.
+/// opens); in the browser only once the page has compiled them ([`deepening`]).
 pub fn deep_kernels_built(ctx: &GpuContext, s: &Settings) -> bool {
     deep_kernels(ctx, s).into_iter().all(|k| ctx.built(k))
+}
+
+/// How far the host expands a small tree, given the kernels built: not beyond the plan's needs when every
+/// kernel of [`deep_kernels`] is built (natively always); down to remaining depth 2 when those of the runs
+/// of depth 2 are (the fused leaves for either side: [`kernels_to`] depth 2); else down to remaining depth 1
+/// ([`SHALLOW`]: the GPU runs only `merge` and `count`, the kernels cheapest to build). In the browser the
+/// page compiles them in that order ([`super::GpuBackend::kernel_order`]).
+pub fn deepening(ctx: &GpuContext, s: &Settings) -> Option<super::planner::Deepen> {
+    let built = |ks: Vec<Kernel>| ks.into_iter().all(|k| ctx.built(k));
+    if built(deep_kernels(ctx, s)) {
+        None
+    } else if built(kernels_to(ctx, s, 2)) {
+        Some(super::planner::Deepen {
+            remaining: 2,
+            ..SHALLOW
+        })
+    } else {
+        Some(SHALLOW)
+    }
 }
 
 /// Probe (`CacheProbe`: hits set `sub` and the flags) or fill (`CacheStore`: the subtree counts of the
@@ -827,7 +849,7 @@ async fn run_plan(
     // While the big kernels are not built (in the browser, before the page has compiled them), the host
     // expands small trees down to remaining 1, so the GPU runs only the cheap kernels.
     let mut plan = gpus.host(|ctx| {
-        let deepen = (!deep_kernels_built(ctx, &s)).then_some(SHALLOW);
+        let deepen = deepening(ctx, &s);
         make_plan(
             roots,
             depth,

@@ -238,19 +238,25 @@ impl GpuBackend {
         }
     }
 
-    /// The kernels a page should build first and those to build next, in the order of their first use: the
-    /// runs of remaining depth 1 (`merge`, `count`: what a count runs while the others are not built, see
-    /// [`executor::deep_kernels_built`]), then the rest of the deeper runs ([`executor::deep_kernels`]),
-    /// for the first adapter's settings.
+    /// The kernels a page should build first and those to build next, in the order the executor can use
+    /// them ([`executor::deepening`]): the runs of remaining depth 1 (`merge`, `count`: what a count runs
+    /// while the others are not built), then the rest of the runs of depth 2 (the fused leaves for either
+    /// side), then the rest of the deeper runs ([`executor::deep_kernels`]: expand, backprop), for the first
+    /// adapter's settings.
     pub fn kernel_order(&self) -> (Vec<kernels::Kernel>, Vec<kernels::Kernel>) {
         let d = &self.devices[0];
         let ctx = d.lock();
         let cache = d.settings.cache && ctx.cache().is_some();
         let first = executor::run_kernels(1, d.settings.merge, cache, None);
-        let next = executor::deep_kernels(&ctx, &d.settings)
+        let mut next: Vec<kernels::Kernel> = Vec::new();
+        for k in executor::kernels_to(&ctx, &d.settings, 2)
             .into_iter()
-            .filter(|k| !first.contains(k))
-            .collect();
+            .chain(executor::deep_kernels(&ctx, &d.settings))
+        {
+            if !first.contains(&k) && !next.contains(&k) {
+                next.push(k);
+            }
+        }
         (first, next)
     }
 
