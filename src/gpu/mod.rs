@@ -205,9 +205,10 @@ impl GpuBackend {
     }
 
     /// Build the pipelines of `kernels` on every adapter ahead of their first use, in the order given: in
-    /// the browser, where pipelines are built lazily, a page starts the compilations while the user types
-    /// ([`device::GpuDevice::prepare`]); natively a no-op (all are built at opening). An adapter busy with a
-    /// count is skipped (it builds what it needs itself): this never waits.
+    /// the browser, where pipelines are built lazily, the page calls it for each kernel it has compiled
+    /// ([`device::GpuDevice::prepare`]); natively a no-op (all are built at opening) unless
+    /// [`GpuBackend::forget_pipelines`] dropped them. An adapter busy with a count is skipped (it builds what
+    /// it needs itself): this never waits.
     pub fn prepare_kernels(&self, kernels: &[kernels::Kernel]) {
         for i in 0..self.devices.len() {
             if let Ok(ctx) = self.try_ctx(i) {
