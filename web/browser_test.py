@@ -404,38 +404,44 @@ const done = arguments[arguments.length - 1];
     device.queue.submit([device.createCommandEncoder().finish()]);
     await device.queue.onSubmittedWorkDone();
   });
-  await time('copy 16 B + mapAsync + unmap', async () => {
+  // Record `f(encoder)`, then a 16-byte copy into a mappable buffer; submit and await the map.
+  const readBack = async (f) => {
     const st = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     const e = device.createCommandEncoder();
+    f(e);
     e.copyBufferToBuffer(src, 0, st, 0, 16);
     device.queue.submit([e.finish()]);
     await st.mapAsync(GPUMapMode.READ);
     st.unmap(); st.destroy();
-  });
-  await time('tiny dispatch + copy + mapAsync', async () => {
-    const st = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    const e = device.createCommandEncoder();
+  };
+  const dispatch = (e) => {
     const p = e.beginComputePass(); p.setPipeline(pipeline); p.setBindGroup(0, bind); p.dispatchWorkgroups(1); p.end();
-    e.copyBufferToBuffer(src, 0, st, 0, 16);
-    device.queue.submit([e.finish()]);
-    await st.mapAsync(GPUMapMode.READ);
-    st.unmap(); st.destroy();
-  });
-  await time('10 tiny dispatches, one submit + mapAsync', async () => {
-    const st = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    const e = device.createCommandEncoder();
-    for (let k = 0; k < 10; k++) {
-      const p = e.beginComputePass(); p.setPipeline(pipeline); p.setBindGroup(0, bind); p.dispatchWorkgroups(1); p.end();
-    }
-    e.copyBufferToBuffer(src, 0, st, 0, 16);
-    device.queue.submit([e.finish()]);
-    await st.mapAsync(GPUMapMode.READ);
-    st.unmap(); st.destroy();
-  });
+  };
+  await time('copy 16 B + mapAsync + unmap', () => readBack(() => {}));
+  await time('tiny dispatch + copy + mapAsync', () => readBack(dispatch));
+  await time('10 tiny dispatches, one submit + mapAsync', () => readBack((e) => {
+    for (let k = 0; k < 10; k++) dispatch(e);
+  }));
   device.destroy();
-  done(out);
+  done(Object.entries(out));
 })().catch((e) => done('error: ' + e));
 """
+
+
+def page_runs(page, script, runs, line):
+    """Run `script` (an async script that gives [[name, ms], …] or an error text) in a fresh page, `runs`
+    times; the ms by name over the runs. `line(i, out)` is printed after each run."""
+    page.d.set_script_timeout(600)
+    times = {}
+    for i in range(runs):
+        page.open(backend="wasm")
+        out = page.d.execute_async_script(script)
+        if isinstance(out, str):
+            raise Failed(out)
+        for k, v in out:
+            times.setdefault(k, []).append(v)
+        print(line(i, out), flush=True)
+    return times
 
 
 def latency(args, page):
@@ -443,16 +449,8 @@ def latency(args, page):
     a 16-byte read-back (copy, submit, mapAsync), a one-workgroup dispatch read back, ten dispatches in one
     submit read back; each repeated 40 times in a fresh page, --runs pages; ms, medians of the per-page
     medians."""
-    page.d.set_script_timeout(600)
-    times = {}
-    for i in range(args.runs):
-        page.open(backend="wasm")
-        out = page.d.execute_async_script(LATENCY)
-        if isinstance(out, str):
-            raise Failed(out)
-        for k, v in out.items():
-            times.setdefault(k, []).append(v)
-        print(f"run {i}: " + ", ".join(f"{k} {v:.2f}" for k, v in out.items()), flush=True)
+    times = page_runs(page, LATENCY, args.runs,
+                      lambda i, out: f"run {i}: " + ", ".join(f"{k} {v:.2f}" for k, v in out))
     print(json.dumps({k: statistics.median(v) for k, v in times.items()}))
 
 
@@ -460,16 +458,7 @@ def probe(args, page):
     """Where a WebGPU page's first count spends its time: each kernel's shader module and pipeline built on
     its own (createComputePipelineAsync, awaited), on a fresh device in a fresh page, --runs times; ms,
     medians."""
-    page.d.set_script_timeout(600)
-    times = {}
-    for i in range(args.runs):
-        page.open(backend="wasm")
-        out = page.d.execute_async_script(PROBE)
-        if isinstance(out, str):
-            raise Failed(out)
-        for k, v in out:
-            times.setdefault(k, []).append(v)
-        print(f"run {i}: total {sum(v for _, v in out):.0f} ms", flush=True)
+    times = page_runs(page, PROBE, args.runs, lambda i, out: f"run {i}: total {sum(v for _, v in out):.0f} ms")
     for k, v in times.items():
         print(f"{k:32} median {statistics.median(v):7.0f} ms  runs {' '.join(f'{x:.0f}' for x in v)}")
     print(json.dumps({k: statistics.median(v) for k, v in times.items()}))

@@ -546,32 +546,15 @@ mod tests {
             host_plies: 0,
         };
         let mut host = HostTable::new(0);
-        let p = plan_deeper(
-            &start,
-            5,
-            0,
-            &s,
-            0,
-            PROGRESS_UNITS,
-            &mut host,
-            Some(SHALLOW),
-        )
-        .unwrap();
+        let mut plan = |depth, deepen| {
+            plan_deeper(&start, depth, 0, &s, 0, PROGRESS_UNITS, &mut host, deepen).unwrap()
+        };
+        let p = plan(5, Some(SHALLOW));
         assert_eq!((p.host_plies(), p.remaining()), (4, 1), "{p}");
         assert_eq!(p.level_sizes()[..4], [1, 20, 400, 5362], "{p}");
-        let p = plan_deeper(
-            &start,
-            6,
-            0,
-            &s,
-            0,
-            PROGRESS_UNITS,
-            &mut host,
-            Some(SHALLOW),
-        )
-        .unwrap();
+        let p = plan(6, Some(SHALLOW));
         assert_eq!((p.host_plies(), p.remaining()), (4, 2), "{p}");
-        let p = plan_deeper(&start, 5, 0, &s, 0, PROGRESS_UNITS, &mut host, None).unwrap();
+        let p = plan(5, None);
         assert_eq!((p.host_plies(), p.remaining()), (2, 3), "{p}");
     }
 
