@@ -237,11 +237,14 @@ function hookDevice(device) {
     compiled.get(pipelineKey(desc.label, shaderCode.get(desc.compute.module))) || createPipeline(desc);
 }
 
+// Only the device requested while the library opens its counter is hooked (a script's own device is not).
+let capturing = false;
 if (globalThis.GPUAdapter) {
   const requestDevice = GPUAdapter.prototype.requestDevice;
   GPUAdapter.prototype.requestDevice = async function (...args) {
+    const hook = capturing && !gpuDevice;
     const device = await requestDevice.apply(this, args);
-    hookDevice(device);
+    if (hook) hookDevice(device);
     return device;
   };
 }
@@ -285,7 +288,9 @@ function gpuCounter() {
     gpu = (async () => {
       if (!wasm.has_webgpu()) throw new Error('this build of the page has no WebGPU path');
       if (!navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu is missing)');
-      const g = await wasm.GpuCounter.open();
+      capturing = true;
+      let g;
+      try { g = await wasm.GpuCounter.open(); } finally { capturing = false; }
       window.__timings.gpu_open = performance.now();
       if (gpuDevice) {
         kernelList = JSON.parse(wasm.kernel_sources());
