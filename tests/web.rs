@@ -209,3 +209,138 @@ fn the_page_crates_unit_tests_pass() {
         "expected the page crate's unit tests to run:\n{stdout}"
     );
 }
+
+/// The plans of a fresh page, natively on the GPU backend's adapter (lavapipe in CI): with every pipeline
+/// dropped (as a page starts: built at first use, [`perftlab::gpu::GpuBackend::forget_pipelines`]), a small
+/// count runs only the kernels the page compiles first (`merge`, `count`: the host expands down to remaining
+/// depth 1), a larger one also builds deeper kernels but none outside the page's list, and the counts are
+/// exact (CPW, src/cpw.rs; the divide against the reference generator). With `CI=true` a missing adapter
+/// fails it; elsewhere it skips, saying so.
+#[cfg(feature = "gpu")]
+#[test]
+fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
+    use perftlab::backend::{Backend, ReferenceBackend};
+    use perftlab::gpu::{GpuBackend, GpuOptions, RootMoves};
+    use std::ops::ControlFlow;
+    let opts = GpuOptions {
+        hash_mb: Some(16),
+        merge: true,
+        gpu_mem_mb: Some(256),
+        ..Default::default()
+    };
+    let g = match GpuBackend::new(&opts) {
+        Ok(g) => g,
+        Err(e) => {
+            assert!(!ci(), "CI=true and no usable GPU adapter: {e}");
+            eprintln!("skipped: no GPU adapter ({e})");
+            return;
+        }
+    };
+    let (first, next) = g.kernel_order();
+    assert_eq!(
+        first,
+        [
+            perftlab::gpu::kernels::Kernel::Merge,
+            perftlab::gpu::kernels::Kernel::Count
+        ]
+    );
+    g.forget_pipelines();
+    assert!(g.built_kernels().is_empty());
+    let cpw = |name: &str, depth: usize| {
+        let p = perftlab::cpw::POSITIONS
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap();
+        (
+            perftlab::Checked::from_fen(p.fen).unwrap(),
+            p.nodes_by_depth[depth - 1],
+        )
+    };
+    let go = |pos: &perftlab::Checked, depth| {
+        g.wait(g.perft_async(pos, depth, &mut |_| ControlFlow::Continue(())))
+            .unwrap()
+    };
+    // Small trees: perft 4 and 5 of the start position, Kiwipete's divide at depth 4 (root moves from the
+    // host, as the page takes them).
+    for depth in [4, 5] {
+        let (start, nodes) = cpw("start", depth);
+        assert_eq!(
+            go(&start, depth as u32),
+            nodes,
+            "start position perft {depth}"
+        );
+    }
+    let (kiwipete, nodes) = cpw("kiwipete", 4);
+    let divide = g
+        .wait(
+            g.divide_with_async(&kiwipete, 4, RootMoves::Host, &mut |_| {
+                ControlFlow::Continue(())
+            }),
+        )
+        .unwrap();
+    let mut want = ReferenceBackend.divide(&kiwipete, 4).unwrap();
+    let mut got = divide.clone();
+    want.sort();
+    got.sort();
+    assert_eq!(
+        got, want,
+        "Kiwipete divide 4 against the reference generator"
+    );
+    assert_eq!(divide.iter().map(|d| d.1).sum::<u128>(), nodes);
+    let mut cheap = first.clone();
+    cheap.sort_by_key(|k| k.index());
+    assert_eq!(
+        g.built_kernels(),
+        cheap,
+        "small counts build only the first kernels"
+    );
+    // With the fused leaf kernels built too (the page compiles them next), the host stops at remaining 2:
+    // perft 5 of CPW position 3 (not counted before, so no table answers) builds no other kernel (no expand).
+    let leaves = perftlab::gpu::kernels::Kernel::leaf2_for(Some(0));
+    let depth2: Vec<_> = next
+        .iter()
+        .copied()
+        .take_while(|&k| k != perftlab::gpu::kernels::Kernel::Expand)
+        .collect();
+    assert!(depth2.contains(&leaves), "{next:?}");
+    g.prepare_kernels(&depth2);
+    let before = g.built_kernels();
+    // Positions the runs counted at remaining depth 2 (the work report), before and after.
+    let at_two = || {
+        g.work_report()
+            .unwrap()
+            .levels
+            .iter()
+            .find(|l| l.remaining == 2)
+            .map_or(0, |l| l.positions)
+    };
+    let two = at_two();
+    let (pos3, nodes) = cpw("pos3", 5);
+    assert_eq!(
+        go(&pos3, 5),
+        nodes,
+        "position 3 perft 5, the fused leaves built"
+    );
+    assert_eq!(g.built_kernels(), before, "perft 5 built no other kernel");
+    assert!(
+        at_two() > two,
+        "perft 5 ran the fused leaves at remaining 2"
+    );
+    g.forget_pipelines();
+    // A larger tree (the host stops expanding at 16,384 positions left): deeper kernels, all on the list.
+    let (start, nodes) = cpw("start", 6);
+    assert_eq!(go(&start, 6), nodes, "start position perft 6");
+    let built = g.built_kernels();
+    assert!(
+        built.len() > first.len() && built.iter().all(|k| first.contains(k) || next.contains(k)),
+        "perft 6 built {built:?}, the page's lists are {first:?} then {next:?}"
+    );
+    // Every kernel built: the plans of a native count again.
+    g.prepare_kernels(&next);
+    let (kiwipete, nodes) = cpw("kiwipete", 4);
+    assert_eq!(
+        go(&kiwipete, 4),
+        nodes,
+        "Kiwipete perft 4, every kernel built"
+    );
+}

@@ -207,28 +207,108 @@ function progress(done, total, nodes, t0) {
 }
 
 // Times in ms since the navigation started, for scripts and the bench (web/browser_test.py): module (the
-// wasm module initialised), gpu_open (the WebGPU counter opened), first_result (the first count done).
+// wasm module initialised), gpu_open (the WebGPU counter opened), first_kernels (the kernels of the first
+// count compiled), first_result (the first count done), all_kernels (every kernel compiled).
 window.__timings = {};
+
+// ---- pipelines compiled off the GPU process's thread ----
+// wgpu (the library's GPU layer) has only WebGPU's synchronous createComputePipeline, which Chromium runs
+// in its GPU process: nothing else runs there while SwiftShader compiles a kernel (0.01–3 s each). So the page
+// compiles the kernels itself with createComputePipelineAsync, on the device wgpu opened, and answers wgpu's
+// createComputePipeline of a compiled kernel (same label and WGSL) with that pipeline. A kernel not
+// compiled yet is created as before. The library plans around the kernels not built (docs/web.md).
+let gpuDevice = null;             // the GPUDevice wgpu opened
+const shaderCode = new WeakMap(); // GPUShaderModule → its WGSL
+const compiled = new Map();       // label + WGSL → compiled GPUComputePipeline
+const compiling = new Map();      // kernel index → promise of its compilation
+let kernelList = null;            // [{label, wgsl, constants}] by kernel index (wasm.kernel_sources())
+const pipelineKey = (label, code) => label + '\n' + code;
+
+function hookDevice(device) {
+  gpuDevice = device;
+  const createModule = device.createShaderModule.bind(device);
+  device.createShaderModule = (desc) => {
+    const m = createModule(desc);
+    shaderCode.set(m, desc.code);
+    return m;
+  };
+  const createPipeline = device.createComputePipeline.bind(device);
+  device.createComputePipeline = (desc) =>
+    compiled.get(pipelineKey(desc.label, shaderCode.get(desc.compute.module))) || createPipeline(desc);
+}
+
+// Only the device requested while the library opens its counter is hooked (a script's own device is not).
+let capturing = false;
+if (globalThis.GPUAdapter) {
+  const requestDevice = GPUAdapter.prototype.requestDevice;
+  GPUAdapter.prototype.requestDevice = async function (...args) {
+    const hook = capturing && !gpuDevice;
+    const device = await requestDevice.apply(this, args);
+    if (hook) hookDevice(device);
+    return device;
+  };
+}
+
+// Compile kernel `i` (an index of wasm.kernel_sources()) once; the promise settles when it is compiled and
+// adopted by the library (or failed: the library then builds it itself at its first use).
+function compileKernel(g, i) {
+  if (!compiling.has(i)) {
+    const k = kernelList[i];
+    const module = gpuDevice.createShaderModule({ label: k.label, code: k.wgsl });
+    compiling.set(i, gpuDevice.createComputePipelineAsync({
+      label: k.label, layout: 'auto', compute: { module, entryPoint: 'main', constants: k.constants },
+    }).then((p) => {
+      compiled.set(pipelineKey(k.label, k.wgsl), p);
+      if (!job) g.adopt(i);
+    }).catch(() => {}));
+  }
+  return compiling.get(i);
+}
+
+// The kernels of the first counts, all at once; the promise settles when they are compiled.
+function compileFirst(g) {
+  return Promise.all(kernelOrder[0].map((i) => compileKernel(g, i))).then(() => {
+    window.__timings.first_kernels ??= performance.now();
+  });
+}
+
+// The other kernels, one after another (a core stays free for the page), from when this is first called.
+let restStarted = false;
+function compileRest(g) {
+  if (restStarted) return;
+  restStarted = true;
+  kernelOrder[1].reduce((p, i) => p.then(() => compileKernel(g, i)), compileFirst(g))
+    .then(() => { window.__timings.all_kernels = performance.now(); });
+}
+
+let kernelOrder = [[], []];
 
 function gpuCounter() {
   if (!gpu) {
     gpu = (async () => {
       if (!wasm.has_webgpu()) throw new Error('this build of the page has no WebGPU path');
       if (!navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu is missing)');
-      const g = await wasm.GpuCounter.open();
+      capturing = true;
+      let g;
+      try { g = await wasm.GpuCounter.open(); } finally { capturing = false; }
       window.__timings.gpu_open = performance.now();
+      if (gpuDevice) {
+        kernelList = JSON.parse(wasm.kernel_sources());
+        kernelOrder = g.kernel_order();
+        compileFirst(g);
+      }
       return g;
     })();
   }
   return gpu;
 }
 
-// Start compiling the kernels a count of the current position to the current depth needs (WebGPU chosen,
-// no count running): the browser compiles them in its GPU process while the user types or reads, so the
-// first count does not wait for them (docs/web.md, "First result").
+// WebGPU chosen and no count running: compile the kernels, the first ones, then the rest (docs/web.md,
+// "First result").
+let autorunPending = false; // a ?run=1 count is about to start: the other kernels wait until it is done
 function prepareGpu() {
-  if (state.backend !== 'webgpu' || !navigator.gpu || !wasm.has_webgpu() || job) return;
-  gpuCounter().then((g) => { if (!job) g.prepare(state.fen, state.depth); }).catch(() => {});
+  if (state.backend !== 'webgpu' || !navigator.gpu || !wasm.has_webgpu() || job || autorunPending) return;
+  gpuCounter().then((g) => { if (!job) compileRest(g); }).catch(() => {});
 }
 
 async function runWasm(j, t0) {
@@ -254,9 +334,12 @@ async function runWasm(j, t0) {
 async function runGpu(g, j, t0) {
   let rows;
   try {
-    // Queue the compilations of every kernel the count will use at once (those not built yet), so the
-    // browser compiles them while the host expands the first plies.
-    g.prepare(state.fen, state.depth);
+    // The first kernels compiled (the library counts with them alone while the others are not built), and
+    // every kernel compiled so far adopted (one finished during an earlier count was not).
+    if (gpuDevice) {
+      await compileFirst(g);
+      for (const [i, k] of kernelList.entries()) if (compiled.has(pipelineKey(k.label, k.wgsl))) g.adopt(i);
+    }
     rows = await g.divide(state.fen, state.depth, state.chess960, (done, total, nodes) => {
       progress(done, total, nodes, t0);
       return j.cancelled;
@@ -266,6 +349,8 @@ async function runGpu(g, j, t0) {
     throw e;
   }
   if (j.cancelled) return false;
+  // The kernels built when the count ended (scripts check that a fresh page's small count used the cheap ones).
+  $('nps').dataset.kernels = g.built().join(',');
   let sum = 0n;
   for (const [m, n] of rows) { divide.set(m, BigInt(n)); sum += BigInt(n); }
   if (state.depth === 0) sum = 1n;
@@ -324,8 +409,11 @@ async function run() {
     setStatus('error: ' + (e && e.message ? e.message : String(e)));
   } finally {
     job = null;
+    autorunPending = false;
     $('run').disabled = false; $('cancel').disabled = true;
   }
+  // After the first count the other kernels compile, for later, deeper counts.
+  prepareGpu();
 }
 
 // ---- compare ----
@@ -380,6 +468,9 @@ async function main() {
   window.__timings.module = performance.now();
   $('version').textContent = wasm.version();
   const { errors, run: autorun } = readUrl();
+  autorunPending = autorun && !errors.length;
+  // Open WebGPU first, so the first kernels compile while the page analyses and draws the position.
+  if (state.backend === 'webgpu' && navigator.gpu && wasm.has_webgpu()) gpuCounter().catch(() => {});
   showControls();
   setPosition(state.fen);
   if (errors.length) {
@@ -409,6 +500,8 @@ async function main() {
   window.__perftlab = wasm;
   if (autorun && !errors.length) run();
   else prepareGpu();
+  // Scripts read the library's built kernels and GPU work report here.
+  window.__gpu = () => gpu;
 }
 
 main().catch((e) => setStatus('error: ' + (e && e.message ? e.message : String(e))));

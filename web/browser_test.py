@@ -11,6 +11,7 @@ only drives the page and compares. Exit 0: every check passed; 1: a check failed
   browser_test.py bench --dist web/dist --depth 5 --runs 3 --native target/release/perftlab
   browser_test.py probe --dist web/dist --runs 3     # each kernel's WebGPU pipeline build, timed
   browser_test.py wasm-ab --dist web/dist --baseline OTHER_DIST --depth 5 --runs 3   # two builds' CPU path
+  browser_test.py latency --dist web/dist --runs 3   # WebGPU round trips of a trivial kernel (no perftlab code)
 """
 import argparse
 import functools
@@ -35,7 +36,7 @@ except ImportError as e:
     print(f"browser_test.py: selenium is missing ({e}): pip install selenium", file=sys.stderr)
     sys.exit(2)
 
-CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--enable-unsafe-webgpu",
+CHROMIUM_FLAGS = os.environ.get("EXTRA_CHROMIUM_FLAGS", "").split() + ["--headless=new", "--no-sandbox", "--enable-unsafe-webgpu",
                   "--use-webgpu-adapter=swiftshader", "--window-size=1300,1400"]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -183,6 +184,10 @@ def test(args, page):
                   f"{backend} perft {depth} of {name}: {got} ({status}), CPW says {nodes} [{note}]")
             if backend == "webgpu":
                 check(note == "counting on WebGPU", f"the webgpu run counted on WebGPU, not a fallback ('{note}')")
+                used = page.el("nps").get_attribute("data-kernels")
+                check(sorted((used or "").split(",")) == ["count", "merge"],
+                      f"a fresh page counted {name} to depth {depth} with the cheap kernels only: {used}")
+                all_kernels(page)
             secs = page.el("nps").get_attribute("data-seconds")
             print(f"  {backend} {name} depth {depth}: {secs} s, first result "
                   f"{page.el('timing').get_attribute('data-ms')} ms after navigation", flush=True)
@@ -241,15 +246,26 @@ def test(args, page):
     check(before == after_bad, "the bad FEN changed nothing else (board, divide, analysis, nodes, URL)")
 
 
+def all_kernels(page, timeout=300):
+    """Wait until a WebGPU page has compiled every kernel (it compiles the others after its first count): a
+    page left earlier would leave the browser compiling while the next one loads."""
+    page.wait(lambda: page.d.execute_script("return !!window.__timings.all_kernels"), timeout,
+              "the page to compile every kernel")
+
+
 def fresh(page, backend, depth, fen=START, timeout=600):
-    """Load a fresh page with ?run=1 and wait for its count; (status, nodes, first result ms, timings)."""
+    """Load a fresh page with ?run=1 and wait for its count; (status, nodes, first result ms, timings). A
+    WebGPU page is left only once it has compiled every kernel."""
     page.open(fen=fen, depth=str(depth), backend=backend, run="1")
     status, nodes = page.finish(timeout)
     if status != "done":
         raise Failed(f"{backend} perft {depth}: {status} {nodes} {page.text('backend-note')}")
     if backend == "webgpu" and page.text("backend-note") != "counting on WebGPU":
         raise Failed(f"the webgpu run fell back: {page.text('backend-note')}")
-    return nodes, int(page.el("timing").get_attribute("data-ms")), page.d.execute_script("return window.__timings")
+    timings = page.d.execute_script("return window.__timings")
+    if backend == "webgpu":
+        all_kernels(page)
+    return nodes, int(page.el("timing").get_attribute("data-ms")), timings
 
 
 def native_run(native, depth):
@@ -269,15 +285,17 @@ def bench(args, page):
     from navigation to `#status` = done), the native GPU backend's perft 4 process (--native, on lavapipe:
     wall time, opening and pipeline builds included), perft 4 on WebGPU pressed 5 s after the page loaded
     (its kernels compiled meanwhile: Run to done), and start position perft --depth on WebGPU (fresh page,
-    count time with its kernels' compilation; then warm, in the same page after a Kiwipete perft 3 that
-    shares no position) against the native count. Medians."""
+    count time with its kernels' compilation; then warm, in a page that has compiled every kernel and counted
+    nothing, with the GPU time its timestamps give and its read-backs) against the native count. Medians."""
     r = {k: [] for k in ("web4_first_ms", "baseline_web4_first_ms", "wasm4_first_ms", "native4_wall_s",
-                         "web4_after_wait_s", "web_s", "warm_s", "native_s", "gpu_open_ms", "module_ms")}
+                         "web4_after_wait_s", "web_s", "warm_s", "native_s", "gpu_open_ms", "module_ms",
+                         "first_kernels_ms", "warm_gpu_ms", "warm_readbacks")}
     for i in range(args.runs):
         nodes, ms, t = fresh(page, "webgpu", 4)
         r["web4_first_ms"].append(ms)
         r["gpu_open_ms"].append(round(t.get("gpu_open", 0)))
         r["module_ms"].append(round(t.get("module", 0)))
+        r["first_kernels_ms"].append(round(t.get("first_kernels", 0)))
         if args.baseline:
             # The same count on another build of the page (--baseline DIST), in the same run.
             other = Page(page.d, args.baseline_url)
@@ -292,17 +310,21 @@ def bench(args, page):
         t = time.time()
         status, nodes4 = page.run(600)
         r["web4_after_wait_s"].append(time.time() - t)
+        all_kernels(page)
         nodes, ms, _ = fresh(page, "webgpu", args.depth)
         r["web_s"].append(float(page.el("nps").get_attribute("data-seconds")))
-        page.open(fen=KIWIPETE, depth="3", backend="webgpu", run="1")
-        page.finish(600)
-        page.el("start-pos").click()
-        page.d.execute_script(f"const d = document.getElementById('depth'); d.value = '{args.depth}';"
-                              "d.dispatchEvent(new Event('change'))")
+        # Warm: a page that has compiled every kernel (and counted nothing, so no table answers).
+        page.open(fen=START, depth=str(args.depth), backend="webgpu")
+        all_kernels(page)
         status, nodes = page.run(600)
         if status != "done":
             raise Failed(f"warm webgpu run: {status} {nodes}")
         r["warm_s"].append(float(page.el("nps").get_attribute("data-seconds")))
+        report = json.loads(page.d.execute_async_script(
+            "const d = arguments[arguments.length - 1];"
+            "window.__gpu().then((g) => g.report()).then(d).catch((e) => d(JSON.stringify({error: String(e)})))"))
+        r["warm_gpu_ms"].append(round(sum(l.get("ms") or 0 for l in report.get("levels", [])), 1))
+        r["warm_readbacks"].append(report.get("readbacks"))
         if args.native:
             r["native_s"].append(native_run(args.native, args.depth)[1])
         print(f"run {i}: " + ", ".join(f"{k} {v[-1]:.3f}" if isinstance(v[-1], float) else f"{k} {v[-1]}"
@@ -357,20 +379,86 @@ const done = arguments[arguments.length - 1];
 """
 
 
-def probe(args, page):
-    """Where a WebGPU page's first count spends its time: each kernel's shader module and pipeline built on
-    its own (createComputePipelineAsync, awaited), on a fresh device in a fresh page, --runs times; ms,
-    medians."""
+LATENCY = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const adapter = await navigator.gpu.requestAdapter();
+  const device = await adapter.requestDevice();
+  const n = 40;
+  const src = device.createBuffer({ size: 256, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
+  const module = device.createShaderModule({ code: `
+    @group(0) @binding(0) var<storage, read_write> b: array<u32>;
+    @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+      if g.x < 64u { b[g.x] = b[g.x] + g.x; } }` });
+  const pipeline = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0),
+    entries: [{ binding: 0, resource: { buffer: src } }] });
+  const out = {};
+  const time = async (name, f) => {
+    const v = [];
+    for (let i = 0; i < n; i++) { const t = performance.now(); await f(); v.push(performance.now() - t); }
+    v.sort((a, b) => a - b);
+    out[name] = v[v.length >> 1];
+  };
+  await time('submit + onSubmittedWorkDone (empty)', async () => {
+    device.queue.submit([device.createCommandEncoder().finish()]);
+    await device.queue.onSubmittedWorkDone();
+  });
+  // Record `f(encoder)`, then a 16-byte copy into a mappable buffer; submit and await the map.
+  const readBack = async (f) => {
+    const st = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const e = device.createCommandEncoder();
+    f(e);
+    e.copyBufferToBuffer(src, 0, st, 0, 16);
+    device.queue.submit([e.finish()]);
+    await st.mapAsync(GPUMapMode.READ);
+    st.unmap(); st.destroy();
+  };
+  const dispatch = (e) => {
+    const p = e.beginComputePass(); p.setPipeline(pipeline); p.setBindGroup(0, bind); p.dispatchWorkgroups(1); p.end();
+  };
+  await time('copy 16 B + mapAsync + unmap', () => readBack(() => {}));
+  await time('tiny dispatch + copy + mapAsync', () => readBack(dispatch));
+  await time('10 tiny dispatches, one submit + mapAsync', () => readBack((e) => {
+    for (let k = 0; k < 10; k++) dispatch(e);
+  }));
+  device.destroy();
+  done(Object.entries(out));
+})().catch((e) => done('error: ' + e));
+"""
+
+
+def page_runs(page, script, runs, line):
+    """Run `script` (an async script that gives [[name, ms], …] or an error text) in a fresh page, `runs`
+    times; the ms by name over the runs. `line(i, out)` is printed after each run."""
     page.d.set_script_timeout(600)
     times = {}
-    for i in range(args.runs):
+    for i in range(runs):
         page.open(backend="wasm")
-        out = page.d.execute_async_script(PROBE)
+        out = page.d.execute_async_script(script)
         if isinstance(out, str):
             raise Failed(out)
         for k, v in out:
             times.setdefault(k, []).append(v)
-        print(f"run {i}: total {sum(v for _, v in out):.0f} ms", flush=True)
+        print(line(i, out), flush=True)
+    return times
+
+
+def latency(args, page):
+    """The browser's own WebGPU round trips on a trivial kernel (no perftlab code): an empty submit awaited,
+    a 16-byte read-back (copy, submit, mapAsync), a one-workgroup dispatch read back, ten dispatches in one
+    submit read back; each repeated 40 times in a fresh page, --runs pages; ms, medians of the per-page
+    medians."""
+    times = page_runs(page, LATENCY, args.runs,
+                      lambda i, out: f"run {i}: " + ", ".join(f"{k} {v:.2f}" for k, v in out))
+    print(json.dumps({k: statistics.median(v) for k, v in times.items()}))
+
+
+def probe(args, page):
+    """Where a WebGPU page's first count spends its time: each kernel's shader module and pipeline built on
+    its own (createComputePipelineAsync, awaited), on a fresh device in a fresh page, --runs times; ms,
+    medians."""
+    times = page_runs(page, PROBE, args.runs, lambda i, out: f"run {i}: total {sum(v for _, v in out):.0f} ms")
     for k, v in times.items():
         print(f"{k:32} median {statistics.median(v):7.0f} ms  runs {' '.join(f'{x:.0f}' for x in v)}")
     print(json.dumps({k: statistics.median(v) for k, v in times.items()}))
@@ -378,7 +466,7 @@ def probe(args, page):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["test", "bench", "probe", "wasm-ab"])
+    ap.add_argument("mode", choices=["test", "bench", "probe", "wasm-ab", "latency"])
     ap.add_argument("--dist", required=True)
     ap.add_argument("--cpw", action="append", default=[])
     ap.add_argument("--divide")
@@ -399,7 +487,7 @@ def main():
     try:
         page = Page(drv, base)
         page.open(backend="wasm")  # (the default, WebGPU, would start compiling kernels at load)
-        {"test": test, "bench": bench, "probe": probe, "wasm-ab": wasm_ab}[args.mode](args, page)
+        {"test": test, "bench": bench, "probe": probe, "wasm-ab": wasm_ab, "latency": latency}[args.mode](args, page)
     except Failed as e:
         print(f"FAILED: {e}", file=sys.stderr)
         sys.exit(1)

@@ -483,6 +483,16 @@ impl GpuContext {
         self.dev.prepare(kernels);
     }
 
+    /// Whether `kernel`'s pipeline is built ([`GpuDevice::built`]).
+    pub fn built(&self, kernel: Kernel) -> bool {
+        self.dev.built(kernel)
+    }
+
+    /// Drop every pipeline: each is built again at its first use ([`GpuDevice::forget_pipelines`]).
+    pub fn forget_pipelines(&mut self) {
+        self.dev.forget_pipelines();
+    }
+
     /// The device, for [`block_on`].
     pub fn device_handle(&self) -> wgpu::Device {
         self.dev.handle()

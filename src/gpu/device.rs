@@ -227,10 +227,9 @@ impl GpuDevice {
             param_stride,
         };
         // Natively every pipeline is built here, so a count never includes a kernel's compilation (and a
-        // kernel the driver cannot build fails the opening). In the browser each is built at its first use
-        // ([`GpuDevice::prepare`]): WebGPU compiles a pipeline in the browser's GPU process before the first
-        // dispatch that needs it (on SwiftShader 0.01–3 s per kernel, docs/web.md), so a page pays only for
-        // the kernels its counts use.
+        // kernel the driver cannot build fails the opening). In the browser each is built when the page has
+        // compiled it ([`GpuDevice::prepare`]) or at its first use: on SwiftShader a compilation takes
+        // 0.01–3 s per kernel (docs/web.md), so a page compiles the cheap kernels first and counts with them.
         #[cfg(not(target_arch = "wasm32"))]
         dev.prepare(&Kernel::ALL);
         dev.check(&format!("{name}: building the kernels"))?;
@@ -238,13 +237,32 @@ impl GpuDevice {
     }
 
     /// Build the pipelines of `kernels` not built yet, in the order given (a no-op natively, where
-    /// [`GpuDevice::open`] built them all). In the browser this only queues the compilations: the GPU process
-    /// compiles them in order, while the page goes on, and the first dispatch of a kernel waits for its own
-    /// and the earlier ones. So a page can start them before a count needs them (while the user types).
+    /// [`GpuDevice::open`] built them all). In the browser wgpu's `createComputePipeline` is WebGPU's
+    /// synchronous one: the browser's GPU process compiles the kernel before it runs anything queued after
+    /// it, so the page compiles kernels itself with `createComputePipelineAsync` and calls this once one is
+    /// compiled (its page answers wgpu's call with that pipeline: web/app.js, docs/web.md); the executor
+    /// plans around the kernels not built ([`super::executor::deepening`]).
     pub fn prepare(&self, kernels: &[Kernel]) {
         for &k in kernels {
             self.pipeline(k);
         }
+    }
+
+    /// Whether `kernel`'s pipeline is built: natively all are (from [`GpuDevice::open`]); in the browser those
+    /// used or prepared so far. The executor plans around the kernels not built yet (a small tree is counted
+    /// by the cheap kernels while the big ones compile elsewhere: docs/web.md, "First result").
+    pub fn built(&self, kernel: Kernel) -> bool {
+        self.pipelines[kernel.index()].get().is_some()
+    }
+
+    /// Drop every pipeline, so each is built again at its first use, as in the browser (natively: for tests of
+    /// the plans a page makes on a fresh device).
+    pub fn forget_pipelines(&mut self) {
+        for p in &mut self.pipelines {
+            p.take();
+        }
+        // A bind group made for an automatic layout fits only that pipeline's.
+        self.bind_cache.get_mut().clear();
     }
 
     /// The pipeline of `kernel`, built at the first call (its shader module and compute pipeline; build

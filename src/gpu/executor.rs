@@ -23,8 +23,8 @@ use super::buffers::{GpuParams, GpuPos};
 use super::context::{GpuContext, Kernel};
 use super::memory::{room_for_children, room_for_roots, MERGE_MAX, SCAN_CHUNK};
 use super::planner::{
-    host_plies, plan as make_plan, plan_slices, stop_if_asked, Counting, GpuProgress, Progress,
-    Settings,
+    host_plies, plan_deeper as make_plan, plan_slices, stop_if_asked, Counting, GpuProgress,
+    Progress, Settings, MIN_UNIT_LEAVES, SHALLOW,
 };
 use super::tables::CACHE_GROUP;
 use crate::backend::{Detail, Stats};
@@ -411,6 +411,100 @@ async fn descend(
     cache_pass(ctx, run, l, n, Kernel::CacheStore)
 }
 
+/// The kernels one GPU run ([`run_tree`]) of `depth` (≥ 1) may use, each once, in the order of their first
+/// use: `merge` (transpositions merged) and `cache` (the transposition tables on) as the run's settings, `side`
+/// the roots' side to move when they share it (the fused leaves' specialised kernel; `None`: the generic
+/// one). `scan_add` is listed wherever a prefix sum is (it runs only over more than 256 positions). The
+/// executor chooses its plans by which of them are built ([`deepening`]); a test checks that a run builds
+/// no other.
+pub fn run_kernels(depth: u32, merge: bool, cache: bool, side: Option<u32>) -> Vec<Kernel> {
+    // Without merging and tables a run counts one total: nothing is back-propagated ([`RunKind::Total`]).
+    let total = !merge && !cache;
+    let mut out = Vec::new();
+    if depth == 0 {
+        return out;
+    }
+    out.push(Kernel::Merge);
+    for remaining in (1..=depth).rev() {
+        let table = cache && remaining >= 2;
+        if table {
+            out.push(Kernel::CacheProbe);
+        }
+        if remaining == 2 {
+            if merge || cache {
+                out.extend([Kernel::Scan, Kernel::ScanAdd, Kernel::Compact]);
+            }
+            out.push(Kernel::leaf2_for(side.map(|s| s ^ ((depth - 2) & 1))));
+            if table {
+                out.push(Kernel::CacheStore);
+            }
+            break;
+        }
+        out.push(Kernel::Count);
+        if remaining == 1 {
+            break;
+        }
+        out.extend([Kernel::Scan, Kernel::ScanAdd, Kernel::Expand, Kernel::Merge]);
+    }
+    if depth >= 3 && !total {
+        out.push(Kernel::Backprop);
+    }
+    if cache && depth >= 3 {
+        out.push(Kernel::CacheStore);
+    }
+    let mut seen = Vec::new();
+    out.retain(|k| {
+        let new = !seen.contains(k);
+        seen.push(*k);
+        new
+    });
+    out
+}
+
+/// The kernels of the runs of `depth` for roots of either side ([`run_kernels`] for both), with settings `s`
+/// on `ctx`, in the order of their first use.
+pub fn kernels_to(ctx: &GpuContext, s: &Settings, depth: u32) -> Vec<Kernel> {
+    let cache = s.cache && ctx.cache().is_some();
+    let mut out = run_kernels(depth, s.merge, cache, Some(0));
+    for k in run_kernels(depth, s.merge, cache, Some(1)) {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The kernels of the runs that go below remaining depth 2 (the fused leaves for either side, expand,
+/// backprop and those they need: [`kernels_to`] depth 3), in the order of their first use.
+pub fn deep_kernels(ctx: &GpuContext, s: &Settings) -> Vec<Kernel> {
+    kernels_to(ctx, s, 3)
+}
+
+/// Whether every kernel of [`deep_kernels`] is built. Natively always (all are built when the device
+/// opens); in the browser only once the page has compiled them ([`deepening`]).
+pub fn deep_kernels_built(ctx: &GpuContext, s: &Settings) -> bool {
+    deep_kernels(ctx, s).into_iter().all(|k| ctx.built(k))
+}
+
+/// How far the host expands a small tree, given the kernels built: not beyond the plan's needs when every
+/// kernel of [`deep_kernels`] is built (natively always); down to remaining depth 2 when those of the runs
+/// of depth 2 are (the fused leaves for either side: [`kernels_to`] depth 2); else down to remaining depth 1
+/// ([`SHALLOW`]: the GPU runs only `merge` and `count`, the kernels cheapest to build). In the browser the
+/// page compiles them in that order ([`super::GpuBackend::kernel_order`]).
+pub fn deepening(ctx: &GpuContext, s: &Settings) -> Option<super::planner::Deepen> {
+    let built = |ks: Vec<Kernel>| ks.into_iter().all(|k| ctx.built(k));
+    if built(deep_kernels(ctx, s)) {
+        None
+    } else if built(kernels_to(ctx, s, 2)) {
+        Some(super::planner::Deepen {
+            remaining: 2,
+            ..SHALLOW
+        })
+    } else {
+        Some(SHALLOW)
+    }
+}
+
 /// Probe (`CacheProbe`: hits set `sub` and the flags) or fill (`CacheStore`: the subtree counts of the
 /// expanded positions) the transposition table of level `l`'s remaining depth for its `n` positions; nothing
 /// when the tables are off or the depth has none (remaining depth < 2).
@@ -752,8 +846,26 @@ async fn run_plan(
 ) -> Result<Vec<u128>> {
     let s = gpus.settings();
     let want = gpus.min_frontier();
-    let mut plan =
-        gpus.host(|ctx| make_plan(roots, depth, plies, &s, want, units, ctx.host_table_mut()))?;
+    // While the big kernels are not built (in the browser, before the page has compiled them), the host
+    // expands small trees down to remaining 1, so the GPU runs only the cheap kernels.
+    let mut plan = gpus.host(|ctx| {
+        let deepen = deepening(ctx, &s);
+        make_plan(
+            roots,
+            depth,
+            plies,
+            &s,
+            want,
+            units,
+            ctx.host_table_mut(),
+            deepen,
+        )
+    })?;
+    if units > 1 {
+        // Units of at least about MIN_UNIT_LEAVES leaves: a small count needs few.
+        let fit = (plan.estimated_leaves() / MIN_UNIT_LEAVES).ceil() as usize;
+        plan.set_units(fit.clamp(1, plan.units().max(1)));
+    }
     gpus.host(|ctx| ctx.note_host_positions(plan.expanded()));
     let remaining = plan.remaining();
     let all = plan.units() as u64;

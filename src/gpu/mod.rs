@@ -205,15 +205,60 @@ impl GpuBackend {
     }
 
     /// Build the pipelines of `kernels` on every adapter ahead of their first use, in the order given: in
-    /// the browser, where pipelines are built lazily, a page starts the compilations while the user types
-    /// ([`device::GpuDevice::prepare`]); natively a no-op (all are built at opening). An adapter busy with a
-    /// count is skipped (it builds what it needs itself): this never waits.
+    /// the browser, where pipelines are built lazily, the page calls it for each kernel it has compiled
+    /// ([`device::GpuDevice::prepare`]); natively a no-op (all are built at opening) unless
+    /// [`GpuBackend::forget_pipelines`] dropped them. An adapter busy with a count is skipped (it builds what
+    /// it needs itself): this never waits.
     pub fn prepare_kernels(&self, kernels: &[kernels::Kernel]) {
         for i in 0..self.devices.len() {
             if let Ok(ctx) = self.try_ctx(i) {
                 ctx.prepare_kernels(kernels);
             }
         }
+    }
+
+    /// The kernels whose pipelines are built on the first adapter, in [`kernels::Kernel::ALL`] order
+    /// ([`device::GpuDevice::built`]); none while a count holds the adapter.
+    pub fn built_kernels(&self) -> Vec<kernels::Kernel> {
+        self.try_ctx(0).map_or_else(
+            |_| Vec::new(),
+            |ctx| {
+                kernels::Kernel::ALL
+                    .into_iter()
+                    .filter(|&k| ctx.built(k))
+                    .collect()
+            },
+        )
+    }
+
+    /// Drop every adapter's pipelines, so each is built again at its first use, as in the browser (for tests
+    /// of the plans a fresh page makes, natively).
+    pub fn forget_pipelines(&self) {
+        for d in &self.devices {
+            d.lock().forget_pipelines();
+        }
+    }
+
+    /// The kernels a page should build first and those to build next, in the order the executor can use
+    /// them ([`executor::deepening`]): the runs of remaining depth 1 (`merge`, `count`: what a count runs
+    /// while the others are not built), then the rest of the runs of depth 2 (the fused leaves for either
+    /// side), then the rest of the deeper runs ([`executor::deep_kernels`]: expand, backprop), for the first
+    /// adapter's settings.
+    pub fn kernel_order(&self) -> (Vec<kernels::Kernel>, Vec<kernels::Kernel>) {
+        let d = &self.devices[0];
+        let ctx = d.lock();
+        let cache = d.settings.cache && ctx.cache().is_some();
+        let first = executor::run_kernels(1, d.settings.merge, cache, None);
+        let mut next: Vec<kernels::Kernel> = Vec::new();
+        for k in executor::kernels_to(&ctx, &d.settings, 2)
+            .into_iter()
+            .chain(executor::deep_kernels(&ctx, &d.settings))
+        {
+            if !first.contains(&k) && !next.contains(&k) {
+                next.push(k);
+            }
+        }
+        (first, next)
     }
 
     /// The adapters used, as text (joined by " + ").
@@ -386,13 +431,35 @@ impl GpuBackend {
         depth: u32,
         progress: &mut dyn FnMut(GpuProgress) -> ControlFlow<()>,
     ) -> Result<Vec<(Move, u128)>> {
+        self.divide_with_async(pos, depth, RootMoves::Gpu, progress)
+            .await
+    }
+
+    /// [`GpuBackend::divide_async`] with the root moves from `root_moves`: the GPU's `moves` kernel (as
+    /// `perftlab divide --backend gpu`, which so checks that kernel too) or the host's reference generator
+    /// (the page: a fresh page then need not compile `moves`, docs/web.md).
+    ///
+    /// # Errors
+    /// As [`GpuBackend::perft_async`].
+    // The guard held across the await comes from `try_ctx`, which never waits.
+    #[allow(clippy::await_holding_lock)]
+    pub async fn divide_with_async(
+        &self,
+        pos: &Checked,
+        depth: u32,
+        root_moves: RootMoves,
+        progress: &mut dyn FnMut(GpuProgress) -> ControlFlow<()>,
+    ) -> Result<Vec<(Move, u128)>> {
         let setup = pos.setup();
-        let moves = {
-            let mut ctx = self.try_ctx(0)?;
-            executor::legal_moves(&mut ctx, std::slice::from_ref(setup))
-                .await?
-                .pop()
-                .unwrap_or_default()
+        let moves = match root_moves {
+            RootMoves::Host => reference::legal_moves(setup),
+            RootMoves::Gpu => {
+                let mut ctx = self.try_ctx(0)?;
+                executor::legal_moves(&mut ctx, std::slice::from_ref(setup))
+                    .await?
+                    .pop()
+                    .unwrap_or_default()
+            }
         };
         let kids: Vec<Setup> = moves.iter().map(|&m| reference::play(setup, m)).collect();
         let counts = self
@@ -405,6 +472,15 @@ impl GpuBackend {
             .await?;
         Ok(moves.into_iter().zip(counts).collect())
     }
+}
+
+/// Where a GPU divide takes its root moves from ([`GpuBackend::divide_with_async`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootMoves {
+    /// The GPU's `moves` kernel (the `divide` command).
+    Gpu,
+    /// The host's reference generator (the page).
+    Host,
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -62,6 +62,12 @@ pub type Progress<'a> = &'a mut dyn FnMut(GpuProgress) -> std::ops::ControlFlow<
 /// positions. Blocking counts use one unit, so their runs are as large as the budget allows.
 pub const PROGRESS_UNITS: usize = 32;
 
+/// Fewest leaf nodes a unit of work should hold ([`Plan::estimated_leaves`]), so a count with progress is cut
+/// into at most one unit per this many: each unit is a GPU run with its read-backs (in the browser a few ms
+/// each) and, when small, dispatches too small to keep the adapter's threads busy. A count of a few million
+/// leaves (about a second on SwiftShader) then has a few units; a large one still has [`PROGRESS_UNITS`].
+pub const MIN_UNIT_LEAVES: f64 = (1u64 << 20) as f64;
+
 /// [`crate::Error::Interrupted`] when a progress callback asked to stop.
 ///
 /// # Errors
@@ -155,7 +161,31 @@ pub struct Plan {
     piece: usize,
     known: u128,
     expanded: u64,
+    /// Mean moves per position of the last host ply (children before merging over positions expanded).
+    branching: f64,
 }
+
+/// Host plies beyond what the GPU's runs need: while the level to expand has at most `max_open` positions left
+/// to count, expand it on the host, down to remaining depth `remaining` (≥ 1). The executor asks for this
+/// while the big kernels (the fused leaves, expand) are not built ([`SHALLOW`]), so a small tree is counted
+/// by the kernels cheapest to build (`count` at remaining 1) instead of waiting for their compilation (in a
+/// browser on SwiftShader 1–3 s each, docs/web.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deepen {
+    /// Remaining depth the host expands down to (at least 1).
+    pub remaining: u32,
+    /// Most positions left to count of a level the host expands: its children are about 35 times as many
+    /// (up to 218), each held in memory with its board and key.
+    pub max_open: usize,
+}
+
+/// The deepening of the executor's plans while the big kernels are not built: down to remaining 1 (the `count`
+/// kernel), expanding levels of at most 16,384 positions left (start position: perft 5 reaches remaining 1,
+/// perft 6 stops at remaining 2).
+pub const SHALLOW: Deepen = Deepen {
+    remaining: 1,
+    max_open: 16_384,
+};
 
 /// Plan the count of each of `roots` to `depth` (≥ 1): expand at least `plies` plies on the host (more, up
 /// to `depth - 1`, while the last level's positions left to count are fewer than `min_frontier`, or than
@@ -176,6 +206,24 @@ pub fn plan(
     min_frontier: usize,
     units: usize,
     host: &mut HostTable,
+) -> Result<Plan> {
+    plan_deeper(roots, depth, plies, s, min_frontier, units, host, None)
+}
+
+/// [`plan`], with the host expanding further as `deepen` says ([`Deepen`]; `None`: as [`plan`]).
+///
+/// # Errors
+/// As [`plan`].
+#[allow(clippy::too_many_arguments)]
+pub fn plan_deeper(
+    roots: &[Setup],
+    depth: u32,
+    plies: u32,
+    s: &Settings,
+    min_frontier: usize,
+    units: usize,
+    host: &mut HostTable,
+    deepen: Option<Deepen>,
 ) -> Result<Plan> {
     let units = units.max(1);
     let want = min_frontier.max(if units > 1 { units } else { 0 });
@@ -204,6 +252,8 @@ pub fn plan(
     // Leaf nodes known so far: the counts found in the host table, times the ways the roots reach them.
     let mut known = 0u128;
     let mut expanded = 0u64;
+    // Mean moves per position of the last ply expanded (30, about the middlegame's, before any).
+    let mut branching = 30.0;
     let mut ply = 0;
     loop {
         let remaining = depth - ply;
@@ -215,7 +265,9 @@ pub fn plan(
         }
         let open = level.iter().filter(|n| n.count.is_none()).count();
         if ply >= plies {
-            if open == 0 || open >= want || ply + 1 >= depth {
+            let deeper =
+                deepen.is_some_and(|d| depth - ply > d.remaining.max(1) && open <= d.max_open);
+            if open == 0 || (open >= want && !deeper) || ply + 1 >= depth {
                 break;
             }
             plies = ply + 1;
@@ -227,6 +279,7 @@ pub fn plan(
         expanded += open as u64;
         // The positions left to count, family by family, one ply deeper.
         let mut next: Vec<HostNode> = Vec::new();
+        let mut moves = 0usize;
         for family in 0..families.len() {
             let cd = families.cd(family);
             let parents: Vec<usize> = (0..level.len())
@@ -246,8 +299,12 @@ pub fn plan(
                     .map(|(b, ways)| HostNode::new(b, family, cd, ways)),
             );
             for (&i, list) in parents.iter().zip(links) {
+                moves += list.len();
                 level[i].kids = list.into_iter().map(|k| base + k).collect();
             }
+        }
+        if open > 0 {
+            branching = moves as f64 / open as f64;
         }
         levels.push(next);
         ply += 1;
@@ -275,6 +332,7 @@ pub fn plan(
         piece,
         known,
         expanded,
+        branching,
     })
 }
 
@@ -317,6 +375,18 @@ impl Plan {
     /// Leaf nodes known before any GPU work (host-table counts times the ways the roots reach them).
     pub fn known_nodes(&self) -> u128 {
         self.known
+    }
+
+    /// Leaf nodes the GPU's part is estimated to count: its positions times the last host ply's mean moves
+    /// per position to the power of the remaining depth (30 where no ply was expanded).
+    pub fn estimated_leaves(&self) -> f64 {
+        self.todo.len() as f64 * self.branching.powi(self.remaining() as i32)
+    }
+
+    /// Cut the positions the GPU counts into at most `units` units (at least one), of equal size but the
+    /// last.
+    pub fn set_units(&mut self, units: usize) {
+        self.piece = self.todo.len().div_ceil(units.max(1)).max(1);
     }
 
     fn unit(&self, k: usize) -> &[usize] {
@@ -460,6 +530,33 @@ pub fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<Slice>> {
 mod tests {
     use super::*;
     use crate::fast::frontier::children;
+
+    /// [`SHALLOW`] takes the host down to remaining 1 while the levels to expand are small: the start
+    /// position's perft 5 (5,362 distinct positions at ply 3, merged) reaches it, perft 6 (ply 4 has more than
+    /// 16,384) stops at remaining 2; without deepening, 32 units need only one host ply. The level sizes are
+    /// the distinct positions after merging transpositions (1, 20, 400, 5,362: every position of ply 3 once).
+    #[test]
+    fn shallow_plans_expand_small_trees_down_to_remaining_one() {
+        let start = [Setup::from_fen(crate::cpw::POSITIONS[0].fen).unwrap()];
+        let s = Settings {
+            merge: true,
+            cache: false,
+            budget_bytes: 64 << 20,
+            max_run_depth: MAX_RUN_DEPTH,
+            host_plies: 0,
+        };
+        let mut host = HostTable::new(0);
+        let mut plan = |depth, deepen| {
+            plan_deeper(&start, depth, 0, &s, 0, PROGRESS_UNITS, &mut host, deepen).unwrap()
+        };
+        let p = plan(5, Some(SHALLOW));
+        assert_eq!((p.host_plies(), p.remaining()), (4, 1), "{p}");
+        assert_eq!(p.level_sizes()[..4], [1, 20, 400, 5362], "{p}");
+        let p = plan(6, Some(SHALLOW));
+        assert_eq!((p.host_plies(), p.remaining()), (4, 2), "{p}");
+        let p = plan(5, None);
+        assert_eq!((p.host_plies(), p.remaining()), (2, 3), "{p}");
+    }
 
     /// [`gpu_pos`] is [`GpuPos::from_setup`] of the board's setup: the roots and their children, for
     /// positions with castling rights, Chess960 rook files, usable and unusable e.p. squares and promotions.

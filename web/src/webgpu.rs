@@ -2,14 +2,17 @@
 //! asynchronously) on the browser's WebGPU adapter. The page opens it once ([`GpuCounter::open`]) and
 //! divides with it; the driver reports progress after each unit of work, where the page may cancel.
 //!
-//! In the browser the library builds a kernel's pipeline at its first use, and the browser compiles it
-//! before the first dispatch that needs it (on SwiftShader 0.01–3 s per kernel, docs/web.md): the page
-//! opens the counter when it loads and starts the compilations a count of its position will need
-//! ([`GpuCounter::prepare`]) while the user types.
+//! In the browser the library builds a kernel's pipeline at its first use, and WebGPU's synchronous
+//! `createComputePipeline` (the one wgpu has) compiles it in the browser's GPU process, which does nothing
+//! else meanwhile (on SwiftShader 0.01–3 s per kernel, docs/web.md). So the page compiles the kernels itself
+//! with `createComputePipelineAsync` (off that thread), in the order [`GpuCounter::kernel_order`] gives,
+//! and hands each finished one to the library ([`GpuCounter::adopt`]: wgpu's `createComputePipeline` of it
+//! is answered with the compiled pipeline, see web/app.js); the driver plans around the kernels not built
+//! yet (a small tree is counted by `count` alone at remaining depth 1).
 
 use crate::{checked, chess960_for, js_error};
 use perftlab::gpu::kernels::Kernel;
-use perftlab::gpu::{GpuBackend, GpuOptions, GpuProgress};
+use perftlab::gpu::{GpuBackend, GpuOptions, GpuProgress, RootMoves};
 use std::ops::ControlFlow;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -38,19 +41,54 @@ impl GpuCounter {
         })
     }
 
-    /// Start building the pipelines a divide of `fen` at `depth` ([`GpuCounter::divide`]) uses, in the order
-    /// of their first use (the browser compiles them in its GPU process while the page goes on; kernels
-    /// already built are skipped), so a count started later does not wait for them. The kernels follow the
-    /// driver's plan ([`kernels_for_divide`]); a wrong guess costs only time.
-    pub fn prepare(&self, fen: String, depth: u32) -> Result<(), JsError> {
-        let pos = checked(&fen)?;
-        self.backend
-            .prepare_kernels(&kernels_for_divide(pos.setup(), depth));
+    /// The kernels to compile first and next, as indices into [`kernel_sources`]'s list: `[[first…],
+    /// [next…]]`. The first are what a count runs while the others are not built (`merge` and `count`); the
+    /// next are those of the deeper runs (the fused leaves, expand, …), for later, larger counts.
+    pub fn kernel_order(&self) -> js_sys::Array {
+        let (first, next) = self.backend.kernel_order();
+        let list = |ks: Vec<Kernel>| -> js_sys::Array {
+            ks.into_iter()
+                .map(|k| JsValue::from(k.index() as u32))
+                .collect()
+        };
+        js_sys::Array::of2(&list(first), &list(next))
+    }
+
+    /// Build the pipeline of kernel `index` (of [`kernel_sources`]'s list) in the library now, once the page
+    /// has compiled it: wgpu's synchronous creation is then answered with the page's pipeline, and the driver
+    /// counts it as built. Skipped while a count is running (the page adopts again before the next).
+    pub fn adopt(&self, index: usize) -> Result<(), JsError> {
+        let kernel = Kernel::ALL
+            .get(index)
+            .copied()
+            .ok_or_else(|| JsError::new(&format!("adopt: no kernel {index}")))?;
+        self.backend.prepare_kernels(&[kernel]);
         Ok(())
     }
 
+    /// The labels of the kernels built in the library so far (for scripts and tests).
+    pub fn built(&self) -> js_sys::Array {
+        self.backend
+            .built_kernels()
+            .into_iter()
+            .map(|k| JsValue::from(k.label()))
+            .collect()
+    }
+
+    /// The work report of the counts so far (the `gpu` object of `perftlab perft --json`: runs, submits,
+    /// read-backs, GPU milliseconds per level where the adapter has timestamps), as JSON text (a promise).
+    pub fn report(&self) -> js_sys::Promise {
+        let backend = Rc::clone(&self.backend);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let r = backend.work_report_async().await.map_err(js_error)?;
+            let text = serde_json::to_string(&r).map_err(|e| JsError::new(&e.to_string()))?;
+            Ok(JsValue::from(text))
+        })
+    }
+
     /// The divide of `fen` at `depth` (a promise of `[[move, count], …]`, moves in UCI order, counts as
-    /// decimal text; empty at depth 0). `progress(done, total, nodes)` is called after each unit of work
+    /// decimal text; empty at depth 0; the root moves from the host generator, so no `moves` kernel is
+    /// compiled). `progress(done, total, nodes)` is called after each unit of work
     /// (`nodes` as decimal text); a truthy return cancels, and the promise rejects with "interrupted".
     pub fn divide(
         &self,
@@ -82,7 +120,7 @@ impl GpuCounter {
                 }
             };
             let mut counts: Vec<(String, u128)> = backend
-                .divide_async(&pos, depth, &mut report)
+                .divide_with_async(&pos, depth, RootMoves::Host, &mut report)
                 .await
                 .map_err(js_error)?
                 .into_iter()
@@ -96,60 +134,6 @@ impl GpuCounter {
             Ok(rows.into())
         })
     }
-}
-
-/// The kernels a GPU divide of `root` at `depth` runs, in the order of their first use, as the driver does
-/// it (`perftlab::gpu`): the root moves from the GPU (`legal_moves`: merge, count, moves), then the root
-/// moves' subtrees to `depth - 1` in one planned run. The planner expands host plies below the root moves
-/// until a level has at least `PROGRESS_UNITS` (32) distinct positions (or one ply is left); the GPU counts
-/// the rest, `remaining` plies: its fused leaf kernel (`leaf2`, specialised for the side to move two plies
-/// above the leaves) at remaining 2, and above that the count, expand and backprop kernels.
-pub fn kernels_for_divide(root: &perftlab::Setup, depth: u32) -> Vec<Kernel> {
-    use perftlab::reference::{legal_moves, play};
-    let mut kernels = vec![Kernel::Merge, Kernel::Count, Kernel::Moves];
-    if depth < 2 {
-        return kernels;
-    }
-    // Host plies below the root moves: distinct positions (FEN without the move clocks, as the planner
-    // merges them) until a level reaches the planner's units of work.
-    let d = depth - 1;
-    let key = |s: &perftlab::Setup| {
-        let fen = s.to_fen();
-        fen.rsplitn(3, ' ').nth(2).unwrap_or(&fen).to_string()
-    };
-    let mut level: Vec<perftlab::Setup> =
-        legal_moves(root).iter().map(|&m| play(root, m)).collect();
-    let mut plies = 0;
-    while level.len() < perftlab::gpu::planner::PROGRESS_UNITS && plies + 1 < d && !level.is_empty()
-    {
-        let mut seen = std::collections::HashSet::new();
-        level = level
-            .iter()
-            .flat_map(|s| legal_moves(s).into_iter().map(move |m| play(s, m)))
-            .filter(|c| seen.insert(key(c)))
-            .collect();
-        plies += 1;
-    }
-    let remaining = d - plies;
-    let leaf2 = Kernel::leaf2_for(Some(root.turn as u32 ^ (depth & 1)));
-    let leaves = [
-        Kernel::Scan,
-        Kernel::ScanAdd,
-        Kernel::Compact,
-        leaf2,
-        Kernel::CacheStore,
-    ];
-    kernels.push(Kernel::CacheProbe);
-    if remaining >= 3 {
-        kernels.extend([Kernel::Scan, Kernel::ScanAdd, Kernel::Expand]);
-    }
-    if remaining >= 2 {
-        kernels.extend(leaves);
-    }
-    if remaining >= 3 {
-        kernels.push(Kernel::Backprop);
-    }
-    kernels
 }
 
 /// Every kernel's WGSL module, as JSON `[{"label", "wgsl", "constants": {name: value}}]`, for the pipeline
