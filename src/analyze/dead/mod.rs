@@ -37,7 +37,7 @@ pub use saturate::fortress;
 
 use blocked::blocked_reason;
 use closure::Closure;
-use helpmate::{helpmate_search, Helpmate, Style};
+use helpmate::{helpmate_search, Helpmate};
 use saturate::fortress_reason;
 
 use crate::error::{Error, Result};
@@ -59,14 +59,6 @@ pub(super) const DARK: u64 = !LIGHT;
 /// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget (the same
 /// share for every depth: on CHA's vectors a share growing with the depth found fewer helpmates).
 const ITERATION_NODES: u64 = 20_000;
-/// The same for the search over CHA's generation order (measured on CHA's vectors with that search alone after
-/// the closures: 40,000 left 71 of 3,606 queries undetermined, 20,000 73, 60,000 74, 80,000 78).
-const PAWNS_ITERATION_NODES: u64 = 40_000;
-/// Nodes of the first helpmate search (our generation order, king moves first) before the second (CHA's
-/// order, pawn moves first) takes over: the first finds the king-and-knight against king-and-pawn helpmates
-/// (in our own set of such positions, 17 of 59 only by it, in at most 26,000 nodes), the second most of the
-/// long pawn and bishop lines of CHA's vectors.
-const FIRST_SEARCH_NODES: u64 = 30_000;
 /// Nodes of each step of the quick path (helpmate probe, closure).
 const QUICK_NODES: u64 = 3_000;
 
@@ -439,11 +431,6 @@ pub(super) fn in_check(b: &Board) -> bool {
     mg::checkers::<MagicSliders>(b) != 0
 }
 
-/// The pieces giving check to the side to move.
-pub(super) fn checkers(b: &Board) -> u64 {
-    mg::checkers::<MagicSliders>(b)
-}
-
 pub(super) fn legal(b: &Board, cd: &CastlingData) -> mg::MoveList {
     mg::moves::<MagicSliders>(b, cd)
 }
@@ -609,93 +596,74 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     if matches!(found, Err(Limit::Time)) {
         return finish(Verdict::Undetermined { limit: Limit::Time }, nodes);
     }
-    // Then alternate: a small closure (small positions are decided at once), the first helpmate search with a
-    // fixed share, the second with half the budget left (most winnable positions end in one of them), the
-    // closure resumed up to a larger size, the second search with the rest. Closure shares are the positions
-    // stored in all (the closure resumes where it stopped).
-    enum Stage {
-        Closure(u64),
-        First(u64),
-        Second(u64),
-    }
-    let stages: Vec<Stage> = if limits.quick {
-        vec![Stage::Closure(QUICK_NODES)]
+    // Then alternate: a small closure (small positions are decided at once), the helpmate search with half the
+    // budget (most winnable positions end there), the closure resumed up to a larger size, the search with the
+    // rest. Closure shares are the positions stored in all (the closure resumes where it stopped).
+    let shares: Vec<(bool, u64)> = if limits.quick {
+        vec![(true, QUICK_NODES)]
     } else {
-        vec![
-            Stage::Closure(10_000),
-            Stage::First(FIRST_SEARCH_NODES),
-            Stage::Second(2),
-            Stage::Closure(200_000),
-        ]
+        vec![(true, 10_000), (false, 2), (true, 200_000)]
     };
     let mut run: Option<closure::Run> = None;
-    // The second search's last stage goes on where its first stopped.
-    let mut first: Option<Helpmate> = None;
-    let mut second: Option<Helpmate> = None;
-    let new_search = |local: u64, style: Style| {
+    // One helpmate search for the two search stages: the second goes on where the first stopped.
+    let mut search: Option<Helpmate> = None;
+    let new_search = || {
         Helpmate::new(
             &root,
             &cd,
             winner.index(),
-            local,
+            ITERATION_NODES,
             i32::MAX - 1,
             total,
             deadline,
         )
-        .with_style(style)
     };
-    for stage in &stages {
+    for &(is_closure, share) in &shares {
         let left = total.saturating_sub(nodes).max(1);
-        let search = match *stage {
-            Stage::Closure(share) => {
-                let run = run.get_or_insert_with(|| closure::Run::new(&root));
-                let before = run.len();
-                let outcome = run.run(&cd, winner, share.min(before + left), deadline);
-                nodes += run.len() - before;
-                match outcome {
-                    Closure::Mate(line) => {
-                        return finish(
-                            Verdict::Winnable {
-                                helpmate: to_moves(line),
-                            },
-                            nodes,
-                        )
-                    }
-                    Closure::Closed(positions) => {
-                        return finish(
-                            Verdict::Unwinnable {
-                                reason: wrap(Reason::ExhaustedSearch { positions }),
-                            },
-                            nodes,
-                        )
-                    }
-                    Closure::Stopped(Limit::Time) => {
-                        return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
-                    }
-                    Closure::Stopped(_) => {}
+        if is_closure {
+            let run = run.get_or_insert_with(|| closure::Run::new(&root));
+            let before = run.len();
+            let outcome = run.run(&cd, winner, share.min(before + left), deadline);
+            nodes += run.len() - before;
+            match outcome {
+                Closure::Mate(line) => {
+                    return finish(
+                        Verdict::Winnable {
+                            helpmate: to_moves(line),
+                        },
+                        nodes,
+                    )
                 }
-                continue;
+                Closure::Closed(positions) => {
+                    return finish(
+                        Verdict::Unwinnable {
+                            reason: wrap(Reason::ExhaustedSearch { positions }),
+                        },
+                        nodes,
+                    )
+                }
+                Closure::Stopped(Limit::Time) => {
+                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
+                }
+                Closure::Stopped(_) => {}
             }
-            Stage::First(share) => first
-                .get_or_insert_with(|| new_search(ITERATION_NODES, Style::Ordered))
-                .run(share.min(left)),
-            Stage::Second(part) => second
-                .get_or_insert_with(|| new_search(PAWNS_ITERATION_NODES, Style::OrderedPawns))
-                .run(left / part),
-        };
-        let (found, used) = search;
-        nodes += used;
-        match found {
-            Ok(line) => {
-                return finish(
-                    Verdict::Winnable {
-                        helpmate: to_moves(line),
-                    },
-                    nodes,
-                )
+        } else {
+            let (found, used) = search.get_or_insert_with(new_search).run(left / share);
+            nodes += used;
+            match found {
+                Ok(line) => {
+                    return finish(
+                        Verdict::Winnable {
+                            helpmate: to_moves(line),
+                        },
+                        nodes,
+                    )
+                }
+                Err(Limit::Time) => {
+                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
+                }
+                Err(_) => {}
             }
-            Err(Limit::Time) => return finish(Verdict::Undetermined { limit: Limit::Time }, nodes),
-            Err(_) => {}
         }
     }
     if limits.quick {
@@ -706,8 +674,8 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             nodes,
         );
     }
-    let (found, used) = second
-        .get_or_insert_with(|| new_search(PAWNS_ITERATION_NODES, Style::OrderedPawns))
+    let (found, used) = search
+        .get_or_insert_with(new_search)
         .run(total.saturating_sub(nodes).max(1));
     nodes += used;
     match found {
