@@ -3,7 +3,7 @@
 
 use super::{attacks, pawn_attacks, squares_of, Reason, Region};
 use crate::fast::attacks::{KING, PAWN};
-use crate::fast::board::{Board, KING_I, NO_EP, PAWN_I};
+use crate::fast::board::{Board, BISHOP_I, KING_I, NO_EP, PAWN_I, QUEEN_I, ROOK_I};
 use crate::types::{Color, Piece, Role, Square};
 
 /// Squares `role` can reach from `start` moving through `passable` squares, with slider lines stopped by `occ`.
@@ -152,6 +152,69 @@ pub(super) fn region_attacks(role: usize, reach: u64, pawns: u64) -> u64 {
     att
 }
 
+/// What the pieces of one pawn configuration can do, from their regions (the inputs of [`flight_argument`] and
+/// of [`super::tempo::tempo_argument`]).
+pub(super) struct Cover {
+    /// Every square a winner's pawn attacks or a winner's non-king piece attacks from its region.
+    pub(super) attacked: u64,
+    /// Every square of a winner's non-king piece's region.
+    pub(super) occupied: u64,
+    /// The region of the winner's king.
+    pub(super) winner_king: u64,
+    /// The region of the loser's king.
+    pub(super) loser_king: u64,
+    /// The regions of the winner's bishops and queens (diagonal lines).
+    pub(super) diag: u64,
+    /// The regions of the winner's rooks and queens (ranks and files).
+    pub(super) orth: u64,
+    /// The winner has a piece other than its king and pawns.
+    pub(super) winner_pieces: bool,
+    /// The loser has a piece other than its king and pawns.
+    pub(super) loser_pieces: bool,
+}
+
+impl Cover {
+    /// The cover of `pieces` (colour index, role index) with regions `reach` and their attacks `att`, and the
+    /// squares the winner's pawns attack, `winner_pawn_att`.
+    pub(super) fn of(
+        winner_pawn_att: u64,
+        winner: usize,
+        pieces: &[(usize, usize)],
+        reach: &[u64],
+        att: &[u64],
+    ) -> Cover {
+        let mut c = Cover {
+            attacked: winner_pawn_att,
+            occupied: 0,
+            winner_king: 0,
+            loser_king: 0,
+            diag: 0,
+            orth: 0,
+            winner_pieces: false,
+            loser_pieces: false,
+        };
+        for (i, &(color, role)) in pieces.iter().enumerate() {
+            match (color == winner, role == KING_I) {
+                (true, true) => c.winner_king |= reach[i],
+                (true, false) => {
+                    c.attacked |= att[i];
+                    c.occupied |= reach[i];
+                    c.winner_pieces = true;
+                    if role == BISHOP_I || role == QUEEN_I {
+                        c.diag |= reach[i];
+                    }
+                    if role == ROOK_I || role == QUEEN_I {
+                        c.orth |= reach[i];
+                    }
+                }
+                (false, true) => c.loser_king = reach[i],
+                (false, false) => c.loser_pieces = true,
+            }
+        }
+        c
+    }
+}
+
 /// The final step of the blocked-structure proof ([`blocked_reason`]) and of the fortress proof
 /// ([`super::saturate`]), for one pawn configuration: `pawns` (both colours), `winner_pawn_att` the squares the
 /// winner's pawns attack, and for each non-pawn piece `pieces[i]` = (colour index, role index) the squares
@@ -180,21 +243,13 @@ pub(super) fn flight_argument(
     reach: &[u64],
     att: &[u64],
 ) -> bool {
-    let mut attacked = winner_pawn_att;
-    let mut occupied = 0;
-    let mut winner_king = 0;
-    let mut loser_king = 0;
-    for (i, &(color, role)) in pieces.iter().enumerate() {
-        match (color == winner, role == KING_I) {
-            (true, true) => winner_king |= reach[i],
-            (true, false) => {
-                attacked |= att[i];
-                occupied |= reach[i];
-            }
-            (false, true) => loser_king = reach[i],
-            (false, false) => {}
-        }
-    }
+    let Cover {
+        attacked,
+        occupied,
+        winner_king,
+        mut loser_king,
+        ..
+    } = Cover::of(winner_pawn_att, winner, pieces, reach, att);
     // What can give check: pawns and pieces other than the king (a king never checks, FIDE 3.8.2).
     let checks = attacked;
     // A winner's king that can never leave its square keeps the loser's king off that square and its neighbours

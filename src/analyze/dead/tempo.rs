@@ -9,8 +9,8 @@
 //! then White, to move, is stalemated (its king has no square, its pawns are stopped). [`tempo_argument`] decides
 //! such a configuration exactly on an abstract game of the two kings and the side to move.
 
+use super::blocked::Cover;
 use crate::fast::attacks::KING;
-use crate::fast::board::{BISHOP_I, KING_I, QUEEN_I, ROOK_I};
 
 /// Abstract positions: the loser king's square × the winner king's square × the side to move.
 const STATES: usize = 64 * 64 * 2;
@@ -113,31 +113,18 @@ pub(super) fn tempo_argument(
     att: &[u64],
     entries: &[Entry],
 ) -> Option<u64> {
-    let mut attacked = winner_pawn_att;
-    let mut occupied = 0;
-    let (mut diag, mut orth) = (0, 0);
-    let (mut winner_king, mut loser_king) = (0, 0);
-    let mut can_pass = false;
-    for (i, &(color, role)) in pieces.iter().enumerate() {
-        if color == winner {
-            if role == KING_I {
-                winner_king = reach[i];
-                continue;
-            }
-            attacked |= att[i];
-            occupied |= reach[i];
-            can_pass = true;
-            if role == BISHOP_I || role == QUEEN_I {
-                diag |= reach[i];
-            }
-            if role == ROOK_I || role == QUEEN_I {
-                orth |= reach[i];
-            }
-        } else if role == KING_I {
-            loser_king = reach[i];
-        } else {
-            return None;
-        }
+    let Cover {
+        attacked,
+        occupied,
+        winner_king,
+        loser_king,
+        diag,
+        orth,
+        winner_pieces: can_pass,
+        loser_pieces,
+    } = Cover::of(winner_pawn_att, winner, pieces, reach, att);
+    if loser_pieces {
+        return None;
     }
     if loser_king.count_ones() > MAX_LOSER_SQUARES {
         return None;
