@@ -726,11 +726,15 @@ fn bishops_of_one_colour_against_rooks_and_queens_never_mate() {
 // mated has nothing but king moves, so the winner would need a tempo it can never gain.
 
 /// `winner`'s verdict on `fen` must be `Unwinnable` by the tempo argument, and the independent bounded
-/// exhaustive search must find no mate within `plies`; returns the reason's text.
+/// exhaustive search must find no mate within `plies`, and the closure of every reachable position (more than
+/// 1,000, at most 100,000) must hold no mate of the loser; returns the reason's text.
 fn tempo_proof(fen: &str, winner: Color, plies: u32) -> String {
     let pos = Checked::from_fen(fen).unwrap();
     let d = dead::decide(&pos, winner, &limits(100_000)).unwrap();
     check_verdict(&pos, winner, &d.verdict, plies);
+    // The same verdict by exhaustion, independently: every reachable position, none a mate of the loser.
+    let positions = no_mate_in_closure(fen, winner, 100_000);
+    assert!(positions > 1_000, "{fen}: {positions}");
     match d.verdict {
         Verdict::Unwinnable {
             reason: reason @ Reason::Tempo { .. },
@@ -799,9 +803,6 @@ fn fortress_held_by_tempo_for_black() {
     // stalemate again. Black never mates.
     let fen = "8/8/7p/2b2p1P/5p2/5PpK/6P1/6k1 b - - 0 1";
     let text = tempo_proof(fen, Color::Black, 8);
-    // The same verdict by exhaustion, independently: every reachable position, none a mate of White.
-    let positions = no_mate_in_closure(fen, Color::Black, 100_000);
-    assert!(positions > 1_000, "{positions}");
     assert!(
         text.starts_with("fortress held by tempo: the pawns can reach only 1 configurations"),
         "{text}"
@@ -831,8 +832,6 @@ fn fortress_held_by_tempo_for_white() {
     // white king taking b7 or a4 stalemates Black at once as well.
     let fen = "5B2/1p6/1Pp5/k1P5/p1P5/P7/5K2/8 w - - 0 1";
     let text = tempo_proof(fen, Color::White, 6);
-    let positions = no_mate_in_closure(fen, Color::White, 100_000);
-    assert!(positions > 1_000, "{positions}");
     assert!(text.contains("ka5 reaches only a5 a6 while"), "{text}");
     // The near-miss twin: a black knight on h8 can move instead of the king (and be taken), and White mates.
     assert_winnable_twin(
