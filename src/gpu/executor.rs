@@ -480,12 +480,6 @@ pub fn deep_kernels(ctx: &GpuContext, s: &Settings) -> Vec<Kernel> {
     kernels_to(ctx, s, 3)
 }
 
-/// Whether every kernel of [`deep_kernels`] is built. Natively always (all are built when the device
-/// opens); in the browser only once the page has compiled them ([`deepening`]).
-pub fn deep_kernels_built(ctx: &GpuContext, s: &Settings) -> bool {
-    deep_kernels(ctx, s).into_iter().all(|k| ctx.built(k))
-}
-
 /// How far the host expands a small tree, given the kernels built: not beyond the plan's needs when every
 /// kernel of [`deep_kernels`] is built (natively always); down to remaining depth 2 when those of the runs
 /// of depth 2 are (the fused leaves for either side: [`kernels_to`] depth 2); else down to remaining depth 1
