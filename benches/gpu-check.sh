@@ -155,16 +155,26 @@ field host "$(jstr "$(uname -srm)")"
 field commit "$(jstr "$(git rev-parse HEAD 2>/dev/null || echo unknown)")"
 say "# perftlab gpu-check ($mode) $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n), deadline $deadline s"
 
+# The system's Vulkan loader files: the linker cache (ldconfig from /sbin or /usr/sbin, which a user's PATH
+# may lack) and the usual library folders. The cache is read whole (awk, not `grep -q`: with pipefail an early
+# exit of the reader kills ldconfig with SIGPIPE once its output outgrows the pipe, and the loader reads as
+# absent on a machine with many libraries).
+system_loaders() {
+  local lc
+  lc=$(command -v ldconfig || ls /sbin/ldconfig /usr/sbin/ldconfig 2>/dev/null | head -1)
+  {
+    [[ -n "$lc" ]] && "$lc" -p 2>/dev/null | awk '$1 ~ /^libvulkan\.so/ {print $NF}'
+    ls /lib/libvulkan.so* /lib64/libvulkan.so* /usr/lib/libvulkan.so* /usr/lib/*/libvulkan.so* \
+      /lib/*/libvulkan.so* /usr/local/lib/libvulkan.so* 2>/dev/null
+  } | xargs -r readlink -f | sort -u
+}
+
 # --- dry run: hide the system's loader and ICD files (we are in a private mount namespace) ---
 if (( dry )); then
   : >"$work/empty"
   mkdir -p "$work/empty.d"
   hidden=()
-  mapfile -t libs < <({
-    ldconfig -p 2>/dev/null | awk '$1 ~ /^libvulkan\.so/ {print $NF}'
-    ls /lib/libvulkan.so* /lib64/libvulkan.so* /usr/lib/libvulkan.so* /usr/lib/*/libvulkan.so* \
-      /lib/*/libvulkan.so* /usr/local/lib/libvulkan.so* 2>/dev/null
-  } | xargs -r readlink -f | sort -u)
+  mapfile -t libs < <(system_loaders)
   for f in "${libs[@]}"; do
     [[ -f "$f" ]] || continue
     mount --bind "$work/empty" "$f" || stop 2 "--dry-run: cannot cover $f"
@@ -234,7 +244,7 @@ if (( ${#debs[@]} > 0 )); then
   say "loader: carried, ${#debs[@]} packages from $carry/debs unpacked to $prefix"
 elif (( dry )); then
   stop 2 "no carried loader ($carry/debs/*.deb; run benches/gpu-carry.sh) and the system's is hidden"
-elif ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1'; then
+elif [[ -n "$(system_loaders)" ]]; then
   loader=system
   say "loader: the system's (no $carry/debs)"
 else
@@ -247,10 +257,10 @@ field ld_library_path "$(jstr "${LD_LIBRARY_PATH:-}")"
 
 # --- 3. the driver ---
 export WGPU_BACKEND=vulkan
-vulkan_found() { "$bin" devices --json 2>>"$log" | grep -q '"backend":"vulkan"'; }
+vulkan_found() { "$bin" devices --json 2>>"$log" | grep -c '"backend":"vulkan"' >/dev/null; }
 if (( dry )); then
   # The hiding must be real: without the carried loader no Vulkan adapter may be found.
-  if LD_LIBRARY_PATH= VK_DRIVER_FILES=$PERFTLAB_DRY_ICD "$bin" devices --json 2>>"$log" | grep -q '"backend":"vulkan"'; then
+  if LD_LIBRARY_PATH= VK_DRIVER_FILES=$PERFTLAB_DRY_ICD "$bin" devices --json 2>>"$log" | grep -c '"backend":"vulkan"' >/dev/null; then
     stop 2 "--dry-run: a Vulkan adapter was found without the carried loader: the system's is not hidden"
   fi
   say "hiding checked: no Vulkan adapter without the carried loader"
