@@ -7,7 +7,7 @@ only drives the page and compares. Exit 0: every check passed; 1: a check failed
 2: usage or a missing tool.
 
   browser_test.py test --dist web/dist --cpw start=FEN:4:197281 --cpw kiwipete=FEN:4:4085603 \\
-      --divide FEN:3:stockfish-output.txt --screenshot docs/web-screenshot.png [--webgpu]
+      --divide FEN:3:stockfish-output.txt --screenshot PNG [--webgpu]
   browser_test.py bench --dist web/dist --depth 5 --runs 3 --native target/release/perftlab
   browser_test.py probe --dist web/dist --runs 3     # each kernel's WebGPU pipeline build, timed
   browser_test.py wasm-ab --dist web/dist --baseline OTHER_DIST --depth 5 --runs 3   # two builds' CPU path
@@ -470,13 +470,16 @@ def main():
     ap.add_argument("--dist", required=True)
     ap.add_argument("--cpw", action="append", default=[])
     ap.add_argument("--divide")
-    ap.add_argument("--screenshot", default="docs/web-screenshot.png")
+    ap.add_argument("--screenshot", help="test: where to save the page's picture (required there)")
     ap.add_argument("--webgpu", action="store_true", help="also run the WebGPU path and require it")
     ap.add_argument("--depth", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--native")
     ap.add_argument("--baseline", help="bench: another web/dist whose WebGPU first result is measured too")
     args = ap.parse_args()
+    if args.mode == "test" and not args.screenshot:
+        print("browser_test.py: test needs --screenshot PNG (where to save the page's picture)", file=sys.stderr)
+        sys.exit(2)
     if not os.path.isfile(os.path.join(args.dist, "index.html")):
         print(f"browser_test.py: {args.dist}/index.html is missing: run web/build.sh", file=sys.stderr)
         sys.exit(2)
