@@ -21,7 +21,7 @@ For each set it reports:
   - with `--threads-check`: perftlab full analysis on 1 and 2 threads (median ratio).
 
 CHA prints every verdict in full mode, only `unwinnable` ones with `-quick`; its default limit is 500,000 nodes
-and it has no time limit. perftlab runs with its defaults (500,000 nodes, 1 s per query).
+and it has no time limit. perftlab runs with its defaults (3,000,000 nodes, 1 s per query).
 Build CHA (outside this repository): Stockfish at the commit CHA's lib/stockfish/Makefile names (51deae8), with
 `stockfish.cpp` added to SRCS and `EXTRACXXFLAGS=-DNNUE_EMBEDDING_OFF` (no net file needed), then
 `g++ -o cha util.cpp semistatic.cpp dynamic.cpp cha.cpp main.cpp -I<sf/src> <sf objects> -lpthread -O3`.

@@ -202,29 +202,34 @@ fn mate_with_queen_promotions_only(cur: &Mailbox, winner: Color, plies: u32) -> 
 }
 
 #[test]
-fn a_mate_that_needs_an_underpromotion_is_found() {
+fn a_short_mate_that_needs_an_underpromotion_is_found() {
     // Constructed for this test: Black's king on h7 is walled in by its own rook, bishop and pawns; only a knight
-    // promoted on f8 checks it there. Proof that the mate needs the underpromotion: no line of at most 3 plies
-    // that promotes only to queens mates (exhaustive search below), while the helpmate found promotes to a knight
-    // and replays to checkmate.
+    // promoted on f8 checks it there at once. Proof that the short mate needs the underpromotion: no line of at
+    // most 3 plies that promotes only to queens mates (exhaustive search below), while f7-f8=N mates in one
+    // (`mate_within`, exhaustive). Longer helpmates with a queen exist (Black's bishop steps aside and the queen
+    // walks round), so the search may return one of those: any helpmate it returns must replay to mate, and the
+    // closure (breadth-first, so a shortest helpmate) must return the knight promotion.
     let pos = Checked::from_fen("6br/5Ppk/6pp/8/8/8/8/K7 w - - 0 1").unwrap();
     assert!(!mate_with_queen_promotions_only(
         &Mailbox::from_setup(pos.setup()),
         Color::White,
         3
     ));
+    assert!(dead::mate_within(&pos, Color::White, 1));
     let d = dead::decide(&pos, Color::White, &limits(100_000)).unwrap();
     let Verdict::Winnable { helpmate } = &d.verdict else {
         panic!("{:?}", d.verdict);
     };
-    assert!(
-        helpmate
-            .iter()
-            .any(|m| matches!(m.promotion_role(), Some(r) if r != Role::Queen)),
-        "{helpmate:?}"
-    );
-    assert!(helpmate.len() <= 3, "{helpmate:?}");
     assert_helpmate(&pos, Color::White, helpmate);
+    let shortest = dead::shortest_helpmate(&pos, Color::White, 10_000)
+        .unwrap()
+        .expect("a helpmate");
+    assert_eq!(shortest.len(), 1, "{shortest:?}");
+    assert!(
+        matches!(shortest[0].promotion_role(), Some(Role::Knight)),
+        "{shortest:?}"
+    );
+    assert_helpmate(&pos, Color::White, &shortest);
 }
 
 #[test]

@@ -118,7 +118,7 @@ pub fn run(a: AnalyzeArgs) -> Result<i32> {
             .collect()
     };
     let mut analysis = analyze::analyze(&history, chess960);
-    // FIDE 1.5 / 6.9 (issue 18): both sides' winnability, default limits (500,000 nodes, 1 s per side).
+    // FIDE 1.5 / 6.9 (issue 18): both sides' winnability, default limits (3,000,000 nodes, 1 s per side).
     if let Ok(end) = Checked::new(history.last().expect("not empty").clone()) {
         let report = analyze::dead::dead_report(&end, &Default::default(), chess960)?;
         analyze::add_dead_position(&mut analysis, report);

@@ -4,7 +4,7 @@
 
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
-use super::{in_check, legal, Limit, DARK, LIGHT};
+use super::{in_check, legal_into, no_legal_move, Limit, DARK, LIGHT};
 use crate::fast::attacks::KNIGHT;
 use crate::fast::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
@@ -138,6 +138,25 @@ impl Table {
         }
     }
 
+    /// Start loading the bucket of `key` into the cache (a hint: no effect on what is stored).
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.entries[key as usize & self.mask..].as_ptr();
+            // SAFETY: SSE is part of every x86_64 target; a prefetch only hints the cache (it reads nothing
+            // and cannot fault), and `p` points into the table anyway.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    p as *const i8,
+                )
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Record that `b` is searched with `budget` (≥ 0); false when it was searched with at least that already.
     #[inline]
     fn visit(&mut self, b: &Board, budget: i32) -> bool {
@@ -175,7 +194,6 @@ impl Drop for Table {
 struct Search<'a> {
     cd: &'a CastlingData,
     winner: usize,
-    targets: (usize, usize, usize),
     nodes: u64,
     node_limit: u64,
     /// Nodes of the current iteration, and the most one iteration may visit before the next, deeper one.
@@ -186,6 +204,8 @@ struct Search<'a> {
     /// (key, check) → the largest budget a position was searched with (no mate found, or in progress).
     tt: Table,
     path: Vec<u32>,
+    /// One move buffer per ply (reused).
+    lists: Vec<Vec<u32>>,
     /// Progress moves first (else generation order).
     ordered: bool,
 }
@@ -228,30 +248,73 @@ impl Search<'_> {
         } else {
             Color::Black
         };
-        // No checkmate of the loser where a material rule holds (the rule covers the position itself).
-        if material_rule(b, winner).is_some() {
-            return false;
-        }
-        // A leaf: only a checkmate counts, and only the loser in check can be checkmated (no move generation
-        // for the other leaves, most of the tree).
+        // A leaf: only a checkmate counts, and only the loser in check can be checkmated (no move list for the
+        // other leaves, most of the tree; a mate needs no material test: a material rule covers the position
+        // itself, so it never holds at a mate).
         let loser_to_move = b.turn as usize != self.winner;
         if budget < 0 || self.path.len() >= MAX_PLY {
-            return loser_to_move && in_check(b) && legal(b, self.cd).as_slice().is_empty();
+            return loser_to_move && in_check(b) && no_legal_move(b, self.cd);
         }
-        let list = legal(b, self.cd);
-        let moves = list.as_slice();
+        // No checkmate of the loser where a material rule holds. Material only changes with a capture or a
+        // promotion (both set `recheck`), and the root was tested before the search.
+        if recheck && material_rule(b, winner).is_some() {
+            return false;
+        }
+        // Searched before with at least this budget (a mate found there would have ended the search): the
+        // table is read before any move is generated.
+        if !self.tt.visit(b, budget) {
+            return false;
+        }
+        // The moves go into this ply's buffer (reused: no allocation per position); each gets its cost and
+        // whether it is progress in the high byte (the packed move uses bits 0-18).
+        let ply = self.path.len();
+        if self.lists.len() <= ply {
+            self.lists.resize_with(ply + 1, Vec::new);
+        }
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        moves.clear();
+        legal_into(b, self.cd, &mut moves);
+        let found = self.expand(
+            b,
+            &mut moves,
+            budget,
+            progress,
+            recheck,
+            was_gap,
+            loser_to_move,
+        );
+        self.lists[ply] = moves;
+        found
+    }
+
+    /// The moves of a searched (not leaf) position `b`, in `moves`: see [`Search::search`].
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        b: &Board,
+        moves: &mut [u32],
+        budget: i32,
+        progress: bool,
+        recheck: bool,
+        was_gap: bool,
+        loser_to_move: bool,
+    ) -> bool {
         if moves.is_empty() {
             return loser_to_move && in_check(b);
         }
+        let winner = if self.winner == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
         // A sound cut: no mate below a proved blocked structure.
         if recheck && blocked_reason(b, winner).is_some() {
             return false;
         }
-        if !self.tt.visit(b, budget) {
-            return false;
-        }
         let winners_turn = b.turn as usize == self.winner;
-        let (corner, king_target, block) = self.targets;
+        // The mating corner of this position (its colour follows the bishops on the board now: a promotion
+        // or a capture can change it, after CHA).
+        let (corner, king_target, block) = corner(b, self.winner);
         let them = b.colors[b.turn as usize ^ 1];
         let loser_must_promote = !winners_turn && loser_must_promote(b, self.winner);
         let (locked, gap) = lock_state(b);
@@ -322,27 +385,52 @@ impl Search<'_> {
         };
         // Progress first, then the rest, each in generation order (on CHA's vectors this found 21 more of the
         // 104 helpmates the generation order missed at the default limits). The short probe keeps generation
-        // order: it looks for short mates, which progress-first lines would pass by for long ones.
-        let passes: &[Option<bool>] = if self.ordered {
-            &[Some(true), Some(false)]
-        } else {
-            &[None]
+        // order: it looks for short mates, which progress-first lines would pass by for long ones. (A stable
+        // sort: no allocation at these lengths.)
+        for m in moves.iter_mut() {
+            let (cost, reward) = classify(*m);
+            *m |= (cost as u32) << 24 | (reward as u32) << 31;
+        }
+        if self.ordered {
+            moves.sort_by_key(|&t| t >> 31 == 0);
+        }
+        let cost_of = |t: u32| (t >> 24 & 0x7F) as i32;
+        let deeper = self.path.len() + 1 < MAX_PLY;
+        // A loser's move into a leaf leaves the winner to move there: never a mate of the loser, so that child
+        // is not made.
+        let wanted = |t: u32| winners_turn || (deeper && budget - cost_of(t) >= 0);
+        // The next child is made (and its table slot fetched into the cache) before the search descends into
+        // the current one, so that the table's memory load overlaps with the work in between.
+        let mut i = 0;
+        let make_next = |i: &mut usize, tt: &Table| -> Option<(Board, u32)> {
+            while *i < moves.len() && !wanted(moves[*i]) {
+                *i += 1;
+            }
+            let &t = moves.get(*i)?;
+            *i += 1;
+            let child = b.make::<true>(self.cd, t & 0xFF_FFFF);
+            if deeper && budget - cost_of(t) >= 0 {
+                tt.prefetch(child.key);
+            }
+            Some((child, t))
         };
-        for &pass in passes {
-            for &m in moves {
-                let (cost, reward) = classify(m);
-                if pass.is_some_and(|p| p != reward) {
-                    continue;
-                }
-                let child = b.make::<true>(self.cd, m);
-                self.path.push(m);
-                if self.search(&child, budget - cost, reward, may_unblock(b, m), in_gap) {
-                    return true;
-                }
-                self.path.pop();
-                if self.stopped.is_some() || self.local >= self.local_limit {
-                    return false;
-                }
+        let mut next = make_next(&mut i, &self.tt);
+        while let Some((child, t)) = next {
+            next = make_next(&mut i, &self.tt);
+            let (m, reward) = (t & 0xFF_FFFF, t >> 31 == 1);
+            self.path.push(m);
+            if self.search(
+                &child,
+                budget - cost_of(t),
+                reward,
+                may_unblock(b, m),
+                in_gap,
+            ) {
+                return true;
+            }
+            self.path.pop();
+            if self.stopped.is_some() || self.local >= self.local_limit {
+                return false;
             }
         }
         false
@@ -403,7 +491,6 @@ impl<'a> Helpmate<'a> {
             s: Search {
                 cd,
                 winner,
-                targets: corner(root, winner),
                 nodes: 0,
                 node_limit: 0,
                 local: 0,
@@ -412,6 +499,7 @@ impl<'a> Helpmate<'a> {
                 stopped: None,
                 tt: Table::new(size_hint),
                 path: Vec::new(),
+                lists: Vec::new(),
                 ordered: true,
             },
             root: *root,
