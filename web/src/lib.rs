@@ -82,8 +82,9 @@ pub fn normalize_fen(fen: &str) -> Result<String, JsError> {
 
 /// `perftlab analyze --json` of `fen`: the analysis, both sides' winnability and the FIDE 1.5 verdict.
 ///
-/// The dead-position search runs with its default node limit (500,000 per side) and no time limit (a
-/// browser's wasm has no clock the library can read), so the verdict is the same on every machine.
+/// The dead-position search runs with a fixed node limit (1,000,000 per side, a third of the command line's
+/// default, so that a hard position holds the tab for about a second at most) and no time limit (a browser's
+/// wasm has no clock the library can read), so the verdict is the same on every machine.
 #[wasm_bindgen]
 pub fn analyze(fen: &str, chess960: bool) -> Result<String, JsError> {
     let root = setup(fen)?;
@@ -91,6 +92,7 @@ pub fn analyze(fen: &str, chess960: bool) -> Result<String, JsError> {
     let mut analysis = analyze::analyze(std::slice::from_ref(&root), chess960);
     if let Ok(pos) = Checked::new(root) {
         let limits = analyze::dead::Limits {
+            nodes: 1_000_000,
             time: None,
             ..Default::default()
         };
