@@ -619,9 +619,9 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     // Then alternate the closure (resumed up to each size: positions stored in all) with the helpmate search
     // (each stage at most half the nodes left, and the number given): small positions are decided by the first
     // closure, most winnable ones by the first search; a larger closure, a longer search, the largest closure,
-    // then the search with the rest. On CHA's vectors this order, against one closure of 10,000 and one of
-    // 200,000 around a search of 100,000, gave the same verdicts within one query in about 10% less time (3
-    // runs each, a noisy machine; medians).
+    // then the search with the rest. On CHA's vectors at 2,000,000 nodes, against one closure of 10,000 and one
+    // of 200,000 around a search of 100,000 (25 undetermined, 25.5 s, median of 5 runs): a middle search of
+    // 300,000 gave 26 and 21.7 s (median of 3), of 500,000 (kept) 25 and 19.6 s (one run); a noisy machine.
     let shares: Vec<(bool, u64)> = if limits.quick {
         vec![(true, QUICK_NODES)]
     } else {
