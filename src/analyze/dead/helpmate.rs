@@ -211,6 +211,15 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// The intended winner as a colour (`winner` is its index, used in the bit tests).
+    fn winner_color(&self) -> Color {
+        if self.winner == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
     /// Whether to stop: a global limit (recorded in `stopped`) or this iteration's node share.
     fn out_of_time(&mut self) -> bool {
         if self.stopped.is_some() {
@@ -243,11 +252,6 @@ impl Search<'_> {
         if self.out_of_time() {
             return false;
         }
-        let winner = if self.winner == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
         // A leaf: only a checkmate counts, and only the loser in check can be checkmated (no move list for the
         // other leaves, most of the tree; a mate needs no material test: a material rule covers the position
         // itself, so it never holds at a mate).
@@ -257,7 +261,7 @@ impl Search<'_> {
         }
         // No checkmate of the loser where a material rule holds. Material only changes with a capture or a
         // promotion (both set `recheck`), and the root was tested before the search.
-        if recheck && material_rule(b, winner).is_some() {
+        if recheck && material_rule(b, self.winner_color()).is_some() {
             return false;
         }
         // Searched before with at least this budget (a mate found there would have ended the search): the
@@ -302,13 +306,8 @@ impl Search<'_> {
         if moves.is_empty() {
             return loser_to_move && in_check(b);
         }
-        let winner = if self.winner == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
         // A sound cut: no mate below a proved blocked structure.
-        if recheck && blocked_reason(b, winner).is_some() {
+        if recheck && blocked_reason(b, self.winner_color()).is_some() {
             return false;
         }
         let winners_turn = b.turn as usize == self.winner;

@@ -622,10 +622,10 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     // then the search with the rest. On CHA's vectors at 2,000,000 nodes, against one closure of 10,000 and one
     // of 200,000 around a search of 100,000 (25 undetermined, 25.5 s, median of 5 runs): a middle search of
     // 300,000 gave 26 and 21.7 s (median of 3), of 500,000 (kept) 25 and 19.6 s (one run); a noisy machine.
-    let shares: Vec<(bool, u64)> = if limits.quick {
-        vec![(true, QUICK_NODES)]
+    let shares: &[(bool, u64)] = if limits.quick {
+        &[(true, QUICK_NODES)]
     } else {
-        vec![
+        &[
             (true, 10_000),
             (false, 100_000),
             (true, 50_000),
@@ -647,7 +647,7 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             deadline,
         )
     };
-    for &(is_closure, share) in &shares {
+    for &(is_closure, share) in shares {
         let left = total.saturating_sub(nodes).max(1);
         if is_closure {
             let run = run.get_or_insert_with(|| closure::Run::new(&root));
