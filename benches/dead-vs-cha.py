@@ -4,7 +4,8 @@ github.com/miguel-ambrona/D3-Chess, GPL v3; not part of this repository).
 
 Usage:
   benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--cha PATH/cha] [--perftlab BIN] [--runs 3]
-                         [--max-queries N] [--threads-check] [--modes full,quick] [--undetermined-out FILE]
+                         [--chunks K] [--max-queries N] [--threads-check] [--modes full,quick]
+                         [--undetermined-out FILE]
 
 Sets:
   - `vectors`: CHA's public test vectors (`tests/test-vector.txt` in its repository; read from the path given,
@@ -17,7 +18,10 @@ For each set it reports:
   - speed: queries per second of the whole process (start-up included, same for both tools), one thread, wall
     time and the child's CPU time (user + system: fairer on a loaded machine),
     full analysis and quick mode, runs interleaved (perftlab, CHA, perftlab quick, CHA quick, repeated
-    `--runs` times); the median of the runs and the ratio of medians;
+    `--runs` times); the median of the runs and the ratio of medians, and the median of the per-run ratios.
+    With `--chunks K` each run goes through the queries in K slices, every tool on a slice before the next
+    slice (the tools' order reversed on every other slice), so that a shared machine's drift, which lasts
+    minutes, falls on both tools alike; a run's time is the sum over its slices;
   - with `--threads-check`: perftlab full analysis on 1 and 2 threads (median ratio).
 
 CHA prints every verdict in full mode, only `unwinnable` ones with `-quick`; its default limit is 500,000 nodes
@@ -120,11 +124,14 @@ def main():
     ap.add_argument("--cha", default=os.environ.get("CHA"), help="the CHA binary (optional)")
     ap.add_argument("--perftlab", default=os.path.join(ROOT, "target/release/perftlab"))
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--chunks", type=int, default=1, help="slices per run, tools interleaved per slice")
     ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set")
     ap.add_argument("--threads-check", action="store_true")
     ap.add_argument("--modes", default="full,quick", help="full, quick or both (comma-separated)")
     ap.add_argument("--undetermined-out", help="write every undetermined query of each tool here (with its label)")
     a = ap.parse_args()
+    if a.runs < 1 or a.chunks < 1:
+        sys.exit(f"--runs and --chunks must be at least 1 (got {a.runs} and {a.chunks})")
 
     sets = [("project", load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt")))]
     if a.vectors:
@@ -138,38 +145,50 @@ def main():
         if a.max_queries:
             positions = positions[: a.max_queries]
         queries = queries_of(positions)
-        text = "".join(f"{fen} {side}\n" for fen, side, _ in queries)
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-            f.write(text)
-            path = f.name
-        print(f"set {name}: {len(positions)} positions, {len(queries)} queries, {a.runs} interleaved runs")
+        k = min(a.chunks, len(queries))
+        slices = [queries[len(queries) * i // k: len(queries) * (i + 1) // k] for i in range(k)]
+        texts, paths = [], []
+        for sl in slices:
+            texts.append("".join(f"{fen} {side}\n" for fen, side, _ in sl))
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+                f.write(texts[-1])
+                paths.append(f.name)
+        print(f"set {name}: {len(positions)} positions, {len(queries)} queries, {a.runs} interleaved runs"
+              f" of {k} slice(s)")
         modes = a.modes.split(",")
         tools = []
+        # Each tool: (name, command with PATH where the slice's file goes, quick mode).
         if "full" in modes:
-            tools.append(("perftlab", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet"], False))
+            tools.append(("perftlab", [a.perftlab, "dead", "PATH", "--json", "--threads", "1", "--quiet"], False))
             if a.cha:
                 tools.append(("cha", [a.cha], False))
         if "quick" in modes:
-            tools.append(("perftlab --quick", [a.perftlab, "dead", path, "--json", "--threads", "1", "--quiet",
+            tools.append(("perftlab --quick", [a.perftlab, "dead", "PATH", "--json", "--threads", "1", "--quiet",
                                                "--quick"], True))
             if a.cha:
                 tools.append(("cha -quick", [a.cha, "-quick"], True))
         if a.threads_check and "full" in modes:
-            tools.append(("perftlab 2 threads", [a.perftlab, "dead", path, "--json", "--threads", "2",
+            tools.append(("perftlab 2 threads", [a.perftlab, "dead", "PATH", "--json", "--threads", "2",
                                                  "--quiet"], False))
         times = {t[0]: [] for t in tools}
         cpus = {t[0]: [] for t in tools}
-        results = {}
-        for _ in range(a.runs):
-            for tool, cmd, quick in tools:
-                stdin = text if tool.startswith("cha") else None
-                out, secs, cpu = run_timed(cmd, stdin)
-                times[tool].append(secs)
-                cpus[tool].append(cpu)
-                if tool not in results:
-                    results[tool] = (perftlab_results(out) if tool.startswith("perftlab")
-                                     else cha_results(out, queries, quick))
-        os.unlink(path)
+        results = {t[0]: [] for t in tools}
+        for run in range(a.runs):
+            for t in tools:
+                times[t[0]].append(0.0)
+                cpus[t[0]].append(0.0)
+            for i, (sl, slice_text, path) in enumerate(zip(slices, texts, paths)):
+                for tool, cmd, quick in (tools if i % 2 == 0 else tools[::-1]):
+                    cmd = [path if c == "PATH" else c for c in cmd]
+                    stdin = slice_text if tool.startswith("cha") else None
+                    out, secs, cpu = run_timed(cmd, stdin)
+                    times[tool][-1] += secs
+                    cpus[tool][-1] += cpu
+                    if run == 0:
+                        results[tool] += (perftlab_results(out) if tool.startswith("perftlab")
+                                          else cha_results(out, sl, quick))
+        for path in paths:
+            os.unlink(path)
         for tool, _, _ in tools:
             _, _, und = agreement(tool, queries, results[tool])
             if a.undetermined_out:
@@ -184,12 +203,19 @@ def main():
             print(f"  {tool}: wall median {med[tool]:.3f} s, {len(queries) / med[tool]:.0f} queries/s; "
                   f"CPU median {cmed[tool]:.3f} s (wall runs: {', '.join(f'{s:.3f}' for s in times[tool])}; "
                   f"CPU runs: {', '.join(f'{s:.3f}' for s in cpus[tool])})")
+        def paired(peer, ours, table):
+            return statistics.median(p / o for p, o in zip(table[peer], table[ours]))
+
         if a.cha and "full" in modes:
             print(f"  full analysis: perftlab / CHA speed = {med['cha'] / med['perftlab']:.2f}x wall, "
-                  f"{cmed['cha'] / cmed['perftlab']:.2f}x CPU (medians)")
+                  f"{cmed['cha'] / cmed['perftlab']:.2f}x CPU (ratio of medians); "
+                  f"{paired('cha', 'perftlab', times):.2f}x wall, {paired('cha', 'perftlab', cpus):.2f}x CPU "
+                  f"(median of the per-run ratios)")
         if a.cha and "quick" in modes:
             print(f"  quick: perftlab / CHA speed = {med['cha -quick'] / med['perftlab --quick']:.2f}x wall, "
-                  f"{cmed['cha -quick'] / cmed['perftlab --quick']:.2f}x CPU (medians)")
+                  f"{cmed['cha -quick'] / cmed['perftlab --quick']:.2f}x CPU (ratio of medians); "
+                  f"{paired('cha -quick', 'perftlab --quick', times):.2f}x wall, "
+                  f"{paired('cha -quick', 'perftlab --quick', cpus):.2f}x CPU (median of the per-run ratios)")
             pq = sum(r == "unwinnable" for r in results["perftlab --quick"])
             cq = sum(r == "unwinnable" for r in results["cha -quick"])
             print(f"  quick: unwinnable proved: perftlab {pq}, CHA {cq}")

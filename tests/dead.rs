@@ -664,7 +664,8 @@ fn ordered_search_finds_a_long_pawn_helpmate() {
 
 /// `decide` cuts the closure and the helpmate search into stages and resumes each where it stopped: with small
 /// node limits (many cut points) every decided verdict must still agree with the label and with its proof (a
-/// replayed helpmate, or unwinnable confirmed by the bounded exhaustive search).
+/// replayed helpmate, or unwinnable confirmed by the bounded exhaustive search), and no query uses more nodes
+/// than its limit.
 #[test]
 fn resumed_stages_keep_verdicts_proved() {
     for (label, fen) in data() {
@@ -672,6 +673,12 @@ fn resumed_stages_keep_verdicts_proved() {
         for (i, winner) in [Color::White, Color::Black].into_iter().enumerate() {
             for nodes in [3_000, 40_000] {
                 let d = dead::decide(&pos, winner, &limits(nodes)).unwrap();
+                // The limit is kept exactly, leaves counted without being made included.
+                assert!(
+                    d.nodes <= nodes,
+                    "{fen}: {} nodes at a limit of {nodes}",
+                    d.nodes
+                );
                 let can = label.as_bytes()[i] != b'-';
                 match (&d.verdict, can) {
                     (Verdict::Undetermined { .. }, _) => continue,

@@ -602,8 +602,13 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     let mut nodes = 1u64;
     let total = limits.nodes.max(1);
     // A short helpmate probe: most positions with material to mate have one within a few plies.
-    let probe = total.min(if limits.quick { QUICK_NODES } else { 5_000 });
-    let (found, used) = helpmate_search(&root, &cd, winner.index(), probe, probe, 2, deadline);
+    // (The root counted one node; every stage below gets at most the nodes left, so the limit holds exactly.)
+    let probe = (total - nodes).min(if limits.quick { QUICK_NODES } else { 5_000 });
+    let (found, used) = if probe > 0 {
+        helpmate_search(&root, &cd, winner.index(), probe, probe, 2, deadline)
+    } else {
+        (Err(Limit::Nodes), 0)
+    };
     nodes += used;
     if let Ok(line) = found {
         return finish(
@@ -648,7 +653,10 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         )
     };
     for &(is_closure, share) in shares {
-        let left = total.saturating_sub(nodes).max(1);
+        let left = total.saturating_sub(nodes);
+        if left == 0 {
+            break;
+        }
         if is_closure {
             let run = run.get_or_insert_with(|| closure::Run::new(&root));
             let before = run.len();
@@ -679,7 +687,7 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         } else {
             let (found, used) = search
                 .get_or_insert_with(new_search)
-                .run((left / 2).min(share));
+                .run((left / 2).clamp(1, share));
             nodes += used;
             match found {
                 Ok(line) => {
@@ -705,9 +713,16 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             nodes,
         );
     }
-    let (found, used) = search
-        .get_or_insert_with(new_search)
-        .run(total.saturating_sub(nodes).max(1));
+    let left = total.saturating_sub(nodes);
+    if left == 0 {
+        return finish(
+            Verdict::Undetermined {
+                limit: Limit::Nodes,
+            },
+            nodes,
+        );
+    }
+    let (found, used) = search.get_or_insert_with(new_search).run(left);
     nodes += used;
     match found {
         Ok(line) => finish(
