@@ -705,19 +705,20 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             }
         }
     }
-    if limits.quick {
-        return finish(
-            Verdict::Undetermined {
-                limit: Limit::Quick,
-            },
-            nodes,
-        );
-    }
+    // Out of nodes (said first: with `--quick` and a tiny limit, the limit is what stopped it).
     let left = total.saturating_sub(nodes);
     if left == 0 {
         return finish(
             Verdict::Undetermined {
                 limit: Limit::Nodes,
+            },
+            nodes,
+        );
+    }
+    if limits.quick {
+        return finish(
+            Verdict::Undetermined {
+                limit: Limit::Quick,
             },
             nodes,
         );
