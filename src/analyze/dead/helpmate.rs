@@ -9,7 +9,7 @@ use crate::fast::attacks::{between, line, MagicSliders, Sliders, KNIGHT, PAWN};
 use crate::fast::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
 };
-use crate::types::Color;
+use crate::types::{Color, KNIGHT_STEPS};
 use std::time::Instant;
 
 /// Longest helpmate the depth-first search follows (plies).
@@ -31,16 +31,6 @@ const PUNISH: i32 = 1;
 static DISTANCE: [[[u8; 64]; 64]; 2] = distances();
 
 const fn distances() -> [[[u8; 64]; 64]; 2] {
-    const STEPS: [(i32, i32); 8] = [
-        (1, 2),
-        (2, 1),
-        (2, -1),
-        (1, -2),
-        (-1, -2),
-        (-2, -1),
-        (-2, 1),
-        (-1, 2),
-    ];
     let mut d = [[[u8::MAX; 64]; 64]; 2];
     let mut a = 0;
     while a < 64 {
@@ -65,7 +55,10 @@ const fn distances() -> [[[u8; 64]; 64]; 2] {
                 if d[1][a][s] == k {
                     let mut i = 0;
                     while i < 8 {
-                        let (f, r) = ((s % 8) as i32 + STEPS[i].0, (s / 8) as i32 + STEPS[i].1);
+                        let (f, r) = (
+                            (s % 8) as i32 + KNIGHT_STEPS[i].0,
+                            (s / 8) as i32 + KNIGHT_STEPS[i].1,
+                        );
                         if f >= 0 && f < 8 && r >= 0 && r < 8 {
                             let t = (r * 8 + f) as usize;
                             if d[1][a][t] == u8::MAX {
@@ -265,21 +258,6 @@ impl Search<'_> {
         }
     }
 
-    /// Whether to stop: a global limit (recorded in `stopped`) or this iteration's node share.
-    fn out_of_time(&mut self) -> bool {
-        if self.stopped.is_some() {
-            return true;
-        }
-        if self.nodes >= self.node_limit {
-            self.stopped = Some(Limit::Nodes);
-        } else if self.nodes.is_multiple_of(1024)
-            && self.deadline.is_some_and(|d| Instant::now() >= d)
-        {
-            self.stopped = Some(Limit::Time);
-        }
-        self.stopped.is_some() || self.local >= self.local_limit
-    }
-
     /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing. `recheck`: the
     /// move that led here captured, moved a pawn or castled, so the blocked-structure proof may now hold (after
     /// any other move it cannot change: every piece stays in its region); `was_gap`: the line went through a
@@ -292,9 +270,7 @@ impl Search<'_> {
         recheck: bool,
         was_gap: bool,
     ) -> bool {
-        self.nodes += 1;
-        self.local += 1;
-        if self.out_of_time() {
+        if self.count(1) {
             return false;
         }
         // A leaf: only a checkmate counts, and only the loser in check can be checkmated (no move list for the
@@ -492,14 +468,14 @@ impl Search<'_> {
         };
         let room = self.node_limit.saturating_sub(self.nodes);
         let mut next = make_next(&mut i, &mut pass, &mut quiet_leaves, &self.tt, room);
-        if quiet_leaves > 0 && self.count_leaves(std::mem::take(&mut quiet_leaves)) {
+        if quiet_leaves > 0 && self.count(std::mem::take(&mut quiet_leaves)) {
             return false;
         }
         while let Some((child, t)) = next {
             let room = self.node_limit.saturating_sub(self.nodes);
             next = make_next(&mut i, &mut pass, &mut quiet_leaves, &self.tt, room);
             // The quiet leaves are counted before the descent, so that the node limit is kept exactly.
-            if quiet_leaves > 0 && self.count_leaves(std::mem::take(&mut quiet_leaves)) {
+            if quiet_leaves > 0 && self.count(std::mem::take(&mut quiet_leaves)) {
                 return false;
             }
             let (m, reward) = (t & 0xFF_FFFF, t >> 31 == 1);
@@ -521,9 +497,10 @@ impl Search<'_> {
         false
     }
 
-    /// Count `n` leaves visited without being made (see [`Search::expand`]); whether to stop, as
-    /// [`Search::out_of_time`] says.
-    fn count_leaves(&mut self, n: u64) -> bool {
+    /// Count `n` visited nodes (a searched position, or leaves decided without being made, see
+    /// [`Search::expand`]); whether to stop: a global limit (recorded in `stopped`; the clock is read each time
+    /// the count passes a multiple of 1,024) or this iteration's node share.
+    fn count(&mut self, n: u64) -> bool {
         let before = self.nodes;
         self.nodes += n;
         self.local += n;
