@@ -49,7 +49,10 @@
 //! - [`line`]: lines of play: moves given as UCI or SAN text played from a [`Checked`] position
 //!   ([`line::play_line`], and [`line::play_moves`] for `--moves`);
 //! - [`backend`]: the [`backend::Backend`] trait, CPW detail [`backend::Stats`], the reference backend;
-//! - [`fast`]: the fast CPU backend (bitboards, bulk counting, lock-free hash table, rayon, merging);
+//! - [`bitboard`]: the bitboard core (`Bitboard`, `Board` with its typed face, attacks, magics, Zobrist keys, the
+//!   legal move generator, the frontier), used by everything that needs bitboards;
+//! - [`fast`]: the fast CPU backend on [`bitboard`] (perft walks, bulk counting, vector lanes, lock-free hash
+//!   table, rayon, merging, statistics);
 //! - [`proofgame`]: proof games (IDA* on the fast generator) and the reachability verdict;
 //! - [`gpu`]: the GPU backend (WGSL kernels on wgpu);
 //! - [`suite`]: perft suite files and their runner;
@@ -67,6 +70,7 @@
 
 pub mod analyze;
 pub mod backend;
+pub mod bitboard;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod compare;

@@ -209,6 +209,37 @@ fn fast_does_not_import_the_reference_generator() {
 }
 
 #[test]
+fn the_bitboard_core_lies_below_the_backend_and_the_analysis() {
+    // `bitboard` is the one bitboard vocabulary: it needs only the vocabulary, plain positions and errors (not
+    // the reference generator, not validity), and the modules above it reach it, never the CPU backend's
+    // internals.
+    let g = graph();
+    let allowed: BTreeSet<String> = ["types", "position", "error"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let extra: Vec<&String> = g["bitboard"].difference(&allowed).collect();
+    assert!(
+        extra.is_empty(),
+        "bitboard imports {extra:?}; it may import only {allowed:?}"
+    );
+    assert!(g["fast"].contains("bitboard"), "fast is built on bitboard");
+    for above in ["analyze", "proofgame", "retro", "gpu", "deep"] {
+        let deps = g.get(above).cloned().unwrap_or_default();
+        assert!(
+            !deps.contains("fast"),
+            "{above} imports the CPU backend `fast`; it must use `bitboard`"
+        );
+    }
+    for user in ["analyze", "proofgame", "gpu", "deep"] {
+        assert!(
+            g[user].contains("bitboard"),
+            "{user} no longer uses bitboard?"
+        );
+    }
+}
+
+#[test]
 fn clap_is_used_only_in_the_cli() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();

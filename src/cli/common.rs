@@ -119,6 +119,32 @@ pub(super) fn progress_bar(len: u64, quiet: bool, unit: &str) -> ProgressBar {
     bar
 }
 
+/// The deep runs' progress ([`crate::deep::work::Progress`]) drawn as a bar of positions with an ETA; hidden
+/// when stderr is not a terminal or with `--quiet`. The library reports, the command line draws.
+pub(super) struct PositionsBar(ProgressBar);
+
+impl PositionsBar {
+    pub(super) fn new(quiet: bool) -> PositionsBar {
+        PositionsBar(progress_bar(0, quiet, "positions"))
+    }
+}
+
+impl crate::deep::work::Progress for PositionsBar {
+    fn start(&self, done: u64, total: u64) {
+        self.0.set_length(total);
+        self.0.set_position(done);
+        self.0.reset_eta();
+    }
+
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
 /// A rate for people: `3.4`, `821.2 k`, `12.3 M`, `1.5 G`.
 fn short_number(x: f64) -> String {
     match x {

@@ -207,9 +207,9 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
             dir: a.dir,
             shard: a.shard,
             tag: a.tag,
-            quiet: a.quiet,
             zobrist_seed: seed,
         },
+        &super::common::PositionsBar::new(a.quiet),
         &mut |line| eprintln!("{line}"),
     )
 }

@@ -6,7 +6,6 @@ use crate::deep::{self, work};
 use crate::error::Result;
 use clap::Args;
 use serde_json::{json, Map, Value};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -39,8 +38,9 @@ pub struct PerftArgs {
     /// from it. A journal for other arguments, or a damaged one, is refused (exit 2).
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
-    /// Ply of the split frontier for --checkpoint and the progress bar (default: 4 with --checkpoint from
-    /// depth 8, else the first ply with at least 2000 distinct positions, at most 3).
+    /// Split the count at this ply of the frontier (with a progress bar on a terminal); the ply of
+    /// --checkpoint's journal (default: 4 with --checkpoint from depth 8, else the first ply with at least
+    /// 2000 distinct positions, at most 3). Without this flag or --checkpoint a count is never split.
     #[arg(long)]
     split_depth: Option<u32>,
     /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
@@ -56,9 +56,6 @@ pub struct PerftArgs {
     zobrist_seed: Option<u64>,
 }
 
-/// Depth from which `perft` on a terminal splits its work to show a progress bar with an ETA.
-const PROGRESS_DEPTH: u32 = 7;
-
 pub fn run(a: PerftArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
     let pos = a.position.checked_after(&a.moves)?;
@@ -73,10 +70,8 @@ pub fn run(a: PerftArgs) -> Result<i32> {
         a.depth,
         pos.to_fen()
     ));
-    let split_run = a.depth >= 2
-        && (a.checkpoint.is_some()
-            || a.split_depth.is_some()
-            || (!a.quiet && a.depth >= PROGRESS_DEPTH && std::io::stderr().is_terminal()));
+    // The route of a count is chosen by the flags alone, never by whether someone watches it (a terminal).
+    let split_run = a.depth >= 2 && (a.checkpoint.is_some() || a.split_depth.is_some());
     if split_run {
         let (totals, counted) = deep::perft_split(
             backend.as_ref(),
@@ -88,7 +83,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
                 divide: a.divide,
                 chess960,
                 checkpoint: a.checkpoint.as_deref(),
-                quiet: a.quiet,
+                progress: &super::common::PositionsBar::new(a.quiet),
                 split_mem: deep::split::budget_mib(a.split_mem)?,
                 zobrist_seed: a
                     .zobrist_seed

@@ -5,7 +5,7 @@
 //! - [`seal`]: SHA-256 checksums on JSON records, exact u128 JSON numbers, atomic file writes;
 //! - [`journal`]: the append-only checkpoint journal (one sealed record per finished position);
 //! - [`work`]: counting positions (several at once on the CPU, in batches per call on the GPU) with journal
-//!   and progress bar, summing multiplicity × result in u128;
+//!   and progress reported to the caller ([`work::Progress`]), summing multiplicity × result in u128;
 //! - [`units`]: `plan` (plan.json, units/, Slurm / Kubernetes / GNU parallel launchers, estimate), `run-unit`,
 //!   `status` and `merge`.
 //!
@@ -65,8 +65,8 @@ pub struct SplitRun<'a> {
     pub chess960: bool,
     /// Journal file.
     pub checkpoint: Option<&'a Path>,
-    /// No progress bar.
-    pub quiet: bool,
+    /// Where progress is reported ([`work::NoProgress`] for none).
+    pub progress: &'a dyn work::Progress,
     /// Memory budget of the split frontier, MiB (`--split-mem`; see [`split::budget_mib`]).
     pub split_mem: u64,
     /// The Zobrist seed when not the default one (part of the journal's identity, so that a resumed run
@@ -166,7 +166,6 @@ pub fn perft_split(
         .enumerate()
         .map(|(i, (p, fen))| Ok((i, Checked::new(p.setup())?, fen)))
         .collect::<Result<_>>()?;
-    let bar = work::progress_bar(todo.len() as u64, o.quiet);
     let resume = match o.checkpoint {
         Some(p) => format!(
             "; they are saved in {}: run the same command again to resume",
@@ -184,7 +183,7 @@ pub fn perft_split(
         depth - s,
         o.stats,
         journal.as_mut().map(|j| j as &mut dyn work::Recorder),
-        &bar,
+        o.progress,
         &format!("perft depth {depth}"),
         &resume,
     )?;

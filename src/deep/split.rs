@@ -6,7 +6,7 @@
 //! en-passant square agree (FIDE 3.7.d: the square counts only when a legal en-passant capture exists); the
 //! move clocks do not change perft and are reset to `0 1`.
 //!
-//! The positions are made by the one frontier expansion of the core ([`crate::fast::frontier`], the fast
+//! The positions are made by the one frontier expansion of the core ([`crate::bitboard::frontier`], the fast
 //! generator; `plan` checks the frontier's paths against the backend's own perft of the split ply). Each root
 //! move's subtree is expanded and merged on its own (giving the per-root-move multiplicities as flat
 //! `(position, root move, multiplicity)` records, no list per position), then merged into the whole frontier.
@@ -17,11 +17,11 @@
 //! about 100 bytes per position in all for the start position's ply 5 (822,518 positions). A frontier that
 //! does not fit is refused with the memory it needs (estimated from the share of root moves done).
 
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::Board;
+use crate::bitboard::frontier::{self, Merger, TooBig};
+use crate::bitboard::movegen;
 use crate::error::{Error, Result};
-use crate::fast::attacks::MagicSliders;
-use crate::fast::board::Board;
-use crate::fast::frontier::{self, Merger, TooBig};
-use crate::fast::movegen;
 use crate::position::Setup;
 use crate::validate::Checked;
 use rayon::prelude::*;

@@ -792,8 +792,6 @@ pub struct RunUnitOptions {
     pub shard: Option<usize>,
     /// Tag of an independent second result.
     pub tag: Option<String>,
-    /// No progress bar.
-    pub quiet: bool,
     /// The seed of the Zobrist keys the backend hashes with (None: a backend without them), recorded in the
     /// result; a seed other than the default is part of the journal's identity.
     pub zobrist_seed: Option<u64>,
@@ -844,6 +842,7 @@ pub fn check_tag(t: &str) -> Result<()> {
 pub fn run_unit(
     engine: &dyn Backend,
     o: &RunUnitOptions,
+    progress: &dyn work::Progress,
     note: &mut dyn FnMut(&str),
 ) -> Result<i32> {
     let plan = Plan::load(&o.dir)?;
@@ -891,7 +890,7 @@ pub fn run_unit(
     });
     if let Some(seed) = o
         .zobrist_seed
-        .filter(|&s| s != crate::fast::DEFAULT_ZOBRIST_SEED)
+        .filter(|&s| s != crate::bitboard::zobrist::DEFAULT_SEED)
     {
         identity["zobrist_seed"] = json!(seed);
     }
@@ -929,14 +928,13 @@ pub fn run_unit(
         .iter()
         .map(|p| (p.i, p.setup.clone(), p.fen.clone()))
         .collect();
-    let bar = work::progress_bar(todo.len() as u64, o.quiet);
     let results = work::run_positions(
         engine,
         &todo,
         plan.rest(),
         plan.stats(),
         Some(&mut journal as &mut dyn work::Recorder),
-        &bar,
+        progress,
         &format!("run-unit shard {k}"),
         "; they are saved in the journal: run the same command again to resume",
     )?;

@@ -1,5 +1,5 @@
 //! Counting a list of frontier positions (several at once on the CPU backends, in batches of one backend call
-//! each on the GPU), with an optional journal and a progress bar, and summing multiplicity × result into
+//! each on the GPU), with an optional journal and progress reported to the caller ([`Progress`]), and summing multiplicity × result into
 //! totals (u128 throughout).
 
 use super::seal::{as_u128, u128_value};
@@ -7,10 +7,9 @@ use super::split::Frontier;
 use crate::backend::{Backend, Detail, Stats};
 use crate::error::Result;
 use crate::validate::Checked;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -173,19 +172,22 @@ pub fn next_batch(size: usize, seconds: f64) -> usize {
     }
 }
 
-/// A progress bar with an ETA on stderr; hidden when stderr is not a terminal or `quiet`.
-pub fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} positions {elapsed_precise} ETA {eta_precise} {msg}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
+/// What a run reports on the way, for a progress display the caller draws (the command line's bar): the
+/// number of positions to count (and how many of them a journal already holds), then each batch finished.
+/// The library draws nothing itself.
+pub trait Progress: Sync {
+    /// `total` positions in the run, `done` of them already finished (from a journal).
+    fn start(&self, _done: u64, _total: u64) {}
+    /// `n` more positions finished.
+    fn advance(&self, _n: u64) {}
+    /// The run is over (finished or failed).
+    fn finish(&self) {}
 }
+
+/// No progress display.
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
 
 /// Count the positions `setups` (index, position, FEN) not already recorded, recording each as it finishes;
 /// returns every result (the recorder's included). `what` names the run in the interruption message; `resume`
@@ -202,7 +204,7 @@ pub fn run_positions(
     rest: u32,
     stats: Option<Detail>,
     mut journal: Option<&mut dyn Recorder>,
-    bar: &ProgressBar,
+    progress: &dyn Progress,
     what: &str,
     resume: &str,
 ) -> Result<BTreeMap<usize, PieceResult>> {
@@ -215,8 +217,7 @@ pub fn run_positions(
         }
     }
     let total = setups.len();
-    bar.set_position(results.len() as u64);
-    bar.reset_eta();
+    progress.start(results.len() as u64, total as u64);
     let status = |done: usize| {
         crate::interrupt::set_status(format!(
             "{what}: {done} of {total} positions of the split frontier finished{resume}"
@@ -237,7 +238,7 @@ pub fn run_positions(
         journal: journal.take(),
         last_sync: Instant::now(),
     });
-    // Record finished positions (journal first, then the results, the status and the bar).
+    // Record finished positions (journal first, then the results, the status and the progress).
     let finish = |done: &[(&(usize, Checked, String), PieceResult)]| -> Result<()> {
         let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
         let g = &mut *g;
@@ -256,7 +257,7 @@ pub fn run_positions(
             g.results.insert(*i, r.clone());
         }
         status(g.results.len());
-        bar.inc(done.len() as u64);
+        progress.advance(done.len() as u64);
         Ok(())
     };
     if parallel_pieces(engine) {
@@ -313,7 +314,7 @@ pub fn run_positions(
         j.sync();
     }
     let results = shared.results;
-    bar.finish_and_clear();
+    progress.finish();
     Ok(results)
 }
 

@@ -1,5 +1,5 @@
 //! The lock-free shared table of subtree counts, keyed by two independent 64-bit hashes of the position (the
-//! Zobrist key [`super::board::Board::key`] picks the bucket, the check hash [`super::board::Board::check`]
+//! Zobrist key [`crate::bitboard::board::Board::key`] picks the bucket, the check hash [`crate::bitboard::board::Board::check`]
 //! identifies the position) and the remaining depth.
 //!
 //! Layout: buckets of four 16-byte entries (one 64-byte cache line). An entry is two `AtomicU64`s,
@@ -176,7 +176,7 @@ impl HashTable {
     }
 
     /// The stored count of the subtree of depth `depth` below the position with Zobrist key `index` and check
-    /// hash `check` ([`super::board::Board::check`]).
+    /// hash `check` ([`crate::bitboard::board::Board::check`]).
     #[inline(always)]
     pub fn probe(&self, index: u64, check: u64, depth: u32) -> Option<u64> {
         self.buckets.get(index).probe(check, depth)
@@ -244,9 +244,9 @@ mod tests {
         // that identifies an entry must not follow from the Zobrist key that picked its bucket. With the key as
         // its own check (the old scheme) the check's bucket is the entry's bucket for every position; with an
         // independent hash about one position in `buckets` agrees by chance.
-        use crate::fast::attacks::MagicSliders;
-        use crate::fast::board::{Board, CastlingData};
-        use crate::fast::movegen::moves;
+        use crate::bitboard::attacks::MagicSliders;
+        use crate::bitboard::board::{Board, CastlingData};
+        use crate::bitboard::movegen::moves;
         use crate::position::Setup;
         use std::collections::HashMap;
         fn walk(b: &Board, cd: &CastlingData, depth: u32, seen: &mut HashMap<u64, Board>) {

@@ -4,14 +4,9 @@
 //! Independent of the reference generator on purpose: it shares only [`crate::types`] and
 //! [`crate::position::Setup`] with it, so a bug cannot hide in shared code.
 //!
-//! Modules:
-//! - `attacks`: leaper tables, `between`/`line`, slider attacks by magic bitboards and by PEXT (`const` built);
-//! - `magics`: the magic multipliers;
-//! - `zobrist`: the keys (from a seed: `--zobrist-seed`); `board`: `Board` and copy-make with incremental keys;
-//! - `movegen`: legal generation from check and pin masks into a counting sink or a move consumer;
+//! The bitboards, attacks, Zobrist keys, the move generator and the frontier are the crate's bitboard core
+//! ([`crate::bitboard`]); this module is the backend on top of it. Modules:
 //! - `hash`: the lock-free `HashTable` of subtree counts (false-hit probability in its docs);
-//! - `frontier`: the one frontier expansion with multiplicities (transpositions merged, memory bounded), used
-//!   by the parallel split and the deep runs' split frontier;
 //! - `perft`: the walk (compiled variants chosen at run time), the parallel split with merging;
 //! - `simd`: the last ply's bulk counts eight positions at a time in vector lanes (AVX2, AVX-512 builds);
 //! - `stats`: detail statistics at counting speed (last ply classified in bulk, hashed in `stats_table`).
@@ -22,33 +17,29 @@
 //! PEXT vs magic: both are compiled; on CPUs with BMI2 the PEXT variant is the default (measured faster here,
 //! see the README), `PERFTLAB_SLIDERS=magic` selects magics, `portable` the build without POPCNT/BMI2.
 
-pub(crate) mod attacks;
-pub(crate) mod board;
-pub mod frontier;
+mod frontier;
 pub(crate) mod hash;
-mod magics;
-pub(crate) mod movegen;
 mod perft;
 pub(crate) mod simd;
 mod stats;
 mod stats_table;
-mod zobrist;
 
+pub use crate::bitboard::zobrist::DEFAULT_SEED as DEFAULT_ZOBRIST_SEED;
 pub use frontier::Frontier;
 pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
-pub use zobrist::DEFAULT_SEED as DEFAULT_ZOBRIST_SEED;
 
 use crate::backend::{Backend, Detail, Stats};
+use crate::bitboard::board::Board;
+use crate::bitboard::zobrist::{Keys, ZobristKeys};
+use crate::bitboard::{attacks, movegen};
 use crate::error::{Error, Result};
 use crate::types::Move;
 use crate::validate::Checked;
-use board::Board;
 use hash::HashTable;
 use rayon::prelude::*;
 use stats_table::StatsTable;
 use std::sync::RwLock;
-use zobrist::{Keys, ZobristKeys};
 
 /// The hash table in use: counts and statistics share the `--hash` budget, so only one is held.
 enum Tables {

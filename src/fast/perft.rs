@@ -11,13 +11,13 @@
 // Off x86-64 the dispatch's `unsafe` blocks call the portable build, a safe function.
 #![cfg_attr(not(target_arch = "x86_64"), allow(unused_unsafe))]
 
-use super::attacks::{MagicSliders, PextSliders, Sliders};
-use super::board::{Board, CastlingData};
-use super::frontier;
 use super::hash::HashTable;
-use super::movegen::{self, count, moves, to_move};
 use super::simd::lanes::LANES;
 use super::simd::{self, Simd};
+use crate::bitboard::attacks::{MagicSliders, PextSliders, Sliders};
+use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::frontier;
+use crate::bitboard::movegen::{self, count, moves, to_move};
 use rayon::prelude::*;
 
 /// Shallowest remaining depth whose subtree counts are stored in the table.
@@ -171,19 +171,7 @@ pub enum Flavor {
     Avx512,
 }
 
-/// Whether this CPU has POPCNT and BMI2.
-pub fn bmi2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
+pub use crate::bitboard::attacks::bmi2_available;
 
 impl Flavor {
     /// The fastest variant this CPU runs, unless `PERFTLAB_SLIDERS` names another (ignored when the CPU
@@ -293,7 +281,7 @@ impl Flavor {
 
 /// The split of a parallel walk of depth `depth` (at least 4): the frontier of at least ~`32 × threads`
 /// positions (4096 when merging), at most 4 plies down, leaving at least 3 plies below it, and its ply. Made
-/// by the one frontier expansion ([`super::frontier`]); its size needs no budget: the ply before it has fewer
+/// by the one frontier expansion ([`crate::bitboard::frontier`]); its size needs no budget: the ply before it has fewer
 /// than 4096 positions (≤ 218 children each, ≤ 96 bytes per child).
 pub fn split(root: &Board, cd: &CastlingData, depth: u32, merge: bool) -> (Vec<(Board, u64)>, u32) {
     let want = if merge {

@@ -27,12 +27,14 @@
 // Off x86-64 the dispatch's `unsafe` blocks call the portable build, a safe function.
 #![cfg_attr(not(target_arch = "x86_64"), allow(unused_unsafe))]
 
-use super::attacks::{between, line, Sliders, KING, KNIGHT, PAWN};
-use super::board::{Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
-use super::movegen::{self, count, moves, pack, pack_castle, pack_ep};
 use super::stats_table::StatsTable;
 pub use super::stats_table::Tally;
 use crate::backend::Stats;
+use crate::bitboard::attacks::{between, line, Sliders, KING, KNIGHT, PAWN};
+use crate::bitboard::board::{
+    Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
+};
+use crate::bitboard::movegen::{self, count, moves, pack, pack_castle, pack_ep};
 
 /// Indices into [`Tally::base`] (the order of [`crate::backend::Column::BASE`]).
 const CAPTURES: usize = 0;
@@ -399,8 +401,8 @@ pub fn walk(
     depth: u32,
     tt: Option<&StatsTable>,
 ) -> Tally {
-    use super::attacks::{MagicSliders, PextSliders};
     use super::Flavor;
+    use crate::bitboard::attacks::{MagicSliders, PextSliders};
     let mut t = Tally::default();
     if depth == 0 {
         t.nodes = 1;

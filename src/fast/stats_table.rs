@@ -1,5 +1,5 @@
 //! The shared table of subtree statistics ([`StatsTable`]), keyed like the count table ([`super::hash`]) by
-//! the Zobrist key (which picks the bucket), the independent check hash ([`super::board::Board::check`], a
+//! the Zobrist key (which picks the bucket), the independent check hash ([`crate::bitboard::board::Board::check`], a
 //! second Zobrist hash, which identifies the position) and the remaining depth, holding a leaf count and the
 //! [`crate::backend::Column::BASE`] counts.
 //!

@@ -1,9 +1,9 @@
 //! Unit tests of the fast generator's parts: incremental keys, board round trip, small perfts.
 
-use super::attacks::MagicSliders;
-use super::board::Board;
-use super::movegen::moves;
 use super::*;
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::{self, Board};
+use crate::bitboard::movegen::moves;
 use crate::position::Setup;
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
@@ -109,8 +109,8 @@ fn the_check_hash_tells_apart_positions_that_differ_only_in_side_ep_or_castling(
 #[test]
 fn zobrist_keys_are_values_and_seeds_run_side_by_side() {
     use crate::backend::Backend;
+    use crate::bitboard::zobrist::Keys;
     use crate::validate::Checked;
-    use zobrist::Keys;
     // Boards hashed with seed 7: incremental keys equal recomputed ones, and the keys are not the default's.
     let setup = Setup::from_fen(KIWIPETE).unwrap();
     let (plain, _) = Board::from_setup(&setup);

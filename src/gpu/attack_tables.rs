@@ -13,7 +13,7 @@
 //! up as a collision when the table is built (an assertion) or a wrong count, never a silent table shared
 //! with the CPU side.
 
-use crate::fast::attacks::{self, Magic};
+use crate::bitboard::attacks::{self, Magic};
 
 /// Start of the `between` masks (`between(a, b)` at `BETWEEN + 64 * a + b`).
 pub const BETWEEN: usize = 256 + 8 * 64;

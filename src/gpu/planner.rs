@@ -1,7 +1,7 @@
 //! The planner: what a count will do, decided before any GPU work, as a value ([`Plan`]) that can be printed
 //! and tested. A plan is the host levels (the plies above what one run counts, and more where progress or
 //! several adapters want more pieces of work, expanded by the one frontier expansion of the CPU backend
-//! ([`crate::fast::frontier`]: fast generator, transpositions merged with multiplicities, e.p. squares no
+//! ([`crate::bitboard::frontier`]: fast generator, transpositions merged with multiplicities, e.p. squares no
 //! legal capture uses dropped) and counts found in the host table taken), the last host level's positions
 //! left to count, cut into units of work, and how they are counted (per position, or one total). Inside a
 //! run, the slices of a level are planned from its children's counts ([`plan_slices`]) before that level is
@@ -10,9 +10,9 @@
 use super::buffers::GpuPos;
 use super::memory::{HostKey, MAX_RUN_DEPTH};
 use super::tables::HostTable;
+use crate::bitboard::board::{Board, CastlingData, NO_EP};
+use crate::bitboard::frontier::{next_ply_linked, Families, TooBig};
 use crate::error::{Error, Result};
-use crate::fast::board::{Board, CastlingData, NO_EP};
-use crate::fast::frontier::{next_ply_linked, Families, TooBig};
 use crate::position::Setup;
 
 /// What a run may use.
@@ -193,7 +193,7 @@ pub const SHALLOW: Deepen = Deepen {
 /// level, its multiplicity carried by the parents' child lists); with the tables on (`s.cache`) every
 /// position's count is looked up in `host` first (whole position and remaining depth: exact). The last host
 /// level's positions left are cut into `units` units. The levels are expanded by
-/// [`crate::fast::frontier`]'s expansion (so a position's e.p. square is kept only where a legal capture uses
+/// [`crate::bitboard::frontier`]'s expansion (so a position's e.p. square is kept only where a legal capture uses
 /// it, FIDE 3.7.d).
 ///
 /// # Errors
@@ -529,7 +529,7 @@ pub fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<Slice>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fast::frontier::children;
+    use crate::bitboard::frontier::children;
 
     /// [`SHALLOW`] takes the host down to remaining 1 while the levels to expand are small: the start
     /// position's perft 5 (5,362 distinct positions at ply 3, merged) reaches it, perft 6 (ply 4 has more than

@@ -2,8 +2,8 @@
 //! ever reach, and the proof that the winner can never give mate inside them.
 
 use super::{attacks, pawn_attacks, squares_of, Reason, Region};
-use crate::fast::attacks::{KING, PAWN};
-use crate::fast::board::{Board, BISHOP_I, KING_I, NO_EP, PAWN_I, QUEEN_I, ROOK_I};
+use crate::bitboard::attacks::{KING, PAWN};
+use crate::bitboard::board::{Board, BISHOP_I, KING_I, NO_EP, PAWN_I, QUEEN_I, ROOK_I};
 use crate::types::{Color, Piece, Role, Square};
 
 /// Squares `role` can reach from `start` moving through `passable` squares, with slider lines stopped by `occ`.

@@ -10,7 +10,7 @@
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
 use super::{in_check, legal, Limit};
-use crate::fast::board::{Board, CastlingData};
+use crate::bitboard::board::{Board, CastlingData};
 use crate::types::Color;
 use std::time::Instant;
 

@@ -5,8 +5,8 @@
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
 use super::{in_check, legal_into, no_legal_move, Limit, DARK, LIGHT};
-use crate::fast::attacks::{between, line, MagicSliders, Sliders, KNIGHT, PAWN};
-use crate::fast::board::{
+use crate::bitboard::attacks::{between, line, MagicSliders, Sliders, KNIGHT, PAWN};
+use crate::bitboard::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
 };
 use crate::types::{Color, KNIGHT_STEPS};

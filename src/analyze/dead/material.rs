@@ -1,7 +1,7 @@
 //! (a) Material: positions where a side can never checkmate whatever is played (FIDE 1.5, 5.2.2).
 
 use super::{DARK, LIGHT};
-use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::types::Color;
 
 /// A material rule proving that `winner` can never checkmate in `b`, with its text; `None` when no rule applies.

@@ -40,10 +40,10 @@ use closure::Closure;
 use helpmate::{helpmate_search, Helpmate};
 use saturate::fortress_reason;
 
+use crate::bitboard::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
+use crate::bitboard::board::{Board, CastlingData, BISHOP_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::bitboard::movegen::{self as mg};
 use crate::error::{Error, Result};
-use crate::fast::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
-use crate::fast::board::{Board, CastlingData, BISHOP_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
-use crate::fast::movegen::{self as mg};
 use crate::reference::Mailbox;
 use crate::types::{Color, Move, Piece, Square};
 use crate::validate::Checked;

@@ -12,9 +12,9 @@
 use super::blocked::{blocked_reason, flight_argument, region_attacks};
 use super::tempo::{tempo_argument, Entry};
 use super::{attacks, in_check, pawn_attacks, Reason, Region};
-use crate::fast::attacks::KING;
-use crate::fast::attacks::PAWN;
-use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::bitboard::attacks::KING;
+use crate::bitboard::attacks::PAWN;
+use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::types::{Color, Piece, Role, Square};
 use crate::validate::Checked;
 use hashbrown::HashMap;

@@ -10,7 +10,7 @@
 //! such a configuration exactly on an abstract game of the two kings and the side to move.
 
 use super::blocked::Cover;
-use crate::fast::attacks::KING;
+use crate::bitboard::attacks::KING;
 
 /// Abstract positions: the loser king's square × the winner king's square × the side to move.
 const STATES: usize = 64 * 64 * 2;

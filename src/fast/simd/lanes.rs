@@ -9,7 +9,7 @@
 //! `[u64; 8]` loops poorly, see the README's SIMD section). Everything is `#[inline(always)]`, and loops over
 //! roles or axes are written out (macros, not closures, which need not be inlined).
 //!
-//! The method (legal moves without make-and-test, as in `super::super::movegen`, but for sets of pieces):
+//! The method (legal moves without make-and-test, as in `crate::bitboard::movegen`, but for sets of pieces):
 //! - slider attacks by Kogge–Stone occluded fills, one per direction (eight directions): in one direction the
 //!   rays of different pieces of one side never overlap (a piece stops the ray of the piece behind it), so the
 //!   popcount of a direction's fill is exactly the number of moves in that direction;
@@ -29,7 +29,7 @@
 //! a square lies on the far side of the rook). The caller counts such positions with the scalar generator (see
 //! [`shield`] and `super::needs_scalar`).
 
-use crate::fast::board::{
+use crate::bitboard::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
 };
 use std::ops::{Add, BitAnd, BitOr, BitXor, Not};
@@ -558,7 +558,7 @@ mod tests {
     #[test]
     #[allow(clippy::needless_range_loop)] // lanes side by side read most plainly by index
     fn fills_equal_the_walker() {
-        use crate::fast::attacks::{bishop_walk, rook_walk};
+        use crate::bitboard::attacks::{bishop_walk, rook_walk};
         // Pseudo-random occupancies; a single slider per lane.
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for round in 0..2000 {

@@ -17,9 +17,9 @@ pub mod lanes;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-use super::attacks::Sliders;
-use super::board::{Board, CastlingData, NO_EP};
-use super::movegen::count;
+use crate::bitboard::attacks::Sliders;
+use crate::bitboard::board::{Board, CastlingData, NO_EP};
+use crate::bitboard::movegen::count;
 use crate::error::{Error, Result};
 use lanes::{Batch, Lane, LANES, V};
 
@@ -259,7 +259,7 @@ pub fn count_positions(simd: Simd, boards: &[Board], cd: &CastlingData) -> u64 {
     if simd == Simd::Off {
         return boards
             .iter()
-            .map(|b| count::<super::attacks::MagicSliders>(b, cd))
+            .map(|b| count::<crate::bitboard::attacks::MagicSliders>(b, cd))
             .sum();
     }
     positions_lanes::<V>(boards, cd)
@@ -285,7 +285,7 @@ fn positions_lanes<L: Lane>(boards: &[Board], cd: &CastlingData) -> u64 {
 fn positions_scalar_bmi2(boards: &[Board], cd: &CastlingData) -> u64 {
     boards
         .iter()
-        .map(|b| count::<super::attacks::PextSliders>(b, cd))
+        .map(|b| count::<crate::bitboard::attacks::PextSliders>(b, cd))
         .sum()
 }
 

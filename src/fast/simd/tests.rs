@@ -4,8 +4,8 @@
 
 use super::lanes::{self, Batch, Lane, LANES};
 use super::*;
-use crate::fast::attacks::MagicSliders;
-use crate::fast::movegen::moves;
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::movegen::moves;
 use crate::position::Setup;
 
 /// One compiled build of [`lanes::count`].
@@ -310,7 +310,7 @@ fn children_made_in_lanes_equal_copy_make() {
                 }
                 for (i, &x) in chunk.iter().enumerate() {
                     let c = parent.make::<false>(&cd, x);
-                    let normal = crate::fast::movegen::to_move(x).kind() == MoveKind::Normal;
+                    let normal = crate::bitboard::movegen::to_move(x).kind() == MoveKind::Normal;
                     assert_eq!(scalar.0[i] != 0, !normal || needs_scalar(&c, &cd), "{x:#x}");
                     if normal {
                         for r in 0..6 {

@@ -133,7 +133,7 @@ impl Sink for Counter {
 
 /// Moves as `u32`: a [`Move`] in the low 16 bits, the moving role in bits 16–18. A growable list: positions
 /// with impossible material (allowed with a warning) can exceed the 218 moves of legal chess; the hot perft walk
-/// does not build lists at all (it recurses straight from the sink, see `super::perft`).
+/// does not build lists at all (it recurses straight from the sink, see `crate::fast`'s `perft`).
 #[derive(Default)]
 pub struct MoveList(Vec<u32>);
 

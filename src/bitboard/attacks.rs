@@ -212,7 +212,7 @@ impl Sliders for MagicSliders {
 
 /// PEXT (BMI2) indexing.
 ///
-/// Only named by the dispatch in `super::perft` after `is_x86_feature_detected!("bmi2")` (and by tests behind
+/// Only named by the dispatch in `crate::fast`'s `perft` after `is_x86_feature_detected!("bmi2")` (and by tests behind
 /// the same check): the lookup executes the `pext` instruction without checking again.
 #[derive(Clone, Copy, Debug)]
 pub struct PextSliders;
@@ -324,6 +324,20 @@ pub fn line(a: usize, b: usize) -> u64 {
     BETWEEN_LINE.1[a][b]
 }
 
+/// Whether this CPU has POPCNT and BMI2.
+pub fn bmi2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,7 +374,7 @@ mod tests {
 
     #[test]
     fn pext_lookups_equal_the_walker_on_every_subset() {
-        if !super::super::perft::bmi2_available() {
+        if !bmi2_available() {
             eprintln!("no BMI2 on this CPU: PEXT lookups not tested");
             return;
         }

@@ -1,7 +1,7 @@
 //! The bitboard position ([`Board`]), the per-root castling data ([`CastlingData`]) and copy-make
 //! ([`Board::make`]) with two incremental hashes, the Zobrist key and the check hash (the keys of
 //! [`super::zobrist`], a value held by the root's `CastlingData`: [`Board::with_keys`] takes them, the
-//! default seed's otherwise; the tables pick the bucket by the first and compare the second, [`super::hash`]).
+//! default seed's otherwise; the tables pick the bucket by the first and compare the second, `crate::fast`'s hash table).
 //!
 //! A `Board` is 88 bytes of `Copy` data: one bitboard per role (both colours), one per colour, the two hashes,
 //! side to move, the en-passant square and four castling-right bits. Everything that stays fixed below a root (the
