@@ -82,6 +82,8 @@ pub mod engines;
 pub mod error;
 pub mod fast;
 pub mod files;
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod interrupt;

@@ -224,7 +224,13 @@ impl Setup {
         for color in Color::ALL {
             for side in CastlingSide::ALL {
                 if let Some(rook) = self.castling.rook(color, side) {
-                    let c = if resolve_xfen(self, color, side) == Some(rook) {
+                    // K/Q name the outermost rook on that side, or, where there is none, the corner (as the
+                    // reader takes them): either way the letter reads back as this right.
+                    let corner = Square::new(
+                        color.back_rank() * 8 + if side == CastlingSide::KingSide { 7 } else { 0 },
+                    );
+                    let named = resolve_xfen(self, color, side);
+                    let c = if named == Some(rook) || (named.is_none() && rook == corner) {
                         if side == CastlingSide::KingSide {
                             'k'
                         } else {
@@ -437,6 +443,19 @@ mod tests {
             a.castling.rook(Color::White, CastlingSide::QueenSide),
             Square::parse("f1")
         );
+    }
+
+    #[test]
+    fn a_right_without_its_rook_is_written_back_as_read() {
+        // Found by the `fen` fuzz target: 'Q' with the king in the a1 corner names no rook; it was written
+        // back as 'A', which reads as a king-side right, so the written FEN did not parse ("more than one
+        // white right on the same side").
+        let text = "rbknqbnr/pppppppp/8/8/8/8/1pQPPPPP/KNBRNBQR w KQkq - 0 1";
+        let setup = Setup::from_fen(text).unwrap();
+        let written = setup.to_fen();
+        assert_eq!(written, text);
+        let again = Setup::from_fen(&written).unwrap();
+        assert_eq!(again.to_fen(), written);
     }
 
     #[test]

@@ -1,0 +1,84 @@
+//! Entry points of the fuzz targets (`fuzz/`, cargo-fuzz on nightly) and of the test that replays their
+//! committed corpus (`tests/fuzz_corpus.rs`): each takes arbitrary bytes, must never panic, and checks the
+//! invariant its reader promises. Bad input is an `Err`, never a panic (the project's rule for every reader
+//! of user input).
+//!
+//! - [`fen`]: FEN/EPD-style FEN parsing (`Setup::from_fen`): what parses writes back to text that parses to
+//!   the same position; validity (`Checked::new`, FIDE 3.10.3) decides without panicking; on a valid
+//!   position every legal move's UCI and SAN text (FIDE Appendix C) reads back as that move.
+//! - [`suite`]: perft suite files (`suite::parse`), EPD operations included.
+//! - [`moves`]: a move line (UCI or SAN, as `--moves` takes it) played from a FEN given on the first line.
+
+use crate::position::Setup;
+use crate::san::{parse_san, to_san};
+use crate::types::Move;
+use crate::validate::Checked;
+
+/// At most this many legal moves of one position are written and read back (enough for every kind).
+const MOVES_CHECKED: usize = 64;
+
+/// The bytes as text (invalid UTF-8 replaced, as a reader of user text sees it after its own check).
+fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(data)
+}
+
+/// FEN text: parse, write back, parse again (same position), validate, and round-trip the legal moves.
+///
+/// # Panics
+/// When an invariant fails: that is the finding the fuzzer reports.
+pub fn fen(data: &[u8]) {
+    let text = text(data);
+    let Ok(setup) = Setup::from_fen(&text) else {
+        return;
+    };
+    let written = setup.to_fen();
+    let again = Setup::from_fen(&written)
+        .unwrap_or_else(|e| panic!("{written:?}, written from {text:?}, does not parse: {e}"));
+    assert_eq!(again.to_fen(), written, "FEN round trip of {text:?}");
+    let Ok(pos) = Checked::new(setup) else {
+        return;
+    };
+    moves_round_trip(&pos);
+}
+
+/// Every legal move's UCI and SAN text names that move again.
+fn moves_round_trip(pos: &Checked) {
+    let legal = pos.legal_moves();
+    let chess960 = pos.setup().needs_chess960_notation();
+    for &m in legal.iter().take(MOVES_CHECKED) {
+        let uci = m.to_uci(chess960);
+        assert_eq!(
+            Move::find_uci(&legal, &uci),
+            Some(m),
+            "UCI {uci} in {}",
+            pos.to_fen()
+        );
+        let san = to_san(pos.setup(), &legal, m);
+        assert_eq!(
+            parse_san(pos.setup(), &legal, &san),
+            Some(m),
+            "SAN {san} in {}",
+            pos.to_fen()
+        );
+    }
+}
+
+/// A suite file's text: parsed or refused, never a panic.
+pub fn suite(data: &[u8]) {
+    let _ = crate::suite::parse("fuzz.epd", &text(data));
+}
+
+/// A FEN on the first line, a move line (UCI or SAN, move numbers and all) on the rest: played or refused.
+/// A line that plays ends on a valid position whose moves round-trip.
+pub fn moves(data: &[u8]) {
+    let text = text(data);
+    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    let root = match Checked::from_fen(first) {
+        Ok(p) => p,
+        Err(_) => Checked::startpos(),
+    };
+    let values: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+    if let Ok(line) = crate::line::play_moves(&root, &values) {
+        moves_round_trip(line.end());
+    }
+}
