@@ -1,11 +1,23 @@
 #!/usr/bin/env python3
 """Same-run comparison of `perftlab dead` with the Chess Unwinnability Analyzer (CHA, Miguel Ambrona,
-github.com/miguel-ambrona/D3-Chess, GPL v3; not part of this repository).
+github.com/miguel-ambrona/D3-Chess, GPL v3) and its Rust successor CHA-Solver (github.com/miguel-ambrona/
+chasolver, MIT); neither is part of this repository.
 
 Usage:
-  benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--cha PATH/cha] [--perftlab BIN] [--runs 3]
-                         [--chunks K] [--max-queries N] [--threads-check] [--modes full,quick]
+  benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--labelled PATH ...] [--cha PATH/cha]
+                         [--chasolver PATH/analyzer] [--perftlab BIN] [--runs 3] [--chunks K]
+                         [--max-queries N] [--threads-check] [--modes full,quick,scan]
                          [--undetermined-out FILE]
+
+CHA-Solver's tool is its batch example `analyzer` (stdin lines `FEN white|black`; `--fast` runs its
+`is_unwinnable_fast` and prints only `unwinnable` lines): build it outside this repository, e.g.
+`git clone https://github.com/miguel-ambrona/chasolver /tmp/chasolver && cd /tmp/chasolver &&
+cargo build --release --example analyzer` (then `--chasolver /tmp/chasolver/target/release/examples/analyzer`).
+Its test files `tests/positions.txt` (community queries) and `tests/lichess.txt` (Lichess positions) have the
+same `LL FEN` format as CHA's vectors: pass them with `--labelled` (read from the path given, never copied).
+Modes: `full` (perftlab, CHA, CHA-Solver), `quick` (perftlab --quick, CHA -quick), `scan` (perftlab --scan,
+CHA-Solver --fast: proofs of unwinnability only). Decided verdicts of every tool are compared with the labels
+and with one another (`cross-check`: queries two tools both decided with different verdicts).
 
 Sets:
   - `vectors`: CHA's public test vectors (`tests/test-vector.txt` in its repository; read from the path given,
@@ -84,8 +96,42 @@ def run_timed(cmd, text):
     return p.stdout, seconds, cpu
 
 
-def perftlab_results(stdout):
-    return [json.loads(l)["result"] for l in stdout.splitlines() if l.startswith("{")]
+def perftlab_results(stdout, queries, scan):
+    """perftlab's verdicts in input order (--scan prints only the unwinnable ones: the rest undetermined)."""
+    rows = [json.loads(l) for l in stdout.splitlines() if l.startswith("{")]
+    if not scan:
+        return [r["result"] for r in rows]
+    unwinnable = {f"{r['fen']} {r['side']}" for r in rows if r["result"] == "unwinnable"}
+    return ["unwinnable" if f"{fen} {side}" in unwinnable else "undetermined" for fen, side, _ in queries]
+
+
+def chasolver_results(stdout, queries, fast):
+    """CHA-Solver analyzer's verdicts in input order: lines `VERDICT [moves M] FEN SIDE`."""
+    found = {}
+    for l in stdout.splitlines():
+        word, _, rest = l.partition(" ")
+        if word not in ("winnable", "unwinnable", "undetermined"):
+            continue
+        if word == "winnable" and rest.startswith("moves "):
+            rest = rest.split(" ", 2)[2] if rest.count(" ") >= 2 else ""
+        found[rest.strip()] = word
+    out = [found.get(f"{fen} {side}", "undetermined") for fen, side, _ in queries]
+    if not fast and len(found) < len(set(f"{fen} {side}" for fen, side, _ in queries)):
+        sys.exit(f"CHA-Solver printed {len(found)} verdicts for {len(queries)} queries")
+    return out
+
+
+def cross_check(results):
+    """Print, for each pair of tools, the queries both decided with different verdicts."""
+    names = list(results)
+    total = 0
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            both = [(a, b) for a, b in zip(results[x], results[y]) if "undetermined" not in (a, b)]
+            bad = sum(a != b for a, b in both)
+            total += bad
+            print(f"  cross-check {x} vs {y}: {len(both)} decided by both, {bad} disagree")
+    return total
 
 
 def cha_results(stdout, queries, quick):
@@ -122,12 +168,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vectors", help="CHA's tests/test-vector.txt")
     ap.add_argument("--cha", default=os.environ.get("CHA"), help="the CHA binary (optional)")
+    ap.add_argument("--chasolver", default=os.environ.get("CHASOLVER"),
+                    help="CHA-Solver's examples/analyzer binary (optional)")
+    ap.add_argument("--labelled", action="append", default=[],
+                    help="another `LL FEN` file (e.g. CHA-Solver's tests/positions.txt or tests/lichess.txt)")
     ap.add_argument("--perftlab", default=os.path.join(ROOT, "target/release/perftlab"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--chunks", type=int, default=1, help="slices per run, tools interleaved per slice")
     ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set")
     ap.add_argument("--threads-check", action="store_true")
-    ap.add_argument("--modes", default="full,quick", help="full, quick or both (comma-separated)")
+    ap.add_argument("--modes", default="full,quick", help="full, quick, scan (comma-separated)")
     ap.add_argument("--undetermined-out", help="write every undetermined query of each tool here (with its label)")
     a = ap.parse_args()
     if a.runs < 1 or a.chunks < 1:
@@ -136,6 +186,10 @@ def main():
     sets = [("project", load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt")))]
     if a.vectors:
         sets.append(("vectors", load_labelled(a.vectors)))
+    for path in a.labelled:
+        sets.append((os.path.basename(path), load_labelled(path)))
+    if a.chasolver and not os.access(a.chasolver, os.X_OK):
+        sys.exit(f"--chasolver: '{a.chasolver}' is not an executable")
     if a.cha and not os.access(a.cha, os.X_OK):
         sys.exit(f"--cha: '{a.cha}' is not an executable")
     if not a.cha:
@@ -162,11 +216,18 @@ def main():
             tools.append(("perftlab", [a.perftlab, "dead", "PATH", "--json", "--threads", "1", "--quiet"], False))
             if a.cha:
                 tools.append(("cha", [a.cha], False))
+            if a.chasolver:
+                tools.append(("chasolver", [a.chasolver], False))
         if "quick" in modes:
             tools.append(("perftlab --quick", [a.perftlab, "dead", "PATH", "--json", "--threads", "1", "--quiet",
                                                "--quick"], True))
             if a.cha:
                 tools.append(("cha -quick", [a.cha, "-quick"], True))
+        if "scan" in modes:
+            tools.append(("perftlab --scan", [a.perftlab, "dead", "PATH", "--json", "--threads", "1", "--quiet",
+                                              "--scan"], True))
+            if a.chasolver:
+                tools.append(("chasolver --fast", [a.chasolver, "--fast"], True))
         if a.threads_check and "full" in modes:
             tools.append(("perftlab 2 threads", [a.perftlab, "dead", "PATH", "--json", "--threads", "2",
                                                  "--quiet"], False))
@@ -185,8 +246,12 @@ def main():
                     times[tool][-1] += secs
                     cpus[tool][-1] += cpu
                     if run == 0:
-                        results[tool] += (perftlab_results(out) if tool.startswith("perftlab")
-                                          else cha_results(out, sl, quick))
+                        if tool.startswith("perftlab"):
+                            results[tool] += perftlab_results(out, sl, tool.endswith("--scan"))
+                        elif tool.startswith("chasolver"):
+                            results[tool] += chasolver_results(out, sl, quick)
+                        else:
+                            results[tool] += cha_results(out, sl, quick)
         for path in paths:
             os.unlink(path)
         for tool, _, _ in tools:
@@ -219,6 +284,20 @@ def main():
             pq = sum(r == "unwinnable" for r in results["perftlab --quick"])
             cq = sum(r == "unwinnable" for r in results["cha -quick"])
             print(f"  quick: unwinnable proved: perftlab {pq}, CHA {cq}")
+        if a.chasolver and "full" in modes:
+            print(f"  full analysis: perftlab / CHA-Solver speed = {med['chasolver'] / med['perftlab']:.2f}x wall, "
+                  f"{cmed['chasolver'] / cmed['perftlab']:.2f}x CPU (ratio of medians); "
+                  f"{paired('chasolver', 'perftlab', cpus):.2f}x CPU (median of the per-run ratios)")
+        if a.chasolver and "scan" in modes:
+            print(f"  scan: perftlab --scan / CHA-Solver --fast speed = "
+                  f"{med['chasolver --fast'] / med['perftlab --scan']:.2f}x wall, "
+                  f"{cmed['chasolver --fast'] / cmed['perftlab --scan']:.2f}x CPU (ratio of medians); "
+                  f"{paired('chasolver --fast', 'perftlab --scan', cpus):.2f}x CPU (median of the per-run ratios)")
+            pq = sum(r == "unwinnable" for r in results["perftlab --scan"])
+            cq = sum(r == "unwinnable" for r in results["chasolver --fast"])
+            print(f"  scan: unwinnable proved: perftlab {pq}, CHA-Solver {cq}")
+        if len(results) > 1:
+            cross_check(results)
         if a.threads_check and "full" in modes:
             print(f"  threads: 2 / 1 speed = {med['perftlab'] / med['perftlab 2 threads']:.2f}x (medians)")
 

@@ -19,6 +19,7 @@ fn limits(nodes: u64) -> Limits {
         nodes,
         time: None,
         quick: false,
+        scan: false,
     }
 }
 
@@ -238,6 +239,7 @@ fn quick_path_is_sound() {
         nodes: 500_000,
         time: None,
         quick: true,
+        scan: false,
     };
     for (label, fen) in data() {
         let pos = Checked::from_fen(&fen).unwrap();
@@ -871,4 +873,62 @@ fn analyze_svg_shades_a_fortress_held_by_tempo() {
         55,
         "{svg}"
     );
+}
+
+/// Limits of the fast paths (`--quick`, `--scan`), node-bounded.
+fn fast_limits(scan: bool) -> Limits {
+    Limits {
+        nodes: 500_000,
+        time: None,
+        quick: !scan,
+        scan,
+    }
+}
+
+#[test]
+fn fast_paths_do_not_answer_where_one_entry_decides() {
+    // Positions whose structure looks closed but where one entry lets the winner mate: the full analysis must
+    // find a helpmate (replayed by the reference generator here), and neither fast path may call them
+    // unwinnable (each of their verdicts is checked against its proof as well). From CHA-Solver's
+    // tests/positions.txt (labels `W-`; the helpmate found here is the proof, not the label):
+    // - a single pawn break: Black's a-pawn on a5 instead of a4 (the twin with it on a4 is dead, checked below);
+    // - a pawn wall with one entry: White's knight on a1 is the only piece that can get through (a fortress
+    //   with one entry);
+    // and the underpromotion mate of `a_short_mate_that_needs_an_underpromotion_is_found` (f7-f8=N).
+    let winnable = [
+        "Bb1k1b2/bKp1p1p1/1pP1P1P1/pP6/6P1/P7/8/8 w - - 0 1",
+        "7b/1k5B/7b/8/1p1p1p1p/1PpP1P1P/2P3K1/N7 b - - 0 1",
+        "6br/5Ppk/6pp/8/8/8/8/K7 w - - 0 1",
+    ];
+    for fen in winnable {
+        let pos = Checked::from_fen(fen).unwrap();
+        let d = dead::decide(&pos, Color::White, &limits(3_000_000)).unwrap();
+        let Verdict::Winnable { helpmate } = &d.verdict else {
+            panic!("{fen}: {:?}", d.verdict);
+        };
+        assert_helpmate(&pos, Color::White, helpmate);
+        for scan in [false, true] {
+            let d = dead::decide(&pos, Color::White, &fast_limits(scan)).unwrap();
+            assert!(
+                !matches!(d.verdict, Verdict::Unwinnable { .. }),
+                "{fen} (scan {scan}): {:?}",
+                d.verdict
+            );
+            check_verdict(&pos, Color::White, &d.verdict, 4);
+        }
+    }
+    // The dead twin of the pawn break: the scan proves both sides unwinnable (a proof the full analysis also
+    // finds), checked by the bounded exhaustive search as far as it goes.
+    let twin = Checked::from_fen("Bb1k1b2/bKp1p1p1/1pP1P1P1/1P6/p5P1/P7/8/8 w - - 0 1").unwrap();
+    for winner in [Color::White, Color::Black] {
+        for l in [fast_limits(true), limits(3_000_000)] {
+            let d = dead::decide(&twin, winner, &l).unwrap();
+            assert!(
+                matches!(d.verdict, Verdict::Unwinnable { .. }),
+                "{winner:?}: {:?}",
+                d.verdict
+            );
+            check_verdict(&twin, winner, &d.verdict, 4);
+        }
+    }
 }

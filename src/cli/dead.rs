@@ -40,9 +40,14 @@ pub struct DeadArgs {
     /// The intended winner for lines that name none (and for --fen).
     #[arg(long, value_enum, default_value = "both")]
     side: SideArg,
-    /// Sound but incomplete fast path: material and blocked-structure proofs and a small search.
-    #[arg(long)]
+    /// Sound but incomplete fast check: the static proofs (material, blocked structure, fortress), a
+    /// 1,000-node helpmate probe and, where the side to move has at most 8 moves, a 3,000-position closure.
+    #[arg(long, conflicts_with = "scan")]
     quick: bool,
+    /// Database scan: only proofs of unwinnability (the static proofs and the small closure of --quick, no
+    /// helpmate search); prints only the queries proved unwinnable (and the summary line).
+    #[arg(long, visible_alias = "unwinnable-only")]
+    scan: bool,
     /// Positions visited at most per query.
     #[arg(long, default_value_t = 3_000_000)]
     nodes: u64,
@@ -131,6 +136,7 @@ pub fn run(a: DeadArgs) -> Result<i32> {
         nodes: a.nodes,
         time: (a.time_limit > 0.0).then(|| Duration::from_secs_f64(a.time_limit)),
         quick: a.quick,
+        scan: a.scan,
     };
     let queries = match (&a.fen, &a.file) {
         (Some(fen), _) => parse("--fen", fen, a.side)?,
@@ -180,6 +186,9 @@ pub fn run(a: DeadArgs) -> Result<i32> {
             "winnable" => win += 1,
             "unwinnable" => unwin += 1,
             _ => undet += 1,
+        }
+        if a.scan && rep.result != "unwinnable" {
+            continue;
         }
         if a.json {
             println!(

@@ -179,22 +179,27 @@ impl Mailbox {
             if p.color != us {
                 continue;
             }
-            match p.role {
-                Role::Pawn => self.pawn_moves(from, &mut moves),
-                Role::Knight => self.step_moves(from, &KNIGHT_STEPS, &mut moves),
-                Role::Bishop => self.slide_moves(from, &BISHOP_DIRS, &mut moves),
-                Role::Rook => self.slide_moves(from, &ROOK_DIRS, &mut moves),
-                Role::Queen => {
-                    self.slide_moves(from, &BISHOP_DIRS, &mut moves);
-                    self.slide_moves(from, &ROOK_DIRS, &mut moves);
-                }
-                Role::King => {
-                    self.step_moves(from, &KING_STEPS, &mut moves);
-                    self.castling_moves(from, &mut moves);
-                }
-            }
+            self.piece_moves(from, p.role, &mut moves);
         }
         moves
+    }
+
+    /// Pseudo-legal moves of the side to move's `role` on `from` (FIDE 3.2–3.8).
+    fn piece_moves(&self, from: usize, role: Role, moves: &mut Vec<Move>) {
+        match role {
+            Role::Pawn => self.pawn_moves(from, moves),
+            Role::Knight => self.step_moves(from, &KNIGHT_STEPS, moves),
+            Role::Bishop => self.slide_moves(from, &BISHOP_DIRS, moves),
+            Role::Rook => self.slide_moves(from, &ROOK_DIRS, moves),
+            Role::Queen => {
+                self.slide_moves(from, &BISHOP_DIRS, moves);
+                self.slide_moves(from, &ROOK_DIRS, moves);
+            }
+            Role::King => {
+                self.step_moves(from, &KING_STEPS, moves);
+                self.castling_moves(from, moves);
+            }
+        }
     }
 
     /// FIDE 3.1: a piece may move to an empty square or capture an opponent's piece, never its own.
@@ -378,14 +383,33 @@ impl Mailbox {
     /// FIDE 3.9.2 / 3.10.1: the legal moves, those pseudo-legal moves that do not leave or put one's own king
     /// in check.
     pub fn legal_moves(&self) -> Vec<Move> {
-        let us = self.turn;
         self.pseudo_legal()
             .into_iter()
-            .filter(|&m| {
-                let next = self.play(m);
-                next.king(us).is_none_or(|k| !next.attacked(k, !us))
-            })
+            .filter(|&m| self.keeps_king_safe(m))
             .collect()
+    }
+
+    /// FIDE 3.9.2: after the pseudo-legal move `m`, the mover's king is not attacked.
+    fn keeps_king_safe(&self, m: Move) -> bool {
+        let us = self.turn;
+        let next = self.play(m);
+        next.king(us).is_none_or(|k| !next.attacked(k, !us))
+    }
+
+    /// Whether `m` is one of [`Mailbox::legal_moves`], by the same rules but listing only the pseudo-legal
+    /// moves of the piece on `m.from()` (FIDE 3.1–3.8), then the king-safety test of 3.9.2 for `m` alone: one
+    /// move's check instead of the whole list (a replayed line needs no more).
+    pub fn is_legal(&self, m: Move) -> bool {
+        let from = mailbox(m.from());
+        let Some(p) = self.piece(from) else {
+            return false;
+        };
+        if p.color != self.turn {
+            return false;
+        }
+        let mut moves = Vec::with_capacity(32);
+        self.piece_moves(from, p.role, &mut moves);
+        moves.contains(&m) && self.keeps_king_safe(m)
     }
 
     /// Piece on a square.

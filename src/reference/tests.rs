@@ -241,3 +241,39 @@ fn fide_1_5_stalemate_versus_mate() {
 fn reference_pos(fen: &str) -> Mailbox {
     Mailbox::from_setup(&Setup::from_fen(fen).unwrap())
 }
+
+#[test]
+fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
+    // Every from/to pair (promotions to all four roles on the last ranks, castling as king takes rook, en
+    // passant) on positions with pins, checks, e.p. and castling: `is_legal` says yes exactly for the listed
+    // moves.
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",
+        "4r1k1/8/8/8/8/8/3N4/4K3 w - - 0 1",
+        "1k6/1P4P1/8/8/8/8/1p4p1/1K6 b - - 0 1",
+    ] {
+        let pos = reference_pos(fen);
+        let legal = pos.legal_moves();
+        let mut candidates = Vec::new();
+        for from in Square::all() {
+            for to in Square::all() {
+                candidates.push(Move::normal(from, to));
+                candidates.push(Move::en_passant(from, to));
+                candidates.push(Move::castling(from, to));
+                for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                    candidates.push(Move::promotion(from, to, role));
+                }
+            }
+        }
+        let yes: Vec<Move> = candidates
+            .into_iter()
+            .filter(|&m| pos.is_legal(m))
+            .collect();
+        assert_eq!(yes.len(), legal.len(), "{fen}");
+        assert!(yes.iter().all(|m| legal.contains(m)), "{fen}");
+    }
+}

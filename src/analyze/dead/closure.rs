@@ -72,13 +72,47 @@ pub(super) struct Run {
     children: Vec<(Board, u32)>,
 }
 
+/// The list buffers of a closure are kept for the next one on this thread up to this many states (a few
+/// MiB): no allocation per query in a batch, and a bounded memory per thread.
+const SPARE_STATES: usize = 1 << 16;
+
+/// A closure's buffers kept for the next one: states, children, slots of the smallest size (all emptied).
+type Buffers = (Vec<State>, Vec<(Board, u32)>, Vec<Slot>);
+
+thread_local! {
+    /// The last closure's buffers on this thread.
+    static SPARE: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if self.states.capacity() <= SPARE_STATES {
+            let mut states = std::mem::take(&mut self.states);
+            let mut children = std::mem::take(&mut self.children);
+            states.clear();
+            children.clear();
+            let mut slots = std::mem::take(&mut self.slots);
+            if slots.len() != 1 << 12 {
+                slots = Vec::new();
+            }
+            SPARE.set(Some((states, children, slots)));
+        }
+    }
+}
+
 impl Run {
     pub(super) fn new(root: &Board) -> Run {
+        let (states, children, mut slots) = SPARE.take().unwrap_or_default();
+        if slots.len() == 1 << 12 {
+            slots.fill(EMPTY);
+        } else {
+            slots = vec![EMPTY; 1 << 12];
+        }
         let mut run = Run {
-            states: Vec::new(),
-            slots: vec![EMPTY; 1 << 12],
+            states,
+            slots,
             next: 0,
-            children: Vec::new(),
+            children,
         };
         let slot = run.free_slot(root).unwrap_or(0);
         run.insert(slot, *root, u32::MAX, 0, true);
