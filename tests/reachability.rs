@@ -648,6 +648,15 @@ fn reachable_command_text_json_and_exit_codes() {
     assert_eq!(code, 1);
     assert!(out.contains("\"result\":\"undetermined\""), "{out}");
     // Usage errors name the flag.
+    let (code, _, err) = run(&[
+        "reachable",
+        "--fen",
+        "8/8/8/8/8/8/8/K6k w - -",
+        "--time-limit",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--time-limit"), "{err}");
     let (code, _, err) = run(&["reachable"]);
     assert_eq!(code, 2);
     assert!(err.contains("--fen"), "{err}");
