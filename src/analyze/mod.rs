@@ -122,6 +122,8 @@ pub fn reachability(setup: &Setup, chess960: bool) -> Reachability {
         retro_plies: 1,
         chess960,
         from: None,
+        shortest: true,
+        time_limit: std::time::Duration::ZERO,
     };
     let v = decide(setup, &opts);
     let c960 = chess960 || setup.needs_chess960_notation();

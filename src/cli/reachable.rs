@@ -44,10 +44,14 @@ pub struct ReachableArgs {
     /// Search games from this position instead of the initial one(s) (no impossibility proofs then).
     #[arg(long)]
     from: Option<String>,
-    /// Ask for a shortest game. The search is iterative deepening, so every game it prints is already a
-    /// shortest one from the initial positions tried; the flag is accepted for clarity.
+    /// Only a shortest game: the exact iterative-deepening search (bounded by --max-plies and --max-nodes).
+    /// Without it, short games (at most 6 plies) are tried exactly, then the fast weighted best-first search
+    /// looks for any game, however long, within --time-limit.
     #[arg(long)]
     shortest: bool,
+    /// Seconds the fast search may spend per position (at most 600).
+    #[arg(long, default_value_t = 5.0)]
+    time_limit: f64,
     /// One JSON object per position (JSON lines) instead of text.
     #[arg(long)]
     json: bool,
@@ -168,6 +172,12 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
             a.retro_plies
         )));
     }
+    if !(a.time_limit > 0.0 && a.time_limit <= 600.0) {
+        return Err(Error::Usage(format!(
+            "--time-limit: '{}' is not a number of seconds in (0, 600]",
+            a.time_limit
+        )));
+    }
     let opts = |setup: &Setup| DecideOptions {
         limits: Limits {
             max_plies: a.max_plies,
@@ -176,8 +186,9 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
         retro_plies: a.retro_plies,
         chess960: a.chess960 || setup.needs_chess960_notation(),
         from: from.clone(),
+        shortest: a.shortest,
+        time_limit: std::time::Duration::from_secs_f64(a.time_limit),
     };
-    let _ = a.shortest;
     let fens: Vec<(String, String)> = match (&a.fen, &a.input) {
         (Some(f), None) => {
             // One position: bad input is an error (exit 2), not an answer.

@@ -31,6 +31,10 @@ use crate::reference;
 use crate::retro::{self, Proof, RetroOptions};
 use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 use hashbrown::HashMap;
+use std::time::{Duration, Instant};
+
+pub mod fast;
+pub mod guide;
 
 /// Lower bound meaning "never".
 const NEVER: u32 = 1 << 16;
@@ -130,7 +134,7 @@ fn rel_rank(c: usize, s: usize) -> i32 {
     }
 }
 
-fn bb_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
+pub(crate) fn bb_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
     let mut roles = [0u64; 6];
     let mut colors = [0u64; 2];
     for sq in Square::all() {
@@ -339,7 +343,7 @@ impl Target {
 }
 
 /// The castling bits of `rights` in `cd` (`None` when a right is not among the start's).
-fn castle_mask(b: &Board, cd: &CastlingData, rights: &CastlingRights) -> Option<u8> {
+pub(crate) fn castle_mask(b: &Board, cd: &CastlingData, rights: &CastlingRights) -> Option<u8> {
     let mut mask = 0u8;
     for (color, side, rook) in rights.iter() {
         let bit = 2 * color.index() + side as usize;
@@ -622,6 +626,11 @@ pub struct DecideOptions {
     /// Search from this position instead of the initial ones (proofs are then not used: they are about games
     /// from an initial position).
     pub from: Option<Setup>,
+    /// Only a shortest game (the exact IDA* search, `--shortest`); otherwise the fast search ([`fast`]) looks
+    /// for any game first.
+    pub shortest: bool,
+    /// Wall-clock limit of the fast search per position (`--time-limit`).
+    pub time_limit: Duration,
 }
 
 /// Decide `target`: the static proofs and retraction first (unless `from` is given), then the proof-game
@@ -641,7 +650,45 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         Some(f) => vec![f.clone()],
         None => starts_for(target, chess960),
     };
-    match search(&starts, target, opts.limits) {
+    if opts.shortest {
+        return exact(&starts, target, opts.limits);
+    }
+    // Short games first (cheap, and shortest), then the fast search for a long one.
+    let quick = Limits {
+        max_plies: opts.limits.max_plies.min(6),
+        max_nodes: opts.limits.max_nodes.min(100_000),
+    };
+    if let SearchResult::Found(g) = search(&starts, target, quick) {
+        return Verdict::Reachable(g);
+    }
+    let clock = Instant::now();
+    let mut tried = Vec::new();
+    // Chess960: the starts whose king and rooks fit, standard start first.
+    for s in starts.iter().take(4) {
+        let left = opts.time_limit.saturating_sub(clock.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let limits = fast::FastLimits {
+            max_nodes: opts.limits.max_nodes,
+            time_limit: left,
+        };
+        match fast::search_from(s, target, limits) {
+            fast::FastResult::Found(g) => return Verdict::Reachable(g),
+            fast::FastResult::NotFound(r) => tried.push(r),
+        }
+    }
+    Verdict::Undetermined(format!(
+        "no game of at most {} plies (exact search, {} nodes); {}",
+        quick.max_plies,
+        quick.max_nodes,
+        tried.join("; ")
+    ))
+}
+
+/// The exact search's verdict (`--shortest`).
+fn exact(starts: &[Setup], target: &Setup, limits: Limits) -> Verdict {
+    match search(starts, target, limits) {
         SearchResult::Found(g) => Verdict::Reachable(g),
         SearchResult::NoneWithin(n) => Verdict::Undetermined(format!(
             "no game of at most {n} plies reaches it (not a proof: a longer one may)"
@@ -649,7 +696,7 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         SearchResult::Stopped { bound } => Verdict::Undetermined(format!(
             "no game of fewer than {bound} plies reaches it; the search stopped at its node budget ({} nodes) \
              while trying {bound} plies",
-            opts.limits.max_nodes
+            limits.max_nodes
         )),
     }
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Decided fraction and time per position of `perftlab reachable` (default: short games exactly, then the fast
+search) on a file of FENs, one process per position, wall clock including process start.
+
+    benches/reachable-fast.py FENS.txt [--every K] [--limit N] [-- extra reachable flags]
+
+Lines may carry CHA-Solver's two-character label (`WB fen`); `#` lines are skipped. Prints one line per
+position and a summary (reachable count, median and 90th percentile seconds, over the time limit).
+"""
+import json, subprocess, sys, time
+
+def main():
+    args = sys.argv[1:]
+    extra = args[args.index('--') + 1:] if '--' in args else []
+    args = args[:args.index('--')] if '--' in args else args
+    path, every, limit = args[0], 1, None
+    if '--every' in args:
+        every = int(args[args.index('--every') + 1])
+    if '--limit' in args:
+        limit = int(args[args.index('--limit') + 1])
+    fens = []
+    for line in open(path):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        if len(line) > 3 and line[2] == ' ' and set(line[:2]) <= set('WB-'):
+            line = line[3:]
+        fens.append(line)
+    fens = fens[::every][:limit]
+    times, found = [], 0
+    for f in fens:
+        t = time.time()
+        p = subprocess.run(['target/release/perftlab', 'reachable', '--fen', f, '--json'] + extra,
+                           capture_output=True, text=True)
+        dt = time.time() - t
+        r = json.loads(p.stdout)['result'] if p.stdout else 'error'
+        found += r == 'reachable'
+        times.append(dt)
+        print(f'{r}\t{dt:.3f}\t{f}', flush=True)
+    times.sort()
+    n = len(times)
+    print(f'# {found} / {n} reachable; median {times[n // 2]:.3f} s; 90th pct {times[int(n * 0.9)]:.3f} s; '
+          f'max {times[-1]:.3f} s; over 5 s: {sum(t > 5.0 for t in times)}')
+
+main()

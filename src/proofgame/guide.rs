@@ -1,0 +1,361 @@
+//! The guide of the fast proof-game search ([`super::fast`]): an estimate (not a bound) of the moves still
+//! needed from a position to the target, built once per target.
+//!
+//! - **Fixed pawns**: a White pawn the target has on its second rank (a Black one on its seventh) has never
+//!   moved (pawns only move forward, FIDE 3.7), so no piece ever passes through its square; the pieces'
+//!   distances are computed around these squares (a bishop on c1 behind b2 and d2 never leaves c1).
+//! - **Distances**: per role, the fewest moves between two squares on a board holding only the fixed pawns
+//!   (breadth-first search over the role's moves, FIDE 3.2–3.6); a pawn needs its ranks to go (one less for
+//!   a double step, FIDE 3.7.2) and one capture per file it changes, counted as one more move (the capture
+//!   needs an enemy unit on that square); a promoted piece needs its pawn's moves to the last rank, then the
+//!   piece's distance from the promotion square (FIDE 3.7.5).
+//! - **Assignment**: per side, the units now on the board are matched to the target's units of that side by a
+//!   minimum-cost assignment (Hungarian method); the units left over must be captured, one capture move of the
+//!   opponent each.
+//!
+//! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
+//! castling right the target keeps, or a target unit nothing can reach, is "never".
+
+use crate::fast::attacks::{bishop_walk, rook_walk};
+use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::position::Setup;
+use crate::types::{Role, Square, KING_STEPS, KNIGHT_STEPS};
+use hashbrown::HashMap;
+
+/// An estimate meaning "never".
+pub const NEVER: u32 = 1 << 20;
+/// A cost meaning "this unit cannot become that one".
+const INF: i32 = 1 << 14;
+/// Sides' parts of the estimate memoised at most (the memo is cleared when full).
+const MEMO_CAP: usize = 1 << 20;
+
+/// The guide for one target (see the module docs).
+pub struct Guide {
+    /// Per role (knight to king), the distance between two squares around the fixed pawns.
+    dist: Box<[[[u8; 64]; 64]; 6]>,
+    /// Per colour, the target's units: (square, role index).
+    wanted: [Vec<(usize, usize)>; 2],
+}
+
+/// Squares of a bitboard.
+fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (bb != 0).then(|| {
+            let s = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            s
+        })
+    })
+}
+
+/// The squares a piece of `role` on `sq` moves to on a board whose only units are `occ` (never onto them).
+fn steps(role: usize, sq: usize, occ: u64) -> u64 {
+    let leap = |table: &[(i32, i32); 8]| {
+        let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+        table
+            .iter()
+            .filter(|(df, dr)| (0..8).contains(&(f + df)) && (0..8).contains(&(r + dr)))
+            .fold(0u64, |m, (df, dr)| m | 1 << ((r + dr) * 8 + f + df))
+    };
+    let to = match role {
+        KNIGHT_I => leap(&KNIGHT_STEPS),
+        BISHOP_I => bishop_walk(sq, occ),
+        ROOK_I => rook_walk(sq, occ),
+        QUEEN_I => bishop_walk(sq, occ) | rook_walk(sq, occ),
+        _ => leap(&KING_STEPS),
+    };
+    to & !occ
+}
+
+/// Breadth-first distances from every square for `role` around `occ`.
+fn distances(role: usize, occ: u64) -> [[u8; 64]; 64] {
+    let mut t = [[u8::MAX; 64]; 64];
+    for (from, row) in t.iter_mut().enumerate() {
+        if occ >> from & 1 != 0 {
+            continue;
+        }
+        row[from] = 0;
+        let mut frontier = 1u64 << from;
+        let mut seen = frontier;
+        let mut d = 0u8;
+        while frontier != 0 {
+            d += 1;
+            let mut next = 0u64;
+            for s in squares(frontier) {
+                next |= steps(role, s, occ);
+            }
+            next &= !seen;
+            seen |= next;
+            for s in squares(next) {
+                row[s] = d;
+            }
+            frontier = next;
+        }
+    }
+    t
+}
+
+/// Rank of `s` counted from colour `c`'s side (0 = its back rank).
+fn rel_rank(c: usize, s: usize) -> i32 {
+    let r = (s / 8) as i32;
+    if c == 0 {
+        r
+    } else {
+        7 - r
+    }
+}
+
+/// Moves of a pawn of colour `c` from `from` to `to` (a file change costs a capture, counted as a move more),
+/// or [`INF`].
+fn pawn_cost(c: usize, from: usize, to: usize) -> i32 {
+    let dr = rel_rank(c, to) - rel_rank(c, from);
+    let df = ((from % 8) as i32 - (to % 8) as i32).abs();
+    if dr < df || (dr == 0 && from != to) {
+        return INF;
+    }
+    let double = i32::from(rel_rank(c, from) == 1 && dr >= 2 && df < dr);
+    dr - double + 2 * df
+}
+
+impl Guide {
+    /// The guide for `target`.
+    pub fn new(target: &Setup) -> Guide {
+        let mut fixed = 0u64;
+        let mut wanted = [Vec::new(), Vec::new()];
+        for sq in Square::all() {
+            if let Some(p) = target.piece_at(sq) {
+                let (c, s) = (p.color.index(), sq.index());
+                if p.role == Role::Pawn && rel_rank(c, s) == 1 {
+                    fixed |= 1 << s;
+                }
+                wanted[c].push((s, p.role.index()));
+            }
+        }
+        let mut dist = Box::new([[[u8::MAX; 64]; 64]; 6]);
+        for role in [KNIGHT_I, BISHOP_I, ROOK_I, QUEEN_I, KING_I] {
+            dist[role] = distances(role, fixed);
+        }
+        Guide { dist, wanted }
+    }
+
+    /// Moves of a unit of colour `c` and role `role` on `from` to become the target's `trole` on `to`.
+    fn cost(&self, c: usize, role: usize, from: usize, trole: usize, to: usize) -> i32 {
+        if role == PAWN_I && trole != PAWN_I {
+            if trole == KING_I {
+                return INF;
+            }
+            let last = if c == 0 { 56 } else { 0 };
+            return (0..8)
+                .map(|f| {
+                    let p = pawn_cost(c, from, last + f);
+                    let d = self.dist[trole][last + f][to];
+                    if p >= INF || d == u8::MAX {
+                        INF
+                    } else {
+                        p + i32::from(d)
+                    }
+                })
+                .min()
+                .unwrap_or(INF);
+        }
+        if role != trole {
+            return INF;
+        }
+        if role == PAWN_I {
+            return pawn_cost(c, from, to);
+        }
+        match self.dist[role][from][to] {
+            u8::MAX => INF,
+            d => i32::from(d),
+        }
+    }
+
+    /// The estimate for `b` (see the module docs); `mask`: the castling bits the target keeps. `memo` keeps
+    /// each side's part by its units (a move changes one side, a capture two).
+    pub fn estimate(&self, b: &Board, mask: u8, memo: &mut HashMap<u64, u32>) -> u32 {
+        if b.castling & mask != mask {
+            return NEVER;
+        }
+        let mut total = 0u32;
+        for c in 0..2 {
+            // With units left over the part depends on the opponent's units too (who captures them).
+            let seen = if b.colors[c].count_ones() as usize > self.wanted[c].len() {
+                b.colors[0] | b.colors[1]
+            } else {
+                b.colors[c]
+            };
+            let mut key = seen.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ c as u64;
+            for r in 0..6 {
+                key = (key ^ (b.roles[r] & seen)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                key ^= key >> 29;
+            }
+            key = (key ^ (b.colors[0] & seen)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let part = match memo.get(&key) {
+                Some(&p) => p,
+                None => {
+                    let p = self.side(b, c);
+                    if memo.len() >= MEMO_CAP {
+                        memo.clear();
+                    }
+                    memo.insert(key, p);
+                    p
+                }
+            };
+            if part >= NEVER {
+                return NEVER;
+            }
+            total += part;
+            // A castling right the target has lost costs a king or rook move.
+            if b.castling >> (2 * c) & 3 & !mask != 0 {
+                total += 1;
+            }
+        }
+        total
+    }
+
+    /// Side `c`'s part of the estimate: the assignment's cost and the units it leaves over (each captured: a
+    /// move of the opponent).
+    fn side(&self, b: &Board, c: usize) -> u32 {
+        let units: Vec<(usize, usize)> = squares(b.colors[c])
+            .map(|s| (s, b.role_on(1 << s)))
+            .collect();
+        let wanted = &self.wanted[c];
+        if units.len() < wanted.len() {
+            return NEVER;
+        }
+        let mut cost: Vec<Vec<i32>> = wanted
+            .iter()
+            .map(|&(t, tr)| {
+                units
+                    .iter()
+                    .map(|&(s, r)| self.cost(c, r, s, tr, t))
+                    .collect()
+            })
+            .collect();
+        // Each unit left over is captured: one row per capture, its cost the capture move and the moves the
+        // nearest enemy unit needs to reach it.
+        let left = units.len() - wanted.len();
+        if left > 0 {
+            let taken: Vec<i32> = units
+                .iter()
+                .map(|&(s, _)| self.capture_cost(b, c, s))
+                .collect();
+            cost.extend(std::iter::repeat_n(taken, left));
+        }
+        let a = hungarian(&cost);
+        if a >= INF {
+            return NEVER;
+        }
+        a as u32
+    }
+
+    /// Moves the opponent of `c` needs to capture a unit on `sq`: the capture, and the nearest enemy unit's
+    /// distance to the square (capped: another unit may come).
+    fn capture_cost(&self, b: &Board, c: usize, sq: usize) -> i32 {
+        let e = c ^ 1;
+        let best = squares(b.colors[e])
+            .map(|s| match b.role_on(1 << s) {
+                PAWN_I if s % 8 != sq % 8 => pawn_cost(e, s, sq) - 1,
+                PAWN_I => INF,
+                r => match self.dist[r][s][sq] {
+                    u8::MAX => INF,
+                    d => i32::from(d) - 1,
+                },
+            })
+            .min()
+            .unwrap_or(INF);
+        1 + best.clamp(0, 4)
+    }
+}
+
+/// Minimum cost of assigning each row a distinct column (rows ≤ columns), Hungarian method with potentials;
+/// [`INF`] or more when some row cannot be assigned.
+fn hungarian(cost: &[Vec<i32>]) -> i32 {
+    let n = cost.len();
+    if n == 0 {
+        return 0;
+    }
+    let m = cost[0].len();
+    let big = i32::MAX / 4;
+    let (mut u, mut v) = (vec![0i32; n + 1], vec![0i32; m + 1]);
+    let (mut p, mut way) = (vec![0usize; m + 1], vec![0usize; m + 1]);
+    for i in 1..=n {
+        p[0] = i;
+        let mut j0 = 0;
+        let mut minv = vec![big; m + 1];
+        let mut used = vec![false; m + 1];
+        loop {
+            used[j0] = true;
+            let i0 = p[j0];
+            let mut delta = big;
+            let mut j1 = 0;
+            for j in 1..=m {
+                if !used[j] {
+                    let cur = cost[i0 - 1][j - 1] - u[i0] - v[j];
+                    if cur < minv[j] {
+                        minv[j] = cur;
+                        way[j] = j0;
+                    }
+                    if minv[j] < delta {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            }
+            for j in 0..=m {
+                if used[j] {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+            if p[j0] == 0 {
+                break;
+            }
+        }
+        loop {
+            let j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+            if j0 == 0 {
+                break;
+            }
+        }
+    }
+    (1..=m)
+        .filter(|&j| p[j] != 0)
+        .map(|j| cost[p[j] - 1][j - 1])
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hungarian_finds_the_cheapest_assignment() {
+        // Brute force over the 4·3·2 injections of 3 rows into 4 columns.
+        let cost = vec![vec![4, 1, 3, 9], vec![2, 0, 5, 9], vec![3, 2, 2, 1]];
+        let mut best = i32::MAX;
+        for a in 0..4 {
+            for b in 0..4 {
+                for c in 0..4 {
+                    if a != b && b != c && a != c {
+                        best = best.min(cost[0][a] + cost[1][b] + cost[2][c]);
+                    }
+                }
+            }
+        }
+        assert_eq!(hungarian(&cost), best);
+    }
+
+    #[test]
+    fn a_caged_bishop_never_leaves_c1() {
+        let target = Setup::from_fen("rnbqkbnr/pppppppp/8/8/8/8/1P1P4/4K3 w - - 0 1").unwrap();
+        let g = Guide::new(&target);
+        assert_eq!(g.dist[BISHOP_I][2][20], u8::MAX);
+        assert_eq!(g.dist[BISHOP_I][5][12], 1);
+    }
+}
