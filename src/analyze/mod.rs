@@ -231,6 +231,17 @@ pub fn insufficient_material(setup: &Setup) -> bool {
 
 /// Analyse the last position of `history` (the positions of the game so far, oldest first).
 pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
+    let mut a = analyze_without_search(history, chess960);
+    if a.valid {
+        let setup = history.last().expect("history is not empty");
+        a.reachability = Some(reachability(setup, chess960));
+    }
+    a
+}
+
+/// [`analyze`] without its one search, the reachability verdict (`reachability` is `None`): the cheap part,
+/// for callers that analyse many positions (the Python package's `analyze(pos, reachability=False)`).
+pub fn analyze_without_search(history: &[Setup], chess960: bool) -> Analysis {
     let setup = history.last().expect("history is not empty");
     let validity = validate::check(setup);
     let mut a = Analysis {
@@ -256,7 +267,6 @@ pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
     if !a.valid {
         return a;
     }
-    a.reachability = Some(reachability(setup, chess960));
     let pos = reference::Mailbox::from_setup(setup);
     let mut checkers = pos.checkers();
     checkers.sort();
@@ -295,4 +305,26 @@ pub fn analyze(history: &[Setup], chess960: bool) -> Analysis {
         }
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cheap analysis is the full one but for the reachability verdict (CPW position 2, Kiwipete: 48
+    /// legal moves, CPW "Perft Results").
+    #[test]
+    fn without_search_is_analyze_without_reachability() {
+        let s =
+            Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+                .unwrap();
+        let full = analyze(std::slice::from_ref(&s), false);
+        let cheap = analyze_without_search(std::slice::from_ref(&s), false);
+        assert!(full.reachability.is_some() && cheap.reachability.is_none());
+        assert_eq!(cheap.legal_moves.len(), 48);
+        assert_eq!(
+            (cheap.legal_moves, cheap.san, cheap.outcome),
+            (full.legal_moves, full.san, full.outcome)
+        );
+    }
 }

@@ -3,7 +3,7 @@
 //!
 //! The search ([`search`]) is IDA*: iterative deepening on the number of plies from the initial position (the
 //! standard one, any Chess960 one that fits the target, or a given one), depth-first with the fast bitboard
-//! generator ([`crate::fast`]), a transposition table (hashbrown) of positions already searched to a given
+//! generator ([`crate::bitboard`]), a transposition table (hashbrown) of positions already searched to a given
 //! remaining depth, and an admissible lower bound of the plies still needed:
 //!
 //! - each side needs, for the target squares its units do not hold yet, the sum of the distances of the nearest
