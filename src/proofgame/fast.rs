@@ -13,9 +13,9 @@
 
 use super::guide::{Guide, NEVER};
 use super::{castle_mask, matches, replay, Game};
-use crate::fast::attacks::MagicSliders;
-use crate::fast::board::Board;
-use crate::fast::movegen;
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::Board;
+use crate::bitboard::movegen;
 use crate::position::Setup;
 use crate::reference;
 use crate::types::{Color, Move, Square};

@@ -16,8 +16,8 @@
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
 
-use crate::fast::attacks::{bishop_walk, rook_walk};
-use crate::fast::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::bitboard::attacks::{bishop_walk, rook_walk};
+use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
 use crate::types::{Role, Square, KING_STEPS, KNIGHT_STEPS};
 use hashbrown::HashMap;
