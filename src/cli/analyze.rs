@@ -71,8 +71,9 @@ fn print_text(a: &Analysis) {
     println!("repetitions:  {}", a.repetitions);
     if let Some(r) = &a.reachability {
         let detail = match (&r.game, &r.proof) {
+            (Some(g), _) if g.is_empty() => " (the game's initial position itself)".to_string(),
             (Some(g), _) => format!(" by {}", g.join(" ")),
-            (None, Some(p)) => format!(" ({p})"),
+            (None, Some(p)) => format!(": {p}"),
             (None, None) => String::new(),
         };
         println!("reachability: {}{detail}", r.result);
