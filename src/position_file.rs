@@ -14,8 +14,8 @@
 //!   then `B`, `-` or `?` (`WB`, `W-`, `-B`, `--`), perhaps a third `?`, before the FEN; after a label a FEN
 //!   of only the placement and the side to move (as some of CHA's vectors give) means no castling, no e.p.;
 //! - the FEN: four fields (EPD), or six when the two after the fourth are numbers (the move clocks);
-//! - EPD operations (the EPD standard's grammar): after a 4-field FEN directly, after a 6-field FEN from a
-//!   `;` on (`FEN ;D1 20 ;D2 400`, the perft suites' convention); each is an opcode (a letter, then letters,
+//! - EPD operations (the EPD standard's grammar): after a 4-field FEN directly, after a 6-field FEN only
+//!   with a `;` among them (`FEN ;D1 20 ;D2 400`, the perft suites' convention, or `FEN id "x"; D1 20;`); each is an opcode (a letter, then letters,
 //!   digits or `_`, at most 15) and its operands, ended by `;` (the last one may lack it); a double-quoted
 //!   operand may hold spaces and `;`;
 //! - an optional trailing word, after the FEN or after a `;`: a side, `white` or `black` in any case, or a ply
@@ -311,9 +311,9 @@ fn parse_words(text: &str) -> std::result::Result<Record, String> {
             }
         }
     }
-    if clocks && rest.first().is_some_and(|x| *x != Word::Semi) {
+    if clocks && !rest.is_empty() && !rest.contains(&Word::Semi) {
         return Err(format!(
-            "unexpected text '{}' after the FEN (operations after the move clocks start with ';', \
+            "unexpected text '{}' after the FEN (operations after the move clocks end with ';', \
              a trailing word is 'white', 'black' or a ply count)",
             rest.iter().map(Word::text).collect::<Vec<_>>().join(" ")
         ));

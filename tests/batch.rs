@@ -139,3 +139,31 @@ fn shortest_prints_a_shortest_helpmate() {
     );
     assert!(perftlab::analyze::dead::mate_within(&root, Color::White, n));
 }
+
+// `analyze` printed a blocked structure's square lists three times (white, black, dead) and the initial
+// position's reachability as "reachable by " with nothing after it (issue 37 item 12).
+#[test]
+fn analyze_prints_each_proof_once() {
+    let (code, out, err) = run(&[
+        "analyze",
+        "--fen",
+        "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("Ke1 reaches only").count(), 1, "{out}");
+    assert!(
+        out.contains("black can mate: unwinnable (the same proof as for white"),
+        "{out}"
+    );
+    assert!(out.contains("dead position: yes"), "{out}");
+    let (_, out, _) = run(&["analyze"]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("reachability:"))
+        .unwrap();
+    assert!(!line.trim_end().ends_with("by"), "{line}");
+    assert!(
+        !line.contains("(no game") || !line.contains("(not a proof"),
+        "{line}"
+    );
+}

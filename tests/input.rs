@@ -246,3 +246,50 @@ fn an_engine_not_on_path_is_told_where_debian_puts_it() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("/usr/games/stockfish"), "{err}");
 }
+
+// The README command table is one table: a blank line inside it split the `dead` and `reachable` rows off
+// into a paragraph of their own (Markdown ends a table at a blank line).
+#[test]
+fn readme_command_table_is_one_table() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.starts_with("| `perft`") || l.contains("| Command"))
+        .expect("the command table");
+    let start = (0..=head)
+        .rev()
+        .find(|&i| !lines[i].starts_with('|'))
+        .map_or(0, |i| i + 1);
+    let rows: Vec<&str> = lines[start..]
+        .iter()
+        .take_while(|l| l.starts_with('|'))
+        .copied()
+        .collect();
+    for cmd in ["`dead`", "`reachable`", "`analyze`"] {
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!("| {cmd}"))),
+            "{cmd} is not a row of the command table starting at line {}",
+            start + 1
+        );
+    }
+}
+
+// `verify --suite` named a validity warning without its file, line or FEN (issue 37 item 9). The position is
+// the one of tests/hardening.rs's e.p. warning: c2c4 cannot have given the bishop's check on e6.
+#[test]
+fn verify_suite_warnings_name_file_line_and_fen() {
+    let fen = "2B3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - c3 0 28";
+    let file = temp_file("verify-warn.epd", &format!("{START} ;D1 20\n{fen} ;D1 1\n"));
+    let (code, _, err) = run(&["verify", "--suite", file.to_str().unwrap(), "--depth", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("impossible_check"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains("verify-warn.epd:2: ") && line.contains(fen),
+        "{line}"
+    );
+}

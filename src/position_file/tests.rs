@@ -90,3 +90,10 @@ fn cha_labels_and_short_fens() {
         "only after a label"
     );
 }
+
+#[test]
+fn operations_after_the_clocks_need_a_separator() {
+    let r = one(&format!("{START} id \"start\"; D1 21;")).unwrap();
+    assert_eq!(r.ops.len(), 2);
+    assert!(one(&format!("{START} bm e4")).is_err());
+}
