@@ -178,6 +178,15 @@ pub fn read_input(what: &str, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
             "cannot read {what} '{shown}': it is {kind}"
         )));
     }
+    if meta.len() > max_bytes {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "it is {} bytes, longer than the limit of {max_bytes} bytes",
+                meta.len()
+            ),
+        )));
+    }
     let file = std::fs::File::open(path).map_err(io)?;
     read_bounded(file, max_bytes).map_err(io)
 }

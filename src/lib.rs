@@ -39,6 +39,7 @@
 //! - [`interrupt`]: what a run has done so far, for the message of a stop on SIGINT/SIGTERM (exit 130/143;
 //!   the signal watcher itself is the command line's);
 //! - [`files`]: atomic output files, outputs that are inputs refused, bounded reads of input files;
+//! - [`position_file`]: the one reader of position files (FEN or EPD lines, CHA labels, a side word), bounded;
 //! - [`cpw`]: the CPW benchmark positions and their published counts;
 //! - [`reference`](mod@reference): the mailbox reference generator, the oracle (FIDE 3.1–3.9, findable by article number);
 //!   it imports only `types` and `position`;
@@ -90,6 +91,7 @@ pub mod interrupt;
 pub mod limits;
 pub mod line;
 pub mod position;
+pub mod position_file;
 pub mod proofgame;
 pub mod reference;
 #[cfg(feature = "render")]

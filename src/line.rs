@@ -42,6 +42,14 @@ pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
     for (i, text) in moves.iter().enumerate() {
         let cur = line.end();
         let legal = cur.legal_moves();
+        if legal.is_empty() {
+            return Err(Error::Usage(format!(
+                "--moves: move {} '{text}': the game is over ({}) in '{}'",
+                i + 1,
+                game_over(cur),
+                cur.to_fen()
+            )));
+        }
         let m = Move::find_uci(&legal, text)
             .or_else(|| san::parse_san(cur, &legal, text))
             .ok_or_else(|| {
@@ -58,11 +66,38 @@ pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
     Ok(line)
 }
 
-/// Split `--moves` values that hold several moves separated by spaces.
+/// Why a position without legal moves ends the game: checkmate (FIDE 5.1.1) or stalemate (FIDE 5.2.1).
+fn game_over(pos: &Checked) -> &'static str {
+    let checked = pos
+        .kings(pos.turn)
+        .first()
+        .is_some_and(|&k| !crate::reference::attackers(pos, k, !pos.turn).is_empty());
+    if checked {
+        "checkmate"
+    } else {
+        "stalemate"
+    }
+}
+
+/// Split `--moves` values that hold several moves separated by spaces, reading them as PGN movetext does:
+/// move numbers (`1.`, `1...`, also glued as `1.e4`), a lone `...`, check and annotation marks (`+ # ! ?`
+/// after a move) and a result token (`1-0`, `0-1`, `1/2-1/2`, `*`) are dropped, so a numbered SAN line (as
+/// `reachable` prints) can be pasted back.
 pub fn split_moves(moves: &[String]) -> Vec<String> {
     moves
         .iter()
-        .flat_map(|m| m.split_whitespace().map(str::to_string))
+        .flat_map(|m| m.split_whitespace())
+        .filter_map(|w| {
+            let digits = w.bytes().take_while(u8::is_ascii_digit).count();
+            let w = if digits > 0 && w[digits..].starts_with('.') {
+                w[digits..].trim_start_matches('.')
+            } else {
+                w.trim_start_matches("...")
+            };
+            let w = w.trim_end_matches(['+', '#', '!', '?']);
+            let result = matches!(w, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*");
+            (!w.is_empty() && !result).then(|| w.to_string())
+        })
         .collect()
 }
 
@@ -95,5 +130,24 @@ mod tests {
              'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'"
         );
         assert_eq!(err.exit_code(), 2);
+    }
+
+    #[test]
+    fn pgn_movetext_is_read() {
+        let values = ["1. e4 e5 2.Nf3 Nc6! 3. Bb5?! a6 1/2-1/2".to_string()];
+        assert_eq!(
+            split_moves(&values),
+            ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+        );
+        assert_eq!(
+            split_moves(&["1... e5 2. Qh5+ Ke7 *".to_string()]),
+            ["e5", "Qh5", "Ke7"]
+        );
+        let err = play_moves(&Checked::startpos(), &["f3 e5 g4 Qh4# a3".to_string()]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("--moves: move 5 'a3': the game is over (checkmate)"),
+            "{err}"
+        );
     }
 }

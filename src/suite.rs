@@ -65,6 +65,16 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<SuiteEntry>> {
             .split_once(char::is_whitespace)
             .map_or((line, ""), |(w, r)| (w, r.trim()));
         match word {
+            "id" if rest.starts_with('"') || rest.contains(';') || rest.contains('/') => {
+                // `id "kiwi"; FEN …`: an EPD line must start with its FEN (blamed here, not on the next line).
+                return Err(malformed(
+                    file,
+                    line_no,
+                    raw,
+                    "an EPD line starts with its FEN and 'id' comes after it ('FEN ;id \"kiwi\" ;D1 48'); \
+                     a block's 'id NAME' line is followed by an 'epd FEN' line",
+                ));
+            }
             "id" => {
                 unfinished_block(&block, block_has_epd)
                     .map_or(Ok(()), |why| Err(malformed(file, line_no, raw, why)))?;
@@ -152,106 +162,37 @@ struct EpdLine {
     expected: Vec<(u32, u128)>,
 }
 
-/// The words of an EPD line: whitespace separates, a double-quoted string is one word (quotes removed,
-/// marked by a leading `"`), and `;` is a word of its own.
-fn epd_words(line: &str) -> std::result::Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                if !cur.is_empty() {
-                    words.push(std::mem::take(&mut cur));
-                }
-                let mut s = String::from('"');
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some(c) => s.push(c),
-                        None => return Err("a quoted string is not closed".into()),
-                    }
-                }
-                words.push(s);
-            }
-            ';' => {
-                if !cur.is_empty() {
-                    words.push(std::mem::take(&mut cur));
-                }
-                words.push(";".into());
-            }
-            c if c.is_whitespace() => {
-                if !cur.is_empty() {
-                    words.push(std::mem::take(&mut cur));
-                }
-            }
-            c => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    Ok(words)
-}
-
-/// Parse an EPD suite line as the EPD standard reads operations: after the four FEN fields (or six, with the
-/// move clocks) come operations, each an opcode (a letter, then letters, digits or `_`) and its operands,
-/// ended by `;` (the last one may lack it); a string operand is double-quoted and may hold spaces and `;`.
-/// `D<n> <nodes>` (also `d<n>`) are the perft counts, `id "name"` names the position, any other operation
-/// (`bm`, `c0`, a trailing comment) is ignored. A line without any perft count is an error.
+/// Parse an EPD suite line with the one position-line reader ([`crate::position_file`], the EPD standard's
+/// operations): `D<n> <nodes>` (also `d<n>`) are the perft counts, `id "name"` names the position, any other
+/// operation (`bm`, `c0`, a trailing comment) is ignored. A line without any perft count is an error, and so
+/// is a side word or ply count after the FEN.
 fn parse_epd(line: &str) -> std::result::Result<EpdLine, String> {
-    let words = epd_words(line)?;
-    let fields = words.iter().take_while(|w| *w != ";").count().min(4);
-    if fields < 4 || words[..4].iter().any(|w| w.starts_with('"')) {
-        return Err(
-            "expected 'FEN ;D1 N …' (4 FEN fields, then operations), 'id', 'epd' or 'perft'".into(),
-        );
-    }
+    let rec = match crate::position_file::parse_line(1, line) {
+        Some(Ok(rec)) => rec,
+        Some(Err(e)) => return Err(e.why),
+        None => return Err("expected 'FEN ;D1 N …'".into()),
+    };
+    rec.refuse_extras(false, false).map_err(|e| e.why)?;
     let digits = |w: &String| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
-    let clocks = words.len() >= 6 && digits(&words[4]) && digits(&words[5]);
-    let fen_len = if clocks { 6 } else { 4 };
-    let fen = words[..fen_len].join(" ");
-    let mut id = None;
     let mut expected = Vec::new();
-    for op in words[fen_len..].split(|w| w == ";") {
-        let Some((opcode, operands)) = op.split_first() else {
-            continue;
-        };
-        let valid = opcode.len() <= 15
-            && opcode.starts_with(|c: char| c.is_ascii_alphabetic())
-            && opcode
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !valid {
-            return Err(format!(
-                "bad operation '{}' (an EPD opcode such as D1, id or bm, then its operands)",
-                op.iter()
-                    .map(|w| w.trim_start_matches('"'))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ));
-        }
-        if opcode == "id" {
-            id = operands
-                .first()
-                .map(|w| w.trim_start_matches('"').to_string());
-            continue;
-        }
-        let Some(d) = opcode
+    for op in &rec.ops {
+        let Some(d) = op
+            .opcode
             .strip_prefix(['D', 'd'])
             .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
         else {
             continue;
         };
         let depth = parse_depth(d)?;
-        let nodes = match operands {
+        let nodes = match op.operands.as_slice() {
             [n] if digits(n) => n
                 .parse()
-                .map_err(|_| format!("bad node count in '{opcode} {n}'"))?,
-            _ => {
+                .map_err(|_| format!("bad node count in '{} {n}'", op.opcode))?,
+            other => {
                 return Err(format!(
-                    "bad node count in '{opcode} {}' (expected one number)",
-                    operands.join(" ")
+                    "bad node count in '{} {}' (expected one number)",
+                    op.opcode,
+                    other.join(" ")
                 ))
             }
         };
@@ -260,7 +201,12 @@ fn parse_epd(line: &str) -> std::result::Result<EpdLine, String> {
     if expected.is_empty() {
         return Err("no perft count on the line (operations such as ';D1 20 ;D2 400')".into());
     }
-    Ok(EpdLine { fen, id, expected })
+    let id = rec.op("id").and_then(|o| o.first().cloned());
+    Ok(EpdLine {
+        fen: rec.fen,
+        id,
+        expected,
+    })
 }
 
 /// A depth of a suite line: a number from 0 to [`MAX_DEPTH`].
@@ -408,10 +354,18 @@ fn run_entry(e: &SuiteEntry, backend: &dyn Backend, budget: Budget) -> Report {
             } else {
                 e.expected.clone()
             };
+            // The FEN quoted as typed (`KQ`), not as rewritten (`HA`).
+            let why = match &err {
+                Error::InvalidPosition(p) => {
+                    let parts: Vec<String> = p.errors.iter().map(|e| e.to_string()).collect();
+                    format!("invalid position '{}': {}", e.fen, parts.join("; "))
+                }
+                other => other.to_string(),
+            };
             for (depth, expected) in checks {
                 r.failed += 1;
                 r.failures
-                    .push(fail(depth, expected, None, Some(err.to_string())));
+                    .push(fail(depth, expected, None, Some(why.clone())));
             }
             return r;
         }

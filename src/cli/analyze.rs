@@ -71,16 +71,24 @@ fn print_text(a: &Analysis) {
     println!("repetitions:  {}", a.repetitions);
     if let Some(r) = &a.reachability {
         let detail = match (&r.game, &r.proof) {
+            (Some(g), _) if g.is_empty() => " (the game's initial position itself)".to_string(),
             (Some(g), _) => format!(" by {}", g.join(" ")),
-            (None, Some(p)) => format!(" ({p})"),
+            (None, Some(p)) => format!(": {p}"),
             (None, None) => String::new(),
         };
         println!("reachability: {}{detail}", r.result);
     }
     if let Some(d) = &a.dead_position {
         // FIDE 1.5 / 6.9 (issue 18): each side's verdict with its proof.
+        let white_reason = d.winnable.white.reason.as_deref();
         for (side, r) in [("white", &d.winnable.white), ("black", &d.winnable.black)] {
             let detail = match (&r.helpmate, &r.reason) {
+                // One proof for both sides (a blocked structure, a fortress) is printed once.
+                (None, Some(reason))
+                    if side == "black" && Some(reason.as_str()) == white_reason =>
+                {
+                    "the same proof as for white".to_string()
+                }
                 (Some(h), _) if h.is_empty() => "the other side is checkmated".to_string(),
                 (Some(h), _) => format!("helpmate {}", h.join(" ")),
                 (None, Some(reason)) => reason.clone(),
@@ -92,6 +100,9 @@ fn print_text(a: &Analysis) {
             );
         }
         let dead = match d.dead {
+            Some(true) if d.dead_reason.as_deref() == white_reason => {
+                "yes (neither side can mate: the proof above)".to_string()
+            }
             Some(true) => format!("yes ({})", d.dead_reason.as_deref().unwrap_or("")),
             Some(false) => "no".to_string(),
             None => "undetermined".to_string(),

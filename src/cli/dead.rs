@@ -1,19 +1,27 @@
 //! `perftlab dead`: batch unwinnability (FIDE 1.5 dead positions, FIDE 6.9 flag-fall) for servers and
-//! databases. One FEN per line, optionally followed by `white` or `black` (the intended winner); `#` comments
-//! and blank lines skipped. One output line per query, in input order; positions run in parallel (rayon).
-//! A malformed line refuses the whole file before any work, naming its line number and text (exit 2), as
-//! `suite` does. Every helpmate printed was replayed by the reference generator (a failed replay: exit 1).
+//! databases. Input lines are read by [`crate::position_file`] (FEN or EPD, CHA's labels, an optional side word
+//! `white`/`black` in any case naming the intended winner); a line that cannot be read refuses the whole file
+//! before any work, naming its line number and text (exit 2), as `suite` does. A line that reads but is not a
+//! valid position (FIDE 3.10.3) is answered `invalid` with its reason and the others are answered; the run
+//! then ends with exit 2.
+//!
+//! Positions run in parallel (rayon, one query per job); the answers are printed in input order as they
+//! finish (a reorder buffer), one line each, flushed at once, so a pipe sees them early and SIGINT or SIGTERM
+//! loses only the queries in flight (the stop says how many of how many were answered). Every helpmate
+//! printed was replayed by the reference generator (a failed replay: exit 1).
 
 use super::common::progress_bar;
 use crate::analyze::dead::{self, Limits};
 use crate::error::{Error, Result};
 use crate::limits;
+use crate::position_file;
 use crate::types::Color;
 use crate::validate::Checked;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use serde_json::json;
-use std::io::Read;
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -66,55 +74,190 @@ pub struct DeadArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// For a winnable side, also search a shortest helpmate (a breadth-first closure of at most --nodes
+    /// positions) and print it when it is shorter than the one found.
+    #[arg(long)]
+    shortest: bool,
 }
 
-/// One query: a position and an intended winner.
+/// One query: a position (or why it is not a valid one) and an intended winner.
 struct Query {
-    pos: Checked,
+    /// Input line (0 for `--fen`).
+    line: usize,
+    pos: std::result::Result<Checked, String>,
     fen: String,
     side: Color,
+    /// The last query of its position with `--side both` (the per-position `dead:` line follows it).
+    pair_end: bool,
 }
 
-/// Parse the input lines into queries; the first bad line is an error naming it.
-fn parse(name: &str, text: &str, default: SideArg) -> Result<Vec<Query>> {
+/// The sides a line asks about.
+fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
+    match side.map_or(default, |c| match c {
+        Color::White => SideArg::White,
+        Color::Black => SideArg::Black,
+    }) {
+        SideArg::White => &[Color::White],
+        SideArg::Black => &[Color::Black],
+        SideArg::Both => &[Color::White, Color::Black],
+    }
+}
+
+/// The queries of the records: a side word names the winner, else `default`; an invalid position is kept as
+/// its reason.
+fn queries_of(
+    records: Vec<position_file::Record>,
+    default: SideArg,
+) -> std::result::Result<Vec<Query>, position_file::LineError> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let bad =
-            |why: String| Error::Usage(format!("{name}:{}: malformed line '{line}': {why}", i + 1));
-        let mut fields: Vec<&str> = line.split_whitespace().collect();
-        let side = match fields.last().copied() {
-            Some("white") => Some(SideArg::White),
-            Some("black") => Some(SideArg::Black),
-            _ => None,
-        };
-        if side.is_some() {
-            fields.pop();
-        }
-        let fen = fields.join(" ");
-        let pos = Checked::from_fen(&fen).map_err(|e| bad(e.to_string()))?;
-        let sides: &[Color] = match side.unwrap_or(default) {
-            SideArg::White => &[Color::White],
-            SideArg::Black => &[Color::Black],
-            SideArg::Both => &[Color::White, Color::Black],
-        };
-        for &side in sides {
+    for r in records {
+        r.refuse_extras(true, false)?;
+        let pos = Checked::new(r.setup.clone()).map_err(|e| e.to_string());
+        let sides = sides_of(r.side, default);
+        for (k, &side) in sides.iter().enumerate() {
             out.push(Query {
+                line: r.line,
                 pos: pos.clone(),
-                fen: fen.clone(),
+                fen: r.fen.clone(),
                 side,
+                pair_end: sides.len() == 2 && k == 1,
             });
         }
     }
-    if out.is_empty() {
-        return Err(Error::Usage(format!(
-            "{name}: no positions (the input is empty or only comments)"
-        )));
-    }
     Ok(out)
+}
+
+/// The queries of the run: `--fen`, or the file (`-`: standard input) read by [`position_file`].
+fn read_queries(a: &DeadArgs) -> Result<Vec<Query>> {
+    if let Some(fen) = &a.fen {
+        let bad = |why: String| Error::Usage(format!("--fen: '{}': {why}", fen.trim()));
+        let record = match position_file::parse_line(0, fen) {
+            None => return Err(bad("empty text".into())),
+            Some(r) => r.map_err(|e| bad(e.why))?,
+        };
+        return queries_of(vec![record], a.side).map_err(|e| bad(e.why));
+    }
+    let path = a.file.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let (name, text) = position_file::read("positions file", &path)?;
+    let records = position_file::parse_all(&name, &text)?;
+    queries_of(records, a.side).map_err(|e| e.in_file(&name))
+}
+
+/// Counts of the answers printed.
+#[derive(Default)]
+struct Tally {
+    winnable: usize,
+    unwinnable: usize,
+    undetermined: usize,
+    invalid: usize,
+}
+
+/// A decided query.
+struct Done {
+    decision: dead::Decision,
+    micros: u128,
+    /// With `--shortest` and a winnable side: whether the helpmate printed is proved shortest.
+    shortest: Option<bool>,
+}
+
+/// One answer: the decision, or why the position is not valid.
+type Answer = std::result::Result<Done, String>;
+
+/// A shorter helpmate than the one `d` holds, by the breadth-first closure within `nodes` positions.
+fn shorten(q: &Query, d: &mut dead::Decision, nodes: u64) -> Result<Option<bool>> {
+    let (Ok(pos), dead::Verdict::Winnable { helpmate }) = (&q.pos, &mut d.verdict) else {
+        return Ok(None);
+    };
+    match dead::shortest_helpmate(pos, q.side, nodes)? {
+        Some(line) => {
+            if line.len() < helpmate.len() {
+                *helpmate = line;
+            }
+            Ok(Some(true))
+        }
+        None => Ok(Some(false)),
+    }
+}
+
+/// Print one answer (a line of text or JSON) and count it.
+fn print_answer(
+    out: &mut impl Write,
+    a: &DeadArgs,
+    q: &Query,
+    answer: &Answer,
+    t: &mut Tally,
+) -> std::io::Result<()> {
+    let done = match answer {
+        Err(why) => {
+            t.invalid += 1;
+            return if a.json {
+                let o = json!({"fen": q.fen, "side": q.side.name(), "result": "invalid", "reason": why});
+                writeln!(out, "{o}")
+            } else {
+                writeln!(out, "{} {} invalid: {why}", q.fen, q.side.name())
+            };
+        }
+        Ok(x) => x,
+    };
+    let chess960 = a.chess960 || q.pos.as_ref().is_ok_and(|p| p.needs_chess960_notation());
+    let rep = done.decision.report(chess960);
+    let shortest = done.shortest;
+    match rep.result {
+        "winnable" => t.winnable += 1,
+        "unwinnable" => t.unwinnable += 1,
+        _ => t.undetermined += 1,
+    }
+    if a.scan && rep.result != "unwinnable" {
+        return Ok(());
+    }
+    if a.json {
+        let mut o = json!({
+            "fen": q.fen,
+            "side": q.side.name(),
+            "result": rep.result,
+            "helpmate": rep.helpmate,
+            "reason": rep.reason,
+            "nodes": rep.nodes,
+            "microseconds": done.micros,
+        });
+        if let Some(s) = shortest {
+            o["shortest"] = json!(s);
+        }
+        return writeln!(out, "{o}");
+    }
+    let detail = match (&rep.helpmate, &rep.reason) {
+        (Some(h), _) if h.is_empty() => "already checkmate on the board".to_string(),
+        (Some(h), _) => {
+            let note = match shortest {
+                Some(true) => " (shortest)",
+                Some(false) => " (not proved shortest: the closure ran out of positions)",
+                None => "",
+            };
+            format!("helpmate {}{note}", h.join(" "))
+        }
+        (None, Some(r)) => r.clone(),
+        (None, None) => String::new(),
+    };
+    writeln!(
+        out,
+        "{} {} {}: {detail} ({} nodes)",
+        q.fen,
+        q.side.name(),
+        rep.result,
+        rep.nodes
+    )
+}
+
+/// The per-position line of `--side both`: dead (FIDE 1.5) when neither side can win.
+fn dead_line(fen: &str, white: &Answer, black: &Answer) -> String {
+    let verdict = |a: &Answer| a.as_ref().ok().map(|d| d.decision.result());
+    let word = match (verdict(white), verdict(black)) {
+        (None, _) | (_, None) => return format!("{fen} dead: invalid position"),
+        (Some("unwinnable"), Some("unwinnable")) => "yes (neither side can checkmate, FIDE 1.5)",
+        (Some("winnable"), _) | (_, Some("winnable")) => "no (a side can checkmate)",
+        _ => "undetermined (a side is undetermined, none can be shown to win)",
+    };
+    format!("{fen} dead: {word}")
 }
 
 pub fn run(a: DeadArgs) -> Result<i32> {
@@ -138,88 +281,116 @@ pub fn run(a: DeadArgs) -> Result<i32> {
         quick: a.quick,
         scan: a.scan,
     };
-    let queries = match (&a.fen, &a.file) {
-        (Some(fen), _) => parse("--fen", fen, a.side)?,
-        (None, Some(path)) if path.as_os_str() != "-" => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                Error::Usage(format!(
-                    "cannot read positions file '{}': {e}",
-                    path.display()
-                ))
-            })?;
-            parse(&path.display().to_string(), &text, a.side)?
-        }
-        _ => {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                Error::Usage(format!("cannot read positions from standard input: {e}"))
-            })?;
-            parse("<stdin>", &text, a.side)?
-        }
-    };
+    let queries = read_queries(&a)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
-    let bar = progress_bar(queries.len() as u64, a.quiet, "queries");
-    let results: Vec<Result<(dead::Decision, u128)>> = pool.install(|| {
-        // One query per rayon job (`with_max_len(1)`): queries differ in cost by four orders of magnitude, so
-        // every idle thread steals single queries and no thread is left with a long tail.
-        queries
-            .par_iter()
-            .with_max_len(1)
-            .map(|q| {
-                let start = Instant::now();
-                let d = dead::decide(&q.pos, q.side, &limits);
-                bar.inc(1);
-                d.map(|d| (d, start.elapsed().as_micros()))
-            })
-            .collect()
+    let total = queries.len();
+    crate::interrupt::set_status(format!("0 of {total} queries answered"));
+    let bar = progress_bar(total as u64, a.quiet, "queries");
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Answer>)>();
+    let shortest = a.shortest;
+    let (tally, failure) = std::thread::scope(|scope| {
+        let queries = &queries;
+        let (limits, bar) = (&limits, &bar);
+        scope.spawn(move || {
+            pool.install(|| {
+                // One query per rayon job (`with_max_len(1)`): queries differ in cost by four orders of
+                // magnitude, so every idle thread steals single queries and no thread is left with a long tail.
+                queries
+                    .par_iter()
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each_with(tx, |tx, (i, q)| {
+                        let _ = tx.send((i, decide_one(q, limits, shortest)));
+                        bar.inc(1);
+                    });
+            });
+        });
+        print_in_order(&a, queries, rx)
     });
     bar.finish_and_clear();
-    let (mut win, mut unwin, mut undet) = (0, 0, 0);
-    for (q, r) in queries.iter().zip(results) {
-        let (d, micros) = r?;
-        let chess960 = a.chess960 || q.pos.needs_chess960_notation();
-        let rep = d.report(chess960);
-        match rep.result {
-            "winnable" => win += 1,
-            "unwinnable" => unwin += 1,
-            _ => undet += 1,
-        }
-        if a.scan && rep.result != "unwinnable" {
-            continue;
-        }
-        if a.json {
-            println!(
-                "{}",
-                json!({
-                    "fen": q.fen,
-                    "side": q.side.name(),
-                    "result": rep.result,
-                    "helpmate": rep.helpmate,
-                    "reason": rep.reason,
-                    "nodes": rep.nodes,
-                    "microseconds": micros,
-                })
-            );
-        } else {
-            let detail = match (&rep.helpmate, &rep.reason) {
-                (Some(h), _) => format!("helpmate {}", h.join(" ")),
-                (None, Some(r)) => r.clone(),
-                (None, None) => String::new(),
-            };
-            println!(
-                "{} {} {}: {detail} ({} nodes)",
-                q.fen,
-                q.side.name(),
-                rep.result,
-                rep.nodes
-            );
-        }
+    if let Some(e) = failure {
+        return Err(e);
     }
     if !a.json {
-        println!("{win} winnable, {unwin} unwinnable, {undet} undetermined");
+        let invalid = if tally.invalid > 0 {
+            format!(", {} invalid", tally.invalid)
+        } else {
+            String::new()
+        };
+        println!(
+            "{} winnable, {} unwinnable, {} undetermined{invalid}",
+            tally.winnable, tally.unwinnable, tally.undetermined
+        );
     }
-    Ok(0)
+    Ok(if tally.invalid > 0 { 2 } else { 0 })
+}
+
+/// Decide one query (and, with `--shortest`, shorten its helpmate).
+fn decide_one(q: &Query, limits: &Limits, shortest: bool) -> Result<Answer> {
+    let Ok(pos) = &q.pos else {
+        return Ok(Err(q.pos.clone().err().unwrap_or_default()));
+    };
+    let start = Instant::now();
+    let mut decision = dead::decide(pos, q.side, limits)?;
+    let shortest = if shortest {
+        shorten(q, &mut decision, limits.nodes)?
+    } else {
+        None
+    };
+    Ok(Ok(Done {
+        decision,
+        micros: start.elapsed().as_micros(),
+        shortest,
+    }))
+}
+
+/// Print the answers in input order as they arrive (a reorder buffer), flushing each line; the stop message
+/// of an interruption says how many were answered. Returns the tally and the first failure (a helpmate that
+/// did not replay, a closed output).
+fn print_in_order(
+    a: &DeadArgs,
+    queries: &[Query],
+    rx: std::sync::mpsc::Receiver<(usize, Result<Answer>)>,
+) -> (Tally, Option<Error>) {
+    let mut waiting: BTreeMap<usize, Result<Answer>> = BTreeMap::new();
+    let (mut next, mut tally) = (0, Tally::default());
+    let mut previous: Option<Answer> = None;
+    let total = queries.len();
+    let mut out = std::io::stdout().lock();
+    for (i, answer) in rx {
+        waiting.insert(i, answer);
+        while let Some(answer) = waiting.remove(&next) {
+            let q = &queries[next];
+            let answer = match answer {
+                Ok(x) => x,
+                Err(e) => return (tally, Some(e)),
+            };
+            let _guard = crate::interrupt::critical();
+            let mut written = print_answer(&mut out, a, q, &answer, &mut tally);
+            if q.pair_end && !a.json && !a.scan {
+                if let Some(white) = &previous {
+                    written = written
+                        .and_then(|()| writeln!(out, "{}", dead_line(&q.fen, white, &answer)));
+                }
+            }
+            if let Err(e) = written.and_then(|()| out.flush()) {
+                return (
+                    tally,
+                    Some(Error::Usage(format!("cannot write the answers: {e}"))),
+                );
+            }
+            next += 1;
+            let at = if q.line > 0 {
+                format!(" (input line {} done)", q.line)
+            } else {
+                String::new()
+            };
+            crate::interrupt::set_status(format!("{next} of {total} queries answered{at}"));
+            previous = Some(answer);
+        }
+    }
+    (tally, None)
 }

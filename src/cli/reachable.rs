@@ -2,7 +2,8 @@
 //! SAN, replayed by the reference generator), a proof of impossibility (retro-analysis), or "undetermined"
 //! (no game within `--max-plies`, which is not a proof). One `--fen`, or a file (`-`: standard input) with one
 //! FEN per line (EPD operations after the fourth field and `#` comment lines are ignored), answered in input
-//! order.
+//! order. Lines are read by [`crate::position_file`] (FEN or EPD, `#` comments, CHA's labels); a line it
+//! cannot read (`… 0 1 garbage words here`) is answered `invalid` naming its line number.
 //!
 //! Exit code: 0 when every position is reachable, 1 when one is impossible or undetermined, 2 for bad input
 //! (an unreadable file, a malformed FEN or an invalid position; in a file the other lines are still answered).
@@ -17,7 +18,6 @@ use crate::suite::SuiteEntry;
 use crate::validate;
 use clap::Args;
 use serde_json::{json, Value};
-use std::io::BufRead;
 
 /// Arguments of `perftlab reachable`.
 #[derive(Args, Debug)]
@@ -88,21 +88,6 @@ fn parse_fen(flag: &str, text: &str) -> std::result::Result<Setup, String> {
         return Err(format!("{flag}: invalid position '{}': {v}", text.trim()));
     }
     Ok(setup)
-}
-
-/// The FEN part of a batch line: the first four fields plus the counters when they are numbers.
-fn fen_of_line(line: &str) -> Option<String> {
-    let line = line.split(';').next().unwrap_or("").trim();
-    if line.is_empty() || line.starts_with('#') {
-        return None;
-    }
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let n = if fields.len() >= 6 && fields[4..6].iter().all(|f| f.parse::<u32>().is_ok()) {
-        6
-    } else {
-        fields.len().min(4)
-    };
-    Some(fields[..n].join(" "))
 }
 
 fn print_answer(a: &Answer, json_out: bool, chess960_flag: bool) {
@@ -189,29 +174,31 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
         shortest: a.shortest,
         time_limit: std::time::Duration::from_secs_f64(a.time_limit),
     };
-    let fens: Vec<(String, String)> = match (&a.fen, &a.input) {
+    let fens: Vec<(String, String, Option<String>)> = match (&a.fen, &a.input) {
         (Some(f), None) => {
             // One position: bad input is an error (exit 2), not an answer.
             parse_fen("--fen", f).map_err(Error::Usage)?;
-            vec![(f.clone(), "--fen".to_string())]
+            vec![(f.clone(), "--fen".to_string(), None)]
         }
         (None, Some(path)) => {
-            let text = if path == "-" {
-                let mut s = String::new();
-                for line in std::io::stdin().lock().lines() {
-                    let line = line.map_err(|e| Error::Usage(format!("-: cannot read standard input: {e}")))?;
-                    s.push_str(&line);
-                    s.push('\n');
-                }
-                s
-            } else {
-                std::fs::read_to_string(path)
-                    .map_err(|e| Error::Usage(format!("cannot read '{path}': {e}")))?
-            };
-            text.lines()
-                .enumerate()
-                .filter_map(|(i, l)| fen_of_line(l).map(|f| (f, format!("{path}:{}", i + 1))))
-                .collect()
+            // The one position-file reader: bounded, and a line with trailing garbage is answered
+            // `invalid` naming its line (the other lines are still answered).
+            let (name, text) =
+                crate::position_file::read("positions file", std::path::Path::new(path))?;
+            let lines: Vec<_> = crate::position_file::parse_text(&text)
+                .into_iter()
+                .map(|r| match r.and_then(|rec| rec.refuse_extras(false, false).map(|()| rec)) {
+                    Ok(rec) => (rec.fen, format!("{name}:{}", rec.line), None),
+                    Err(e) => {
+                        let why = format!("{name}:{}: {}", e.line, e.why);
+                        (e.text, String::new(), Some(why))
+                    }
+                })
+                .collect();
+            if lines.is_empty() {
+                return Err(crate::position_file::no_positions(&name));
+            }
+            lines
         }
         (None, None) => {
             return Err(Error::Usage(
@@ -222,9 +209,12 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
     };
     let (mut invalid, mut open) = (false, false);
     let total = fens.len();
-    for (i, (fen, flag)) in fens.iter().enumerate() {
+    for (i, (fen, flag, bad)) in fens.iter().enumerate() {
         crate::interrupt::set_status(format!("{i} of {total} positions answered"));
-        let verdict = parse_fen(flag, fen).map(|s| proofgame::decide(&s, &opts(&s)));
+        let verdict = match bad {
+            Some(why) => Err(why.clone()),
+            None => parse_fen(flag, fen).map(|s| proofgame::decide(&s, &opts(&s))),
+        };
         match &verdict {
             Err(_) => invalid = true,
             Ok(Verdict::Reachable(g)) => {

@@ -46,22 +46,27 @@ pub struct VerifyArgs {
 
 pub fn run(a: VerifyArgs) -> Result<i32> {
     crate::limits::check_depth("--depth", a.depth)?;
-    let roots: Vec<(String, Setup)> = match (&a.suite, &a.fen) {
+    // Each root with where it comes from (a suite's `FILE:LINE`), for its warnings.
+    let roots: Vec<(String, Setup, Option<String>)> = match (&a.suite, &a.fen) {
         (Some(path), _) => suite::load(path)?
             .into_iter()
-            .map(|e| (e.fen, e.setup))
+            .map(|e| {
+                let at = format!("{}:{}", path.display(), e.line);
+                (e.fen, e.setup, Some(at))
+            })
             .collect(),
         (None, Some(fen)) => vec![(
             fen.clone(),
             Setup::from_fen(fen).map_err(|e| Error::Usage(format!("--fen: {e}")))?,
+            None,
         )],
-        (None, None) => vec![(Setup::STARTPOS_FEN.to_string(), Setup::startpos())],
+        (None, None) => vec![(Setup::STARTPOS_FEN.to_string(), Setup::startpos(), None)],
     };
     let candidate = a.backend.create()?;
     let oracle = a.backend.create_kind(a.against)?;
     let mut checked = 0u64;
     let root_count = roots.len();
-    for (fen, setup) in roots {
+    for (fen, setup, at) in roots {
         let pos = match Checked::new(setup) {
             Ok(pos) => pos,
             Err(e) if a.suite.is_some() => {
@@ -70,7 +75,15 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
             }
             Err(e) => return Err(e),
         };
-        print_warnings(&pos);
+        match &at {
+            // A suite's warning names the file, the line and the FEN it is about.
+            Some(at) => {
+                for w in pos.warnings() {
+                    eprintln!("warning: {at}: {fen}: {w}");
+                }
+            }
+            None => print_warnings(&pos),
+        }
         let pos = if a.moves.is_empty() {
             pos
         } else {

@@ -1034,15 +1034,18 @@ const TRICKY: &str = include_str!("../../tests/data/tricky.perft");
 const STANDARD: &str = include_str!("../../tests/data/standard.epd");
 const CHESS960: &str = include_str!("../../tests/data/chess960.epd");
 
-/// FENs of a suite text: `epd` lines of `.perft` blocks, or the part of an EPD line before its first `;`.
-fn suite_fens(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().filter_map(|l| {
+/// FENs of a suite text: `epd` lines of `.perft` blocks, or EPD lines read by the one position-line reader
+/// ([`crate::position_file`]).
+fn suite_fens(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().enumerate().filter_map(|(i, l)| {
         let l = l.trim();
-        if l.is_empty() || l.starts_with('#') || l.starts_with("id ") || l.starts_with("perft ") {
+        if l.starts_with("id ") || l.starts_with("perft ") {
             return None;
         }
         let l = l.strip_prefix("epd ").unwrap_or(l);
-        Some(l.split(';').next().unwrap_or(l).trim())
+        crate::position_file::parse_line(i + 1, l)?
+            .ok()
+            .map(|r| r.fen)
     })
 }
 
@@ -1056,7 +1059,7 @@ fn suites() -> &'static (Vec<Checked>, Vec<Checked>) {
             .chain(suite_fens(STANDARD))
             .chain(suite_fens(CHESS960))
         {
-            let Ok(c) = Checked::from_fen(fen) else {
+            let Ok(c) = Checked::from_fen(&fen) else {
                 continue;
             };
             if !c.warnings().is_empty() {

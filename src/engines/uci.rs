@@ -42,7 +42,20 @@ impl UciEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| Error::Usage(format!("--engine: cannot start '{command}': {e}")))?;
+            .map_err(|e| {
+                // Debian and Ubuntu install Stockfish as /usr/games/stockfish, often not on PATH.
+                let hint = if e.kind() == std::io::ErrorKind::NotFound
+                    && !words[0].contains('/')
+                    && std::path::Path::new("/usr/games").join(&words[0]).exists()
+                {
+                    format!(" (Debian installs it as /usr/games/{0}: add /usr/games to PATH or pass --engine /usr/games/{0})", words[0])
+                } else if e.kind() == std::io::ErrorKind::NotFound && words[0] == "stockfish" {
+                    " (Debian's package 'stockfish' installs it as /usr/games/stockfish)".to_string()
+                } else {
+                    String::new()
+                };
+                Error::Usage(format!("--engine: cannot start '{command}': {e}{hint}"))
+            })?;
         register(&child);
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");

@@ -127,6 +127,8 @@ impl Setup {
         }
         // Four fields (EPD) or all six: with five, the one clock could be either.
         if fields.len() < 4 || fields.len() == 5 {
+            // Text that is no FEN at all ("not a fen") is named by its first field, not by a missing one.
+            parse_board(fields[0], &mut Setup::empty())?;
             return Err(FenError::MissingField {
                 field: FenField::ALL[fields.len()],
             });

@@ -28,9 +28,16 @@ pub enum MoveKind {
     Castling = 3,
 }
 
-/// A move packed into 16 bits; see the module docs for the layout.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+/// A move packed into 16 bits; see the module docs for the layout. `Debug` shows its UCI text and kind
+/// (`Move(e1g1 Castling)`), not the packed number.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Move(pub u16);
+
+impl std::fmt::Debug for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Move({} {:?})", self.to_uci(false), self.kind())
+    }
+}
 
 impl Move {
     /// A normal move.
@@ -144,6 +151,12 @@ mod tests {
 
     fn sq(s: &str) -> Square {
         Square::parse(s).unwrap()
+    }
+
+    #[test]
+    fn debug_shows_the_uci_text() {
+        let m = Move::normal(sq("e2"), sq("e4"));
+        assert_eq!(format!("{m:?}"), "Move(e2e4 Normal)");
     }
 
     #[test]

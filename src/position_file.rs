@@ -1,0 +1,430 @@
+//! The one reader of position files: `suite`, `dead`, `reachable`, `compare --suite`, `stress --kinds suite`
+//! and the web page's paste all read their lines here, so a line that one command takes every other one
+//! takes too (or refuses with the same words).
+//!
+//! Reading ([`read`]): a regular file (or standard input for `-`) of at most [`MAX_POSITION_BYTES`], no line
+//! longer than [`crate::files::MAX_LINE_BYTES`], UTF-8. Standard input is read line by line and refused at
+//! the first line or byte over a limit, so `/dev/zero` (no newline) is refused after 64 KiB and an endless
+//! stream after [`MAX_POSITION_BYTES`]; a device, FIFO or directory named as the file is refused before any
+//! byte is read, and a regular file longer than the limit by its size.
+//!
+//! The grammar of one line ([`parse_line`]), after surrounding whitespace is removed:
+//! - blank lines and lines starting with `#` are skipped; a UTF-8 byte-order mark before the first line too;
+//! - an optional label of the Chess Unwinnability Analyzer's test vectors: two characters, `W`, `-` or `?`
+//!   then `B`, `-` or `?` (`WB`, `W-`, `-B`, `--`), perhaps a third `?`, before the FEN; after a label a FEN
+//!   of only the placement and the side to move (as some of CHA's vectors give) means no castling, no e.p.;
+//! - the FEN: four fields (EPD), or six when the two after the fourth are numbers (the move clocks);
+//! - EPD operations (the EPD standard's grammar): after a 4-field FEN directly, after a 6-field FEN only
+//!   with a `;` among them (`FEN ;D1 20 ;D2 400`, the perft suites' convention, or `FEN id "x"; D1 20;`); each is an opcode (a letter, then letters,
+//!   digits or `_`, at most 15) and its operands, ended by `;` (the last one may lack it); a double-quoted
+//!   operand may hold spaces and `;`;
+//! - an optional trailing word, after the FEN or after a `;`: a side, `white` or `black` in any case, or a ply
+//!   count (digits).
+//!
+//! Anything else (`… 0 1 garbage words here`) is an error naming the line number and its text. Whether a
+//! command uses a side, a ply count or operations is the command's business ([`Record::refuse_extras`]).
+
+use crate::error::{Error, Result};
+use crate::files::MAX_LINE_BYTES;
+use crate::position::Setup;
+use crate::types::Color;
+use std::io::BufRead;
+use std::path::Path;
+
+/// Largest position file read: 64 MiB (about a million positions).
+pub const MAX_POSITION_BYTES: u64 = 64 << 20;
+
+/// One EPD operation: the opcode and its operands (quotes removed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// The opcode (`D1`, `id`, `bm`, `c0` …).
+    pub opcode: String,
+    /// The operands, a quoted one without its quotes.
+    pub operands: Vec<String>,
+}
+
+/// One position line.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// 1-based line number.
+    pub line: usize,
+    /// The line as typed (without surrounding whitespace).
+    pub text: String,
+    /// The label of CHA's test vectors (`WB`, `W-`, `-B`, `--`, with `?` for a side not known), if any.
+    pub label: Option<String>,
+    /// The FEN as typed (its 4 or 6 fields, one space apart).
+    pub fen: String,
+    /// The position (FEN syntax checked; not yet validated).
+    pub setup: Setup,
+    /// The EPD operations, in order.
+    pub ops: Vec<Operation>,
+    /// The trailing side word, if any.
+    pub side: Option<Color>,
+    /// The trailing ply count, if any.
+    pub plies: Option<u32>,
+}
+
+/// A line that cannot be read: its number, its text and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    /// 1-based line number.
+    pub line: usize,
+    /// The line as typed (without surrounding whitespace).
+    pub text: String,
+    /// Why.
+    pub why: String,
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {} '{}': {}", self.line, self.text, self.why)
+    }
+}
+
+impl LineError {
+    /// The error as a usage error of the file `name` (`name:LINE: malformed line 'TEXT': WHY`).
+    pub fn in_file(&self, name: &str) -> Error {
+        Error::Usage(format!(
+            "{name}:{}: malformed line '{}': {}",
+            self.line, self.text, self.why
+        ))
+    }
+}
+
+impl Record {
+    /// Refuse what the command does not use: a side word unless `side`, a ply count unless `plies`.
+    ///
+    /// # Errors
+    /// A [`LineError`] naming the word.
+    pub fn refuse_extras(&self, side: bool, plies: bool) -> std::result::Result<(), LineError> {
+        let bad = |why: String| LineError {
+            line: self.line,
+            text: self.text.clone(),
+            why,
+        };
+        if let (Some(c), false) = (self.side, side) {
+            return Err(bad(format!(
+                "unexpected side word '{}' after the FEN (this command takes none)",
+                c.name()
+            )));
+        }
+        if let (Some(n), false) = (self.plies, plies) {
+            return Err(bad(format!(
+                "unexpected number '{n}' after the FEN (this command takes no ply count)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The operands of the first operation `opcode`, if any.
+    pub fn op(&self, opcode: &str) -> Option<&[String]> {
+        self.ops
+            .iter()
+            .find(|o| o.opcode == opcode)
+            .map(|o| o.operands.as_slice())
+    }
+}
+
+/// A word of a line: plain, a double-quoted string (quotes removed), or the `;` separator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Word {
+    Plain(String),
+    Quoted(String),
+    Semi,
+}
+
+impl Word {
+    fn plain(&self) -> Option<&str> {
+        match self {
+            Word::Plain(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Word::Plain(s) | Word::Quoted(s) => s,
+            Word::Semi => ";",
+        }
+    }
+}
+
+/// The words of a line: whitespace separates, a double-quoted string is one word, `;` is a word of its own.
+fn words(line: &str) -> std::result::Result<Vec<Word>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars();
+    let flush = |cur: &mut String, out: &mut Vec<Word>| {
+        if !cur.is_empty() {
+            out.push(Word::Plain(std::mem::take(cur)));
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                flush(&mut cur, &mut out);
+                let mut s = String::new();
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some(c) => s.push(c),
+                        None => return Err("a quoted string is not closed".into()),
+                    }
+                }
+                out.push(Word::Quoted(s));
+            }
+            ';' => {
+                flush(&mut cur, &mut out);
+                out.push(Word::Semi);
+            }
+            c if c.is_whitespace() => flush(&mut cur, &mut out),
+            c => cur.push(c),
+        }
+    }
+    flush(&mut cur, &mut out);
+    Ok(out)
+}
+
+fn is_label(w: &str) -> bool {
+    let b = w.as_bytes();
+    (b.len() == 2 || b.len() == 3 && b[2] == b'?')
+        && matches!(b[0], b'W' | b'-' | b'?')
+        && matches!(b[1], b'B' | b'-' | b'?')
+}
+
+fn is_number(w: &str) -> bool {
+    !w.is_empty() && w.len() <= 9 && w.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn side_word(w: &str) -> Option<Color> {
+    if w.eq_ignore_ascii_case("white") {
+        Some(Color::White)
+    } else if w.eq_ignore_ascii_case("black") {
+        Some(Color::Black)
+    } else {
+        None
+    }
+}
+
+fn valid_opcode(w: &str) -> bool {
+    w.len() <= 15
+        && w.starts_with(|c: char| c.is_ascii_alphabetic())
+        && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The EPD operations of `words` (the part after the FEN, the trailing word removed).
+fn operations(words: &[Word]) -> std::result::Result<Vec<Operation>, String> {
+    let mut ops = Vec::new();
+    for op in words.split(|w| *w == Word::Semi) {
+        let Some((opcode, operands)) = op.split_first() else {
+            continue;
+        };
+        match opcode.plain() {
+            Some(code) if valid_opcode(code) => ops.push(Operation {
+                opcode: code.to_string(),
+                operands: operands.iter().map(|w| w.text().to_string()).collect(),
+            }),
+            _ => {
+                let shown: Vec<&str> = op.iter().map(Word::text).collect();
+                return Err(format!(
+                    "bad operation '{}' (an EPD opcode such as D1, id or bm, then its operands)",
+                    shown.join(" ")
+                ));
+            }
+        }
+    }
+    Ok(ops)
+}
+
+/// Parse one line (`line_no` is 1-based); `None` for a blank or comment line.
+pub fn parse_line(line_no: usize, raw: &str) -> Option<std::result::Result<Record, LineError>> {
+    let text = raw.trim();
+    if text.is_empty() || text.starts_with('#') {
+        return None;
+    }
+    Some(
+        parse_words(text)
+            .map(|rec| Record {
+                line: line_no,
+                ..rec
+            })
+            .map_err(|why| LineError {
+                line: line_no,
+                text: text.to_string(),
+                why,
+            }),
+    )
+}
+
+fn parse_words(text: &str) -> std::result::Result<Record, String> {
+    let all = words(text)?;
+    let mut w = all.as_slice();
+    let label = match w.first().and_then(Word::plain) {
+        Some(l) if is_label(l) => {
+            w = &w[1..];
+            Some(l.to_string())
+        }
+        _ => None,
+    };
+    let mut fen_words: Vec<&str> = w.iter().map_while(Word::plain).take(4).collect();
+    let short;
+    if label.is_some() && w.len() == 2 && fen_words.len() == 2 {
+        // CHA's vectors sometimes give only the placement and the side to move: no castling, no e.p.
+        fen_words.extend(["-", "-"]);
+        short = [
+            w[0].clone(),
+            w[1].clone(),
+            Word::Plain("-".into()),
+            Word::Plain("-".into()),
+        ];
+        w = &short;
+    }
+    if fen_words.len() < 4 {
+        // Let the FEN parser name the field that is missing or wrong.
+        let e = Setup::from_fen(&fen_words.join(" ")).err();
+        return Err(e.map_or_else(
+            || "expected a FEN (4 or 6 fields) at the start of the line".to_string(),
+            |e| e.to_string(),
+        ));
+    }
+    let clocks = w.len() >= 6
+        && w[4..6].iter().all(|x| {
+            x.plain()
+                .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        });
+    let n = if clocks { 6 } else { 4 };
+    let fen = w[..n].iter().map(Word::text).collect::<Vec<_>>().join(" ");
+    let setup = Setup::from_fen(&fen).map_err(|e| e.to_string())?;
+    let mut rest = &w[n..];
+    // The trailing word: after the FEN or after a `;`.
+    let (mut side, mut plies) = (None, None);
+    if let Some(last) = rest.last().and_then(Word::plain) {
+        let after_sep = rest.len() == 1 || rest[rest.len() - 2] == Word::Semi;
+        if after_sep {
+            if let Some(c) = side_word(last) {
+                side = Some(c);
+            } else if is_number(last) {
+                plies = Some(last.parse().expect("digits"));
+            }
+            if side.is_some() || plies.is_some() {
+                rest = &rest[..rest.len() - 1];
+            }
+        }
+    }
+    if clocks && !rest.is_empty() && !rest.contains(&Word::Semi) {
+        return Err(format!(
+            "unexpected text '{}' after the FEN (operations after the move clocks end with ';', \
+             a trailing word is 'white', 'black' or a ply count)",
+            rest.iter().map(Word::text).collect::<Vec<_>>().join(" ")
+        ));
+    }
+    let ops = operations(rest)?;
+    Ok(Record {
+        line: 0,
+        text: text.to_string(),
+        label,
+        fen,
+        setup,
+        ops,
+        side,
+        plies,
+    })
+}
+
+/// Parse every line of `text` (a byte-order mark skipped): the records and the line errors, in line order.
+pub fn parse_text(text: &str) -> Vec<std::result::Result<Record, LineError>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| parse_line(i + 1, l))
+        .collect()
+}
+
+/// Parse every line of `text`; the first bad line is an error in the file `name`, and so is a text without
+/// any position.
+///
+/// # Errors
+/// [`Error::Usage`] naming the file, the line number and its text.
+pub fn parse_all(name: &str, text: &str) -> Result<Vec<Record>> {
+    let records = parse_text(text)
+        .into_iter()
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| e.in_file(name))?;
+    if records.is_empty() {
+        return Err(no_positions(name));
+    }
+    Ok(records)
+}
+
+/// The error of an input without any position.
+pub fn no_positions(name: &str) -> Error {
+    Error::Usage(format!(
+        "{name}: no positions (the input is empty or only comments)"
+    ))
+}
+
+/// Read a position file, `-` for standard input, within the limits (module header); `what` names it in
+/// errors (`positions file`). Returns the name to show in messages (`-` for standard input) and the text.
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::Usage`] naming `what`, the path and the limit or line that was exceeded.
+pub fn read(what: &str, path: &Path) -> Result<(String, String)> {
+    read_limited(what, path, MAX_POSITION_BYTES)
+}
+
+/// [`read`] with another size limit.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_limited(what: &str, path: &Path, max_bytes: u64) -> Result<(String, String)> {
+    if path == Path::new("-") {
+        let text = read_lines(std::io::stdin().lock(), max_bytes).map_err(|why| {
+            Error::Usage(format!("cannot read {what} from standard input: {why}"))
+        })?;
+        return Ok(("-".into(), text));
+    }
+    let name = path.display().to_string();
+    let bytes = crate::files::read_input(what, path, max_bytes)?;
+    let text = crate::files::text_lines(bytes)
+        .map_err(|why| Error::Usage(format!("cannot read {what} '{name}': {why}")))?;
+    Ok((name, text))
+}
+
+/// Read `r` line by line: at most `max_bytes` in all, no line longer than [`MAX_LINE_BYTES`], UTF-8. Stops
+/// at the first byte over a limit.
+///
+/// # Errors
+/// The limit exceeded (with the line number), a line that is not UTF-8, or the I/O error.
+pub fn read_lines(mut r: impl BufRead, max_bytes: u64) -> std::result::Result<String, String> {
+    let mut text = String::new();
+    let mut line = Vec::new();
+    let mut n = 0usize;
+    loop {
+        line.clear();
+        n += 1;
+        let limit = MAX_LINE_BYTES as u64 + 2;
+        let got = std::io::Read::take(&mut r, limit)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| e.to_string())?;
+        if got == 0 {
+            return Ok(text);
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if body.len() > MAX_LINE_BYTES {
+            return Err(format!(
+                "line {n} is longer than the limit of {MAX_LINE_BYTES} bytes"
+            ));
+        }
+        if (text.len() + line.len()) as u64 > max_bytes {
+            return Err(format!(
+                "it is longer than the limit of {max_bytes} bytes (at line {n})"
+            ));
+        }
+        let s = std::str::from_utf8(&line).map_err(|_| format!("line {n} is not UTF-8 text"))?;
+        text.push_str(s);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,99 @@
+//! The grammar of position lines, line by line.
+
+use super::*;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const START4: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+fn one(line: &str) -> std::result::Result<Record, LineError> {
+    parse_line(7, line).expect("not blank")
+}
+
+#[test]
+fn fen_epd_labels_and_trailing_words() {
+    let r = one(START).unwrap();
+    assert_eq!(
+        (r.line, r.fen.as_str(), r.side, r.plies),
+        (7, START, None, None)
+    );
+    let r = one(&format!("  {START4} ;D1 20 ;D2 400  ")).unwrap();
+    assert_eq!(r.fen, START4);
+    assert_eq!(r.ops.len(), 2);
+    assert_eq!(r.op("D2"), Some(&["400".to_string()][..]));
+    let r = one(&format!("{START} ;D1 20; WHITE")).unwrap();
+    assert_eq!((r.side, r.ops.len()), (Some(Color::White), 1));
+    let r = one(&format!("{START} Black")).unwrap();
+    assert_eq!(r.side, Some(Color::Black));
+    let r = one(&format!("{START4} 12")).unwrap();
+    assert_eq!(r.plies, Some(12));
+    let r = one(&format!("-B {START}")).unwrap();
+    assert_eq!(r.label.as_deref(), Some("-B"));
+    let r = one(&format!("{START4} id \"a; b\"; c0 \"x y\"")).unwrap();
+    assert_eq!(r.op("id"), Some(&["a; b".to_string()][..]));
+    // The fen keeps the castling field as typed.
+    let r = one("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1").unwrap();
+    assert_eq!(r.fen, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1");
+    assert!(parse_line(1, "  # comment").is_none());
+    assert!(parse_line(1, "   ").is_none());
+}
+
+#[test]
+fn garbage_is_named_with_its_line() {
+    let e = one(&format!("{START} garbage words here")).unwrap_err();
+    assert_eq!(e.line, 7);
+    assert!(e.why.contains("garbage words here"), "{e}");
+    assert!(e.to_string().starts_with("line 7 '"), "{e}");
+    let e = one("not a fen").unwrap_err();
+    assert!(e.why.contains("field 'board' is 'not'"), "{e}");
+    let e = one(&format!("{START4} \"open")).unwrap_err();
+    assert!(e.why.contains("not closed"), "{e}");
+    let e = one(&format!("{START4} 1x; D1 20")).unwrap_err();
+    assert!(e.why.contains("bad operation '1x'"), "{e}");
+    let r = one(&format!("{START} white")).unwrap();
+    assert!(r.refuse_extras(false, false).is_err());
+    assert!(r.refuse_extras(true, false).is_ok());
+}
+
+#[test]
+fn reading_is_bounded() {
+    let text = read_lines(&b"a\nb\r\nc"[..], 100).unwrap();
+    assert_eq!(text, "a\nb\r\nc");
+    assert!(read_lines(&b"abcdef\nabcdef\n"[..], 10)
+        .unwrap_err()
+        .contains("at line 2"));
+    let long = vec![b'x'; MAX_LINE_BYTES + 1];
+    assert!(read_lines(&long[..], 1 << 30)
+        .unwrap_err()
+        .contains("line 1 is longer"));
+    assert!(read_lines(&b"ok\n\xff\n"[..], 100)
+        .unwrap_err()
+        .contains("line 2 is not UTF-8"));
+    // An endless reader stops at the first line over the limit.
+    let zeros = std::io::BufReader::new(std::io::repeat(0));
+    assert!(read_lines(zeros, MAX_POSITION_BYTES).is_err());
+    assert!(read("positions file", Path::new("/dev/zero")).is_err());
+    let all = parse_all("f", &format!("\u{feff}# c\n{START}\n\n{START4} black\n")).unwrap();
+    assert_eq!(all.iter().map(|r| r.line).collect::<Vec<_>>(), [2, 4]);
+    let e = parse_all("f", &format!("{START}\n{START} x y\n")).unwrap_err();
+    assert!(e.to_string().starts_with("f:2: malformed line"), "{e}");
+    assert!(parse_all("f", "# only\n").is_err());
+}
+
+#[test]
+fn cha_labels_and_short_fens() {
+    let r = one("-B? 8/8/8/4k3/8/8/3p4/4KN2 w - - 0 1").unwrap();
+    assert_eq!(r.label.as_deref(), Some("-B?"));
+    let r = one("W- 8/8/8/4k3/8/8/8/3NKN2 b").unwrap();
+    assert_eq!(r.fen, "8/8/8/4k3/8/8/8/3NKN2 b - -");
+    assert!(
+        one("8/8/8/4k3/8/8/8/3NKN2 b").is_err(),
+        "only after a label"
+    );
+}
+
+#[test]
+fn operations_after_the_clocks_need_a_separator() {
+    let r = one(&format!("{START} id \"start\"; D1 21;")).unwrap();
+    assert_eq!(r.ops.len(), 2);
+    assert!(one(&format!("{START} bm e4")).is_err());
+}
