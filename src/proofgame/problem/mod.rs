@@ -319,6 +319,9 @@ fn run(
         };
         // Split only from 3 plies on: `rem` is at least 2 here.
         let (n, done) = w.count(&b, rem);
+        budget
+            .nodes
+            .fetch_add(std::mem::take(&mut w.local), Ordering::Relaxed);
         let mut found = std::mem::take(&mut w.found);
         if done && (found.len() as u64) < n.min(o.max_solutions as u64) {
             found.clear();
