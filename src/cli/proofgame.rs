@@ -123,7 +123,10 @@ fn problem_of(
 }
 
 /// The problems: one from the arguments, or one per line of the file.
-fn problems(a: &ProofgameArgs) -> Result<Vec<(String, u32, std::result::Result<Problem, String>)>> {
+/// A problem line as given, its plies, and the problem or why it is bad input.
+type Line = (String, u32, std::result::Result<Problem, String>);
+
+fn problems(a: &ProofgameArgs) -> Result<Vec<Line>> {
     if let Some(n) = a.plies {
         let p = problem_of(&a.input, n, a, "DIAGRAM").map_err(Error::Usage)?;
         return Ok(vec![(a.input.trim().to_string(), n, Ok(p))]);

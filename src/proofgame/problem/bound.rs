@@ -306,7 +306,7 @@ impl Diagram {
     #[inline]
     pub(super) fn feasible(&self, b: &Board, remaining: u32) -> Result<(), Why> {
         let s = b.turn as usize;
-        let have = [(remaining + 1) / 2, remaining / 2];
+        let have = [remaining.div_ceil(2), remaining / 2];
         for (i, c) in [s, s ^ 1].into_iter().enumerate() {
             let n = self.need(b, c)?;
             if n > have[i] {

@@ -99,7 +99,7 @@ pub fn parse_diagram(text: &str, plies: u32) -> Result<Setup, String> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     let turn = match fields.as_slice() {
         [_] => {
-            if plies % 2 == 0 {
+            if plies.is_multiple_of(2) {
                 "w"
             } else {
                 "b"
@@ -170,7 +170,7 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
         reason: String::new(),
         nodes: 0,
     };
-    let parity_turn = if p.plies % 2 == 0 {
+    let parity_turn = if p.plies.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black
