@@ -13,6 +13,7 @@ mod devices;
 mod perft;
 mod perftree;
 mod pictures;
+mod proofgame;
 mod reachable;
 mod signals;
 mod stress;
@@ -102,6 +103,9 @@ pub(crate) enum Command {
     /// Decide whether each side can still checkmate (FIDE 1.5 dead positions, 6.9 flag-fall), with proofs.
     #[command(after_help = EXIT_CODES)]
     Dead(dead::DeadArgs),
+    /// Proof-game problems: every game of exactly N plies reaching a diagram; unique, cooked, no solution.
+    #[command(after_help = EXIT_CODES)]
+    Proofgame(proofgame::ProofgameArgs),
 }
 
 /// Where the position comes from.
@@ -439,6 +443,7 @@ pub(crate) fn run(cli: Cli) -> Result<i32> {
         Command::Status(a) => deep::status(a),
         Command::Merge(a) => deep::merge(a),
         Command::Reachable(a) => reachable::run(a),
+        Command::Proofgame(a) => proofgame::run(a),
         Command::Dead(a) => dead::run(a),
     }
 }

@@ -21,6 +21,7 @@
 //! square too: a target e.p. square means the last move was that double step; none means no e.p. capture is
 //! possible. Every game found is replayed by the reference generator ([`replay`]) before it is returned.
 
+pub mod problem;
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{
     Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,

@@ -1,0 +1,362 @@
+//! Proof-game problems as composers set them: a diagram (placement, side to move) and a number of plies N;
+//! every game of exactly N plies from the initial position (FIDE 2.3) that reaches the diagram is a solution.
+//! Castling rights and the e.p. square are free (any), unless the stipulation fixes them. The verdict is
+//! **unique** (one solution), **cooked** (several), **no solution**, or **undetermined** (a limit stopped the
+//! search first). docs/proofgames.md has the deductions, their proofs and the limits.
+//!
+//! [`solve`] first applies the deductions ([`bound`]) to the initial position, then counts every game with
+//! the depth-first search of [`search`]: only positions from which both sides can still make the moves the
+//! deductions ask for within the plies left are entered, and counts are merged per (position, plies left).
+//! Every solution returned has been replayed by the reference generator ([`crate::reference`]) and checked to
+//! end on the diagram.
+
+pub mod bound;
+mod search;
+
+use crate::bitboard::board::Board;
+use crate::position::Setup;
+use crate::types::{CastlingRights, Color, Move, Square};
+use bound::Diagram;
+use search::{Budget, Finish, Worker};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// A proof-game problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The diagram: placement and side to move (castling rights and e.p. square as the stipulation fixes them,
+    /// else none).
+    pub diagram: Setup,
+    /// The number of plies N.
+    pub plies: u32,
+    /// The castling rights the final position must have exactly, when fixed (`--castling`).
+    pub castling: Option<CastlingRights>,
+    /// The square the last move (a double step) passed over, when fixed (`--ep`).
+    pub ep: Option<Square>,
+}
+
+/// What the search may spend and what it returns.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Solutions listed at most.
+    pub max_solutions: usize,
+    /// Nodes (positions entered) at most, over all workers.
+    pub max_nodes: u64,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Worker threads (the first ply's moves are shared among them).
+    pub threads: usize,
+}
+
+/// The verdict on a problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Exactly one solution (the search was exhaustive).
+    Unique,
+    /// At least two solutions.
+    Cooked,
+    /// No solution (the search was exhaustive, or a deduction excludes every game).
+    NoSolution,
+    /// A limit stopped the search before it could say.
+    Undetermined,
+}
+
+impl Verdict {
+    /// `unique`, `cooked`, `no_solution` or `undetermined`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Unique => "unique",
+            Verdict::Cooked => "cooked",
+            Verdict::NoSolution => "no_solution",
+            Verdict::Undetermined => "undetermined",
+        }
+    }
+}
+
+/// The answer to a problem.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Solutions counted: exact when the search was exhaustive, else a lower bound.
+    pub count: u64,
+    /// Whether the search was exhaustive (no limit hit).
+    pub exhaustive: bool,
+    /// Up to `max_solutions` solutions, each replayed by the reference generator.
+    pub solutions: Vec<Vec<Move>>,
+    /// Why the verdict holds (what made the search exhaustive, or which limit stopped it).
+    pub reason: String,
+    /// Positions entered.
+    pub nodes: u64,
+}
+
+/// Parse a diagram: a FEN placement, optionally followed by the side to move (`w` or `b`); without it the
+/// side to move follows from the parity of `plies` (White after an even number).
+///
+/// # Errors
+/// A message naming the field and the text.
+pub fn parse_diagram(text: &str, plies: u32) -> Result<Setup, String> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let turn = match fields.as_slice() {
+        [_] => {
+            if plies.is_multiple_of(2) {
+                "w"
+            } else {
+                "b"
+            }
+        }
+        [_, t] if *t == "w" || *t == "b" => t,
+        [_, t] => return Err(format!("side to move: expected 'w' or 'b', not '{t}'")),
+        [] => return Err("the diagram is empty".into()),
+        _ => {
+            return Err(format!(
+                "expected a FEN placement and at most the side to move, not '{}'",
+                text.trim()
+            ))
+        }
+    };
+    Setup::from_fen(&format!("{} {turn} - -", fields[0])).map_err(|e| e.to_string())
+}
+
+/// The placement part of a diagram's FEN with its side to move (`rnbqkbnr/… w`).
+pub fn diagram_text(diagram: &Setup) -> String {
+    let fen = diagram.to_fen();
+    let mut f = fen.split_whitespace();
+    format!("{} {}", f.next().unwrap_or(""), f.next().unwrap_or(""))
+}
+
+/// Whether a game's moves, replayed by the reference generator from the initial position, are legal and end
+/// as `p` asks (placement, side to move, and the fixed castling rights or e.p. double step).
+pub fn replays(p: &Problem, moves: &[Move]) -> bool {
+    let Ok(positions) = super::replay(&Setup::startpos(), moves) else {
+        return false;
+    };
+    let end = positions.last().expect("nonempty");
+    if moves.len() != p.plies as usize || end.board != p.diagram.board || end.turn != p.diagram.turn
+    {
+        return false;
+    }
+    if p.castling.is_some_and(|c| c != end.castling) {
+        return false;
+    }
+    match (p.ep, moves.last()) {
+        (None, _) => true,
+        (Some(ep), Some(m)) => {
+            let before = &positions[positions.len() - 2];
+            let pawn = before
+                .piece_at(m.from())
+                .is_some_and(|x| x.role == crate::types::Role::Pawn);
+            pawn && m.from().file() == m.to().file()
+                && m.from().rank().abs_diff(m.to().rank()) == 2
+                && (m.from().to_u8() + m.to().to_u8()) / 2 == ep.to_u8()
+        }
+        (Some(_), None) => false,
+    }
+}
+
+/// Solve `p` (see the module docs).
+///
+/// # Errors
+/// A message when a solution found by the search fails the reference generator's replay (a generator bug:
+/// nothing is claimed then).
+pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
+    let diagram = Diagram::new(&p.diagram);
+    let (root, cd) = Board::from_setup(&Setup::startpos());
+    let mut answer = Solved {
+        verdict: Verdict::NoSolution,
+        count: 0,
+        exhaustive: true,
+        solutions: Vec::new(),
+        reason: String::new(),
+        nodes: 0,
+    };
+    let parity_turn = if p.plies.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    if p.diagram.turn != parity_turn {
+        answer.reason = format!(
+            "after {} plies {} is to move, not as the diagram says",
+            p.plies,
+            if parity_turn == Color::White {
+                "White"
+            } else {
+                "Black"
+            }
+        );
+        return Ok(answer);
+    }
+    let castling = match &p.castling {
+        Some(rights) => {
+            let Some(mask) = castle_mask(&cd, rights) else {
+                answer.reason =
+                    "the stipulated castling rights are not rights of the initial position".into();
+                return Ok(answer);
+            };
+            Some(mask)
+        }
+        None => None,
+    };
+    let finish = Finish {
+        castling,
+        ep: p.ep.map(|s| s.to_u8()),
+    };
+    if let Err(why) = diagram.feasible(&root, p.plies) {
+        answer.reason = format!("no game can reach the diagram: {why}, in the initial position");
+        return Ok(answer);
+    }
+    let budget = Budget {
+        max_nodes: o.max_nodes,
+        deadline: o.deadline,
+        nodes: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        why: AtomicU64::new(0),
+    };
+    let (count, complete, found) = run(&diagram, &cd, finish, &budget, &root, p.plies, o);
+    answer.nodes = budget.nodes.load(Ordering::Relaxed);
+    answer.count = count;
+    answer.exhaustive = complete;
+    answer.solutions = found
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|&m| crate::bitboard::movegen::to_move(m))
+                .collect()
+        })
+        .collect();
+    if let Some(bad) = answer.solutions.iter().find(|g| !replays(p, g)) {
+        return Err(format!(
+            "internal: a game the search found fails the reference generator's replay: {}",
+            bad.iter()
+                .map(|m| m.to_uci(false))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
+    decide(&mut answer, &budget, p.plies);
+    Ok(answer)
+}
+
+/// The verdict and its reason from the count and whether the search finished.
+fn decide(a: &mut Solved, budget: &Budget, plies: u32) {
+    let limit = match budget.why.load(Ordering::Relaxed) {
+        1 => format!("the node limit ({} nodes)", budget.max_nodes),
+        2 => "the time limit".to_string(),
+        _ => "an interruption".to_string(),
+    };
+    (a.verdict, a.reason) = match (a.exhaustive, a.count) {
+        (true, 0) => (
+            Verdict::NoSolution,
+            format!(
+                "every game of {plies} plies was searched ({} positions entered; pruned only by the deductions \
+                 of docs/proofgames.md)",
+                a.nodes
+            ),
+        ),
+        (true, 1) => (
+            Verdict::Unique,
+            format!("exhaustive search of every game of {plies} plies ({} positions entered)", a.nodes),
+        ),
+        (true, n) => (
+            Verdict::Cooked,
+            format!("{n} solutions, exhaustive search ({} positions entered)", a.nodes),
+        ),
+        (false, n) if n >= 2 => (
+            Verdict::Cooked,
+            format!("at least {n} solutions found before {limit} stopped the search"),
+        ),
+        (false, n) => (
+            Verdict::Undetermined,
+            format!("{limit} stopped the search after {n} solution(s) found"),
+        ),
+    };
+}
+
+/// The castling bits of `rights` in the initial position's data (`None` when one is not a right there).
+fn castle_mask(cd: &crate::bitboard::board::CastlingData, rights: &CastlingRights) -> Option<u8> {
+    let mut mask = 0u8;
+    for (color, side, rook) in rights.iter() {
+        let bit = 2 * color.index() + side as usize;
+        if cd.rook[bit] != rook.to_u8() {
+            return None;
+        }
+        mask |= 1 << bit;
+    }
+    Some(mask)
+}
+
+/// Count (and list) with `o.threads` workers: one worker for the whole tree, or the first ply's moves shared
+/// among several (each with its own table).
+fn run(
+    diagram: &Diagram,
+    cd: &crate::bitboard::board::CastlingData,
+    finish: Finish,
+    budget: &Budget,
+    root: &Board,
+    plies: u32,
+    o: &Options,
+) -> (u64, bool, Vec<Vec<u32>>) {
+    let worker = || Worker {
+        diagram,
+        cd,
+        finish,
+        budget,
+        tt: hashbrown::HashMap::new(),
+        local: 0,
+        path: Vec::new(),
+        found: Vec::new(),
+        keep: o.max_solutions,
+    };
+    let solve_from = |first: Option<u32>| -> (u64, bool, Vec<Vec<u32>>) {
+        let mut w = worker();
+        let (b, rem) = match first {
+            Some(m) => {
+                w.path.push(m);
+                (root.make::<true>(cd, m), plies - 1)
+            }
+            None => (*root, plies),
+        };
+        // Split only from 3 plies on: `rem` is at least 2 here.
+        let (n, done) = w.count(&b, rem);
+        budget
+            .nodes
+            .fetch_add(std::mem::take(&mut w.local), Ordering::Relaxed);
+        let mut found = std::mem::take(&mut w.found);
+        if done && (found.len() as u64) < n.min(o.max_solutions as u64) {
+            found.clear();
+            w.collect(&b, rem, o.max_solutions, &mut found);
+        }
+        (n, done, found)
+    };
+    if o.threads <= 1 || plies < 3 {
+        return solve_from(None);
+    }
+    use rayon::prelude::*;
+    let firsts = crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(root, cd);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.threads)
+        .build();
+    let parts: Vec<(u64, bool, Vec<Vec<u32>>)> = match pool {
+        Ok(pool) => pool.install(|| {
+            firsts
+                .as_slice()
+                .par_iter()
+                .map(|&m| solve_from(Some(m)))
+                .collect()
+        }),
+        Err(_) => firsts
+            .as_slice()
+            .iter()
+            .map(|&m| solve_from(Some(m)))
+            .collect(),
+    };
+    let mut out = (0u64, true, Vec::new());
+    for (n, done, found) in parts {
+        out.0 = out.0.saturating_add(n);
+        out.1 &= done;
+        out.2.extend(found);
+    }
+    out.2.truncate(o.max_solutions);
+    (out.0, out.1, out.2)
+}

@@ -1,0 +1,179 @@
+//! The counting search: depth-first over every legal game of exactly the remaining plies, pruned by the
+//! deductions ([`super::bound`]), with a transposition table of solution counts per (position, plies left),
+//! merged as perft merges transpositions. Budgets (nodes, a deadline, an interruption) stop it; a stopped
+//! search's count is a lower bound (every path counted is a real game) and nothing incomplete is stored.
+
+use super::bound::Diagram;
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::{Board, CastlingData, PAWN_I};
+use crate::bitboard::movegen;
+use hashbrown::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Transposition entries kept at most per worker (no entry is added beyond).
+const TT_CAP: usize = 1 << 22;
+/// Nodes counted locally before the shared budget is charged.
+const BATCH: u64 = 1024;
+
+/// What ends a game besides the placement: a fixed castling mask, a fixed e.p. square (the last move was the
+/// double step over it).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Finish {
+    /// The castling bits the final position must have exactly, when the stipulation fixes them.
+    pub castling: Option<u8>,
+    /// The square the last move's double step passed over, when fixed.
+    pub ep: Option<u8>,
+}
+
+/// The budget shared by the workers.
+pub(super) struct Budget {
+    pub max_nodes: u64,
+    pub deadline: Option<Instant>,
+    pub nodes: AtomicU64,
+    pub stop: AtomicBool,
+    /// Which limit stopped the search: 1 nodes, 2 time, 3 interruption.
+    pub why: AtomicU64,
+}
+
+impl Budget {
+    fn charge(&self, n: u64) -> bool {
+        let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
+        let why = if total > self.max_nodes {
+            1
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            2
+        } else if crate::interrupt::stopping() {
+            3
+        } else {
+            0
+        };
+        if why != 0 {
+            let _ = self
+                .why
+                .compare_exchange(0, why, Ordering::Relaxed, Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        !self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// One worker's search.
+pub(super) struct Worker<'a> {
+    pub diagram: &'a Diagram,
+    pub cd: &'a CastlingData,
+    pub finish: Finish,
+    pub budget: &'a Budget,
+    pub tt: HashMap<(u64, u64, u32), u64>,
+    pub local: u64,
+    pub path: Vec<u32>,
+    /// Solutions met at their last move (in search order), up to `keep`.
+    pub found: Vec<Vec<u32>>,
+    pub keep: usize,
+}
+
+impl Worker<'_> {
+    /// Whether `next` (made by `m`) ends the game as the problem asks.
+    #[inline]
+    fn ends(&self, next: &Board, m: u32) -> bool {
+        if !self.diagram.same_placement(next) {
+            return false;
+        }
+        if self.finish.castling.is_some_and(|c| c != next.castling) {
+            return false;
+        }
+        match self.finish.ep {
+            None => true,
+            Some(ep) => {
+                let (from, to) = ((m >> 6) & 63, m & 63);
+                (m >> 16) as usize == PAWN_I
+                    && (m >> 14) & 3 == 0
+                    && from.abs_diff(to) == 16
+                    && u32::from(ep) == (from + to) / 2
+            }
+        }
+    }
+
+    fn tick(&mut self) -> bool {
+        self.local += 1;
+        if self.local >= BATCH {
+            let n = std::mem::take(&mut self.local);
+            return self.budget.charge(n);
+        }
+        !self.budget.stop.load(Ordering::Relaxed)
+    }
+
+    /// The games of exactly `remaining` plies from `b` that end as asked, and whether the count is complete.
+    pub fn count(&mut self, b: &Board, remaining: u32) -> (u64, bool) {
+        if remaining == 0 {
+            return (u64::from(self.diagram.same_placement(b)), true);
+        }
+        if self.diagram.feasible(b, remaining).is_err() {
+            return (0, true);
+        }
+        if let Some(c) = self.finish.castling {
+            if b.castling & c != c {
+                return (0, true);
+            }
+        }
+        let key = (b.key, b.check, remaining);
+        if remaining > 1 {
+            if let Some(&n) = self.tt.get(&key) {
+                return (n, true);
+            }
+        }
+        if !self.tick() {
+            return (0, false);
+        }
+        let moves = movegen::moves::<MagicSliders>(b, self.cd);
+        let mut total = 0u64;
+        for &m in moves.as_slice() {
+            let next = b.make::<true>(self.cd, m);
+            self.path.push(m);
+            if remaining == 1 {
+                if self.ends(&next, m) {
+                    total += 1;
+                    if self.found.len() < self.keep {
+                        self.found.push(self.path.clone());
+                    }
+                }
+            } else {
+                let (n, done) = self.count(&next, remaining - 1);
+                total = total.saturating_add(n);
+                if !done {
+                    self.path.pop();
+                    return (total, false);
+                }
+            }
+            self.path.pop();
+        }
+        if remaining > 1 && self.tt.len() < TT_CAP {
+            self.tt.insert(key, total);
+        }
+        (total, true)
+    }
+
+    /// Up to `k` solutions from `b` in move-generation order (after a complete [`Worker::count`], whose table
+    /// steers this walk to the branches that hold solutions), appended to `out` with `path` before each.
+    pub fn collect(&mut self, b: &Board, remaining: u32, k: usize, out: &mut Vec<Vec<u32>>) {
+        if remaining == 0 || out.len() >= k {
+            return;
+        }
+        let moves = movegen::moves::<MagicSliders>(b, self.cd);
+        for &m in moves.as_slice() {
+            if out.len() >= k {
+                return;
+            }
+            let next = b.make::<true>(self.cd, m);
+            self.path.push(m);
+            if remaining == 1 {
+                if self.ends(&next, m) {
+                    out.push(self.path.clone());
+                }
+            } else if self.count(&next, remaining - 1).0 > 0 {
+                self.collect(&next, remaining - 1, k, out);
+            }
+            self.path.pop();
+        }
+    }
+}
