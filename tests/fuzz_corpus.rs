@@ -29,7 +29,10 @@ fn replay(target: &str, entry: fn(&[u8])) {
             failed.push(f.display().to_string());
         }
     }
-    assert!(failed.is_empty(), "{target}: inputs that panicked: {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "{target}: inputs that panicked: {failed:?}"
+    );
 }
 
 #[test]
@@ -52,5 +55,7 @@ fn well_formed_inputs_pass_every_check() {
     // Kiwipete (castling both ways, e.p. after d5e6-style lines, promotions two plies away) and a numbered
     // SAN line: every step of the entry points runs on them, the move round trips included.
     perftlab::fuzzing::fen(b"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
-    perftlab::fuzzing::moves(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n1. e4 e5 2. Nf3");
+    perftlab::fuzzing::moves(
+        b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n1. e4 e5 2. Nf3",
+    );
 }

@@ -333,7 +333,8 @@ fn run(
         return solve_from(None);
     }
     use rayon::prelude::*;
-    let firsts = crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(root, cd);
+    let firsts =
+        crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(root, cd);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(o.threads)
         .build();
