@@ -9,7 +9,8 @@
 
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
-use crate::types::{Color, Square, KNIGHT_STEPS};
+use crate::proofgame::{knight_distance, rel_rank, squares};
+use crate::types::{Color, Square};
 
 /// A bound meaning "never".
 pub(super) const NEVER: u32 = 1 << 16;
@@ -63,53 +64,6 @@ impl std::fmt::Display for Why {
             ),
             Why::CastlingLost => write!(f, "a castling right of the stipulation is lost"),
         }
-    }
-}
-
-/// Knight moves between two squares on an empty board (FIDE 3.6), by breadth-first search, computed once.
-fn knight_distance() -> &'static [[u8; 64]; 64] {
-    static TABLE: std::sync::OnceLock<Box<[[u8; 64]; 64]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = Box::new([[u8::MAX; 64]; 64]);
-        for (from, row) in t.iter_mut().enumerate() {
-            row[from] = 0;
-            let mut queue = std::collections::VecDeque::from([from]);
-            while let Some(s) = queue.pop_front() {
-                let (f, r) = ((s % 8) as i32, (s / 8) as i32);
-                for (df, dr) in KNIGHT_STEPS {
-                    let (nf, nr) = (f + df, r + dr);
-                    if (0..8).contains(&nf) && (0..8).contains(&nr) {
-                        let n = (nr * 8 + nf) as usize;
-                        if row[n] == u8::MAX {
-                            row[n] = row[s] + 1;
-                            queue.push_back(n);
-                        }
-                    }
-                }
-            }
-        }
-        t
-    })
-}
-
-/// Squares of a bitboard.
-fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (bb != 0).then(|| {
-            let s = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            s
-        })
-    })
-}
-
-/// Rank of `s` counted from colour `c`'s side (0 = its back rank).
-fn rel_rank(c: usize, s: usize) -> i32 {
-    let r = (s / 8) as i32;
-    if c == 0 {
-        r
-    } else {
-        7 - r
     }
 }
 
