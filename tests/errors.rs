@@ -52,7 +52,8 @@ fn validity_errors_are_data() {
     ));
     assert_eq!(
         e.to_string(),
-        "invalid position 'P7/8/8/8/8/8/8/4K3 w H - 0 1': missing_king: black has no king; \
+        // The right is written back as typed ('K': the king-side corner, with no rook there).
+        "invalid position 'P7/8/8/8/8/8/8/4K3 w K - 0 1': missing_king: black has no king; \
          pawn_on_back_rank: pawn on a8; invalid_castling_right: white right with rook h1: no rook of that \
          colour on that back-rank square"
     );

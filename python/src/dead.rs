@@ -109,8 +109,12 @@ fn dead_limits(py: Python<'_>, nodes: u64, time_limit: f64, quick: bool) -> PyRe
         nodes,
         time: (time_limit > 0.0).then(|| Duration::from_secs_f64(time_limit)),
         quick,
+        scan: false,
     })
 }
+
+/// Seconds the guided proof-game search may take per position (`perftlab reachable --time-limit`'s default).
+const REACH_SECONDS: u64 = 5;
 
 /// The options of a reachability query, checked (the limits of `perftlab reachable`).
 fn reach_options(
@@ -139,6 +143,10 @@ fn reach_options(
         retro_plies,
         chess960: false,
         from: None,
+        // As `perftlab reachable` by default: the exact search for short games, then the guided search for
+        // any game, within 5 s a position.
+        shortest: false,
+        time_limit: Duration::from_secs(REACH_SECONDS),
     })
 }
 

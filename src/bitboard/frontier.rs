@@ -193,6 +193,7 @@ pub(crate) fn next_ply<W: Weight>(
 }
 
 /// A level and, per parent of the level above, the indices of its children in it ([`next_ply_linked`]).
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // used by the GPU host levels only
 pub(crate) type Linked<W> = (Vec<(Board, W)>, Vec<Vec<u32>>);
 
 /// [`next_ply`], also telling where each parent's children went: `links[i]` holds, for parent `i`, the index
@@ -201,6 +202,7 @@ pub(crate) type Linked<W> = (Vec<(Board, W)>, Vec<Vec<u32>>);
 ///
 /// # Errors
 /// [`TooBig`] when the new level does not fit.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // used by the GPU host levels only
 pub(crate) fn next_ply_linked<W: Weight>(
     level: &[(Board, W)],
     cd: &CastlingData,
@@ -273,18 +275,21 @@ fn expand<W: Weight>(
 /// (their castling bits may name different rooks), so a caller expands each family's positions with its own
 /// data ([`next_ply`], [`next_ply_linked`]). Used by the GPU host levels.
 #[derive(Default)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // used by the GPU host levels only
 pub(crate) struct Families {
     list: Vec<Family>,
 }
 
 /// One family of [`Families`]: the union of its roots' castling data, the rights it has data for, and per
 /// colour the king's square where that colour has a right.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // used by the GPU host levels only
 struct Family {
     cd: CastlingData,
     rights: u8,
     kings: [Option<u8>; 2],
 }
 
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // used by the GPU host levels only
 impl Families {
     /// The board of `root` and its family (a new one when no family's castling data agrees with its).
     pub(crate) fn root(&mut self, root: &Setup) -> (Board, usize) {
