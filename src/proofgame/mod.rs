@@ -114,6 +114,34 @@ fn knight_distance() -> &'static [[u8; 64]; 64] {
     })
 }
 
+/// The fewest moves a knight, bishop, rook or queen (`role`) of `own` on `b` needs to stand on `sq`, or a
+/// promotion costing `promoted` when that is fewer: the knight's distance (FIDE 3.6), else one move from a
+/// square on the piece's lines and two from anywhere else (a bishop only from squares of its colour, FIDE
+/// 3.2–3.4); `none` when no such piece is left and no promotion is cheaper.
+fn piece_moves(b: &Board, own: u64, role: usize, sq: usize, promoted: i32, none: i32) -> i32 {
+    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+    let line = |p: usize, diag: bool, orth: bool| {
+        let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
+        let on = (orth && (pf == f || pr == r)) || (diag && (pf - f).abs() == (pr - r).abs());
+        if on {
+            1
+        } else {
+            2
+        }
+    };
+    let pieces = squares(b.roles[role] & own);
+    let best = match role {
+        KNIGHT_I => pieces.map(|p| i32::from(knight_distance()[p][sq])).min(),
+        BISHOP_I => pieces
+            .filter(|&p| (p % 8 + p / 8) % 2 == (sq % 8 + sq / 8) % 2)
+            .map(|p| line(p, true, false))
+            .min(),
+        ROOK_I => pieces.map(|p| line(p, false, true)).min(),
+        _ => pieces.map(|p| line(p, true, true)).min(),
+    };
+    best.unwrap_or(none).min(promoted)
+}
+
 /// Squares of a bitboard.
 fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -212,7 +240,6 @@ impl Target {
             .min()
             .unwrap_or(FAR);
         let castling = b.castling >> (2 * c) & 3 != 0;
-        let kd = knight_distance();
         let mut total = 0;
         for &(sq, role, cone) in &self.wanted[c] {
             let sq = sq as usize;
@@ -221,16 +248,6 @@ impl Target {
             }
             let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
             let promoted = promote + i32::from(rel_rank(c, sq) != 7);
-            let line = |p: usize, diag: bool, orth: bool| {
-                let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
-                let on =
-                    (orth && (pf == f || pr == r)) || (diag && (pf - f).abs() == (pr - r).abs());
-                if on {
-                    1
-                } else {
-                    2
-                }
-            };
             let pieces = |i: usize| squares(b.roles[i] & own);
             let d = match role {
                 PAWN_I => squares(pawns & cone)
@@ -240,27 +257,9 @@ impl Target {
                     })
                     .min()
                     .unwrap_or(FAR),
-                KNIGHT_I => pieces(KNIGHT_I)
-                    .map(|p| i32::from(kd[p][sq]))
-                    .min()
-                    .unwrap_or(FAR)
-                    .min(promoted),
-                BISHOP_I => pieces(BISHOP_I)
-                    .filter(|&p| (p % 8 + p / 8) % 2 == (sq % 8 + sq / 8) % 2)
-                    .map(|p| line(p, true, false))
-                    .min()
-                    .unwrap_or(FAR)
-                    .min(promoted),
-                ROOK_I => pieces(ROOK_I)
-                    .map(|p| line(p, false, true))
-                    .min()
-                    .unwrap_or(FAR)
-                    .min(promoted),
-                QUEEN_I => pieces(QUEEN_I)
-                    .map(|p| line(p, true, true))
-                    .min()
-                    .unwrap_or(FAR)
-                    .min(promoted),
+                KNIGHT_I | BISHOP_I | ROOK_I | QUEEN_I => {
+                    piece_moves(b, own, role, sq, promoted, FAR)
+                }
                 _ => {
                     let d = pieces(KING_I)
                         .map(|p| {

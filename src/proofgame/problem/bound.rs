@@ -9,7 +9,7 @@
 
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
-use crate::proofgame::{knight_distance, rel_rank, squares};
+use crate::proofgame::{knight_distance, piece_moves, rel_rank, squares};
 use crate::types::{Color, Square};
 
 /// A bound meaning "never".
@@ -136,7 +136,6 @@ impl Diagram {
             .min()
             .unwrap_or(NEVER as i32);
         let castle = b.castling >> (2 * c) & 3;
-        let kd = knight_distance();
         let (mut total, mut captures) = (0, 0);
         for &(sq, role) in &self.units[c] {
             if (b.roles[role] & own) >> sq & 1 != 0 {
@@ -144,16 +143,6 @@ impl Diagram {
             }
             let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
             let promoted = promote + i32::from(rel_rank(c, sq) != 7);
-            let line = |p: usize, diag: bool, orth: bool| {
-                let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
-                let on =
-                    (orth && (pf == f || pr == r)) || (diag && (pf - f).abs() == (pr - r).abs());
-                if on {
-                    1
-                } else {
-                    2
-                }
-            };
             let pieces = |i: usize| squares(b.roles[i] & own);
             let d = match role {
                 PAWN_I => {
@@ -168,27 +157,9 @@ impl Diagram {
                         .unwrap_or(0);
                     best.0
                 }
-                KNIGHT_I => pieces(KNIGHT_I)
-                    .map(|p| i32::from(kd[p][sq]))
-                    .min()
-                    .unwrap_or(NEVER as i32)
-                    .min(promoted),
-                BISHOP_I => pieces(BISHOP_I)
-                    .filter(|&p| (p % 8 + p / 8) % 2 == (sq % 8 + sq / 8) % 2)
-                    .map(|p| line(p, true, false))
-                    .min()
-                    .unwrap_or(NEVER as i32)
-                    .min(promoted),
-                ROOK_I => pieces(ROOK_I)
-                    .map(|p| line(p, false, true))
-                    .min()
-                    .unwrap_or(NEVER as i32)
-                    .min(promoted),
-                QUEEN_I => pieces(QUEEN_I)
-                    .map(|p| line(p, true, true))
-                    .min()
-                    .unwrap_or(NEVER as i32)
-                    .min(promoted),
+                KNIGHT_I | BISHOP_I | ROOK_I | QUEEN_I => {
+                    piece_moves(b, own, role, sq, promoted, NEVER as i32)
+                }
                 _ => {
                     let king = |p: usize| {
                         let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
