@@ -20,15 +20,26 @@ use crate::reference;
 use crate::types::{CastlingSide, Color, Move, Piece, Role, Square};
 use std::fmt;
 
-/// A position [`check`] found no [`ValidityError`] in, with the warnings it found. The only ways to get
-/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both run [`check`].
+/// A position [`check`] found no [`ValidityError`] in, with the warnings it finds. The only ways to get
+/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both check for errors; the
+/// warnings (the costlier retro-analysis counts) are computed on the first call of [`Checked::warnings`], so
+/// the analyses that never read them (`dead` over millions of positions) do not pay for them.
 ///
 /// It dereferences to its [`Setup`] for reading.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub struct Checked {
     setup: Setup,
-    warnings: Vec<ValidityWarning>,
+    warnings: std::sync::OnceLock<Vec<ValidityWarning>>,
 }
+
+/// Equal when the positions are: the warnings are a function of the position, computed or not.
+impl PartialEq for Checked {
+    fn eq(&self, other: &Checked) -> bool {
+        self.setup == other.setup
+    }
+}
+
+impl Eq for Checked {}
 
 impl Checked {
     /// Check `setup`.
@@ -37,13 +48,13 @@ impl Checked {
     /// [`Error::InvalidPosition`] with the position and every validity error (its message quotes the FEN and
     /// lists them).
     pub fn new(setup: Setup) -> Result<Checked> {
-        let v = check(&setup);
+        let v = check_with(&setup, false);
         if !v.is_ok() {
             return Err(Error::invalid_position(setup, v.errors));
         }
         Ok(Checked {
             setup,
-            warnings: v.warnings,
+            warnings: std::sync::OnceLock::new(),
         })
     }
 
@@ -68,7 +79,7 @@ impl Checked {
 
     /// Impossible-but-playable findings (perft still counts the position).
     pub fn warnings(&self) -> &[ValidityWarning] {
-        &self.warnings
+        self.warnings.get_or_init(|| check(&self.setup).warnings)
     }
 
     /// The plain data back.
@@ -164,6 +175,11 @@ impl fmt::Display for Validity {
 
 /// Check a position for errors and warnings.
 pub fn check(setup: &Setup) -> Validity {
+    check_with(setup, true)
+}
+
+/// [`check`]'s errors, and its warnings only when `warnings` is set.
+fn check_with(setup: &Setup, warnings: bool) -> Validity {
     let mut v = Validity::default();
     for color in Color::ALL {
         match setup.kings(color).len() {
@@ -197,6 +213,9 @@ pub fn check(setup: &Setup) -> Validity {
             v.errors.push(ValidityError::OppositeCheck);
         }
         let our_king = setup.kings(setup.turn)[0];
+        if !warnings {
+            return v;
+        }
         let checkers = reference::attackers(setup, our_king, them);
         let ep_ok = !v
             .errors

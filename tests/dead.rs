@@ -6,7 +6,7 @@
 
 use perftlab::analyze::dead::{self, Limits, Reason, Verdict};
 use perftlab::reference::Mailbox;
-use perftlab::types::{Color, Move, MoveKind, Role};
+use perftlab::types::{Color, Move, MoveKind, Role, Square};
 use perftlab::Checked;
 use serde_json::Value;
 use std::process::Command;
@@ -931,4 +931,52 @@ fn fast_paths_do_not_answer_where_one_entry_decides() {
             check_verdict(&twin, winner, &d.verdict, 4);
         }
     }
+}
+
+#[test]
+fn every_short_line_ending_without_mating_material_is_a_proof() {
+    // From CHA-Solver's tests/lichess.txt (labelled `-B`: White cannot mate): Black, in check, has two moves and
+    // both take White's only piece, the queen. The proof is checked here with the reference generator: every
+    // legal move leaves White with its king alone (FIDE 3.1, 5.2.2: a bare king can never mate).
+    let pos = Checked::from_fen("8/6K1/8/p7/kQ6/8/8/8 b - - 0 58").unwrap();
+    let moves = pos.legal_moves();
+    assert_eq!(moves.len(), 2, "{moves:?}");
+    for m in moves {
+        let after = pos.play(m).unwrap();
+        let white: Vec<_> = Square::all()
+            .filter(|&sq| after.piece_at(sq).is_some_and(|p| p.color == Color::White))
+            .collect();
+        assert_eq!(white.len(), 1, "{}: {white:?}", after.to_fen());
+    }
+    for l in [fast_limits(true), fast_limits(false), limits(3_000_000)] {
+        let d = dead::decide(&pos, Color::White, &l).unwrap();
+        assert!(
+            matches!(
+                d.verdict,
+                Verdict::Unwinnable {
+                    reason: Reason::EveryLine { .. }
+                }
+            ),
+            "{l:?}: {:?}",
+            d.verdict
+        );
+        check_verdict(&pos, Color::White, &d.verdict, 6);
+    }
+    // The twin with the queen guarded by a pawn on c3: after a5xb4 c3xb4 White keeps a pawn that can promote, so
+    // the short lines prove nothing; the full analysis finds a helpmate (replayed here), the fast paths never
+    // call it unwinnable.
+    let twin = Checked::from_fen("8/6K1/8/p7/kQ6/2P5/8/8 b - - 0 58").unwrap();
+    for scan in [false, true] {
+        let d = dead::decide(&twin, Color::White, &fast_limits(scan)).unwrap();
+        assert!(
+            !matches!(d.verdict, Verdict::Unwinnable { .. }),
+            "{:?}",
+            d.verdict
+        );
+    }
+    let d = dead::decide(&twin, Color::White, &limits(3_000_000)).unwrap();
+    let Verdict::Winnable { helpmate } = &d.verdict else {
+        panic!("{:?}", d.verdict);
+    };
+    assert_helpmate(&twin, Color::White, helpmate);
 }

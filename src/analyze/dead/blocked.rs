@@ -7,7 +7,7 @@ use crate::bitboard::board::{Board, BISHOP_I, KING_I, NO_EP, PAWN_I, QUEEN_I, RO
 use crate::types::{Color, Piece, Role, Square};
 
 /// Squares `role` can reach from `start` moving through `passable` squares, with slider lines stopped by `occ`.
-fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
+pub(super) fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
     let mut reach = 1u64 << start;
     let mut frontier = reach;
     while frontier != 0 {
