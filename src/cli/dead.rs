@@ -104,27 +104,34 @@ fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
 }
 
 /// The queries of the records: a side word names the winner, else `default`; an invalid position is kept as
-/// its reason.
+/// its reason. The positions are checked in parallel (in the caller's rayon pool), in input order.
 fn queries_of(
     records: Vec<position_file::Record>,
     default: SideArg,
 ) -> std::result::Result<Vec<Query>, position_file::LineError> {
-    let mut out = Vec::new();
-    for r in records {
+    for r in &records {
         r.refuse_extras(true, false)?;
-        let pos = Checked::new(r.setup.clone()).map_err(|e| e.to_string());
-        let sides = sides_of(r.side, default);
-        for (k, &side) in sides.iter().enumerate() {
-            out.push(Query {
-                line: r.line,
-                pos: pos.clone(),
-                fen: r.fen.clone(),
-                side,
-                pair_end: sides.len() == 2 && k == 1,
-            });
-        }
     }
-    Ok(out)
+    let per_record: Vec<Vec<Query>> = records
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|r| {
+            let pos = Checked::new(r.setup).map_err(|e| e.to_string());
+            let sides = sides_of(r.side, default);
+            let mut out = Vec::with_capacity(sides.len());
+            for (k, &side) in sides.iter().enumerate() {
+                out.push(Query {
+                    line: r.line,
+                    pos: pos.clone(),
+                    fen: r.fen.clone(),
+                    side,
+                    pair_end: sides.len() == 2 && k == 1,
+                });
+            }
+            out
+        })
+        .collect();
+    Ok(per_record.into_iter().flatten().collect())
 }
 
 /// The queries of the run: `--fen`, or the file (`-`: standard input) read by [`position_file`].
@@ -281,11 +288,11 @@ pub fn run(a: DeadArgs) -> Result<i32> {
         quick: a.quick,
         scan: a.scan,
     };
-    let queries = read_queries(&a)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
+    let queries = pool.install(|| read_queries(&a))?;
     let total = queries.len();
     crate::interrupt::set_status(format!("0 of {total} queries answered"));
     let bar = progress_bar(total as u64, a.quiet, "queries");
