@@ -349,3 +349,77 @@ fn closed_stdout_is_not_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(141), "{err}");
 }
+
+/// `bench --quick --threads 1 --stockfish`'s table: every time (perftlab's and Stockfish's, wall and CPU, per
+/// count) is above zero (short counts are repeated until 0.2 s has passed; before, CPU times rounded to
+/// 0.00/0.01 s gave "20.00x by CPU time"), and the headline ratio names the flags both sides ran with,
+/// saying that this default hashed, merged perftlab is not like for like with Stockfish's `go perft`.
+#[test]
+fn bench_ratios_name_both_sides_flags_and_time_short_counts() {
+    let Some(sf) = common::stockfish() else {
+        return;
+    };
+    let (code, out, err) = run(&["bench", "--quick", "--threads", "1", "--stockfish", &sf]);
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() == 13 && f[2].parse::<u64>().is_ok())
+        .collect();
+    assert_eq!(rows.len(), 6, "six position rows:\n{out}");
+    for f in &rows {
+        // seconds, cpu s (perftlab); sf s, sf cpu s (Stockfish): per count, all measured.
+        for i in [3, 4, 7, 8] {
+            let t: f64 = f[i]
+                .parse()
+                .unwrap_or_else(|_| panic!("a time in {f:?}:\n{out}"));
+            assert!(t > 0.0, "a zero time in {f:?}:\n{out}");
+        }
+        // Repetitions: at least one count each side, and a short count more than once.
+        let (ours, theirs): (u32, u32) = (f[6].parse().unwrap(), f[10].parse().unwrap());
+        assert!(ours >= 1 && theirs >= 1, "{f:?}");
+    }
+    assert!(!out.contains(" 0.00 "), "a time rounded to 0.00:\n{out}");
+    // The start position at depth 5 (4,865,609 nodes) takes well under 0.2 s: it must have been repeated.
+    assert!(rows[0][6].parse::<u32>().unwrap() > 1, "{out}");
+    let headline = out
+        .lines()
+        .find(|l| l.contains("Stockfish's aggregate nodes/s"))
+        .unwrap_or_else(|| panic!("no ratio line:\n{out}"));
+    for flag in [
+        "--backend cpu",
+        "threads 1",
+        "hash table 64 MiB",
+        "merging on",
+        "go perft",
+        "one thread",
+        "no hash table",
+    ] {
+        assert!(
+            headline.contains(flag),
+            "'{flag}' missing from the ratio line: {headline}"
+        );
+    }
+    assert!(
+        out.contains("not like for like") && out.contains("--threads 1 --hash 0 --no-merge"),
+        "{out}"
+    );
+    // Like for like: no such note, and the flags say so.
+    let (code, out, err) = run(&[
+        "bench",
+        "--quick",
+        "--threads",
+        "1",
+        "--hash",
+        "0",
+        "--no-merge",
+        "--stockfish",
+        &sf,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("not like for like"), "{out}");
+    assert!(
+        out.contains("hash table off (--hash 0)") && out.contains("merging off (--no-merge)"),
+        "{out}"
+    );
+}

@@ -345,3 +345,60 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
         "Kiwipete perft 4, every kernel built"
     );
 }
+
+/// The page's Cancel on WebGPU answers between units of work, so a deep async count is cut into units of at
+/// most about [`perftlab::gpu::planner::MAX_UNIT_LEAVES`] leaves (the host expanding more plies), natively on
+/// the GPU backend's adapter: the start position's perft 7 has 3,195,901,860 leaves (CPW, src/cpw.rs), so
+/// more than 3,195,901,860 / (2 × 4,194,304) = 381 units even if the planner's estimate is off by 2× (there
+/// were at most 32 before: 100 million leaves a unit, 28.7 s of Cancel on SwiftShader). A break after the
+/// third report stops it with `Interrupted`, and no unit before it counted more than 4 × the cap. With
+/// `CI=true` a missing adapter fails it; elsewhere it skips, saying so.
+#[cfg(feature = "gpu")]
+#[test]
+fn a_deep_async_count_is_cut_into_small_units_and_stops_between_them() {
+    use perftlab::gpu::planner::MAX_UNIT_LEAVES;
+    use perftlab::gpu::{GpuBackend, GpuOptions, GpuProgress, RootMoves};
+    use std::ops::ControlFlow;
+    let opts = GpuOptions {
+        hash_mb: Some(16),
+        merge: true,
+        gpu_mem_mb: Some(256),
+        ..Default::default()
+    };
+    let g = match GpuBackend::new(&opts) {
+        Ok(g) => g,
+        Err(e) => {
+            assert!(!ci(), "CI=true and no usable GPU adapter: {e}");
+            eprintln!("skipped: no GPU adapter ({e})");
+            return;
+        }
+    };
+    let start = perftlab::Checked::from_fen(perftlab::cpw::POSITIONS[0].fen).unwrap();
+    let leaves = perftlab::cpw::POSITIONS[0].nodes_by_depth[6];
+    assert_eq!(leaves, 3_195_901_860);
+    let mut seen: Vec<GpuProgress> = Vec::new();
+    let err = g
+        .wait(g.divide_with_async(&start, 7, RootMoves::Host, &mut |p| {
+            seen.push(p);
+            if seen.len() > 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+        .unwrap_err();
+    assert!(matches!(err, perftlab::Error::Interrupted(_)), "{err:?}");
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    let total = seen[0].total;
+    assert!(
+        total as f64 > leaves as f64 / (2.0 * MAX_UNIT_LEAVES),
+        "perft 7 in {total} units: {seen:?}"
+    );
+    for w in seen.windows(2) {
+        let unit = (w[1].nodes - w[0].nodes) as f64;
+        assert!(
+            unit <= 4.0 * MAX_UNIT_LEAVES,
+            "a unit of {unit} leaves: {seen:?}"
+        );
+    }
+}

@@ -7,6 +7,13 @@ const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 // Geometry of perftlab::render::board (src/render/board.rs): left margin, top margin, square side.
 const LEFT = 22, TOP = 8, SQ = 50;
 const HASH_MB = 64;
+// The deepest count the page starts, per path (docs/web.md, "Depth"): the WebAssembly path counts on one thread
+// at about a billion nodes a second (start position perft 7 in 3.6 s), so perft 10 of the start position runs
+// about a day, and its Cancel answers only between root moves; deeper counts would not end in a tab's life.
+// On WebGPU a count is cut into units of at most about 4 million leaves (Cancel within a second), but into at
+// most 65,536 units (planner::MAX_UNITS): beyond about 2.7 × 10^11 leaves (start position perft 9) the units,
+// and Cancel's delay, grow; SwiftShader counts about 8 million leaves a second, so perft 8 is hours already.
+const MAX_DEPTH = { wasm: 10, webgpu: 8 };
 const $ = (id) => document.getElementById(id);
 
 const state = { fen: START, depth: 4, backend: 'webgpu', chess960: false, lastMove: null };
@@ -20,6 +27,28 @@ let firstResult = true;
 
 function setStatus(s) { $('status').textContent = s; }
 
+// A depth typed in the field or the URL: a whole number from 1 to the chosen path's MAX_DEPTH, written in
+// digits only (83, -2, 2.5, 1e1 and an empty field are refused). { depth } or { error }.
+function parseDepth(text, backend) {
+  const max = MAX_DEPTH[backend];
+  const t = String(text).trim();
+  const why = backend === 'webgpu' ? 'on WebGPU' : 'in WebAssembly';
+  if (t === '') return { error: `depth: the field is empty (or not a number): give a whole number from 1 to ${max}` };
+  if (!/^\d+$/.test(t) || Number(t) < 1 || Number(t) > max) {
+    return { error: `depth: '${t}' is not a whole number from 1 to ${max} (the deepest count the page runs ${why})` };
+  }
+  return { depth: Number(t) };
+}
+
+// The depth field read again (as run and compare do): a bad one is shown under it and in #status.
+function depthFromField() {
+  const r = parseDepth($('depth').value, state.backend);
+  $('depth-error').textContent = r.error || '';
+  if (r.error) setStatus('error: ' + r.error);
+  else state.depth = r.depth;
+  return !r.error;
+}
+
 function writeUrl() {
   const p = new URLSearchParams();
   p.set('fen', state.fen);
@@ -29,21 +58,22 @@ function writeUrl() {
   history.replaceState(null, '', '?' + p.toString());
 }
 
+let badDepth = null; // a refused ?depth=, shown in the field (so Run refuses it too)
+
 function readUrl() {
   const p = new URLSearchParams(location.search);
   const errors = [];
   if (p.has('fen')) {
     try { state.fen = wasm.normalize_fen(p.get('fen')); } catch (e) { errors.push('fen: ' + e.message); }
   }
-  if (p.has('depth')) {
-    const d = p.get('depth');
-    if (/^\d+$/.test(d) && Number(d) <= 64) state.depth = Number(d);
-    else errors.push(`depth: '${d}' is not a depth from 0 to 64`);
-  }
   if (p.has('backend')) {
     const b = p.get('backend');
     if (b === 'webgpu' || b === 'wasm') state.backend = b;
     else errors.push(`backend: '${b}' is not webgpu or wasm`);
+  }
+  if (p.has('depth')) {
+    const r = parseDepth(p.get('depth'), state.backend);
+    if (r.error) { errors.push(r.error); badDepth = p.get('depth'); } else state.depth = r.depth;
   }
   state.chess960 = p.get('chess960') === '1';
   return { errors, run: p.get('run') === '1' };
@@ -52,6 +82,7 @@ function readUrl() {
 function showControls() {
   $('fen').value = state.fen;
   $('depth').value = state.depth;
+  $('depth').max = MAX_DEPTH[state.backend];
   $('backend').value = state.backend;
   $('chess960').checked = state.chess960;
 }
@@ -360,12 +391,13 @@ async function runGpu(g, j, t0) {
 }
 
 async function run() {
-  if (job) return;
+  if (job || !depthFromField()) return;
   const j = { cancelled: false };
   job = j;
   divide = new Map(); marks = {};
   renderDivide(); drawBoard();
   $('nodes').textContent = ''; $('nps').textContent = ''; $('progress').value = 0;
+  delete $('nps').dataset.cancelMs;
   $('compare-result').textContent = '';
   $('run').disabled = true; $('cancel').disabled = false;
   setStatus('running');
@@ -402,6 +434,8 @@ async function run() {
       }
       setStatus('done');
     } else {
+      // How long Cancel took to stop the count (scripts and the browser test read it; docs/web.md).
+      if (j.cancelAt !== undefined) $('nps').dataset.cancelMs = String(Math.round(performance.now() - j.cancelAt));
       setStatus('cancelled');
     }
     firstResult = false;
@@ -418,7 +452,7 @@ async function run() {
 
 // ---- compare ----
 function compare() {
-  if (job) return;
+  if (job || !depthFromField()) return;
   try {
     const c = JSON.parse(wasm.compare_pasted(state.fen, state.depth, $('paste').value, state.chess960));
     const pasted = {};
@@ -473,6 +507,10 @@ async function main() {
   if (state.backend === 'webgpu' && navigator.gpu && wasm.has_webgpu()) gpuCounter().catch(() => {});
   showControls();
   setPosition(state.fen);
+  if (badDepth !== null) {
+    $('depth').value = badDepth;
+    depthFromField();
+  }
   if (errors.length) {
     $('fen-error').textContent = errors.join('\n');
     setStatus('error: ' + errors.join('; '));
@@ -485,15 +523,16 @@ async function main() {
   $('set-fen').onclick = setFenFromBox;
   $('fen').addEventListener('keydown', (e) => { if (e.key === 'Enter') setFenFromBox(); });
   $('start-pos').onclick = () => { if (!job) setPosition(START); };
-  $('depth').onchange = () => {
-    const d = $('depth').value;
-    if (/^\d+$/.test(d) && Number(d) <= 64) { state.depth = Number(d); writeUrl(); prepareGpu(); }
-    else { $('depth').value = state.depth; setStatus(`error: depth: '${d}' is not a depth from 0 to 64`); }
+  // A bad depth stays in the field, with its error: Run and Compare refuse it until it is fixed.
+  const depthChanged = () => {
+    $('depth').max = MAX_DEPTH[state.backend];
+    if (depthFromField()) { writeUrl(); if (!job) setStatus('ready'); prepareGpu(); }
   };
-  $('backend').onchange = () => { state.backend = $('backend').value; writeUrl(); prepareGpu(); };
+  $('depth').onchange = depthChanged;
+  $('backend').onchange = () => { state.backend = $('backend').value; depthChanged(); };
   $('chess960').onchange = () => { state.chess960 = $('chess960').checked; setPosition(state.fen); };
   $('run').onclick = run;
-  $('cancel').onclick = () => { if (job) job.cancelled = true; };
+  $('cancel').onclick = () => { if (job && !job.cancelled) { job.cancelled = true; job.cancelAt = performance.now(); } };
   $('compare').onclick = compare;
   $('board').addEventListener('click', onBoardClick);
   // Scripts (the pipeline probe of web/browser_test.py) reach the module's exports here.

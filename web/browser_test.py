@@ -12,6 +12,8 @@ only drives the page and compares. Exit 0: every check passed; 1: a check failed
   browser_test.py probe --dist web/dist --runs 3     # each kernel's WebGPU pipeline build, timed
   browser_test.py wasm-ab --dist web/dist --baseline OTHER_DIST --depth 5 --runs 3   # two builds' CPU path
   browser_test.py latency --dist web/dist --runs 3   # WebGPU round trips of a trivial kernel (no perftlab code)
+  browser_test.py cancel --dist web/dist --depth 8 --runs 5   # Cancel's delay on WebGPU (ms), median
+  browser_test.py depth --dist web/dist              # only the checks of bad depths (the test runs them too)
 """
 import argparse
 import functools
@@ -40,6 +42,9 @@ CHROMIUM_FLAGS = os.environ.get("EXTRA_CHROMIUM_FLAGS", "").split() + ["--headle
                   "--use-webgpu-adapter=swiftshader", "--window-size=1300,1400"]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+# The test's bound on Cancel's delay on WebGPU (docs/web.md gives the measured medians, under 1 s): slack for
+# the shared, loaded machines the test runs on.
+CANCEL_BOUND_MS = 3000
 # src/render/board.rs geometry (the page uses the same): left margin, top margin, square side.
 LEFT, TOP, SQ = 22, 8, 50
 
@@ -244,6 +249,75 @@ def test(args, page):
           f"a bad FEN shows the parser's error: {err!r}, status {page.text('status')!r}")
     after_bad = page_state(page)
     check(before == after_bad, "the bad FEN changed nothing else (board, divide, analysis, nodes, URL)")
+    depth_checks(page)
+    if args.webgpu:
+        # Cancel at depth 7 answers within CANCEL_BOUND_MS every time (it took 28.7 s at depth 8 when a
+        # unit of work could hold billions of leaves; now at most about 4 million: docs/web.md).
+        ms = [cancel_once(page, 7) for _ in range(3)]
+        check(max(ms) <= CANCEL_BOUND_MS,
+              f"Cancel at depth 7 took {ms} ms (median {statistics.median(ms)}), bound {CANCEL_BOUND_MS} ms")
+
+
+# Depths the page must refuse (docs/web.md, "Depth"): out of range, negative, fractional, exponent, empty, and
+# one past the WebAssembly path's cap (10).
+BAD_DEPTHS = ["83", "-2", "2.5", "1e1", "", "11", "0"]
+
+
+def depth_checks(page):
+    """A bad depth typed in the field or given in the URL shows an error and counts nothing (the status never
+    says done); a good one typed afterwards counts (start position perft 2 = 400, 20 × 20)."""
+    page.open(fen=START, depth="2", backend="wasm")
+    box = page.el("depth")
+    for bad in BAD_DEPTHS:
+        box.clear()
+        if bad:
+            box.send_keys(bad)
+        page.el("run").click()
+        time.sleep(0.3)
+        status, err = page.text("status"), page.text("depth-error")
+        check(status.startswith("error: depth") and "from 1 to 10" in err and page.text("nodes") == ""
+              and page.divide() == {},
+              f"depth {bad!r} typed: refused ({status!r}, shown: {err!r}), nothing counted")
+    box.clear()
+    box.send_keys("2")
+    status, nodes = page.run(60)
+    check(status == "done" and nodes == "400" and page.text("depth-error") == "",
+          f"depth '2' typed after them counts: {nodes} ({status})")
+    for bad in BAD_DEPTHS:
+        page.open(fen=START, depth=bad, backend="wasm", run="1")
+        time.sleep(0.5)
+        status = page.text("status")
+        check(status.startswith("error: depth") and page.text("nodes") == "" and page.text("depth-error") != "",
+              f"?depth={bad}&run=1 is refused ({status!r}), nothing counted")
+    # WebGPU's cap is 8: depth 9 is refused there.
+    page.open(fen=START, depth="9", backend="webgpu")
+    check(page.text("status").startswith("error: depth") and "from 1 to 8" in page.text("depth-error"),
+          f"?depth=9 on WebGPU is refused: {page.text('depth-error')!r}")
+
+
+def cancel_once(page, depth, wait_s=3.0, timeout=60):
+    """Open a page on WebGPU, let it compile every kernel, start perft `depth` of the start position, press
+    Cancel after `wait_s` s and return Cancel's delay in ms (the page's own measure, press to 'cancelled')."""
+    page.open(fen=START, depth=str(depth), backend="webgpu")
+    all_kernels(page)
+    page.el("run").click()
+    page.wait(lambda: page.text("status") == "running", 30, "the count to start")
+    time.sleep(wait_s)
+    check(page.text("status") == "running", f"perft {depth} still running after {wait_s} s")
+    t0 = time.time()
+    page.el("cancel").click()
+    status, nodes = page.finish(timeout)
+    seen = time.time() - t0
+    ms = page.el("nps").get_attribute("data-cancel-ms")
+    check(status == "cancelled" and nodes == "" and ms is not None,
+          f"Cancel stopped WebGPU perft {depth}: {status}, {ms} ms by the page, {seen:.2f} s seen by selenium")
+    return int(ms)
+
+
+def cancel(args, page):
+    """Cancel's delay on WebGPU at --depth, --runs times (a fresh page each): every delay and the median."""
+    ms = [cancel_once(page, args.depth) for _ in range(args.runs)]
+    print(json.dumps({"depth": args.depth, "cancel_ms": ms, "median_ms": statistics.median(ms)}))
 
 
 def all_kernels(page, timeout=300):
@@ -466,7 +540,7 @@ def probe(args, page):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["test", "bench", "probe", "wasm-ab", "latency"])
+    ap.add_argument("mode", choices=["test", "bench", "probe", "wasm-ab", "latency", "cancel", "depth"])
     ap.add_argument("--dist", required=True)
     ap.add_argument("--cpw", action="append", default=[])
     ap.add_argument("--divide")
@@ -490,7 +564,8 @@ def main():
     try:
         page = Page(drv, base)
         page.open(backend="wasm")  # (the default, WebGPU, would start compiling kernels at load)
-        {"test": test, "bench": bench, "probe": probe, "wasm-ab": wasm_ab, "latency": latency}[args.mode](args, page)
+        {"test": test, "bench": bench, "probe": probe, "wasm-ab": wasm_ab, "latency": latency, "cancel": cancel,
+         "depth": lambda _args, pg: depth_checks(pg)}[args.mode](args, page)
     except Failed as e:
         print(f"FAILED: {e}", file=sys.stderr)
         sys.exit(1)

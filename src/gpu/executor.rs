@@ -24,7 +24,7 @@ use super::context::{GpuContext, Kernel};
 use super::memory::{room_for_children, room_for_roots, MERGE_MAX, SCAN_CHUNK};
 use super::planner::{
     host_plies, plan_deeper as make_plan, plan_slices, stop_if_asked, Counting, GpuProgress,
-    Progress, Settings, MIN_UNIT_LEAVES, SHALLOW,
+    Progress, Settings, MAX_UNITS, MAX_UNIT_LEAVES, MIN_UNIT_LEAVES, SHALLOW,
 };
 use super::tables::CACHE_GROUP;
 use crate::backend::{Detail, Stats};
@@ -842,23 +842,33 @@ async fn run_plan(
     let want = gpus.min_frontier();
     // While the big kernels are not built (in the browser, before the page has compiled them), the host
     // expands small trees down to remaining 1, so the GPU runs only the cheap kernels.
-    let mut plan = gpus.host(|ctx| {
-        let deepen = deepening(ctx, &s);
-        make_plan(
-            roots,
-            depth,
-            plies,
-            &s,
-            want,
-            units,
-            ctx.host_table_mut(),
-            deepen,
-        )
-    })?;
+    let planned = |gpus: &mut Gpus<'_>, units: usize| {
+        gpus.host(|ctx| {
+            let deepen = deepening(ctx, &s);
+            make_plan(
+                roots,
+                depth,
+                plies,
+                &s,
+                want,
+                units,
+                ctx.host_table_mut(),
+                deepen,
+            )
+        })
+    };
+    let mut plan = planned(gpus, units)?;
     if units > 1 {
-        // Units of at least about MIN_UNIT_LEAVES leaves: a small count needs few.
-        let fit = (plan.estimated_leaves() / MIN_UNIT_LEAVES).ceil() as usize;
-        plan.set_units(fit.clamp(1, plan.units().max(1)));
+        // Units of at most about MAX_UNIT_LEAVES leaves (progress, and so a cancel, comes between units):
+        // when the last host level has fewer positions than that needs, the host expands deeper.
+        let most = ((most_leaves(&plan) / MAX_UNIT_LEAVES).ceil() as usize).min(MAX_UNITS);
+        if most > units && most > plan.gpu_positions() && plan.remaining() > 1 {
+            plan = planned(gpus, most)?;
+        }
+        // And of at least about MIN_UNIT_LEAVES leaves: a small count needs few.
+        let least = (plan.estimated_leaves() / MIN_UNIT_LEAVES).ceil() as usize;
+        let big = (most_leaves(&plan) / MAX_UNIT_LEAVES).ceil() as usize;
+        plan.set_units(least.min(units.max(big)).clamp(1, MAX_UNITS));
     }
     gpus.host(|ctx| ctx.note_host_positions(plan.expanded()));
     let remaining = plan.remaining();
@@ -897,6 +907,16 @@ async fn run_plan(
         }))?;
     }
     Ok(gpus.host(|ctx| plan.fold(&mut keeper(ctx, &s))))
+}
+
+/// [`Plan::estimated_leaves`](super::planner::Plan::estimated_leaves) with at least 30 moves a position: the
+/// opening's first plies have fewer moves than the tree below them (the start position's perft 7 was
+/// estimated at a quarter of its leaves), and the cap on a unit's leaves must not be met by underestimating.
+fn most_leaves(plan: &super::planner::Plan) -> f64 {
+    let n = plan.gpu_positions().max(1) as f64;
+    let r = plan.remaining() as i32;
+    let branching = (plan.estimated_leaves() / n).powf(1.0 / f64::from(r.max(1)));
+    n * branching.max(30.0).powi(r)
 }
 
 /// Keep finished subtree counts in the host table (with the tables on; emptied when it is full).

@@ -68,6 +68,18 @@ pub const PROGRESS_UNITS: usize = 32;
 /// leaves (about a second on SwiftShader) then has a few units; a large one still has [`PROGRESS_UNITS`].
 pub const MIN_UNIT_LEAVES: f64 = (1u64 << 20) as f64;
 
+/// Most leaf nodes a unit of work of a count with progress should hold ([`Plan::estimated_leaves`]): a
+/// progress callback (the page's Cancel) is asked only between units, and SwiftShader counts about 8 million
+/// leaves a second, so a unit of at most this many ends within about half a second (docs/web.md, "Units of
+/// work"). A count with more leaves than [`PROGRESS_UNITS`] units of this size is cut into more units, with
+/// the host expanding more plies where the last level has too few positions, up to [`MAX_UNITS`].
+pub const MAX_UNIT_LEAVES: f64 = (1u64 << 22) as f64;
+
+/// Most units of work of one count (and so most positions the host expands to make them): bounds the
+/// host's memory (in the browser a few hundred bytes per position of the last host level); a count with
+/// more than `MAX_UNITS * MAX_UNIT_LEAVES` leaves (about 2.7 × 10^11) has larger units.
+pub const MAX_UNITS: usize = 1 << 16;
+
 /// [`crate::Error::Interrupted`] when a progress callback asked to stop.
 ///
 /// # Errors
