@@ -21,7 +21,9 @@ use crate::types::{CastlingSide, Color, Move, Piece, Role, Square};
 use std::fmt;
 
 /// A position [`check`] found no [`ValidityError`] in, with the warnings it found. The only ways to get
-/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both run [`check`].
+/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both run [`check`], and, inside
+/// the crate, `Checked::reached` for the positions of a split frontier (reached by legal moves from a checked
+/// root; the king checks only).
 ///
 /// It dereferences to its [`Setup`] for reading.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -44,6 +46,39 @@ impl Checked {
         Ok(Checked {
             setup,
             warnings: v.warnings,
+        })
+    }
+
+    /// A position reached from a [`Checked`] position by legal moves of the bitboard core's generator (the
+    /// split frontier of a deep run, [`crate::deep::split`]): valid by construction, as a legal move keeps a
+    /// valid position valid ([`Checked::play`]), so only the king checks of [`check`] are repeated (one king
+    /// each, the side that just moved not in check) and no warnings are computed (they are findings about
+    /// how a position could arise, which perft does not use). A frontier has up to millions of positions;
+    /// the full [`check`] (with its retro-analysis proofs) cost a split run more than counting them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator that made the position).
+    pub(crate) fn reached(setup: Setup) -> Result<Checked> {
+        let mut errors = Vec::new();
+        for color in Color::ALL {
+            match setup.kings(color).len() {
+                0 => errors.push(ValidityError::MissingKing(color)),
+                1 => {}
+                _ => errors.push(ValidityError::TooManyKings(color)),
+            }
+        }
+        if errors.is_empty() {
+            let their_king = setup.kings(!setup.turn)[0];
+            if !reference::attackers(&setup, their_king, setup.turn).is_empty() {
+                errors.push(ValidityError::OppositeCheck);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(Error::invalid_position(setup, errors));
+        }
+        Ok(Checked {
+            setup,
+            warnings: Vec::new(),
         })
     }
 
