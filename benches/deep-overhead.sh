@@ -70,7 +70,7 @@ killed() { # --checkpoint, SIGKILL once 40 % of the frontier is journaled, then 
     pid=$!
     while :; do
         total=$(head -n 1 "$j" 2>/dev/null | grep -o '"positions":[0-9]*' | cut -d: -f2 || true)
-        lines=$(wc -l <"$j" 2>/dev/null || echo 0)
+        lines=$( (wc -l <"$j") 2>/dev/null || echo 0)
         if [ -n "$total" ] && [ $((lines - 1)) -ge $((total * 4 / 10)) ]; then break; fi
         if ! kill -0 "$pid" 2>/dev/null; then echo "killed: finished before 40 %" >&2; exit 1; fi
         sleep 0.01
