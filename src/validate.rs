@@ -21,9 +21,11 @@ use crate::types::{CastlingSide, Color, Move, Piece, Role, Square};
 use std::fmt;
 
 /// A position [`check`] found no [`ValidityError`] in, with the warnings it finds. The only ways to get
-/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both check for errors; the
-/// warnings (the costlier retro-analysis counts) are computed on the first call of [`Checked::warnings`], so
-/// the analyses that never read them (`dead` over millions of positions) do not pay for them.
+/// one are [`Checked::new`] (and its shorthands) and [`Checked::play`], which both check for errors, and,
+/// inside the crate, `Checked::reached` for the positions of a split frontier (reached by legal moves from a
+/// checked root; the king checks only). The warnings (the costlier retro-analysis counts) are computed on the
+/// first call of [`Checked::warnings`], so the analyses that never read them (`dead` over millions of
+/// positions, a deep run's frontier) do not pay for them.
 ///
 /// It dereferences to its [`Setup`] for reading.
 #[derive(Clone, Debug)]
@@ -51,6 +53,39 @@ impl Checked {
         let v = check_with(&setup, false);
         if !v.is_ok() {
             return Err(Error::invalid_position(setup, v.errors));
+        }
+        Ok(Checked {
+            setup,
+            warnings: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// A position reached from a [`Checked`] position by legal moves of the bitboard core's generator (the
+    /// split frontier of a deep run, [`crate::deep::split`]): valid by construction, as a legal move keeps a
+    /// valid position valid ([`Checked::play`]), so only the king checks of [`check`] are repeated (one king
+    /// each, the side that just moved not in check); the warnings are computed only if asked for, as for
+    /// [`Checked::new`]. A frontier has up to millions of positions;
+    /// the full [`check`] (with its retro-analysis proofs) cost a split run more than counting them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator that made the position).
+    pub(crate) fn reached(setup: Setup) -> Result<Checked> {
+        let mut errors = Vec::new();
+        for color in Color::ALL {
+            match setup.kings(color).len() {
+                0 => errors.push(ValidityError::MissingKing(color)),
+                1 => {}
+                _ => errors.push(ValidityError::TooManyKings(color)),
+            }
+        }
+        if errors.is_empty() {
+            let their_king = setup.kings(!setup.turn)[0];
+            if !reference::attackers(&setup, their_king, setup.turn).is_empty() {
+                errors.push(ValidityError::OppositeCheck);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(Error::invalid_position(setup, errors));
         }
         Ok(Checked {
             setup,

@@ -1186,3 +1186,118 @@ fn a_split_memory_budget_too_small_is_refused_naming_the_memory_needed() {
     assert!(stderr.contains("--split-mem: '0' MiB"), "{stderr}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The number in `v` as u128 (exact JSON integers).
+fn u128_of(v: &Value) -> u128 {
+    v.to_string()
+        .parse()
+        .unwrap_or_else(|_| panic!("not an integer: {v}"))
+}
+
+/// The time fields of a split `perft --json`: several batches, at most one per position, and the backend's
+/// time plus the time outside it making up the run's time.
+fn assert_time_fields(j: &Value, positions: u64) {
+    let batches = j["batches"].as_u64().expect("batches");
+    assert!(batches >= 2 && batches <= positions, "{j}");
+    let backend = j["backend_seconds"].as_f64().expect("backend_seconds");
+    let overhead = j["overhead_seconds"].as_f64().expect("overhead_seconds");
+    let seconds = j["seconds"].as_f64().unwrap();
+    assert!(backend > 0.0 && overhead >= 0.0, "{j}");
+    assert!((backend + overhead - seconds).abs() < 1e-3, "{j}");
+}
+
+#[test]
+fn batched_split_and_checkpoint_counts_are_exact_and_show_their_time() {
+    // Start position perft 6 split at ply 4 (72,078 positions, OEIS A083276: many batches of the CPU
+    // backend) and Kiwipete 4 with the CPW statistics checkpointed at ply 2: the CPW counts.
+    let dir = temp_dir("batched");
+    let start = cpw("start", 6);
+    let j = json_of(&[
+        "perft",
+        "--depth",
+        "6",
+        "--split-depth",
+        "4",
+        "--json",
+        "--quiet",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(u128_of(&j["nodes"]), start.nodes);
+    assert_time_fields(&j, 72_078);
+    let kiwi = cpw("kiwipete", 4);
+    let journal = dir.join("kiwi.jsonl");
+    let args = [
+        "perft",
+        "--fen",
+        &kiwi.fen,
+        "--depth",
+        "4",
+        "--stats",
+        "--checkpoint",
+        journal.to_str().unwrap(),
+        "--split-depth",
+        "2",
+        "--json",
+        "--quiet",
+        "--threads",
+        "2",
+    ];
+    let j = json_of(&args);
+    assert_eq!(u128_of(&j["nodes"]), kiwi.nodes);
+    for (column, want) in &kiwi.columns {
+        assert_eq!(
+            u128_of(&j["stats"][column.key()]),
+            *want,
+            "{}",
+            column.key()
+        );
+    }
+    // One journal line per position after the header, as before batches (old journals resume).
+    let batches = j["batches"].as_u64().unwrap();
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let records = text.lines().count() - 1;
+    assert!(
+        batches >= 1 && records as u64 > batches,
+        "{records} records, {batches} batches"
+    );
+    // Resumed from the finished journal: the same counts, no batch counted.
+    let again = json_of(&args);
+    assert_eq!(again["nodes"], j["nodes"]);
+    assert_eq!(again["stats"], j["stats"]);
+    assert_eq!(again["batches"], 0);
+}
+
+#[test]
+fn plan_without_a_split_depth_splits_four_plies_above_the_leaves() {
+    // perft 6: ply 2 (400 move paths); the units merge to the CPW count, and their result files say how
+    // their time was spent.
+    let dir = temp_dir("default-split");
+    let d = dir.join("plan");
+    plan(&d, &["--depth", "6", "--shards", "2"]);
+    let p: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
+    assert_eq!(p["split_depth"], 2);
+    assert_eq!(u128_of(&p["paths"]), cpw("start", 2).nodes);
+    for k in ["0", "1"] {
+        let (code, _, stderr) = run(&[
+            "run-unit",
+            d.to_str().unwrap(),
+            "--shard",
+            k,
+            "--quiet",
+            "--threads",
+            "2",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("results/shard-00000.json")).unwrap())
+            .unwrap();
+    let backend = r["backend_seconds"].as_f64().unwrap();
+    let overhead = r["overhead_seconds"].as_f64().unwrap();
+    assert!(backend > 0.0 && overhead >= 0.0, "{r}");
+    assert!((backend + overhead - r["seconds"].as_f64().unwrap()).abs() < 1e-3);
+    assert!(r["batches"].as_u64().unwrap() >= 1);
+    assert_eq!(u128_of(&merge_json(&d)["nodes"]), cpw("start", 6).nodes);
+}

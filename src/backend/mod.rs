@@ -31,12 +31,30 @@ pub trait Backend: Sync {
 
     /// Leaf counts of several positions to the same depth, in their order. The default counts them one by
     /// one; a backend that gains by counting them together overrides it (the GPU backend counts a batch in
-    /// one run: `perft --checkpoint --backend gpu` hands it the frontier positions in batches).
+    /// one run, the CPU backend with all its workers and one hash table: split and checkpointed runs hand the
+    /// frontier positions over in batches).
     ///
     /// # Errors
     /// A backend failure.
     fn perft_many(&self, positions: &[Checked], depth: u32) -> Result<Vec<u128>> {
         positions.iter().map(|p| self.perft(p, depth)).collect()
+    }
+
+    /// [`Backend::stats`] of several positions to the same depth, in their order. The default counts them
+    /// one by one; the CPU backend counts a batch with all its workers and one table.
+    ///
+    /// # Errors
+    /// As [`Backend::stats`].
+    fn stats_many(
+        &self,
+        positions: &[Checked],
+        depth: u32,
+        detail: Detail,
+    ) -> Result<Vec<(u128, Stats)>> {
+        positions
+            .iter()
+            .map(|p| self.stats(p, depth, detail))
+            .collect()
     }
 
     /// The legal moves of each position, in any order (used by the per-node cross-check).

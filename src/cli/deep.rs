@@ -83,9 +83,10 @@ pub struct PlanArgs {
     /// Total depth in plies.
     #[arg(long)]
     depth: u32,
-    /// Ply of the split: each distinct position there is one piece of work.
+    /// Ply of the split: each distinct position there is one piece of work (default: --depth minus 4,
+    /// between 1 and 5, see `units::default_split`).
     #[arg(long)]
-    split_depth: u32,
+    split_depth: Option<u32>,
     /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
     /// available); a frontier that needs more is refused, naming the memory it needs (exit 2).
     #[arg(long, value_name = "MiB")]
@@ -122,12 +123,13 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     let moves = crate::line::split_moves(&a.moves);
     let root = super::play_line(&given, &moves)?.end().clone();
     let engine = a.backend.create()?;
+    let split = a.split_depth.unwrap_or(units::default_split(a.depth));
     let o = PlanOptions {
         root,
         fen: given.to_fen(),
         moves,
         depth: a.depth,
-        split: a.split_depth,
+        split,
         shards: a.shards,
         stats: a.stats,
         chess960,
@@ -146,7 +148,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         "plan {}: depth {} split at ply {}: {} distinct positions ({} move paths) in {} shards",
         a.out.display(),
         a.depth,
-        a.split_depth,
+        split,
         plan["positions"],
         plan["paths"],
         plan["shards"]

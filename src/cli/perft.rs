@@ -73,7 +73,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     // The route of a count is chosen by the flags alone, never by whether someone watches it (a terminal).
     let split_run = a.depth >= 2 && (a.checkpoint.is_some() || a.split_depth.is_some());
     if split_run {
-        let (totals, counted) = deep::perft_split(
+        let outcome = deep::perft_split(
             backend.as_ref(),
             &pos,
             a.depth,
@@ -92,6 +92,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             &mut |line| eprintln!("{line}"),
         )?;
         let seconds = start.elapsed().as_secs_f64();
+        let (totals, counted) = (&outcome.totals, outcome.counted);
+        // Time outside the backend: the frontier, the journal (reading and writing), status and progress.
+        let overhead = (seconds - outcome.backend_seconds).max(0.0);
         // The speed of this run: leaves counted now, not those read from the checkpoint journal.
         let nps = if seconds > 0.0 {
             counted as f64 / seconds
@@ -107,7 +110,10 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             obj.insert("seconds".into(), json!(seconds));
             obj.insert("setup_seconds".into(), json!(setup_seconds));
             obj.insert("nps".into(), json!(nps));
-            work::json_fields(&totals, &mut obj);
+            obj.insert("backend_seconds".into(), json!(outcome.backend_seconds));
+            obj.insert("overhead_seconds".into(), json!(overhead));
+            obj.insert("batches".into(), json!(outcome.batches));
+            work::json_fields(totals, &mut obj);
             if resumed > 0 {
                 obj.insert("resumed_nodes".into(), json!(resumed));
             }
@@ -116,7 +122,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             }
             println!("{}", Value::Object(obj));
         } else {
-            super::deep::print_totals(&totals);
+            super::deep::print_totals(totals);
             let from_journal = if resumed > 0 {
                 format!(
                     "; {resumed} of the nodes came from the checkpoint journal, the speed is of the {counted} \
@@ -132,6 +138,12 @@ pub fn run(a: PerftArgs) -> Result<i32> {
                 a.depth,
                 nps / 1e6
             );
+            if !a.quiet {
+                eprintln!(
+                    "split: {:.3} s in the backend ({} batches), {overhead:.3} s outside it (frontier, journal)",
+                    outcome.backend_seconds, outcome.batches
+                );
+            }
         }
         return Ok(0);
     }

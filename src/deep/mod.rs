@@ -4,8 +4,9 @@
 //! - [`split`]: the split frontier (distinct positions, multiplicity, multiplicity per root move);
 //! - [`seal`]: SHA-256 checksums on JSON records, exact u128 JSON numbers, atomic file writes;
 //! - [`journal`]: the append-only checkpoint journal (one sealed record per finished position);
-//! - [`work`]: counting positions (several at once on the CPU, in batches per call on the GPU) with journal
-//!   and progress reported to the caller ([`work::Progress`]), summing multiplicity × result in u128;
+//! - [`work`]: counting positions in batches of one backend call each, one journal write per batch, progress
+//!   reported to the caller ([`work::Progress`]) and the time outside the backend measured, summing
+//!   multiplicity × result in u128;
 //! - [`units`]: `plan` (plan.json, units/, Slurm / Kubernetes / GNU parallel launchers, estimate), `run-unit`,
 //!   `status` and `merge`.
 //!
@@ -74,9 +75,23 @@ pub struct SplitRun<'a> {
     pub zobrist_seed: Option<u64>,
 }
 
+/// What a split `perft` found, and where its time went.
+#[derive(Clone, Debug)]
+pub struct SplitOutcome {
+    /// The totals (the journal's positions included).
+    pub totals: Totals,
+    /// Leaves counted by this run (less than the total when positions came from the journal).
+    pub counted: u128,
+    /// Seconds spent inside backend calls.
+    pub backend_seconds: f64,
+    /// Backend calls made.
+    pub batches: usize,
+}
+
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
-/// exists). `depth` must be at least 2. Returns the totals and the leaves counted by this run (less than the
-/// total when positions came from the journal). `note` receives the lines to show the user (a resumed or
+/// exists). `depth` must be at least 2. The positions are counted in batches ([`work::run_positions`]).
+/// Returns the totals, the leaves counted by this run (less than the total when positions came from the
+/// journal) and the time spent in the backend. `note` receives the lines to show the user (a resumed or
 /// cut-off journal).
 ///
 /// # Errors
@@ -87,7 +102,7 @@ pub fn perft_split(
     depth: u32,
     o: &SplitRun<'_>,
     note: &mut dyn FnMut(&str),
-) -> Result<(Totals, u128)> {
+) -> Result<SplitOutcome> {
     if o.checkpoint.is_some_and(|p| p.as_os_str().is_empty()) {
         return Err(Error::Usage("--checkpoint: '' is not a file name".into()));
     }
@@ -164,7 +179,7 @@ pub fn perft_split(
         .pieces()
         .zip(fens)
         .enumerate()
-        .map(|(i, (p, fen))| Ok((i, Checked::new(p.setup())?, fen)))
+        .map(|(i, (p, fen))| Ok((i, Checked::reached(p.setup())?, fen)))
         .collect::<Result<_>>()?;
     let resume = match o.checkpoint {
         Some(p) => format!(
@@ -177,7 +192,7 @@ pub fn perft_split(
         .as_ref()
         .map(|j| j.done.keys().copied().collect())
         .unwrap_or_default();
-    let results = work::run_positions(
+    let run = work::run_positions(
         engine,
         &todo,
         depth - s,
@@ -191,7 +206,12 @@ pub fn perft_split(
         .pieces()
         .enumerate()
         .filter(|(i, _)| !resumed.contains(i))
-        .filter_map(|(i, p)| results.get(&i).map(|r| p.mult * r.nodes))
+        .filter_map(|(i, p)| run.results.get(&i).map(|r| p.mult * r.nodes))
         .sum();
-    Ok((work::frontier_totals(&f, &results, o.divide), counted))
+    Ok(SplitOutcome {
+        totals: work::frontier_totals(&f, &run.results, o.divide),
+        counted,
+        backend_seconds: run.backend_seconds,
+        batches: run.batches,
+    })
 }

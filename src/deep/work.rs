@@ -1,6 +1,7 @@
-//! Counting a list of frontier positions (several at once on the CPU backends, in batches of one backend call
-//! each on the GPU), with an optional journal and progress reported to the caller ([`Progress`]), and summing multiplicity × result into
-//! totals (u128 throughout).
+//! Counting a list of frontier positions in batches of one backend call each (sized to a time per batch,
+//! [`Batching`]), each batch journaled in one write, with progress reported to the caller ([`Progress`]) and
+//! the time in and out of the backend measured ([`Counted`]), and summing multiplicity × result into totals
+//! (u128 throughout).
 
 use super::seal::{as_u128, u128_value};
 use super::split::Frontier;
@@ -10,7 +11,6 @@ use crate::validate::Checked;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Statistics columns by name (the keys of [`crate::backend::Column::key`]), summed in u128.
@@ -104,8 +104,9 @@ pub fn evaluate(
     }
 }
 
-/// Count several positions: one [`Backend::perft_many`] call without statistics (the GPU backend counts the
-/// whole batch in one run), one [`evaluate`] per position with them.
+/// Count several positions in one backend call: [`Backend::perft_many`] without statistics,
+/// [`Backend::stats_many`] with them (the CPU backend counts the batch with all its workers and its one hash
+/// table, the GPU backend counts a batch of plain counts in one run).
 ///
 /// # Errors
 /// A backend failure.
@@ -115,25 +116,30 @@ pub fn evaluate_many(
     rest: u32,
     stats: Option<Detail>,
 ) -> Result<Vec<PieceResult>> {
-    if stats.is_some() {
-        return positions
-            .iter()
-            .map(|p| evaluate(engine, p, rest, stats))
-            .collect();
-    }
-    let counts = engine.perft_many(positions, rest)?;
-    if counts.len() != positions.len() {
+    let counted: Vec<PieceResult> = match stats {
+        Some(detail) => engine
+            .stats_many(positions, rest, detail)?
+            .into_iter()
+            .map(|(nodes, s)| PieceResult {
+                nodes,
+                stats: Some(columns(&s, detail)),
+            })
+            .collect(),
+        None => engine
+            .perft_many(positions, rest)?
+            .into_iter()
+            .map(|nodes| PieceResult { nodes, stats: None })
+            .collect(),
+    };
+    if counted.len() != positions.len() {
         return Err(crate::Error::Backend(format!(
             "{} backend returned {} counts for {} positions",
             engine.name(),
-            counts.len(),
+            counted.len(),
             positions.len()
         )));
     }
-    Ok(counts
-        .into_iter()
-        .map(|nodes| PieceResult { nodes, stats: None })
-        .collect())
+    Ok(counted)
 }
 
 /// Where finished positions go as they finish: the checkpoint journal ([`super::journal::Journal`]).
@@ -150,25 +156,54 @@ pub trait Recorder: Send {
     fn sync(&self);
 }
 
-/// Positions counted in one backend call on a backend that counts one call at a time (the GPU), at first:
-/// the batch then doubles while a call takes less than half of [`BATCH_SECONDS`] and halves when it takes more
-/// than twice that, so a killed run loses about one batch's time.
-pub const FIRST_BATCH: usize = 1;
+/// How batches are sized on one backend: the first batch, and the time each batch is aimed at. The batch
+/// doubles while a call takes less than half the aim and halves when it takes more than twice the aim
+/// ([`Batching::next`]), so a killed run loses about one batch's time and each batch is long enough for the
+/// per-batch costs (journal write, status, progress) not to count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Batching {
+    /// Positions in the first backend call.
+    pub first: usize,
+    /// The time one batch is aimed at (seconds).
+    pub seconds: f64,
+}
 
 /// Largest batch of positions per backend call.
 pub const MAX_BATCH: usize = 1 << 16;
 
-/// The time one batch is aimed at (seconds).
-pub const BATCH_SECONDS: f64 = 4.0;
+/// Batches on a backend that counts one call at a time with the whole device (the GPU): one position at
+/// first, aimed at 4 s (a run there has a start cost of its own).
+pub const GPU_BATCHING: Batching = Batching {
+    first: 1,
+    seconds: 4.0,
+};
 
-/// The next batch size after a batch of `size` positions took `seconds`.
-pub fn next_batch(size: usize, seconds: f64) -> usize {
-    if seconds < BATCH_SECONDS / 2.0 {
-        (size * 2).min(MAX_BATCH)
-    } else if seconds > BATCH_SECONDS * 2.0 {
-        (size / 2).max(1)
-    } else {
-        size
+/// Batches on the CPU backends: 64 positions at first, aimed at a quarter of a second (a killed run loses
+/// at most that; 4 journal writes a second cost nothing measurable).
+pub const CPU_BATCHING: Batching = Batching {
+    first: 64,
+    seconds: 0.25,
+};
+
+impl Batching {
+    /// The batching for `engine` ([`GPU_BATCHING`] or [`CPU_BATCHING`]).
+    pub fn of(engine: &dyn Backend) -> Batching {
+        if engine.name() == "gpu" {
+            GPU_BATCHING
+        } else {
+            CPU_BATCHING
+        }
+    }
+
+    /// The next batch size after a batch of `size` positions took `seconds`.
+    pub fn next(&self, size: usize, seconds: f64) -> usize {
+        if seconds < self.seconds / 2.0 {
+            (size * 2).min(MAX_BATCH)
+        } else if seconds > self.seconds * 2.0 {
+            (size / 2).max(1)
+        } else {
+            size
+        }
     }
 }
 
@@ -189,11 +224,23 @@ pub struct NoProgress;
 
 impl Progress for NoProgress {}
 
-/// Count the positions `setups` (index, position, FEN) not already recorded, recording each as it finishes;
-/// returns every result (the recorder's included). `what` names the run in the interruption message; `resume`
-/// says how to resume. CPU backends count several positions at once, one per worker; a backend that counts
-/// one call at a time (the GPU) gets batches of positions per call ([`Backend::perft_many`]), each batch
-/// recorded when its call returns.
+/// What [`run_positions`] did: every result, and where its time went.
+#[derive(Clone, Debug, Default)]
+pub struct Counted {
+    /// Every position's result (the journal's included), by index.
+    pub results: BTreeMap<usize, PieceResult>,
+    /// Seconds spent inside backend calls.
+    pub backend_seconds: f64,
+    /// Seconds of the whole call (backend calls, journal writes, status and progress).
+    pub seconds: f64,
+    /// Backend calls made.
+    pub batches: usize,
+}
+
+/// Count the positions `setups` (index, position, FEN) not already recorded, in batches of one backend call
+/// each ([`evaluate_many`], sized by [`Batching::of`] the engine), each batch recorded in one journal write
+/// when its call returns; returns every result (the recorder's included) and the time spent in and out of
+/// the backend. `what` names the run in the interruption message; `resume` says how to resume.
 ///
 /// # Errors
 /// A backend failure or a journal write error.
@@ -207,121 +254,70 @@ pub fn run_positions(
     progress: &dyn Progress,
     what: &str,
     resume: &str,
-) -> Result<BTreeMap<usize, PieceResult>> {
-    let mut results: BTreeMap<usize, PieceResult> = BTreeMap::new();
+) -> Result<Counted> {
+    let clock = Instant::now();
+    let mut out = Counted::default();
     if let Some(j) = journal.as_deref() {
         for (i, _, _) in setups {
             if let Some(r) = j.done().get(i) {
-                results.insert(*i, r.clone());
+                out.results.insert(*i, r.clone());
             }
         }
     }
     let total = setups.len();
-    progress.start(results.len() as u64, total as u64);
+    progress.start(out.results.len() as u64, total as u64);
     let status = |done: usize| {
         crate::interrupt::set_status(format!(
             "{what}: {done} of {total} positions of the split frontier finished{resume}"
         ))
     };
-    status(results.len());
+    status(out.results.len());
     let todo: Vec<&(usize, Checked, String)> = setups
         .iter()
-        .filter(|(i, _, _)| !results.contains_key(i))
+        .filter(|(i, _, _)| !out.results.contains_key(i))
         .collect();
-    struct Shared<'j> {
-        results: BTreeMap<usize, PieceResult>,
-        journal: Option<&'j mut dyn Recorder>,
-        last_sync: Instant,
-    }
-    let shared = Mutex::new(Shared {
-        results,
-        journal: journal.take(),
-        last_sync: Instant::now(),
-    });
-    // Record finished positions (journal first, then the results, the status and the progress).
-    let finish = |done: &[(&(usize, Checked, String), PieceResult)]| -> Result<()> {
-        let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
-        let g = &mut *g;
-        if let Some(j) = g.journal.as_deref_mut() {
-            let rows: Vec<(usize, &str, &PieceResult)> = done
-                .iter()
-                .map(|((i, _, fen), r)| (*i, fen.as_str(), r))
-                .collect();
-            j.record(&rows)?;
-            if g.last_sync.elapsed() > Duration::from_secs(2) {
-                j.sync();
-                g.last_sync = Instant::now();
-            }
-        }
-        for ((i, _, _), r) in done {
-            g.results.insert(*i, r.clone());
-        }
-        status(g.results.len());
-        progress.advance(done.len() as u64);
-        Ok(())
-    };
-    if parallel_pieces(engine) {
-        // Several positions at once (each backend call parallel inside as well): no idle threads at the end
-        // of each position, and a killed run loses at most one position per thread. Plain threads pull the
-        // positions, not rayon tasks: a rayon worker waiting inside a backend call would steal further
-        // positions onto its own stack and overflow it.
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let workers = rayon::current_num_threads().max(1);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| -> Result<()> {
-                        loop {
-                            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(&t) = todo.get(k) else {
-                                return Ok(());
-                            };
-                            let done =
-                                evaluate(engine, &t.1, rest, stats).and_then(|r| finish(&[(t, r)]));
-                            if let Err(e) = done {
-                                // Stop the other workers too.
-                                next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
-                                return Err(e);
-                            }
-                        }
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect::<Result<Vec<()>>>()
-        })?;
-    } else {
-        // One backend call per batch: the GPU backend counts a batch in one run, where one run per position
-        // spent most of its time starting runs (about 21 positions/s on lavapipe).
-        let mut size = FIRST_BATCH;
-        let mut k = 0;
+    let batching = Batching::of(engine);
+    let mut size = batching.first;
+    let mut last_sync = Instant::now();
+    let mut k = 0;
+    let finished = (|| -> Result<()> {
         while k < todo.len() {
             let batch = &todo[k..(k + size).min(todo.len())];
-            let clock = Instant::now();
             let positions: Vec<Checked> = batch.iter().map(|t| t.1.clone()).collect();
+            let call = Instant::now();
             let counted = evaluate_many(engine, &positions, rest, stats)?;
-            let done: Vec<(&(usize, Checked, String), PieceResult)> =
-                batch.iter().copied().zip(counted).collect();
-            finish(&done)?;
+            let seconds = call.elapsed().as_secs_f64();
+            out.backend_seconds += seconds;
+            out.batches += 1;
+            if let Some(j) = journal.as_deref_mut() {
+                let rows: Vec<(usize, &str, &PieceResult)> = batch
+                    .iter()
+                    .zip(&counted)
+                    .map(|((i, _, fen), r)| (*i, fen.as_str(), r))
+                    .collect();
+                j.record(&rows)?;
+                if last_sync.elapsed() > Duration::from_secs(2) {
+                    j.sync();
+                    last_sync = Instant::now();
+                }
+            }
+            for ((i, _, _), r) in batch.iter().zip(counted) {
+                out.results.insert(*i, r);
+            }
+            status(out.results.len());
+            progress.advance(batch.len() as u64);
             k += batch.len();
-            size = next_batch(size, clock.elapsed().as_secs_f64());
+            size = batching.next(size, seconds);
         }
-    }
-    let shared = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    if let Some(j) = shared.journal.as_deref() {
+        Ok(())
+    })();
+    if let Some(j) = journal.as_deref() {
         j.sync();
     }
-    let results = shared.results;
     progress.finish();
-    Ok(results)
-}
-
-/// Whether positions are counted several at once: yes for the CPU backends; the GPU backend counts one
-/// batch at a time with the whole device (its memory budget is per call).
-fn parallel_pieces(engine: &dyn Backend) -> bool {
-    engine.name() != "gpu"
+    finished?;
+    out.seconds = clock.elapsed().as_secs_f64();
+    Ok(out)
 }
 
 /// Totals of a split run.

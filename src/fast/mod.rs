@@ -41,6 +41,9 @@ use rayon::prelude::*;
 use stats_table::StatsTable;
 use std::sync::RwLock;
 
+/// Positions per worker from which a [`Backend::perft_many`] batch walks each position on one thread.
+const WIDE_BATCH_PER_THREAD: usize = 8;
+
 /// The hash table in use: counts and statistics share the `--hash` budget, so only one is held.
 enum Tables {
     Off,
@@ -181,6 +184,12 @@ impl CpuBackend {
         })
     }
 
+    /// Whether a batch of `n` positions keeps every worker busy with one position each (then each is walked
+    /// on one thread, without the split of a parallel walk; a smaller batch splits each position).
+    fn batch_is_wide(&self, n: usize) -> bool {
+        n >= WIDE_BATCH_PER_THREAD * self.install(rayon::current_num_threads)
+    }
+
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
             Some(p) => p.install(f),
@@ -198,6 +207,55 @@ impl Backend for CpuBackend {
         let (b, cd) = Board::with_keys(pos, self.keys.clone());
         Ok(self.counts(|tt| {
             self.install(|| perft::perft_parallel(self.flavor, &b, &cd, depth, tt, self.merge))
+        }))
+    }
+
+    fn perft_many(&self, positions: &[Checked], depth: u32) -> Result<Vec<u128>> {
+        let serial = self.batch_is_wide(positions.len());
+        Ok(self.counts(|tt| {
+            self.install(|| {
+                positions
+                    .par_iter()
+                    .map(|p| {
+                        let (b, cd) = Board::with_keys(p, self.keys.clone());
+                        if serial {
+                            self.flavor.walk(&b, &cd, depth, tt) as u128
+                        } else {
+                            perft::perft_parallel(self.flavor, &b, &cd, depth, tt, self.merge)
+                        }
+                    })
+                    .collect()
+            })
+        }))
+    }
+
+    fn stats_many(
+        &self,
+        positions: &[Checked],
+        depth: u32,
+        detail: Detail,
+    ) -> Result<Vec<(u128, Stats)>> {
+        let serial = self.batch_is_wide(positions.len());
+        Ok(self.with_table(true, |t| {
+            let tt = match t {
+                Tables::Stats(t) => Some(t),
+                _ => None,
+            };
+            self.install(|| {
+                positions
+                    .par_iter()
+                    .map(|p| {
+                        let (b, cd) = Board::with_keys(p, self.keys.clone());
+                        let (n, s) = if serial {
+                            let t = stats::walk(self.flavor, &b, &cd, depth, tt);
+                            (t.nodes as u128, t.stats())
+                        } else {
+                            stats::stats_parallel(self.flavor, &b, &cd, depth, tt, self.merge)
+                        };
+                        (n, s.only(detail))
+                    })
+                    .collect()
+            })
         }))
     }
 
