@@ -69,6 +69,7 @@ impl Checked {
     ///
     /// # Errors
     /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator that made the position).
+    #[cfg(feature = "deep")]
     pub(crate) fn reached(setup: Setup) -> Result<Checked> {
         let mut errors = Vec::new();
         for color in Color::ALL {
