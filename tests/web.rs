@@ -217,26 +217,34 @@ fn the_page_crates_unit_tests_pass() {
 /// depth 1), a larger one also builds deeper kernels but none outside the page's list, and the counts are
 /// exact (CPW, src/cpw.rs; the divide against the reference generator). With `CI=true` a missing adapter
 /// fails it; elsewhere it skips, saying so.
+/// A GPU backend with a 16 MiB table, merging and 256 MiB of device memory; `None` (the test skips, saying so)
+/// without an adapter, which fails the test under `CI=true`.
 #[cfg(feature = "gpu")]
-#[test]
-fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
-    use perftlab::backend::{Backend, ReferenceBackend};
-    use perftlab::gpu::{GpuBackend, GpuOptions, RootMoves};
-    use std::ops::ControlFlow;
+fn small_gpu() -> Option<perftlab::gpu::GpuBackend> {
+    use perftlab::gpu::{GpuBackend, GpuOptions};
     let opts = GpuOptions {
         hash_mb: Some(16),
         merge: true,
         gpu_mem_mb: Some(256),
         ..Default::default()
     };
-    let g = match GpuBackend::new(&opts) {
-        Ok(g) => g,
+    match GpuBackend::new(&opts) {
+        Ok(g) => Some(g),
         Err(e) => {
             assert!(!ci(), "CI=true and no usable GPU adapter: {e}");
             eprintln!("skipped: no GPU adapter ({e})");
-            return;
+            None
         }
-    };
+    }
+}
+
+#[cfg(feature = "gpu")]
+#[test]
+fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
+    use perftlab::backend::{Backend, ReferenceBackend};
+    use perftlab::gpu::RootMoves;
+    use std::ops::ControlFlow;
+    let Some(g) = small_gpu() else { return };
     let (first, next) = g.kernel_order();
     assert_eq!(
         first,
@@ -357,22 +365,9 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
 #[test]
 fn a_deep_async_count_is_cut_into_small_units_and_stops_between_them() {
     use perftlab::gpu::planner::MAX_UNIT_LEAVES;
-    use perftlab::gpu::{GpuBackend, GpuOptions, GpuProgress, RootMoves};
+    use perftlab::gpu::{GpuProgress, RootMoves};
     use std::ops::ControlFlow;
-    let opts = GpuOptions {
-        hash_mb: Some(16),
-        merge: true,
-        gpu_mem_mb: Some(256),
-        ..Default::default()
-    };
-    let g = match GpuBackend::new(&opts) {
-        Ok(g) => g,
-        Err(e) => {
-            assert!(!ci(), "CI=true and no usable GPU adapter: {e}");
-            eprintln!("skipped: no GPU adapter ({e})");
-            return;
-        }
-    };
+    let Some(g) = small_gpu() else { return };
     let start = perftlab::Checked::from_fen(perftlab::cpw::POSITIONS[0].fen).unwrap();
     let leaves = perftlab::cpw::POSITIONS[0].nodes_by_depth[6];
     assert_eq!(leaves, 3_195_901_860);
