@@ -217,23 +217,39 @@ pub fn check(setup: &Setup) -> Validity {
 /// [`check`]'s errors, and its warnings only when `warnings` is set.
 fn check_with(setup: &Setup, warnings: bool) -> Validity {
     let mut v = Validity::default();
-    for color in Color::ALL {
-        match setup.kings(color).len() {
-            0 => v.errors.push(ValidityError::MissingKing(color)),
-            1 => {}
-            _ => v.errors.push(ValidityError::TooManyKings(color)),
-        }
-    }
+    // One pass over the board: each colour's kings (how many, and the first) and the pawns on a back rank.
+    let mut kings = [(0usize, Square::new(0)); 2];
     for sq in Square::all() {
-        if let Some(Piece {
-            role: Role::Pawn, ..
-        }) = setup.piece_at(sq)
-        {
-            if sq.rank() == 0 || sq.rank() == 7 {
+        match setup.piece_at(sq) {
+            Some(Piece {
+                role: Role::King,
+                color,
+            }) => {
+                let k = &mut kings[color.index()];
+                if k.0 == 0 {
+                    k.1 = sq;
+                }
+                k.0 += 1;
+            }
+            Some(Piece {
+                role: Role::Pawn, ..
+            }) if sq.rank() == 0 || sq.rank() == 7 => {
                 v.errors.push(ValidityError::PawnOnBackRank(sq));
             }
+            _ => {}
         }
     }
+    // The king errors first, as they were always listed.
+    let mut errors = Vec::new();
+    for color in Color::ALL {
+        match kings[color.index()].0 {
+            0 => errors.push(ValidityError::MissingKing(color)),
+            1 => {}
+            _ => errors.push(ValidityError::TooManyKings(color)),
+        }
+    }
+    errors.append(&mut v.errors);
+    v.errors = errors;
     check_castling(setup, &mut v);
     check_ep(setup, &mut v);
     let kings_ok = v.errors.iter().all(|e| {
@@ -244,11 +260,11 @@ fn check_with(setup: &Setup, warnings: bool) -> Validity {
     });
     if kings_ok {
         let them = !setup.turn;
-        let their_king = setup.kings(them)[0];
+        let their_king = kings[them.index()].1;
         if !reference::attackers(setup, their_king, setup.turn).is_empty() {
             v.errors.push(ValidityError::OppositeCheck);
         }
-        let our_king = setup.kings(setup.turn)[0];
+        let our_king = kings[setup.turn.index()].1;
         if !warnings {
             return v;
         }
