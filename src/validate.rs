@@ -71,16 +71,11 @@ impl Checked {
     /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator that made the position).
     #[cfg(feature = "deep")]
     pub(crate) fn reached(setup: Setup) -> Result<Checked> {
+        let kings = kings_of(&setup);
         let mut errors = Vec::new();
-        for color in Color::ALL {
-            match setup.kings(color).len() {
-                0 => errors.push(ValidityError::MissingKing(color)),
-                1 => {}
-                _ => errors.push(ValidityError::TooManyKings(color)),
-            }
-        }
+        king_count_errors(&kings, &mut errors);
         if errors.is_empty() {
-            let their_king = setup.kings(!setup.turn)[0];
+            let their_king = kings[(!setup.turn).index()].1;
             if !reference::attackers(&setup, their_king, setup.turn).is_empty() {
                 errors.push(ValidityError::OppositeCheck);
             }
@@ -209,6 +204,36 @@ impl fmt::Display for Validity {
     }
 }
 
+/// Each colour's number of kings and the square of its first (a1 when it has none), in one pass over the board.
+fn kings_of(setup: &Setup) -> [(usize, Square); 2] {
+    let mut kings = [(0usize, Square::new(0)); 2];
+    for sq in Square::all() {
+        if let Some(Piece {
+            role: Role::King,
+            color,
+        }) = setup.piece_at(sq)
+        {
+            let k = &mut kings[color.index()];
+            if k.0 == 0 {
+                k.1 = sq;
+            }
+            k.0 += 1;
+        }
+    }
+    kings
+}
+
+/// A missing king or more than one, per colour (White first).
+fn king_count_errors(kings: &[(usize, Square); 2], errors: &mut Vec<ValidityError>) {
+    for color in Color::ALL {
+        match kings[color.index()].0 {
+            0 => errors.push(ValidityError::MissingKing(color)),
+            1 => {}
+            _ => errors.push(ValidityError::TooManyKings(color)),
+        }
+    }
+}
+
 /// Check a position for errors and warnings.
 pub fn check(setup: &Setup) -> Validity {
     check_with(setup, true)
@@ -217,39 +242,18 @@ pub fn check(setup: &Setup) -> Validity {
 /// [`check`]'s errors, and its warnings only when `warnings` is set.
 fn check_with(setup: &Setup, warnings: bool) -> Validity {
     let mut v = Validity::default();
-    // One pass over the board: each colour's kings (how many, and the first) and the pawns on a back rank.
-    let mut kings = [(0usize, Square::new(0)); 2];
+    let kings = kings_of(setup);
+    king_count_errors(&kings, &mut v.errors);
     for sq in Square::all() {
-        match setup.piece_at(sq) {
-            Some(Piece {
-                role: Role::King,
-                color,
-            }) => {
-                let k = &mut kings[color.index()];
-                if k.0 == 0 {
-                    k.1 = sq;
-                }
-                k.0 += 1;
-            }
-            Some(Piece {
-                role: Role::Pawn, ..
-            }) if sq.rank() == 0 || sq.rank() == 7 => {
+        if let Some(Piece {
+            role: Role::Pawn, ..
+        }) = setup.piece_at(sq)
+        {
+            if sq.rank() == 0 || sq.rank() == 7 {
                 v.errors.push(ValidityError::PawnOnBackRank(sq));
             }
-            _ => {}
         }
     }
-    // The king errors first, as they were always listed.
-    let mut errors = Vec::new();
-    for color in Color::ALL {
-        match kings[color.index()].0 {
-            0 => errors.push(ValidityError::MissingKing(color)),
-            1 => {}
-            _ => errors.push(ValidityError::TooManyKings(color)),
-        }
-    }
-    errors.append(&mut v.errors);
-    v.errors = errors;
     check_castling(setup, &mut v);
     check_ep(setup, &mut v);
     let kings_ok = v.errors.iter().all(|e| {

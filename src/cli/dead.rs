@@ -372,7 +372,7 @@ fn print_in_order(
     while let Ok((i, answer)) = rx.recv() {
         waiting.insert(i, answer);
         waiting.extend(rx.try_iter());
-        let _guard = crate::interrupt::critical();
+        let guard = crate::interrupt::critical();
         let mut written = Ok(());
         while let Some(answer) = waiting.remove(&next) {
             let q = &queries[next];
@@ -396,14 +396,12 @@ fn print_in_order(
                 Some(Error::Usage(format!("cannot write the answers: {e}"))),
             );
         }
-        let line = queries.get(next.wrapping_sub(1)).map_or(0, |q| q.line);
-        let at = if next > 0 && line > 0 {
-            format!(" (input line {line} done)")
-        } else {
-            String::new()
+        let at = match next.checked_sub(1).map(|i| queries[i].line) {
+            Some(line) if line > 0 => format!(" (input line {line} done)"),
+            _ => String::new(),
         };
         crate::interrupt::set_status(format!("{next} of {total} queries answered{at}"));
-        drop(_guard);
+        drop(guard);
         if next < total {
             std::thread::sleep(NAP);
         }

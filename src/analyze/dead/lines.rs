@@ -33,7 +33,6 @@ pub(super) fn every_line(
     let mut visited = 0;
     let budget = max_nodes.min(BUDGET);
     let proved = ends_well(root, cd, winner, PLIES, budget, &mut visited);
-    let visited = visited.min(budget);
     (proved.then_some(visited), visited)
 }
 

@@ -641,12 +641,14 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         );
     }
     // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The quick
-    // and scan paths try it only on locked structures ([`locked_enough`]).
+    // and scan paths skip it where a pawn has an empty file ahead ([`free_pawn`]).
     let gated = (limits.scan || limits.quick) && free_pawn(&root);
-    if let Some(reason) = (!gated)
-        .then(|| fortress_reason(&root, winner, deadline))
-        .flatten()
-    {
+    let fortress = if gated {
+        None
+    } else {
+        fortress_reason(&root, winner, deadline)
+    };
+    if let Some(reason) = fortress {
         return finish(
             Verdict::Unwinnable {
                 reason: wrap(reason),
@@ -797,12 +799,6 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     }
 }
 
-/// The gate of the quick and scan paths' small closure: the side to move has at most [`CLOSURE_GATE_MOVES`]
-/// legal moves and some pawn stands blocked by an enemy pawn in front of it (after CHA-Solver's fast check,
-/// which tries its deeper steps only on mutually blocked pawn structures). A closure of [`QUICK_NODES`]
-/// positions closes only where almost nothing can move; measured: on CHA-Solver's tests/positions.txt the
-/// scan proves 2,399 queries unwinnable with the move gate alone and 2,369 with both (1,877 with no closure),
-/// and on the first 4,000 queries of its tests/lichess.txt the blocked-pawn gate halves the scan's time.
 /// Whether some pawn has no unit of either colour anywhere ahead of it on its file. The fortress proof over pawn
 /// configurations then meets the configuration where that pawn promotes (pieces step aside) and gives up, so the
 /// quick and scan paths skip it (a gate only, never a proof: the default path still tries it). Most real game
@@ -830,7 +826,8 @@ fn other_side_mobility(root: &Board) -> u32 {
     let them = root.turn as usize ^ 1;
     let (own, occ) = (root.colors[them], root.colors[0] | root.colors[1]);
     let pawns = root.roles[PAWN_I] & own;
-    let pushes = if them == 0 { pawns << 8 } else { pawns >> 8 } & !occ;
+    let ahead = if them == 0 { pawns << 8 } else { pawns >> 8 };
+    let pushes = ahead & !occ;
     let mut count =
         pushes.count_ones() + (pawn_attacks(pawns, them) & root.colors[them ^ 1]).count_ones();
     let mut bits = own & !pawns;
@@ -842,6 +839,13 @@ fn other_side_mobility(root: &Board) -> u32 {
     count
 }
 
+/// The gate of the quick and scan paths' small closure: the side to move has at most [`CLOSURE_GATE_MOVES`]
+/// legal moves, the other side at most [`CLOSURE_GATE_OTHER_MOVES`] ([`other_side_mobility`]), and some pawn
+/// stands blocked by an enemy pawn in front of it (after CHA-Solver's fast check,
+/// which tries its deeper steps only on mutually blocked pawn structures). A closure of [`QUICK_NODES`]
+/// positions closes only where almost nothing can move; measured: on CHA-Solver's tests/positions.txt the
+/// scan proves 2,399 queries unwinnable with the move gate alone and 2,369 with both (1,877 with no closure),
+/// and on the first 4,000 queries of its tests/lichess.txt the blocked-pawn gate halves the scan's time.
 fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
     let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
     let blocked = (pawns(Color::White) << 8) & pawns(Color::Black);
