@@ -125,24 +125,24 @@ impl Record {
     }
 }
 
-/// A word of a line: plain, a double-quoted string (quotes removed), or the `;` separator.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Word {
-    Plain(String),
-    Quoted(String),
+/// A word of a line, borrowed from it: plain, a double-quoted string (quotes removed), or the `;` separator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word<'a> {
+    Plain(&'a str),
+    Quoted(&'a str),
     Semi,
 }
 
-impl Word {
-    fn plain(&self) -> Option<&str> {
-        match self {
+impl<'a> Word<'a> {
+    fn plain(&self) -> Option<&'a str> {
+        match *self {
             Word::Plain(s) => Some(s),
             _ => None,
         }
     }
 
-    fn text(&self) -> &str {
-        match self {
+    fn text(&self) -> &'a str {
+        match *self {
             Word::Plain(s) | Word::Quoted(s) => s,
             Word::Semi => ";",
         }
@@ -150,38 +150,38 @@ impl Word {
 }
 
 /// The words of a line: whitespace separates, a double-quoted string is one word, `;` is a word of its own.
-fn words(line: &str) -> std::result::Result<Vec<Word>, String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = line.chars();
-    let flush = |cur: &mut String, out: &mut Vec<Word>| {
-        if !cur.is_empty() {
-            out.push(Word::Plain(std::mem::take(cur)));
+/// Each word is a slice of the line (nothing is copied).
+fn words<'a>(line: &'a str) -> std::result::Result<Vec<Word<'a>>, String> {
+    let mut out = Vec::with_capacity(8);
+    let mut start = None;
+    let mut chars = line.char_indices();
+    let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Word<'a>>| {
+        if let Some(s) = start.take() {
+            out.push(Word::Plain(&line[s..end]));
         }
     };
-    while let Some(c) = chars.next() {
+    while let Some((i, c)) = chars.next() {
         match c {
             '"' => {
-                flush(&mut cur, &mut out);
-                let mut s = String::new();
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some(c) => s.push(c),
-                        None => return Err("a quoted string is not closed".into()),
-                    }
-                }
-                out.push(Word::Quoted(s));
+                flush(&mut start, i, &mut out);
+                let from = i + 1;
+                let close = chars.find(|&(_, c)| c == '"');
+                let Some((to, _)) = close else {
+                    return Err("a quoted string is not closed".into());
+                };
+                out.push(Word::Quoted(&line[from..to]));
             }
             ';' => {
-                flush(&mut cur, &mut out);
+                flush(&mut start, i, &mut out);
                 out.push(Word::Semi);
             }
-            c if c.is_whitespace() => flush(&mut cur, &mut out),
-            c => cur.push(c),
+            c if c.is_whitespace() => flush(&mut start, i, &mut out),
+            _ => {
+                start.get_or_insert(i);
+            }
         }
     }
-    flush(&mut cur, &mut out);
+    flush(&mut start, line.len(), &mut out);
     Ok(out)
 }
 
@@ -271,12 +271,7 @@ fn parse_words(text: &str) -> std::result::Result<Record, String> {
     if label.is_some() && w.len() == 2 && fen_words.len() == 2 {
         // CHA's vectors sometimes give only the placement and the side to move: no castling, no e.p.
         fen_words.extend(["-", "-"]);
-        short = [
-            w[0].clone(),
-            w[1].clone(),
-            Word::Plain("-".into()),
-            Word::Plain("-".into()),
-        ];
+        short = [w[0], w[1], Word::Plain("-"), Word::Plain("-")];
         w = &short;
     }
     if fen_words.len() < 4 {
@@ -293,7 +288,13 @@ fn parse_words(text: &str) -> std::result::Result<Record, String> {
                 .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
         });
     let n = if clocks { 6 } else { 4 };
-    let fen = w[..n].iter().map(Word::text).collect::<Vec<_>>().join(" ");
+    let mut fen = String::with_capacity(text.len());
+    for (i, word) in w[..n].iter().enumerate() {
+        if i > 0 {
+            fen.push(' ');
+        }
+        fen.push_str(word.text());
+    }
     let setup = Setup::from_fen(&fen).map_err(|e| e.to_string())?;
     let mut rest = &w[n..];
     // The trailing word: after the FEN or after a `;`.

@@ -112,26 +112,21 @@ fn queries_of(
     for r in &records {
         r.refuse_extras(true, false)?;
     }
-    let per_record: Vec<Vec<Query>> = records
+    Ok(records
         .into_par_iter()
         .with_min_len(256)
-        .map(|r| {
+        .flat_map_iter(|r| {
             let pos = Checked::new(r.setup).map_err(|e| e.to_string());
             let sides = sides_of(r.side, default);
-            let mut out = Vec::with_capacity(sides.len());
-            for (k, &side) in sides.iter().enumerate() {
-                out.push(Query {
-                    line: r.line,
-                    pos: pos.clone(),
-                    fen: r.fen.clone(),
-                    side,
-                    pair_end: sides.len() == 2 && k == 1,
-                });
-            }
-            out
+            sides.iter().enumerate().map(move |(k, &side)| Query {
+                line: r.line,
+                pos: pos.clone(),
+                fen: r.fen.clone(),
+                side,
+                pair_end: sides.len() == 2 && k == 1,
+            })
         })
-        .collect();
-    Ok(per_record.into_iter().flatten().collect())
+        .collect())
 }
 
 /// The queries of the run: `--fen`, or the file (`-`: standard input) read by [`position_file`].

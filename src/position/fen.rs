@@ -121,7 +121,14 @@ impl Setup {
     /// # Errors
     /// A [`FenError`] naming the field and its text.
     pub fn from_fen(text: &str) -> Result<Setup, FenError> {
-        let fields: Vec<&str> = text.split_whitespace().collect();
+        // At most seven fields are looked at (the seventh only to name it), so no vector is allocated.
+        let mut all = [""; 7];
+        let mut n = 0;
+        for w in text.split_whitespace().take(7) {
+            all[n] = w;
+            n += 1;
+        }
+        let fields = &all[..n];
         if fields.is_empty() {
             return Err(FenError::Empty);
         }
@@ -261,15 +268,17 @@ impl Setup {
 }
 
 fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
-    let ranks: Vec<&str> = text.split('/').collect();
-    if ranks.len() != 8 {
+    // A character predicate, not a `char` pattern: ranks are a few bytes, too short for a substring search.
+    let slash = |c: char| c == '/';
+    let count = text.split(slash).count();
+    if count != 8 {
         return Err(invalid(
             FenField::Board,
             text,
-            format!("expected 8 ranks separated by '/', found {}", ranks.len()),
+            format!("expected 8 ranks separated by '/', found {count}"),
         ));
     }
-    for (i, rank_text) in ranks.iter().enumerate() {
+    for (i, rank_text) in text.split(slash).enumerate() {
         let rank = 7 - i;
         let mut file = 0usize;
         let mut after_digit = false;
