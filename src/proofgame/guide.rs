@@ -1,4 +1,4 @@
-//! The guide of the fast proof-game search ([`super::fast`]): an estimate (not a bound) of the moves still
+//! The guide of the fast proof-game search ([`super::guided`]): an estimate (not a bound) of the moves still
 //! needed from a position to the target, built once per target.
 //!
 //! - **Fixed pawns**: a White pawn the target has on its second rank (a Black one on its seventh) has never

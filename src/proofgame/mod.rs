@@ -34,7 +34,7 @@ use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, R
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 
-pub mod fast;
+pub mod guided;
 pub mod guide;
 
 /// Lower bound meaning "never".
@@ -626,7 +626,7 @@ pub struct DecideOptions {
     /// Search from this position instead of the initial ones (proofs are then not used: they are about games
     /// from an initial position).
     pub from: Option<Setup>,
-    /// Only a shortest game (the exact IDA* search, `--shortest`); otherwise the fast search ([`fast`]) looks
+    /// Only a shortest game (the exact IDA* search, `--shortest`); otherwise the guided search ([`guided`]) looks
     /// for any game first.
     pub shortest: bool,
     /// Wall-clock limit of the fast search per position (`--time-limit`).
@@ -669,13 +669,13 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         if left.is_zero() {
             break;
         }
-        let limits = fast::FastLimits {
+        let limits = guided::FastLimits {
             max_nodes: opts.limits.max_nodes,
             time_limit: left,
         };
-        match fast::search_from(s, target, limits) {
-            fast::FastResult::Found(g) => return Verdict::Reachable(g),
-            fast::FastResult::NotFound(r) => tried.push(r),
+        match guided::search_from(s, target, limits) {
+            guided::FastResult::Found(g) => return Verdict::Reachable(g),
+            guided::FastResult::NotFound(r) => tried.push(r),
         }
     }
     Verdict::Undetermined(format!(
