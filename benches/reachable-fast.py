@@ -5,9 +5,10 @@ search) on a file of FENs, one process per position, wall clock including proces
     benches/reachable-fast.py FENS.txt [--every K] [--offset O] [--limit N] [-- extra reachable flags]
 
 Lines may carry CHA-Solver's two-character label (`WB fen`); `#` lines are skipped. Prints one line per
-position and a summary (reachable count, median and 90th percentile seconds, over the time limit).
+position and a summary (reachable count, median and 90th percentile seconds, over the time limit). The binary
+is $PERFTLAB (default target/release/perftlab).
 """
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
 
 def main():
     args = sys.argv[1:]
@@ -32,7 +33,7 @@ def main():
     times, found = [], 0
     for f in fens:
         t = time.time()
-        p = subprocess.run(['target/release/perftlab', 'reachable', '--fen', f, '--json'] + extra,
+        p = subprocess.run([os.environ.get('PERFTLAB', 'target/release/perftlab'), 'reachable', '--fen', f, '--json'] + extra,
                            capture_output=True, text=True)
         dt = time.time() - t
         r = json.loads(p.stdout)['result'] if p.stdout else 'error'

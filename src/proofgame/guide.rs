@@ -170,6 +170,15 @@ impl Guide {
         }
     }
 
+    /// Units on `b` beyond the target's, both sides: the captures still to make.
+    pub fn surplus(&self, b: &Board) -> u32 {
+        (0..2)
+            .map(|c| {
+                (b.colors[c].count_ones() as usize).saturating_sub(self.wanted[c].len()) as u32
+            })
+            .sum()
+    }
+
     /// The estimate for `b` (see the module docs); `mask`: the castling bits the target keeps. `memo` keeps
     /// each side's part by its units (a move changes one side, a capture two).
     pub fn estimate(&self, b: &Board, mask: u8, memo: &mut HashMap<u64, u32>) -> u32 {

@@ -1,11 +1,13 @@
-//! The fast proof-game search: *a* game, not the shortest (FIDE 3.10.3: a position is legal when some series
-//! of legal moves reaches it; any such game proves it).
+//! The guided proof-game search: *a* game, not the shortest (FIDE 3.10.3: a position is legal when some
+//! series of legal moves reaches it; any such game proves it).
 //!
-//! Weighted best-first search (weighted A*: a position's priority is the plies played plus `WEIGHT` times the
-//! [`Guide`]'s estimate of the moves still needed), over the fast bitboard generator's moves, with every
-//! position visited once (a set of position keys). The estimate is not a lower bound, so the game found is
-//! usually longer than a shortest one; it comes in milliseconds where the exact search ([`super::search`])
-//! needs an exponential number of nodes. Bounded by a node count and a clock.
+//! A portfolio of weighted best-first searches (weighted A*: a position's priority is the plies played plus a
+//! weight times the [`Guide`]'s estimate of the moves still needed, and for one of them a charge per unit
+//! still to be captured), over the fast bitboard generator's moves, run interleaved a slice at a time until
+//! one reaches the target; each visits a position once (a set of position keys). The estimate is not a lower
+//! bound, so the game found is usually longer than a shortest one; it comes in milliseconds where the exact
+//! search ([`super::search`]) needs an exponential number of nodes. Bounded by a node count (all searches
+//! together), a clock and a cap on the positions stored ([`STORE_CAP`], shared).
 //!
 //! When the target has an e.p. square its last move was that double step (FIDE 3.7.2): the search goes to the
 //! position before it, and the double step is appended. Every game is replayed by the reference generator and
@@ -14,7 +16,7 @@
 use super::guide::{Guide, NEVER};
 use super::{castle_mask, matches, replay, Game};
 use crate::bitboard::attacks::MagicSliders;
-use crate::bitboard::board::Board;
+use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen;
 use crate::position::Setup;
 use crate::reference;
@@ -24,15 +26,44 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
-/// Weight of the estimate against the plies played.
-const WEIGHT: u32 = 3;
-/// Positions kept at most (each about 100 bytes).
+/// The searches of the portfolio, run interleaved ([`SLICE`] positions each in turn) until one finds a game:
+/// `weight2` is twice the estimate's weight against the plies played, `surplus` the extra priority per unit
+/// still to be captured (both sides' units beyond the target's: taking them early, the way capture-heavy
+/// games go).
+const PORTFOLIO: [Style; 3] = [
+    Style {
+        weight2: 6,
+        surplus: 0,
+    },
+    Style {
+        weight2: 6,
+        surplus: 4,
+    },
+    Style {
+        weight2: 14,
+        surplus: 0,
+    },
+];
+/// Positions one search expands before the next one's turn.
+const SLICE: u64 = 1024;
+/// Slices the first search runs alone before the others start (most positions are found within them, and
+/// sooner alone).
+const HEAD: u32 = 32;
+/// Positions kept at most, all the portfolio's searches together (each about 104 bytes, with its entry in the
+/// set of visited positions and the open list: about 150 bytes, so about 600 MB at most).
 const STORE_CAP: usize = 4_000_000;
+
+/// One search's priority: plies played + `weight2` / 2 × estimate + `surplus` × units still to capture.
+#[derive(Clone, Copy, Debug)]
+struct Style {
+    weight2: u32,
+    surplus: u32,
+}
 
 /// What the fast search may spend.
 #[derive(Clone, Copy, Debug)]
 pub struct FastLimits {
-    /// Positions expanded at most.
+    /// Positions expanded at most (all the portfolio's searches together).
     pub max_nodes: u64,
     /// Wall-clock time at most.
     pub time_limit: Duration,
@@ -55,6 +86,133 @@ struct Node {
     g: u16,
 }
 
+/// What every search of one target shares.
+struct Ctx<'a> {
+    start: &'a Setup,
+    target: &'a Setup,
+    guide: Guide,
+    cd: CastlingData,
+    mask: u8,
+    troles: [u64; 6],
+    tcolors: [u64; 2],
+    tturn: u8,
+}
+
+impl Ctx<'_> {
+    fn done(&self, b: &Board) -> bool {
+        b.roles == self.troles
+            && b.colors == self.tcolors
+            && b.turn == self.tturn
+            && b.castling == self.mask
+    }
+}
+
+/// How one slice of a search ended.
+enum Step {
+    /// A replayed game.
+    Found(Vec<Move>),
+    /// Still going.
+    Going,
+    /// Done without a game: why.
+    Over(String),
+}
+
+/// One weighted best-first search of the portfolio.
+struct Run {
+    style: Style,
+    store: Vec<Node>,
+    seen: HashSet<(u64, u64)>,
+    open: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    memo: HashMap<u64, u32>,
+    cap: usize,
+}
+
+impl Run {
+    fn new(board: Board, h0: u32, style: Style, cap: usize) -> Run {
+        let mut seen = HashSet::new();
+        seen.insert((board.key, board.check));
+        let mut open = BinaryHeap::new();
+        open.push(Reverse((0, h0, 0u32)));
+        Run {
+            style,
+            store: vec![Node {
+                board,
+                parent: u32::MAX,
+                mv: 0,
+                g: 0,
+            }],
+            seen,
+            open,
+            memo: HashMap::new(),
+            cap,
+        }
+    }
+
+    fn priority(&self, ctx: &Ctx, b: &Board, g: u32, h: u32) -> u32 {
+        let mut p = 2 * g + self.style.weight2 * h;
+        if self.style.surplus > 0 {
+            p += 2 * self.style.surplus * ctx.guide.surplus(b);
+        }
+        p
+    }
+
+    fn path(&self, mut i: u32) -> Vec<Move> {
+        let mut moves = Vec::new();
+        while self.store[i as usize].parent != u32::MAX {
+            moves.push(movegen::to_move(self.store[i as usize].mv));
+            i = self.store[i as usize].parent;
+        }
+        moves.reverse();
+        moves
+    }
+
+    /// Expand at most `n` positions.
+    fn step(&mut self, ctx: &Ctx, n: u64) -> Step {
+        for _ in 0..n {
+            let Some(Reverse((_, _, idx))) = self.open.pop() else {
+                return Step::Over(format!(
+                    "explored every position its guide allows ({}) without reaching it",
+                    self.store.len()
+                ));
+            };
+            if self.store.len() >= self.cap {
+                return Step::Over(format!(
+                    "stopped at its memory cap ({} positions stored)",
+                    self.cap
+                ));
+            }
+            let (b, g) = (self.store[idx as usize].board, self.store[idx as usize].g);
+            let moves = movegen::moves::<MagicSliders>(&b, &ctx.cd);
+            for &m in moves.as_slice() {
+                let next = b.make::<true>(&ctx.cd, m);
+                if !self.seen.insert((next.key, next.check)) {
+                    continue;
+                }
+                let h = ctx.guide.estimate(&next, ctx.mask, &mut self.memo);
+                if h >= NEVER {
+                    continue;
+                }
+                self.store.push(Node {
+                    board: next,
+                    parent: idx,
+                    mv: m,
+                    g: g + 1,
+                });
+                let ni = (self.store.len() - 1) as u32;
+                if ctx.done(&next) {
+                    let moves = self.path(ni);
+                    if confirmed(ctx.start, &moves, ctx.target) {
+                        return Step::Found(moves);
+                    }
+                }
+                let p = self.priority(ctx, &next, u32::from(g) + 1, h);
+                self.open.push(Reverse((p, h, ni)));
+            }
+        }
+        Step::Going
+    }
+}
+
 /// Search for a game from `start` to `target` (see the module docs).
 pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastResult {
     let clock = Instant::now();
@@ -65,91 +223,70 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
     let Some(mask) = castle_mask(&board, &cd, &target.castling) else {
         return FastResult::NotFound("the start lacks a castling right the target has".into());
     };
-    let guide = Guide::new(target);
     let (troles, tcolors) = super::bb_of(target);
-    let tturn = target.turn as u8;
-    let done = |b: &Board| {
-        b.roles == troles && b.colors == tcolors && b.turn == tturn && b.castling == mask
+    let ctx = Ctx {
+        start,
+        target,
+        guide: Guide::new(target),
+        cd,
+        mask,
+        troles,
+        tcolors,
+        tturn: target.turn as u8,
     };
-    let mut memo = HashMap::new();
-    let h0 = guide.estimate(&board, mask, &mut memo);
+    let h0 = ctx.guide.estimate(&board, mask, &mut HashMap::new());
     if h0 >= NEVER {
         return FastResult::NotFound("the guide finds no way from the start".into());
     }
-    let mut store = vec![Node {
-        board,
-        parent: u32::MAX,
-        mv: 0,
-        g: 0,
-    }];
-    let mut seen: HashSet<(u64, u64)> = HashSet::new();
-    seen.insert((board.key, board.check));
-    let mut open = BinaryHeap::new();
-    open.push(Reverse((WEIGHT * h0, h0, 0u32)));
-    let mut expanded = 0u64;
-    let path_of = |store: &Vec<Node>, mut i: u32| {
-        let mut moves = Vec::new();
-        while store[i as usize].parent != u32::MAX {
-            moves.push(movegen::to_move(store[i as usize].mv));
-            i = store[i as usize].parent;
-        }
-        moves.reverse();
-        moves
-    };
-    if done(&board) && confirmed(start, &[], target) {
+    if ctx.done(&board) && confirmed(start, &[], target) {
         return found(start, Vec::new());
     }
-    while let Some(Reverse((_, _, idx))) = open.pop() {
-        expanded += 1;
-        if expanded > limits.max_nodes {
-            return FastResult::NotFound(format!(
-                "the fast search stopped at its node budget ({} positions expanded)",
-                limits.max_nodes
-            ));
-        }
-        if expanded.is_multiple_of(256)
-            && (clock.elapsed() > limits.time_limit || crate::interrupt::stopping())
-        {
-            return FastResult::NotFound(format!(
-                "the fast search stopped at its time limit ({:.1} s, {expanded} positions expanded)",
-                limits.time_limit.as_secs_f64()
-            ));
-        }
-        if store.len() >= STORE_CAP {
-            return FastResult::NotFound(format!(
-                "the fast search stopped at its memory cap ({STORE_CAP} positions stored)"
-            ));
-        }
-        let (b, g) = (store[idx as usize].board, store[idx as usize].g);
-        let moves = movegen::moves::<MagicSliders>(&b, &cd);
-        for &m in moves.as_slice() {
-            let next = b.make::<true>(&cd, m);
-            if !seen.insert((next.key, next.check)) {
-                continue;
+    let cap = STORE_CAP / PORTFOLIO.len();
+    let mut runs: Vec<Run> = PORTFOLIO
+        .iter()
+        .map(|&st| Run::new(board, h0, st, cap))
+        .collect();
+    let mut over: Vec<String> = Vec::new();
+    let mut expanded = 0u64;
+    let mut round = 0u32;
+    while !runs.is_empty() {
+        let mut i = 0;
+        round += 1;
+        while i < runs.len() {
+            if expanded >= limits.max_nodes {
+                return FastResult::NotFound(format!(
+                    "the fast search stopped at its node budget ({} positions expanded)",
+                    limits.max_nodes
+                ));
             }
-            let h = guide.estimate(&next, mask, &mut memo);
-            if h >= NEVER {
-                continue;
+            if clock.elapsed() > limits.time_limit || crate::interrupt::stopping() {
+                return FastResult::NotFound(format!(
+                    "the fast search stopped at its time limit ({:.1} s, {expanded} positions expanded)",
+                    limits.time_limit.as_secs_f64()
+                ));
             }
-            store.push(Node {
-                board: next,
-                parent: idx,
-                mv: m,
-                g: g + 1,
-            });
-            let ni = (store.len() - 1) as u32;
-            if done(&next) {
-                let moves = path_of(&store, ni);
-                if confirmed(start, &moves, target) {
-                    return found(start, moves);
+            let n = SLICE.min(limits.max_nodes - expanded);
+            expanded += n;
+            match runs[i].step(&ctx, n) {
+                Step::Found(moves) => return found(start, moves),
+                Step::Going if round <= HEAD => break,
+                Step::Going => i += 1,
+                Step::Over(why) => {
+                    let st = runs.remove(i).style;
+                    over.push(format!(
+                        "the search of weight {}{} {why}",
+                        f64::from(st.weight2) / 2.0,
+                        if st.surplus > 0 {
+                            " taking captures early"
+                        } else {
+                            ""
+                        }
+                    ));
                 }
             }
-            open.push(Reverse((u32::from(g) + 1 + WEIGHT * h, h, ni)));
         }
     }
-    FastResult::NotFound(format!(
-        "the fast search explored every position its guide allows ({expanded}) without reaching it"
-    ))
+    FastResult::NotFound(over.join("; "))
 }
 
 fn found(start: &Setup, moves: Vec<Move>) -> FastResult {

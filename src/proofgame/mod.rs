@@ -34,8 +34,8 @@ use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, R
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 
-pub mod guided;
 pub mod guide;
+pub mod guided;
 
 /// Lower bound meaning "never".
 const NEVER: u32 = 1 << 16;
@@ -629,13 +629,15 @@ pub struct DecideOptions {
     /// Only a shortest game (the exact IDA* search, `--shortest`); otherwise the guided search ([`guided`]) looks
     /// for any game first.
     pub shortest: bool,
-    /// Wall-clock limit of the fast search per position (`--time-limit`).
+    /// Wall-clock limit of the whole decision per position (`--time-limit`).
     pub time_limit: Duration,
 }
 
 /// Decide `target`: the static proofs and retraction first (unless `from` is given), then the proof-game
 /// search. The position should have no validity errors.
 pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
+    // The time limit covers the whole decision (proofs, short games and the fast search).
+    let clock = Instant::now();
     let chess960 = opts.chess960 || target.needs_chess960_notation();
     if opts.from.is_none() {
         let ro = RetroOptions {
@@ -661,7 +663,6 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
     if let SearchResult::Found(g) = search(&starts, target, quick) {
         return Verdict::Reachable(g);
     }
-    let clock = Instant::now();
     let mut tried = Vec::new();
     // Chess960: the starts whose king and rooks fit, standard start first.
     for s in starts.iter().take(4) {
