@@ -2,20 +2,23 @@
 """Decided fraction and time per position of `perftlab reachable` (default: short games exactly, then the fast
 search) on a file of FENs, one process per position, wall clock including process start.
 
-    benches/reachable-fast.py FENS.txt [--every K] [--limit N] [-- extra reachable flags]
+    benches/reachable-fast.py FENS.txt [--every K] [--offset O] [--limit N] [-- extra reachable flags]
 
 Lines may carry CHA-Solver's two-character label (`WB fen`); `#` lines are skipped. Prints one line per
-position and a summary (reachable count, median and 90th percentile seconds, over the time limit).
+position and a summary (reachable count, median and 90th percentile seconds, over the time limit). The binary
+is $PERFTLAB (default target/release/perftlab).
 """
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
 
 def main():
     args = sys.argv[1:]
     extra = args[args.index('--') + 1:] if '--' in args else []
     args = args[:args.index('--')] if '--' in args else args
-    path, every, limit = args[0], 1, None
+    path, every, offset, limit = args[0], 1, 0, None
     if '--every' in args:
         every = int(args[args.index('--every') + 1])
+    if '--offset' in args:
+        offset = int(args[args.index('--offset') + 1])
     if '--limit' in args:
         limit = int(args[args.index('--limit') + 1])
     fens = []
@@ -26,11 +29,11 @@ def main():
         if len(line) > 3 and line[2] == ' ' and set(line[:2]) <= set('WB-'):
             line = line[3:]
         fens.append(line)
-    fens = fens[::every][:limit]
+    fens = fens[offset::every][:limit]
     times, found = [], 0
     for f in fens:
         t = time.time()
-        p = subprocess.run(['target/release/perftlab', 'reachable', '--fen', f, '--json'] + extra,
+        p = subprocess.run([os.environ.get('PERFTLAB', 'target/release/perftlab'), 'reachable', '--fen', f, '--json'] + extra,
                            capture_output=True, text=True)
         dt = time.time() - t
         r = json.loads(p.stdout)['result'] if p.stdout else 'error'

@@ -487,6 +487,81 @@ fn long_games_are_found_by_the_fast_search_and_replayed() {
     );
 }
 
+/// The fraction (in tenths) of set (a)-style positions found at the test's seed and node budget, less a
+/// margin (measured at seed 7, 6 games, 200,000 nodes: 11 of 12 found; 8 tenths allows two misses).
+const FOUND_TENTHS: usize = 8;
+
+/// Set (a) of the benchmarks: positions of random games with uniform legal moves and a 1 % chance of
+/// stopping after each ply (so promotions and odd pawn structures come up): each game's final position and
+/// one intermediate one drawn uniformly, every one legal by construction.
+fn random_stop_positions(seed: u64, games: u64) -> Vec<Setup> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut line = vec![Setup::startpos()];
+        loop {
+            let pos = line.last().unwrap();
+            let legal = reference::legal_moves(pos);
+            if legal.is_empty() || line.len() > 600 {
+                break;
+            }
+            let next = reference::play(pos, legal[rng.below(legal.len() as u64) as usize]);
+            line.push(next);
+            if rng.below(100) == 0 {
+                break;
+            }
+        }
+        let mid = rng.below(line.len() as u64) as usize;
+        out.push(line[mid].clone());
+        out.push(line.pop().unwrap());
+    }
+    out
+}
+
+#[test]
+fn random_stop_games_are_never_impossible_and_mostly_found() {
+    // PERFTLAB_WRITE_RANDOM_SET=FILE writes the set (seed 650, 50 games: 100 positions) for
+    // benches/reachable-fast.py, and skips the search.
+    if let Ok(path) = std::env::var("PERFTLAB_WRITE_RANDOM_SET") {
+        let text: String = random_stop_positions(650, 50)
+            .iter()
+            .map(|p| p.to_fen() + "\n")
+            .collect();
+        std::fs::write(path, text).unwrap();
+        return;
+    }
+    // A node budget, not a clock: the outcome does not depend on the machine.
+    let n = env_count("PERFTLAB_REACH_STOP_GAMES", 6);
+    let positions = random_stop_positions(7, n);
+    let mut found = 0;
+    for target in &positions {
+        match decide_by_nodes(target, 200_000) {
+            proofgame::Verdict::Reachable(g) => {
+                let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+                assert!(
+                    proofgame::matches(end.last().unwrap(), target),
+                    "{}",
+                    target.to_fen()
+                );
+                found += 1;
+            }
+            proofgame::Verdict::Impossible(p) => {
+                panic!("{}: called impossible: {p}", target.to_fen())
+            }
+            proofgame::Verdict::Undetermined(_) => {}
+        }
+    }
+    eprintln!(
+        "random-stop games: {found} of {} positions found",
+        positions.len()
+    );
+    assert!(
+        found * 10 >= positions.len() * FOUND_TENTHS,
+        "{found} of {}",
+        positions.len()
+    );
+}
+
 #[test]
 fn chess960_start_from_castling_rights() {
     // A Chess960 start (rooks b1/g1, king e1...), one move each: the search picks the start from the rights.
@@ -628,6 +703,9 @@ fn reachable_command_text_json_and_exit_codes() {
         .collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["result"], "impossible");
+    assert_eq!(lines[0]["method"], "static");
+    assert_eq!(lines[1]["method"], "search");
+    assert_eq!(lines[2]["method"], serde_json::Value::Null);
     assert!(lines[0]["proof"]
         .as_str()
         .unwrap()
@@ -635,6 +713,24 @@ fn reachable_command_text_json_and_exit_codes() {
     assert_eq!(lines[1]["result"], "reachable");
     assert_eq!(lines[1]["game"], serde_json::json!(["e2e4", "e7e5"]));
     assert_eq!(lines[2]["result"], "invalid");
+    // The same file on two threads: the same answers, in input order (a game found by the node-bounded
+    // searches does not depend on the thread that finds it).
+    let (code2, out2, _) = run(&[
+        "reachable",
+        file.to_str().unwrap(),
+        "--json",
+        "--max-plies",
+        "4",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!((code2, &out2), (code, &out));
+    // Retraction (tests/data/reachability.txt's row, the rook on e8 behind its knights): `retraction`.
+    let caged = "k2NrN2/8/8/8/8/8/8/4K3 w - - 0 1";
+    let (code, out, _) = run(&["reachable", "--fen", caged, "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["method"], "retraction", "{out}");
     // No game within the bound is not a proof.
     let (code, out, _) = run(&[
         "reachable",

@@ -17,6 +17,7 @@ use crate::retro::{self, RetroOptions};
 use crate::suite::SuiteEntry;
 use crate::validate;
 use clap::Args;
+use rayon::prelude::*;
 use serde_json::{json, Value};
 
 /// Arguments of `perftlab reachable`.
@@ -49,12 +50,18 @@ pub struct ReachableArgs {
     /// looks for any game, however long, within --time-limit.
     #[arg(long)]
     shortest: bool,
-    /// Seconds the fast search may spend per position (at most 600).
+    /// Seconds per position at most (the whole decision: proofs, short games, the guided search; at most 600).
     #[arg(long, default_value_t = 5.0)]
     time_limit: f64,
     /// One JSON object per position (JSON lines) instead of text.
     #[arg(long)]
     json: bool,
+    /// Worker threads for a file (positions in parallel, answers in input order) [default: 1].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar (a file's positions, on stderr when it is a terminal).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// One answered position.
@@ -81,6 +88,19 @@ fn san_line(start: &Setup, moves: &[crate::types::Move]) -> String {
     out.join(" ")
 }
 
+/// How a verdict was reached (`method` in `--json`): `static` (material, bishops, pawn captures),
+/// `retraction` (no legal last move), `search` (a proof game found and replayed); none when undetermined.
+fn method(v: &Verdict) -> Option<&'static str> {
+    match v {
+        Verdict::Reachable(_) => Some("search"),
+        Verdict::Impossible(p) => Some(match p.kind {
+            retro::ProofKind::Retraction => "retraction",
+            _ => "static",
+        }),
+        Verdict::Undetermined(_) => None,
+    }
+}
+
 fn parse_fen(flag: &str, text: &str) -> std::result::Result<Setup, String> {
     let setup = Setup::from_fen(text).map_err(|e| format!("{flag}: {e}"))?;
     let v = validate::check(&setup);
@@ -99,7 +119,7 @@ fn print_answer(a: &Answer, json_out: bool, chess960_flag: bool) {
             println!("result: invalid ({e})");
         }
         (Ok(v), true) => {
-            let mut o = json!({"fen": a.fen, "result": v.name(), "proof": Value::Null, "game": Value::Null});
+            let mut o = json!({"fen": a.fen, "result": v.name(), "method": method(v), "proof": Value::Null, "game": Value::Null});
             match v {
                 Verdict::Reachable(g) => {
                     let c = chess960(&g.start);
@@ -207,39 +227,40 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
         }
         (Some(_), Some(_)) => unreachable!("clap refuses --fen with a file"),
     };
-    let (mut invalid, mut open) = (false, false);
-    let total = fens.len();
-    for (i, (fen, flag, bad)) in fens.iter().enumerate() {
-        crate::interrupt::set_status(format!("{i} of {total} positions answered"));
-        let verdict = match bad {
-            Some(why) => Err(why.clone()),
-            None => parse_fen(flag, fen).map(|s| proofgame::decide(&s, &opts(&s))),
-        };
-        match &verdict {
-            Err(_) => invalid = true,
-            Ok(Verdict::Reachable(g)) => {
-                // Replayed by the reference generator: the search already did, this is the printed game.
-                let end = proofgame::replay(&g.start, &g.moves).map_err(|i| {
-                    Error::Usage(format!("internal: move {i} of the game is not legal"))
-                })?;
-                let target = Setup::from_fen(fen).expect("parsed above");
-                if !proofgame::matches(end.last().expect("nonempty"), &target) {
-                    return Err(Error::Usage(
-                        "internal: the game does not reach the position".into(),
-                    ));
-                }
-            }
-            Ok(_) => open = true,
+    if let Some(t) = a.threads {
+        if let Some(w) = crate::limits::check_threads(t)? {
+            eprintln!("warning: {w}");
         }
-        print_answer(
-            &Answer {
-                fen: fen.clone(),
-                verdict,
-            },
-            a.json,
-            a.chess960,
-        );
     }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(1))
+        .build()
+        .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
+    let total = fens.len();
+    let bar = super::common::progress_bar(total as u64, a.quiet || a.fen.is_some(), "positions");
+    let decide_one = |(fen, flag, bad): &(String, String, Option<String>)| match bad {
+        Some(why) => Err(why.clone()),
+        None => parse_fen(flag, fen).map(|s| proofgame::decide(&s, &opts(&s))),
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, std::result::Result<Verdict, String>)>();
+    let printed = std::thread::scope(|scope| {
+        let (fens, bar, decide_one) = (&fens, &bar, &decide_one);
+        scope.spawn(move || {
+            pool.install(|| {
+                // One position per rayon job: positions differ in cost by orders of magnitude.
+                fens.par_iter()
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each_with(tx, |tx, (i, f)| {
+                        let _ = tx.send((i, decide_one(f)));
+                        bar.inc(1);
+                    });
+            });
+        });
+        print_in_order(&a, fens, rx)
+    });
+    bar.finish_and_clear();
+    let (invalid, open) = printed?;
     Ok(if invalid {
         2
     } else if open {
@@ -247,6 +268,50 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+/// Print the answers in input order as they come (each game replayed once more first); (invalid, open).
+fn print_in_order(
+    a: &ReachableArgs,
+    fens: &[(String, String, Option<String>)],
+    rx: std::sync::mpsc::Receiver<(usize, std::result::Result<Verdict, String>)>,
+) -> Result<(bool, bool)> {
+    let (mut invalid, mut open) = (false, false);
+    let mut waiting = std::collections::BTreeMap::new();
+    let (mut next, total) = (0, fens.len());
+    while let Ok((i, verdict)) = rx.recv() {
+        waiting.insert(i, verdict);
+        while let Some(verdict) = waiting.remove(&next) {
+            let fen = &fens[next].0;
+            match &verdict {
+                Err(_) => invalid = true,
+                Ok(Verdict::Reachable(g)) => {
+                    // Replayed by the reference generator: the search already did, this is the printed game.
+                    let end = proofgame::replay(&g.start, &g.moves).map_err(|i| {
+                        Error::Usage(format!("internal: move {i} of the game is not legal"))
+                    })?;
+                    let target = Setup::from_fen(fen).expect("parsed above");
+                    if !proofgame::matches(end.last().expect("nonempty"), &target) {
+                        return Err(Error::Usage(
+                            "internal: the game does not reach the position".into(),
+                        ));
+                    }
+                }
+                Ok(_) => open = true,
+            }
+            print_answer(
+                &Answer {
+                    fen: fen.clone(),
+                    verdict,
+                },
+                a.json,
+                a.chess960,
+            );
+            next += 1;
+            crate::interrupt::set_status(format!("{next} of {total} positions answered"));
+        }
+    }
+    Ok((invalid, open))
 }
 
 /// `suite --check-reachability`: the proofs of impossibility of a suite's positions (static proofs and one

@@ -1,4 +1,4 @@
-//! The guide of the fast proof-game search ([`super::fast`]): an estimate (not a bound) of the moves still
+//! The guide of the fast proof-game search ([`super::guided`]): an estimate (not a bound) of the moves still
 //! needed from a position to the target, built once per target.
 //!
 //! - **Fixed pawns**: a White pawn the target has on its second rank (a Black one on its seventh) has never
@@ -168,6 +168,15 @@ impl Guide {
             u8::MAX => INF,
             d => i32::from(d),
         }
+    }
+
+    /// Units on `b` beyond the target's, both sides: the captures still to make.
+    pub fn surplus(&self, b: &Board) -> u32 {
+        (0..2)
+            .map(|c| {
+                (b.colors[c].count_ones() as usize).saturating_sub(self.wanted[c].len()) as u32
+            })
+            .sum()
     }
 
     /// The estimate for `b` (see the module docs); `mask`: the castling bits the target keeps. `memo` keeps

@@ -34,8 +34,8 @@ use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, R
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 
-pub mod fast;
 pub mod guide;
+pub mod guided;
 
 /// Lower bound meaning "never".
 const NEVER: u32 = 1 << 16;
@@ -626,16 +626,18 @@ pub struct DecideOptions {
     /// Search from this position instead of the initial ones (proofs are then not used: they are about games
     /// from an initial position).
     pub from: Option<Setup>,
-    /// Only a shortest game (the exact IDA* search, `--shortest`); otherwise the fast search ([`fast`]) looks
+    /// Only a shortest game (the exact IDA* search, `--shortest`); otherwise the guided search ([`guided`]) looks
     /// for any game first.
     pub shortest: bool,
-    /// Wall-clock limit of the fast search per position (`--time-limit`).
+    /// Wall-clock limit of the whole decision per position (`--time-limit`).
     pub time_limit: Duration,
 }
 
 /// Decide `target`: the static proofs and retraction first (unless `from` is given), then the proof-game
 /// search. The position should have no validity errors.
 pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
+    // The time limit covers the whole decision (proofs, short games and the fast search).
+    let clock = Instant::now();
     let chess960 = opts.chess960 || target.needs_chess960_notation();
     if opts.from.is_none() {
         let ro = RetroOptions {
@@ -661,7 +663,6 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
     if let SearchResult::Found(g) = search(&starts, target, quick) {
         return Verdict::Reachable(g);
     }
-    let clock = Instant::now();
     let mut tried = Vec::new();
     // Chess960: the starts whose king and rooks fit, standard start first.
     for s in starts.iter().take(4) {
@@ -669,13 +670,13 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         if left.is_zero() {
             break;
         }
-        let limits = fast::FastLimits {
+        let limits = guided::FastLimits {
             max_nodes: opts.limits.max_nodes,
             time_limit: left,
         };
-        match fast::search_from(s, target, limits) {
-            fast::FastResult::Found(g) => return Verdict::Reachable(g),
-            fast::FastResult::NotFound(r) => tried.push(r),
+        match guided::search_from(s, target, limits) {
+            guided::FastResult::Found(g) => return Verdict::Reachable(g),
+            guided::FastResult::NotFound(r) => tried.push(r),
         }
     }
     Verdict::Undetermined(format!(
