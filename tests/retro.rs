@@ -15,6 +15,7 @@ use perftlab::reference;
 use perftlab::retro::{self, ProofKind, RetroOptions};
 use perftlab::types::{Color, Move, MoveKind, Piece, Role, Square};
 use perftlab::validate;
+use std::time::{Duration, Instant};
 
 fn sq(s: &str) -> Square {
     Square::parse(s).unwrap()
@@ -338,6 +339,8 @@ fn positions_of_random_games_are_never_proved_impossible() {
     let mut rng = Rng::new(32);
     let starts960 = proofgame::chess960_starts();
     let mut checked = 0;
+    // Time spent (measured, printed, not asserted): the static proofs `validate` runs, and the deep ones.
+    let (mut t_static, mut t_deep, mut t_960) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for g in 0..games {
         let chess960 = g % 3 == 2;
         let start = if chess960 {
@@ -348,14 +351,33 @@ fn positions_of_random_games_are_never_proved_impossible() {
         let plies = 20 + rng.below(100) as u32;
         for pos in random_game(&mut rng, start, plies) {
             checked += 1;
+            let t = Instant::now();
+            assert_eq!(
+                retro::proofs::static_proofs(&pos),
+                vec![],
+                "{}",
+                pos.to_fen()
+            );
+            t_static += t.elapsed();
+            let t = Instant::now();
             let p = retro::deep_proofs(&pos, chess960);
+            if chess960 {
+                t_960 += t.elapsed();
+            } else {
+                t_deep += t.elapsed();
+            }
             assert_eq!(p, None, "{} (chess960 {chess960})", pos.to_fen());
             if !chess960 {
                 // Sound for Chess960 too: a standard game is one of the 960.
+                let t = Instant::now();
                 assert_eq!(retro::deep_proofs(&pos, true), None, "{}", pos.to_fen());
+                t_960 += t.elapsed();
             }
         }
     }
-    eprintln!("random games: {checked} positions of {games} games, none proved impossible");
+    eprintln!(
+        "random games: {checked} positions of {games} games, none proved impossible; total time static proofs \
+         {t_static:?}, deep proofs (standard) {t_deep:?}, deep proofs (chess960) {t_960:?}"
+    );
     assert!(checked as u64 >= games * 20);
 }

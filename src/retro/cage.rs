@@ -29,6 +29,7 @@ use super::{proofs, Proof, ProofKind};
 use crate::bitboard::Bitboard;
 use crate::position::Setup;
 use crate::types::{Color, Role, Square, KING_STEPS, KNIGHT_STEPS};
+use std::cell::Cell;
 
 const DIAG: [(i32, i32); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
 const ORTH: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
@@ -105,9 +106,9 @@ pub fn reach(role: Role, from: Square, walls: Bitboard) -> Bitboard {
     seen
 }
 
-/// [`reach`] for every role and square of one position's walls.
+/// [`reach`] for every role and square of one position's walls, each computed when first asked for.
 pub struct Reach {
-    table: Vec<[Bitboard; 64]>,
+    table: Vec<[Cell<Option<Bitboard>>; 64]>,
     walls: Bitboard,
 }
 
@@ -116,14 +117,19 @@ impl Reach {
     pub fn new(walls: Bitboard) -> Reach {
         let table = PIECES
             .iter()
-            .map(|&role| std::array::from_fn(|i| reach(role, Square::new(i as u8), walls)))
+            .map(|_| std::array::from_fn(|_| Cell::new(None)))
             .collect();
         Reach { table, walls }
     }
 
     /// The squares a piece of `role` on `from` could ever reach.
     pub fn of(&self, role: Role, from: Square) -> Bitboard {
-        self.table[piece_index(role)][from.index()]
+        let cell = &self.table[piece_index(role)][from.index()];
+        cell.get().unwrap_or_else(|| {
+            let r = reach(role, from, self.walls);
+            cell.set(Some(r));
+            r
+        })
     }
 
     /// The squares a piece of `role` could reach from any square of `from`.
