@@ -7,13 +7,20 @@
 //!
 //! - [`proofs`]: counting arguments on the position alone (material against promotions, bishops by square
 //!   colour, the captures the pawn structure needs against the units the opponent has lost);
+//! - [`kernel`]: the capture kernel of both sides at once: pawns that provably never left their file, and the
+//!   pawns (or promotions) that would have had to pass them;
+//! - [`cage`]: walls of unmoved pawns, the squares each piece could ever reach, and a matching of the pieces on
+//!   the board to the initial pieces and promotions they can have come from (standard start, or every Chess960
+//!   start with `chess960`);
 //! - [`retract`]: retraction of the last move, recursively to a small number of plies (un-moves, un-captures of
 //!   every kind the material allows, un-promotions, un-castling, un-e.p.): a position with no legal predecessor
 //!   is impossible.
 //!
 //! A layer above the reference generator ([`crate::reference`]) and below [`crate::validate`], which reports
-//! the static proofs as warnings; it imports only `types`, `position` and `reference`.
+//! the static proofs as warnings; it imports only `types`, `position`, `reference` and `bitboard`.
 
+pub mod cage;
+pub mod kernel;
 pub mod proofs;
 pub mod retract;
 
@@ -30,6 +37,12 @@ pub enum ProofKind {
     PawnCaptures,
     /// No legal last move (retraction, FIDE 3.10.3).
     Retraction,
+    /// A piece on the board that no initial piece or promotion can have become, or an initial piece that could
+    /// never leave its cage nor be captured there and is missing (FIDE 3.7.1, 3.2-3.8, 3.10.3).
+    CagedPieces,
+    /// A pawn (or the pawn of a promoted piece) that must have passed an enemy pawn on a file that pawn never
+    /// left, with too few captures to go round it (FIDE 3.7.1-3.7.3).
+    BlockedPawns,
 }
 
 impl ProofKind {
@@ -40,6 +53,8 @@ impl ProofKind {
             ProofKind::BishopColours => "impossible_bishops",
             ProofKind::PawnCaptures => "impossible_pawn_captures",
             ProofKind::Retraction => "no_legal_last_move",
+            ProofKind::CagedPieces => "caged_pieces",
+            ProofKind::BlockedPawns => "impossible_pawn_passing",
         }
     }
 }
@@ -78,9 +93,17 @@ impl Default for RetroOptions {
     }
 }
 
-/// The first proof that `setup` is impossible: the static ones first, then retraction to `opts.plies`.
-/// `None` means no proof was found (not that the position is reachable). The position should have no
-/// validity errors ([`crate::validate::check`]); kings are assumed to be one per side.
+/// The proofs that need more than counting (cheap: microseconds, a millisecond or two with `chess960`, which
+/// tries every start), run by [`prove_impossible`] and [`retract::retract`] but not by
+/// [`proofs::static_proofs`], so `validate` (every `Checked` position, perft included) does not pay for them:
+/// the capture kernel ([`kernel`]), then caged pieces ([`cage`]).
+pub fn deep_proofs(setup: &crate::position::Setup, chess960: bool) -> Option<Proof> {
+    kernel::kernel(setup).or_else(|| cage::caged(setup, chess960))
+}
+
+/// The first proof that `setup` is impossible: the static ones first, then [`deep_proofs`], then retraction to
+/// `opts.plies`. `None` means no proof was found (not that the position is reachable). The position should have
+/// no validity errors ([`crate::validate::check`]); kings are assumed to be one per side.
 pub fn prove_impossible(setup: &crate::position::Setup, opts: RetroOptions) -> Option<Proof> {
     if let Some(p) = proofs::static_proofs(setup).into_iter().next() {
         return Some(p);

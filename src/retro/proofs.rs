@@ -32,7 +32,7 @@ struct Material {
 }
 
 /// 1 for a light square (h1 is light, a1 dark), 0 for a dark one.
-fn shade(sq: Square) -> usize {
+pub(super) fn shade(sq: Square) -> usize {
     ((sq.file() + sq.rank()) % 2) as usize
 }
 
@@ -164,18 +164,18 @@ pub fn static_proofs(setup: &Setup) -> Vec<Proof> {
     out
 }
 
-const INF: i32 = 1 << 20;
+pub(super) const INF: i32 = 1 << 20;
 
 /// What a pawn of the matching must reach: a square on the board, or the last rank (a promoted piece), on a
 /// square of any colour or of one colour (a promoted bishop: 1 light, 0 dark).
 #[derive(Clone, Copy, Debug)]
-enum Goal {
+pub(super) enum Goal {
     On(Square),
     Promotion(Option<usize>),
 }
 
 /// Board rank of a rank counted from `color`'s side (0 = its back rank).
-fn abs_rank(color: Color, rel: u8) -> u8 {
+pub(super) fn abs_rank(color: Color, rel: u8) -> u8 {
     match color {
         Color::White => rel,
         Color::Black => 7 - rel,
@@ -185,7 +185,7 @@ fn abs_rank(color: Color, rel: u8) -> u8 {
 /// Fewest captures for a pawn of `color` from file `f0` (its starting square on its second rank) to each file
 /// of the relative rank `rel`, never entering a `blocked` square: one rank per move, a file change only by a
 /// capture (FIDE 3.7.1–3.7.3).
-fn captures_to_rank(color: Color, f0: u8, rel: u8, blocked: u64) -> [i32; 8] {
+pub(super) fn captures_to_rank(color: Color, f0: u8, rel: u8, blocked: u64) -> [i32; 8] {
     let mut reach = [INF; 8];
     reach[f0 as usize] = 0;
     for rr in 2..=rel {
@@ -210,7 +210,7 @@ fn captures_to_rank(color: Color, f0: u8, rel: u8, blocked: u64) -> [i32; 8] {
 }
 
 /// The cost of `goal` from starting file `f0`, and the square reached.
-fn goal_cost(color: Color, f0: u8, goal: Goal, blocked: u64) -> (i32, Square) {
+pub(super) fn goal_cost(color: Color, f0: u8, goal: Goal, blocked: u64) -> (i32, Square) {
     match goal {
         Goal::On(sq) => {
             let rel = abs_rank(color, sq.rank());
@@ -245,8 +245,14 @@ fn goal_cost(color: Color, f0: u8, goal: Goal, blocked: u64) -> (i32, Square) {
     }
 }
 
-/// The pawn-capture budget of `color` (see the module docs).
-fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> Option<Proof> {
+/// The goals of `color`'s pawn matching: its pawns on the board, then its promoted pieces (`plain` of any
+/// kind, `bishops` promoted bishops [light, dark]); and the squares of the enemy's unmoved pawns.
+pub(super) fn pawn_goals(
+    setup: &Setup,
+    color: Color,
+    plain: i32,
+    bishops: [i32; 2],
+) -> (Vec<Goal>, u64) {
     let them = !color;
     // Enemy pawns still on their starting rank have never moved: no pawn of ours ever stood there.
     let their_start = abs_rank(them, 1);
@@ -265,15 +271,29 @@ fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> 
     goals.extend((0..plain).map(|_| Goal::Promotion(None)));
     goals.extend((0..bishops[0]).map(|_| Goal::Promotion(Some(1))));
     goals.extend((0..bishops[1]).map(|_| Goal::Promotion(Some(0))));
-    let n = goals.len();
-    if n == 0 || n > 8 {
+    (goals, blocked)
+}
+
+/// The promoted pieces `color` has at least: (of any kind, bishops [light, dark]); `None` when its material
+/// is already impossible.
+pub(super) fn promoted(setup: &Setup, color: Color) -> Option<(i32, [i32; 2])> {
+    let m = material(setup, color);
+    let (plain, bishops) = excess(&m);
+    if m.units > 16 || m.pawns > 8 || plain + bishops[0] + bishops[1] > 8 - m.pawns {
         return None;
     }
-    let cost: Vec<[(i32, Square); 8]> = goals
-        .iter()
-        .map(|&g| std::array::from_fn(|f0| goal_cost(color, f0 as u8, g, blocked)))
-        .collect();
-    // dp over the set of starting files used by the first popcount(mask) goals.
+    Some((plain, bishops))
+}
+
+/// Units `color` has lost (16 less those on the board).
+pub(super) fn lost(setup: &Setup, color: Color) -> i32 {
+    16 - material(setup, color).units
+}
+
+/// The minimum-cost assignment of goals (rows, at most 8) to distinct starting files: (total, file of each
+/// goal); total `INF` when none exists. Exact, by dynamic programming over the 2^8 sets of files.
+pub(super) fn assign(cost: &[[i32; 8]]) -> (i32, Vec<u8>) {
+    let n = cost.len();
     let mut dp = [INF; 256];
     let mut parent = [0u8; 256];
     dp[0] = 0;
@@ -282,11 +302,8 @@ fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> 
         if i >= n || dp[mask] >= INF {
             continue;
         }
-        for (f0, &(c, _)) in cost[i].iter().enumerate() {
-            if mask >> f0 & 1 != 0 {
-                continue;
-            }
-            if c >= INF {
+        for (f0, &c) in cost[i].iter().enumerate() {
+            if mask >> f0 & 1 != 0 || c >= INF {
                 continue;
             }
             let next = mask | 1 << f0;
@@ -301,6 +318,32 @@ fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> 
         .map(|m| (m, dp[m]))
         .min_by_key(|&(_, c)| c)
         .expect("some mask has n bits");
+    let mut files = vec![0u8; n];
+    if best < INF {
+        let mut mask = best_mask;
+        for i in (0..n).rev() {
+            let f0 = parent[mask];
+            files[i] = f0;
+            mask &= !(1 << f0);
+        }
+    }
+    (best, files)
+}
+
+/// The pawn-capture budget of `color` (see the module docs).
+fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> Option<Proof> {
+    let them = !color;
+    let (goals, blocked) = pawn_goals(setup, color, plain, bishops);
+    let n = goals.len();
+    if n == 0 || n > 8 {
+        return None;
+    }
+    let cost: Vec<[(i32, Square); 8]> = goals
+        .iter()
+        .map(|&g| std::array::from_fn(|f0| goal_cost(color, f0 as u8, g, blocked)))
+        .collect();
+    let plain_cost: Vec<[i32; 8]> = cost.iter().map(|row| row.map(|(c, _)| c)).collect();
+    let (best, files) = assign(&plain_cost);
     let available = 16 - material(setup, them).units;
     let n_ = name(color);
     let t_ = name(them);
@@ -333,14 +376,6 @@ fn pawn_captures(setup: &Setup, color: Color, plain: i32, bishops: [i32; 2]) -> 
     }
     if best <= available {
         return None;
-    }
-    // Reconstruct the assignment for the sentence.
-    let mut files = vec![0u8; n];
-    let mut mask = best_mask;
-    for i in (0..n).rev() {
-        let f0 = parent[mask];
-        files[i] = f0;
-        mask &= !(1 << f0);
     }
     let start_rank = abs_rank(color, 1);
     let steps: Vec<String> = (0..n)

@@ -1,0 +1,383 @@
+//! Proofs of illegality beyond counting (issue 32, FIDE 3.10.3): caged pieces (`src/retro/cage.rs`) and pawns
+//! that would have had to pass an enemy pawn that never left its file (`src/retro/kernel.rs`).
+//!
+//! - families of impossible positions generated from stated rules, each with a twin that differs by one pawn
+//!   and is reached by a game this test plays with the reference generator: every impossible one proved, no
+//!   twin ever proved;
+//! - soundness, a seeded property test: the positions of random legal games (capture-heavy, from the standard
+//!   start and from Chess960 starts) are never proved impossible (`PERFTLAB_RETRO_GAMES` sets the number of
+//!   games).
+
+use perftlab::compare::random::Rng;
+use perftlab::position::Setup;
+use perftlab::proofgame;
+use perftlab::reference;
+use perftlab::retro::{self, ProofKind, RetroOptions};
+use perftlab::types::{Color, Move, MoveKind, Piece, Role, Square};
+use perftlab::validate;
+use std::time::{Duration, Instant};
+
+fn sq(s: &str) -> Square {
+    Square::parse(s).unwrap()
+}
+
+fn opts(chess960: bool) -> RetroOptions {
+    RetroOptions { plies: 0, chess960 }
+}
+
+/// Plays UCI moves (non-castling) from `start` with the reference generator; panics on an illegal one.
+fn play(start: &Setup, ucis: &[String]) -> Setup {
+    let mut pos = start.clone();
+    for uci in ucis {
+        let m = *reference::legal_moves(&pos)
+            .iter()
+            .find(|m| m.to_uci(false) == *uci)
+            .unwrap_or_else(|| panic!("{uci} is not legal in {}", pos.to_fen()));
+        pos = reference::play(&pos, m);
+    }
+    pos
+}
+
+/// One family member: the impossible position, the game that reaches its twin, and the twin.
+struct Member {
+    impossible: Setup,
+    twin: Setup,
+    what: String,
+}
+
+/// The same square seen from Black's side (a White move mirrored for Black).
+fn mirror(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::new();
+    for pair in b.chunks(2) {
+        out.push(pair[0] as char);
+        out.push((b'1' + b'8' - pair[1]) as char);
+    }
+    out
+}
+
+/// A cage opened by one pawn: `color`'s pawn on `pawn` pushes `push` squares and the piece on `from` walks
+/// through the gap along `path` (the other side's b-knight moving out and back as tempo), giving the twin; the
+/// impossible position is the twin with that pawn back on its starting square (every wall of the cage intact,
+/// so the piece, off its cage, has no origin). Squares are given from White's side and mirrored for Black.
+fn opened(color: Color, pawn: &str, push: u8, from: &str, path: &[&str]) -> Member {
+    let m = |s: &str| {
+        if color == Color::White {
+            s.to_string()
+        } else {
+            mirror(s)
+        }
+    };
+    let p = sq(pawn);
+    let dest = Square::from_coords(p.file() as i32, p.rank() as i32 + push as i32)
+        .unwrap()
+        .to_string();
+    let mut ours = vec![format!("{}{}", m(pawn), m(&dest))];
+    let mut at = from.to_string();
+    for to in path {
+        ours.push(format!("{}{}", m(&at), m(to)));
+        at = to.to_string();
+    }
+    let tempo = ["b1c3", "c3b1"].map(|t| {
+        if color == Color::White {
+            mirror(t)
+        } else {
+            t.to_string()
+        }
+    });
+    let mut ucis = Vec::new();
+    for (i, mv) in ours.iter().enumerate() {
+        let t = tempo[i % 2].clone();
+        if color == Color::White {
+            ucis.extend([mv.clone(), t]);
+        } else {
+            ucis.extend([t, mv.clone()]);
+        }
+    }
+    let twin = play(&Setup::startpos(), &ucis);
+    let mut impossible = twin.clone();
+    let (home, pushed) = (sq(&m(pawn)), sq(&m(&dest)));
+    impossible.board[pushed.index()] = None;
+    impossible.board[home.index()] = Some(Piece::new(color, Role::Pawn));
+    Member {
+        impossible,
+        twin,
+        what: format!("{color:?} {from}-{} through {pawn}-{dest}", path.join("-")),
+    }
+}
+
+/// The caged-pieces families (rules stated per group, squares from White's side, both sides):
+/// - bishops: for each bishop start (c1, f1), each of its two cage pawns pushed one square, the bishop on each
+///   square of the diagonal through the gap (10 a side);
+/// - rook, queen, king shut in behind eight unmoved pawns (13 a side): a rook out by its file's pawn pushed two
+///   (to the 3rd rank, or on along it), the queen out by the c-, d- or e-pawn to each square of that line, the
+///   king out by the d-, e- or f-pawn, two steps.
+fn caged_family() -> Vec<Member> {
+    let mut out = Vec::new();
+    for color in Color::ALL {
+        let bishop = [
+            ("c1", "b2", &["a3"][..]),
+            ("c1", "d2", &["e3", "f4", "g5", "h6"][..]),
+            ("f1", "e2", &["d3", "c4", "b5", "a6"][..]),
+            ("f1", "g2", &["h3"][..]),
+        ];
+        for (from, pawn, tos) in bishop {
+            for to in tos {
+                out.push(opened(color, pawn, 1, from, &[to]));
+            }
+        }
+        let shut: [(&str, &str, &[&str]); 13] = [
+            ("a2", "a1", &["a3"]),
+            ("a2", "a1", &["a3", "e3"]),
+            ("h2", "h1", &["h3"]),
+            ("h2", "h1", &["h3", "d3"]),
+            ("d2", "d1", &["d3"]),
+            ("e2", "d1", &["f3"]),
+            ("e2", "d1", &["g4"]),
+            ("e2", "d1", &["h5"]),
+            ("c2", "d1", &["b3"]),
+            ("c2", "d1", &["a4"]),
+            ("e2", "e1", &["e2", "e3"]),
+            ("d2", "e1", &["d2", "d3"]),
+            ("f2", "e1", &["f2", "f3"]),
+        ];
+        for (pawn, from, path) in shut {
+            out.push(opened(color, pawn, 2, from, path));
+        }
+    }
+    out
+}
+
+/// The blocking-pawn family: for each file x, White's x-pawn stands beyond Black's x-pawn (Black's on x5,
+/// White's on x6), or White's x-pawn is missing and White has a second queen, with Black's x-pawn on x5 or x6;
+/// White has lost nothing (so no Black pawn ever captured: Black's x-pawn never left the file), and Black has
+/// lost at most one unit (a knight), so White's pawn cannot have gone round (out and back: two captures).
+/// Twins: the same with White's x-pawn on x4, below Black's (a game: x2-x4, x7-x5).
+fn blocked_family() -> Vec<(Setup, Option<Setup>, String)> {
+    let mut out = Vec::new();
+    for file in 0..8u8 {
+        let f = (b'a' + file) as char;
+        for lost in [false, true] {
+            let mut base = play(
+                &Setup::startpos(),
+                &[format!("{f}2{f}4"), format!("{f}7{f}5")],
+            );
+            if lost {
+                base.board[sq("b8").index()] = None;
+            }
+            let twin = base.clone();
+            let mut pos = base.clone();
+            pos.ep_square = None;
+            pos.board[sq(&format!("{f}4")).index()] = None;
+            pos.board[sq(&format!("{f}6")).index()] = Some(Piece::new(Color::White, Role::Pawn));
+            out.push((
+                pos,
+                Some(twin).filter(|_| !lost),
+                format!("{f}6 beyond {f}5, lost {lost}"),
+            ));
+            for black in [5u8, 6] {
+                let mut pos = Setup::startpos();
+                pos.turn = Color::Black;
+                pos.board[sq(&format!("{f}2")).index()] = None;
+                pos.board[sq(&format!("{f}7")).index()] = None;
+                pos.board[sq(&format!("{f}{black}")).index()] =
+                    Some(Piece::new(Color::Black, Role::Pawn));
+                // The second queen on the 3rd rank, away from both kings' lines where possible.
+                let q = Square::from_coords((file as i32 + 4) % 8, 2).unwrap();
+                pos.board[q.index()] = Some(Piece::new(Color::White, Role::Queen));
+                if lost {
+                    pos.board[sq("b8").index()] = None;
+                }
+                out.push((pos, None, format!("promotion past {f}{black}, lost {lost}")));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `setup` passes every simple check (`validate` without errors or warnings).
+fn passes_simple_checks(setup: &Setup) -> bool {
+    let v = validate::check(setup);
+    v.is_ok() && v.warnings.is_empty()
+}
+
+#[test]
+fn caged_pieces_are_proved_and_their_twins_are_not() {
+    let family = caged_family();
+    assert_eq!(family.len(), 2 * (10 + 13));
+    let mut proved = 0;
+    let mut missed = Vec::new();
+    for m in &family {
+        assert!(
+            passes_simple_checks(&m.impossible),
+            "{}: {}",
+            m.what,
+            m.impossible.to_fen()
+        );
+        // The twin was reached by the game played above: never proved impossible.
+        assert_eq!(
+            retro::prove_impossible(&m.twin, opts(false)),
+            None,
+            "{}",
+            m.twin.to_fen()
+        );
+        assert_eq!(
+            retro::prove_impossible(&m.twin, opts(true)),
+            None,
+            "{}",
+            m.twin.to_fen()
+        );
+        match retro::prove_impossible(&m.impossible, opts(false)) {
+            Some(p) if p.kind == ProofKind::CagedPieces => proved += 1,
+            other => missed.push(format!("{}: {} {other:?}", m.what, m.impossible.to_fen())),
+        }
+    }
+    eprintln!("caged pieces: {proved} of {} proved", family.len());
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+#[test]
+fn caged_bishop_is_legal_in_chess960() {
+    // A White bishop on a1 behind the unmoved b2 pawn, c1 empty. Standard chess: the c1 bishop never left c1
+    // (b2, d2 unmoved), so the a1 bishop has no origin. Chess960 start BNRQKBNR: the c1 rook was captured.
+    let fen = "bnrqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BN1QKBNR w Kk - 0 1";
+    let s = Setup::from_fen(fen).unwrap();
+    let p = retro::prove_impossible(&s, opts(false)).expect("impossible in standard chess");
+    assert_eq!(p.kind, ProofKind::CagedPieces);
+    assert!(p.sentence.contains("bishop on a1"), "{p}");
+    assert!(p.sentence.contains("Chess960 start allows it"), "{p}");
+    assert_eq!(retro::prove_impossible(&s, opts(true)), None);
+    let start = proofgame::chess960_starts()
+        .into_iter()
+        .find(|s| s.to_fen().starts_with("bnrqkbnr/"))
+        .expect("the start BNRQKBNR");
+    // A game from that start: Black's b-knight takes the c1 rook (via b3, no check) and goes home.
+    let black = [
+        "b8c6", "c6a5", "a5b3", "b3c1", "c1b3", "b3a5", "a5c6", "c6b8",
+    ];
+    let game: Vec<String> = black
+        .iter()
+        .enumerate()
+        .flat_map(|(i, b)| {
+            [
+                if i % 2 == 0 { "g1f3" } else { "f3g1" }.to_string(),
+                b.to_string(),
+            ]
+        })
+        .collect();
+    let end = play(&start, &game);
+    assert_eq!(end.board, s.board);
+}
+
+#[test]
+fn blocked_pawns_are_proved_and_their_twins_are_not() {
+    let family = blocked_family();
+    let mut proved = 0;
+    let mut missed = Vec::new();
+    for (pos, twin, what) in &family {
+        assert!(passes_simple_checks(pos), "{what}: {}", pos.to_fen());
+        if let Some(t) = twin {
+            assert_eq!(
+                retro::prove_impossible(t, opts(true)),
+                None,
+                "{}",
+                t.to_fen()
+            );
+        }
+        match retro::prove_impossible(pos, opts(true)) {
+            Some(p) if p.kind == ProofKind::BlockedPawns => proved += 1,
+            other => missed.push(format!("{what}: {} {other:?}", pos.to_fen())),
+        }
+    }
+    eprintln!("blocked pawns: {proved} of {} proved", family.len());
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// A capture-heavy random legal game's positions (captures, promotions, e.p. and castling favoured).
+fn random_game(rng: &mut Rng, start: Setup, plies: u32) -> Vec<Setup> {
+    let mut pos = start;
+    let mut out = vec![pos.clone()];
+    for _ in 0..plies {
+        let legal = reference::legal_moves(&pos);
+        if legal.is_empty() {
+            break;
+        }
+        let weight = |m: &Move| -> u64 {
+            match m.kind() {
+                MoveKind::Castling | MoveKind::EnPassant => 40,
+                MoveKind::Promotion => 20,
+                MoveKind::Normal if pos.piece_at(m.to()).is_some() => 10,
+                MoveKind::Normal => 2,
+            }
+        };
+        let total: u64 = legal.iter().map(weight).sum();
+        let mut pick = rng.below(total);
+        let m = *legal
+            .iter()
+            .find(|m| {
+                let w = weight(m);
+                if pick < w {
+                    true
+                } else {
+                    pick -= w;
+                    false
+                }
+            })
+            .unwrap();
+        pos = reference::play(&pos, m);
+        out.push(pos.clone());
+    }
+    out
+}
+
+#[test]
+fn positions_of_random_games_are_never_proved_impossible() {
+    let games: u64 = std::env::var("PERFTLAB_RETRO_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let mut rng = Rng::new(32);
+    let starts960 = proofgame::chess960_starts();
+    let mut checked = 0;
+    // Time spent (measured, printed, not asserted): the static proofs `validate` runs, and the deep ones.
+    let (mut t_static, mut t_deep, mut t_960) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    for g in 0..games {
+        let chess960 = g % 3 == 2;
+        let start = if chess960 {
+            starts960[rng.below(starts960.len() as u64) as usize].clone()
+        } else {
+            Setup::startpos()
+        };
+        let plies = 20 + rng.below(100) as u32;
+        for pos in random_game(&mut rng, start, plies) {
+            checked += 1;
+            let t = Instant::now();
+            assert_eq!(
+                retro::proofs::static_proofs(&pos),
+                vec![],
+                "{}",
+                pos.to_fen()
+            );
+            t_static += t.elapsed();
+            let t = Instant::now();
+            let p = retro::deep_proofs(&pos, chess960);
+            if chess960 {
+                t_960 += t.elapsed();
+            } else {
+                t_deep += t.elapsed();
+            }
+            assert_eq!(p, None, "{} (chess960 {chess960})", pos.to_fen());
+            if !chess960 {
+                // Sound for Chess960 too: a standard game is one of the 960.
+                let t = Instant::now();
+                assert_eq!(retro::deep_proofs(&pos, true), None, "{}", pos.to_fen());
+                t_960 += t.elapsed();
+            }
+        }
+    }
+    eprintln!(
+        "random games: {checked} positions of {games} games, none proved impossible; total time static proofs \
+         {t_static:?}, deep proofs (standard) {t_deep:?}, deep proofs (chess960) {t_960:?}"
+    );
+    assert!(checked as u64 >= games * 20);
+}
