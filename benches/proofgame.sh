@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Time per problem and solved fraction by N: random games of N plies (from `perftlab`'s own generator is not
-# exposed, so the problem file is given), each problem solved with `perftlab proofgame --json`.
-# Usage: benches/proofgame.sh PROBLEMS [extra proofgame flags]   (lines 'DIAGRAM N')
+# Time per problem and decided fraction by N: each 'DIAGRAM N' line solved with `perftlab proofgame --json
+# --count` (plus the extra flags, e.g. --time-limit 10). The problem set benches/proofgame-problems.txt is
+# written by the seeded generator in tests/proofgame.rs (generate_bench_problems, ignored by default).
+# Usage: benches/proofgame.sh PROBLEMS [extra proofgame flags]; RAW=file keeps one 'N verdict seconds' line
+# per problem.
 set -euo pipefail
 bin=${PERFTLAB:-target/release/perftlab}
 file=${1:?usage: benches/proofgame.sh PROBLEMS [flags]}
 shift
+raw=${RAW:-/dev/null}
 while read -r line; do
   case "$line" in ''|'#'*) continue;; esac
   n=${line##* }
@@ -15,5 +18,7 @@ while read -r line; do
   end=$(date +%s.%N)
   verdict=$(printf '%s' "$v" | sed -n 's/.*"verdict":"\([a-z_]*\)".*/\1/p')
   printf '%s\t%s\t%.3f\n' "$n" "$verdict" "$(echo "$end - $start" | bc)"
-done < "$file" | awk -F'\t' '{t[$1]++; s[$1]+=$3; if ($2!="undetermined") d[$1]++}
-  END {print "plies\tproblems\tdecided\tmean_s"; for (n in t) printf "%s\t%d\t%d\t%.3f\n", n, t[n], d[n], s[n]/t[n]}' | sort -n
+done < "$file" | tee "$raw" | sort -t$'\t' -k1,1n -k3,3n | awk -F'\t' '
+  {t[$1]++; v[$1, t[$1]] = $3; s[$1] += $3; if ($2 != "undetermined") d[$1]++}
+  END {print "plies\tproblems\tdecided\tmean_s\tmedian_s";
+       for (n in t) printf "%s\t%d\t%d\t%.3f\t%.3f\n", n, t[n], d[n], s[n] / t[n], v[n, int((t[n] + 1) / 2)]}' | sort -n

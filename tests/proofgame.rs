@@ -178,3 +178,71 @@ fn bad_input_exits_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// A "human-like" move of `pos`, drawn with `seed` (xorshift): developing moves (a knight or bishop off its back
+/// rank, a centre pawn, castling) weigh most, captures and other pawn moves less, the rest least.
+fn human_move(pos: &Setup, seed: &mut u64) -> perftlab::types::Move {
+    use perftlab::types::{MoveKind, Role};
+    let moves = reference::legal_moves(pos);
+    let weight = |m: &perftlab::types::Move| -> u64 {
+        let piece = pos.piece_at(m.from()).expect("a unit moves");
+        let back = if pos.turn == Color::White { 0 } else { 7 };
+        let capture = pos.piece_at(m.to()).is_some_and(|p| p.color != pos.turn);
+        match (m.kind(), piece.role) {
+            (MoveKind::Castling, _) => 8,
+            (_, Role::Knight | Role::Bishop) if m.from().rank() == back => 6,
+            (_, Role::Pawn) if (2..=5).contains(&m.from().file()) => 4,
+            _ if capture => 3,
+            (_, Role::Pawn) => 2,
+            _ => 1,
+        }
+    };
+    let total: u64 = moves.iter().map(weight).sum();
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    let mut pick = *seed % total;
+    for m in &moves {
+        let w = weight(m);
+        if pick < w {
+            return *m;
+        }
+        pick -= w;
+    }
+    moves[0]
+}
+
+/// The benchmark problem set (benches/proofgame-problems.txt): `PER` human-like random games for each N of
+/// 6..=30, written as `DIAGRAM N` lines to `$PROOFGAME_PROBLEMS` (seeded: the same file every run). Run with
+/// `PROOFGAME_PROBLEMS=benches/proofgame-problems.txt cargo test --release --test proofgame -- --ignored`.
+#[test]
+#[ignore]
+fn generate_bench_problems() {
+    const PER: usize = 4;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut out = String::from(
+        "# perftlab proof-game benchmark: human-like random games (tests/proofgame.rs)\n",
+    );
+    for plies in 6..=30u32 {
+        let mut made = 0;
+        while made < PER {
+            let mut pos = Setup::startpos();
+            let mut played = 0;
+            while played < plies && !reference::legal_moves(&pos).is_empty() {
+                let m = human_move(&pos, &mut seed);
+                pos = reference::play(&pos, m);
+                played += 1;
+            }
+            if played != plies {
+                continue;
+            }
+            let fen = pos.to_fen();
+            let mut f = fen.split_whitespace();
+            let (place, turn) = (f.next().unwrap(), f.next().unwrap());
+            out += &format!("{place} {turn} {plies}\n");
+            made += 1;
+        }
+    }
+    let path = std::env::var("PROOFGAME_PROBLEMS").unwrap_or_else(|_| "/dev/stdout".into());
+    std::fs::write(path, out).expect("writes the problem file");
+}
