@@ -731,6 +731,17 @@ fn reachable_command_text_json_and_exit_codes() {
     assert_eq!(code, 1, "{out}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["method"], "retraction", "{out}");
+    // A caged piece (tests/retro.rs's standard-chess case: a White bishop on a1, the c1 bishop shut in by the
+    // unmoved b2 and d2 pawns, no pawn missing to have promoted): `kernel`.
+    let bishop = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BN1QKBNR w Kkq - 0 1";
+    let (code, out, _) = run(&["reachable", "--fen", bishop, "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["method"], "kernel", "{out}");
+    assert!(
+        v["proof"].as_str().unwrap().contains("caged_pieces"),
+        "{out}"
+    );
     // No game within the bound is not a proof.
     let (code, out, _) = run(&[
         "reachable",

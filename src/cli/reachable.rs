@@ -95,6 +95,8 @@ fn method(v: &Verdict) -> Option<&'static str> {
         Verdict::Reachable(_) => Some("search"),
         Verdict::Impossible(p) => Some(match p.kind {
             retro::ProofKind::Retraction => "retraction",
+            // The extended kernel: where units could ever have gone (issue 32's "kernel" layer).
+            retro::ProofKind::CagedPieces | retro::ProofKind::BlockedPawns => "kernel",
             _ => "static",
         }),
         Verdict::Undetermined(_) => None,
