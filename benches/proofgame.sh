@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Time per problem and decided fraction by N: each 'DIAGRAM N' line solved with `perftlab proofgame --json
 # --count` (plus the extra flags, e.g. --time-limit 10). The problem set benches/proofgame-problems.txt is
-# written by the seeded generator in tests/proofgame.rs (generate_bench_problems, ignored by default).
+# written by the seeded generator in tests/proofgame.rs (bench_problems_are_the_generators, which checks this file against it; PROOFGAME_PROBLEMS=FILE writes it).
 # Usage: benches/proofgame.sh PROBLEMS [extra proofgame flags]; RAW=file keeps one 'N verdict seconds' line
 # per problem.
 set -euo pipefail

@@ -213,11 +213,11 @@ fn human_move(pos: &Setup, seed: &mut u64) -> perftlab::types::Move {
 }
 
 /// The benchmark problem set (benches/proofgame-problems.txt): `PER` human-like random games for each N of
-/// 6..=30, written as `DIAGRAM N` lines to `$PROOFGAME_PROBLEMS` (seeded: the same file every run). Run with
-/// `PROOFGAME_PROBLEMS=benches/proofgame-problems.txt cargo test --release --test proofgame -- --ignored`.
+/// 6..=30 as `DIAGRAM N` lines (seeded: the same file every run). The test checks that the committed file is
+/// what the generator makes; `PROOFGAME_PROBLEMS=FILE cargo test --release --test proofgame bench_problems`
+/// writes it to FILE instead.
 #[test]
-#[ignore]
-fn generate_bench_problems() {
+fn bench_problems_are_the_generators() {
     const PER: usize = 4;
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut out = String::from(
@@ -243,6 +243,85 @@ fn generate_bench_problems() {
             made += 1;
         }
     }
-    let path = std::env::var("PROOFGAME_PROBLEMS").unwrap_or_else(|_| "/dev/stdout".into());
-    std::fs::write(path, out).expect("writes the problem file");
+    if let Ok(path) = std::env::var("PROOFGAME_PROBLEMS") {
+        std::fs::write(path, out).expect("writes the problem file");
+        return;
+    }
+    let committed = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/proofgame-problems.txt"
+    ))
+    .expect("benches/proofgame-problems.txt");
+    assert_eq!(
+        committed, out,
+        "benches/proofgame-problems.txt is not the generator's output"
+    );
+}
+
+/// Play the UCI moves from the initial position with the reference generator (each must be one of its legal
+/// moves), the final position.
+fn play_uci(moves: &[&str]) -> Setup {
+    let mut pos = Setup::startpos();
+    for uci in moves {
+        let m = reference::legal_moves(&pos)
+            .into_iter()
+            .find(|m| m.to_uci(false) == *uci)
+            .unwrap_or_else(|| panic!("{uci} is not legal in {}", pos.to_fen()));
+        pos = reference::play(&pos, m);
+    }
+    pos
+}
+
+/// Euclide's verdicts (tests/data/proofgame-euclide.txt, transcribed from Euclide's test collection with its
+/// source): every problem of at most `MAX_PLIES` plies that Euclide decided gets the same verdict here, or
+/// stays undetermined under the time limit (never a different one). One exception, checked on its own:
+/// `promotion` (9 plies), where Euclide's output says "insoluble" but a game exists — 1. a4 c5 2. a5 c4
+/// 3. a6 Qa5 4. axb7 Qxa1 5. bxc8=R#, replayed here move by move with the reference generator to the diagram.
+#[test]
+fn euclide_verdicts_agree() {
+    const MAX_PLIES: u32 = 10;
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/proofgame-euclide.txt"
+    ))
+    .expect("data file");
+    let (mut compared, mut decided) = (0, 0);
+    for line in data
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (diagram, plies, verdict, name) = (f[0], f[1].parse::<u32>().unwrap(), f[2], f[3]);
+        if plies > MAX_PLIES || verdict == "interrupted" {
+            continue;
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+            .args(["proofgame", diagram, "--plies", &plies.to_string()])
+            .args(["--json", "--time-limit", "20"])
+            .output()
+            .expect("runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        compared += 1;
+        if name == "promotion" {
+            let game = [
+                "a2a4", "c7c5", "a4a5", "c5c4", "a5a6", "d8a5", "a6b7", "a5a1", "b7c8r",
+            ];
+            let end = play_uci(&game);
+            assert_eq!(
+                end.to_fen().split(' ').next(),
+                Some(diagram),
+                "the game ends on the diagram"
+            );
+            let found = v["solutions"].as_array().expect("solutions");
+            assert!(found.iter().any(|s| *s == serde_json::json!(game)), "{v}");
+            assert_ne!(v["verdict"], "no_solution", "{v}");
+            continue;
+        }
+        if v["verdict"] != "undetermined" {
+            decided += 1;
+            assert_eq!(v["verdict"], verdict, "{line}: {v}");
+        }
+    }
+    assert!(compared >= 30, "{compared} problems compared");
+    eprintln!("{decided} of {compared} Euclide problems of at most {MAX_PLIES} plies decided");
 }

@@ -456,17 +456,16 @@ fn sentence(side: &Side, misfit: &Misfit, reach: &Reach) -> String {
                 .iter()
                 .map(|&o| describe_origin(side, o, reach))
                 .collect();
+            let it = if pieces.len() == 1 { "it" } else { "them" };
             let from = if from.is_empty() {
-                "none of them".to_string()
+                format!("no initial piece of its kind can have reached {it}")
             } else {
-                from.join(", ")
+                format!("only {} can have reached {it}", from.join(", "))
             };
             format!(
                 "{n}'s {} must each have come from a different initial piece of its kind or a promoted pawn (FIDE \
-                 2.3, 3.7.5), but only {} can have reached {}: {basis}; {promo}",
+                 2.3, 3.7.5), but {from}: {basis}; {promo}",
                 list.join(", "),
-                from,
-                if pieces.len() == 1 { "it" } else { "them" },
             )
         }
         Misfit::Stuck(stuck, pieces) => {
