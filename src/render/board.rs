@@ -117,17 +117,6 @@ fn piece_shapes(role: Role, detail: &str) -> String {
     }
 }
 
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
-}
-
 /// One arrow (a polygon: shaft and head) from the centre of `from` to the centre of `to`.
 fn arrow(from: Square, to: Square) -> String {
     let (x1, y1) = centre(from);
@@ -307,7 +296,7 @@ pub fn board_svg_shaded(setup: &Setup, marks: &Marks, unreachable: Option<(Color
             p.char(),
             SQ / 100.0,
             p.color.name(),
-            role_name(p.role),
+            p.role.name(),
             piece_shapes(p.role, detail)
         );
     }

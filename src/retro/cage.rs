@@ -387,17 +387,6 @@ fn augment(a: usize, edges: &[Vec<usize>], owner: &mut [Option<usize>], seen: &m
     false
 }
 
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
-}
-
 fn side_name(c: Color) -> &'static str {
     match c {
         Color::White => "White",
@@ -418,7 +407,7 @@ fn describe_origin(side: &Side, o: usize, reach: &Reach) -> String {
     match side.origins[o] {
         Origin::Initial(role, from) => format!(
             "the {} from {from} (which can only ever stand on {})",
-            role_name(role),
+            role.name(),
             squares(reach.of(role, from))
         ),
         Origin::Promoted => "a promoted pawn".to_string(),
@@ -443,7 +432,7 @@ fn sentence(side: &Side, misfit: &Misfit, reach: &Reach) -> String {
     };
     let piece = |i: usize| {
         let (r, sq) = side.pieces[i];
-        format!("{} on {sq}", role_name(r))
+        format!("{} on {sq}", r.name())
     };
     let basis = format!(
         "the pawns on {walls} have never moved (a pawn on its second rank never moved, FIDE 3.7.1) and no piece \

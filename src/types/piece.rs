@@ -66,6 +66,18 @@ pub enum Role {
 }
 
 impl Role {
+    /// `"pawn"`, `"knight"`, … in English, lower case.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Pawn => "pawn",
+            Role::Knight => "knight",
+            Role::Bishop => "bishop",
+            Role::Rook => "rook",
+            Role::Queen => "queen",
+            Role::King => "king",
+        }
+    }
+
     /// All roles, pawn first.
     pub const ALL: [Role; 6] = [
         Role::Pawn,
