@@ -311,7 +311,7 @@ fn check_with(setup: &Setup, warnings: bool) -> Validity {
 pub fn check_retro(setup: &Setup, opts: crate::retro::RetroOptions) -> Validity {
     let mut v = check(setup);
     if v.is_ok() && v.warnings.is_empty() {
-        if let Some(p) = crate::retro::retract::retract(setup, opts) {
+        if let Some(p) = crate::retro::deep_and_retraction(setup, opts) {
             v.warnings.push(ValidityWarning::Impossible(p));
         }
     }

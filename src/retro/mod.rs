@@ -94,7 +94,7 @@ impl Default for RetroOptions {
 }
 
 /// The proofs that need more than counting (cheap: microseconds, a millisecond or two with `chess960`, which
-/// tries every start), run by [`prove_impossible`] and [`retract::retract`] but not by
+/// tries every start), run by [`prove_impossible`] and [`deep_and_retraction`] but not by
 /// [`proofs::static_proofs`], so `validate` (every `Checked` position, perft included) does not pay for them:
 /// the capture kernel ([`kernel`]), then caged pieces ([`cage`]).
 pub fn deep_proofs(setup: &crate::position::Setup, chess960: bool) -> Option<Proof> {
@@ -108,5 +108,11 @@ pub fn prove_impossible(setup: &crate::position::Setup, opts: RetroOptions) -> O
     if let Some(p) = proofs::static_proofs(setup).into_iter().next() {
         return Some(p);
     }
-    retract::retract(setup, opts)
+    deep_and_retraction(setup, opts)
+}
+
+/// [`prove_impossible`] without the static proofs (for callers that have run them, as `validate` does): the
+/// [`deep_proofs`] on the position itself (not on each predecessor: they cost more), then retraction.
+pub fn deep_and_retraction(setup: &crate::position::Setup, opts: RetroOptions) -> Option<Proof> {
+    deep_proofs(setup, opts.chess960).or_else(|| retract::retract(setup, opts))
 }

@@ -418,16 +418,9 @@ fn has_history(pos: &Setup, ep_known: bool, depth: u32, chess960: bool) -> bool 
 }
 
 /// A proof that `pos` has no legal history of `opts.plies` plies (or none reaching an initial position sooner),
-/// or `None`; [`super::deep_proofs`] are tried on `pos` first (so `validate::check_retro` gets them too). `pos` is taken as a FEN states it: no e.p. square means no e.p. capture is possible.
+/// or `None`. `pos` is taken as a FEN states it: no e.p. square means no e.p. capture is possible.
 pub fn retract(pos: &Setup, opts: RetroOptions) -> Option<Proof> {
-    if is_initial(pos, opts.chess960) {
-        return None;
-    }
-    // The proofs beyond counting, on the position itself (not on each predecessor: they cost more).
-    if let Some(p) = super::deep_proofs(pos, opts.chess960) {
-        return Some(p);
-    }
-    if opts.plies == 0 {
+    if opts.plies == 0 || is_initial(pos, opts.chess960) {
         return None;
     }
     let x = !pos.turn;
