@@ -97,23 +97,13 @@ impl Record {
     /// # Errors
     /// A [`LineError`] naming the word.
     pub fn refuse_extras(&self, side: bool, plies: bool) -> std::result::Result<(), LineError> {
-        let bad = |why: String| LineError {
-            line: self.line,
-            text: self.text.clone(),
-            why,
-        };
-        if let (Some(c), false) = (self.side, side) {
-            return Err(bad(format!(
-                "unexpected side word '{}' after the FEN (this command takes none)",
-                c.name()
-            )));
-        }
-        if let (Some(n), false) = (self.plies, plies) {
-            return Err(bad(format!(
-                "unexpected number '{n}' after the FEN (this command takes no ply count)"
-            )));
-        }
-        Ok(())
+        extras_error(self.side, self.plies, side, plies).map_or(Ok(()), |why| {
+            Err(LineError {
+                line: self.line,
+                text: self.text.clone(),
+                why,
+            })
+        })
     }
 
     /// The operands of the first operation `opcode`, if any.
@@ -236,46 +226,143 @@ fn operations(words: &[Word]) -> std::result::Result<Vec<Operation>, String> {
     Ok(ops)
 }
 
+/// A FEN's fields as slices of a line: 4 or 6 of them; shown one space apart.
+#[derive(Clone, Copy, Debug)]
+pub struct FenWords<'a> {
+    words: [&'a str; 6],
+    len: usize,
+}
+
+impl std::fmt::Display for FenWords<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, w) in self.words[..self.len].iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            f.write_str(w)?;
+        }
+        Ok(())
+    }
+}
+
+/// One position line as slices of the file's text, before anything is copied: what [`parse_line`] reads
+/// (the same grammar; a [`Record`] is its owned form). Batch commands over large files (`dead`) keep these
+/// and build the FEN text only for the answers they print.
+#[derive(Clone, Debug)]
+pub struct Parsed<'a> {
+    /// The line as typed (without surrounding whitespace).
+    pub text: &'a str,
+    /// The label of CHA's test vectors, if any.
+    pub label: Option<&'a str>,
+    /// The FEN's fields (a short CHA line's castling and e.p. fields are `-`).
+    pub fen: FenWords<'a>,
+    /// The position (FEN syntax checked; not yet validated).
+    pub setup: Setup,
+    /// The EPD operations, in order (no allocation when there are none).
+    pub ops: Vec<Operation>,
+    /// The trailing side word, if any.
+    pub side: Option<Color>,
+    /// The trailing ply count, if any.
+    pub plies: Option<u32>,
+}
+
+impl Parsed<'_> {
+    /// The owned [`Record`] of line `line`.
+    pub fn into_record(self, line: usize) -> Record {
+        Record {
+            line,
+            text: self.text.to_string(),
+            label: self.label.map(str::to_string),
+            fen: self.fen.to_string(),
+            setup: self.setup,
+            ops: self.ops,
+            side: self.side,
+            plies: self.plies,
+        }
+    }
+
+    /// [`Record::refuse_extras`] for a line not yet copied.
+    ///
+    /// # Errors
+    /// As [`Record::refuse_extras`].
+    pub fn refuse_extras(
+        &self,
+        line: usize,
+        side: bool,
+        plies: bool,
+    ) -> std::result::Result<(), LineError> {
+        extras_error(self.side, self.plies, side, plies).map_or(Ok(()), |why| {
+            Err(LineError {
+                line,
+                text: self.text.to_string(),
+                why,
+            })
+        })
+    }
+}
+
+/// Why a side word or a ply count is refused by a command that takes none (`side`, `plies`: what it takes).
+fn extras_error(
+    got_side: Option<Color>,
+    got_plies: Option<u32>,
+    side: bool,
+    plies: bool,
+) -> Option<String> {
+    if let (Some(c), false) = (got_side, side) {
+        return Some(format!(
+            "unexpected side word '{}' after the FEN (this command takes none)",
+            c.name()
+        ));
+    }
+    if let (Some(n), false) = (got_plies, plies) {
+        return Some(format!(
+            "unexpected number '{n}' after the FEN (this command takes no ply count)"
+        ));
+    }
+    None
+}
+
 /// Parse one line (`line_no` is 1-based); `None` for a blank or comment line.
 pub fn parse_line(line_no: usize, raw: &str) -> Option<std::result::Result<Record, LineError>> {
+    parse_borrowed(line_no, raw).map(|r| r.map(|p| p.into_record(line_no)))
+}
+
+/// [`parse_line`] without copying: the line's parts as slices of `raw`.
+pub fn parse_borrowed(
+    line_no: usize,
+    raw: &str,
+) -> Option<std::result::Result<Parsed<'_>, LineError>> {
     let text = raw.trim();
     if text.is_empty() || text.starts_with('#') {
         return None;
     }
-    Some(
-        parse_words(text)
-            .map(|rec| Record {
-                line: line_no,
-                ..rec
-            })
-            .map_err(|why| LineError {
-                line: line_no,
-                text: text.to_string(),
-                why,
-            }),
-    )
+    Some(parse_words(text).map_err(|why| LineError {
+        line: line_no,
+        text: text.to_string(),
+        why,
+    }))
 }
 
-fn parse_words(text: &str) -> std::result::Result<Record, String> {
+fn parse_words(text: &str) -> std::result::Result<Parsed<'_>, String> {
     let all = words(text)?;
     let mut w = all.as_slice();
     let label = match w.first().and_then(Word::plain) {
         Some(l) if is_label(l) => {
             w = &w[1..];
-            Some(l.to_string())
+            Some(l)
         }
         _ => None,
     };
-    let mut fen_words: Vec<&str> = w.iter().map_while(Word::plain).take(4).collect();
     let short;
-    if label.is_some() && w.len() == 2 && fen_words.len() == 2 {
+    if label.is_some() && w.len() == 2 && w.iter().all(|x| x.plain().is_some()) {
         // CHA's vectors sometimes give only the placement and the side to move: no castling, no e.p.
-        fen_words.extend(["-", "-"]);
         short = [w[0], w[1], Word::Plain("-"), Word::Plain("-")];
         w = &short;
     }
-    if fen_words.len() < 4 {
+    let given = w.iter().map_while(Word::plain).take(4).count();
+    if given < 4 {
         // Let the FEN parser name the field that is missing or wrong.
+        let fen_words: Vec<&str> = w.iter().map_while(Word::plain).take(4).collect();
         let e = Setup::from_fen(&fen_words.join(" ")).err();
         return Err(e.map_or_else(
             || "expected a FEN (4 or 6 fields) at the start of the line".to_string(),
@@ -288,14 +375,11 @@ fn parse_words(text: &str) -> std::result::Result<Record, String> {
                 .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
         });
     let n = if clocks { 6 } else { 4 };
-    let mut fen = String::with_capacity(text.len());
-    for (i, word) in w[..n].iter().enumerate() {
-        if i > 0 {
-            fen.push(' ');
-        }
-        fen.push_str(word.text());
+    let mut fen_words = [""; 6];
+    for (slot, word) in fen_words.iter_mut().zip(&w[..n]) {
+        *slot = word.text();
     }
-    let setup = Setup::from_fen(&fen).map_err(|e| e.to_string())?;
+    let setup = Setup::from_fields(&fen_words[..n]).map_err(|e| e.to_string())?;
     let mut rest = &w[n..];
     // The trailing word: after the FEN or after a `;`.
     let (mut side, mut plies) = (None, None);
@@ -320,11 +404,13 @@ fn parse_words(text: &str) -> std::result::Result<Record, String> {
         ));
     }
     let ops = operations(rest)?;
-    Ok(Record {
-        line: 0,
-        text: text.to_string(),
+    Ok(Parsed {
+        text,
         label,
-        fen,
+        fen: FenWords {
+            words: fen_words,
+            len: n,
+        },
         setup,
         ops,
         side,
@@ -334,11 +420,15 @@ fn parse_words(text: &str) -> std::result::Result<Record, String> {
 
 /// Parse every line of `text` (a byte-order mark skipped): the records and the line errors, in line order.
 pub fn parse_text(text: &str) -> Vec<std::result::Result<Record, LineError>> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    text.lines()
-        .enumerate()
-        .filter_map(|(i, l)| parse_line(i + 1, l))
+    numbered_lines(text)
+        .filter_map(|(n, l)| parse_line(n, l))
         .collect()
+}
+
+/// The lines of `text` with their 1-based numbers, a byte-order mark before the first one skipped.
+pub fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines().enumerate().map(|(i, l)| (i + 1, l))
 }
 
 /// Parse every line of `text`; the first bad line is an error in the file `name`, and so is a text without

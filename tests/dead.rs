@@ -980,3 +980,76 @@ fn every_short_line_ending_without_mating_material_is_a_proof() {
     };
     assert_helpmate(&twin, Color::White, helpmate);
 }
+
+/// The scan's memo (`dead::decide_next`): a small closure that ran out of positions for White is not run again
+/// for Black on the same position, so Black's helpmate, which a scan of its own finds by that closure (and
+/// replays), is then left undetermined; the memo never turns an answer into another decided one. Position
+/// from CHA-Solver's tests/positions.txt (the scan's closure stops for White and meets a mate for Black).
+#[test]
+fn the_scan_memo_skips_the_second_closure_only() {
+    let scan = Limits {
+        nodes: 3_000_000,
+        time: None,
+        quick: false,
+        scan: true,
+    };
+    let pos = Checked::from_fen("8/5p2/5P2/8/1p2pP2/kP2p3/2KpP3/1n1B4 b - - 0 1").unwrap();
+    let alone = dead::decide(&pos, Color::Black, &scan).unwrap();
+    let Verdict::Winnable { helpmate } = &alone.verdict else {
+        panic!("Black's own scan finds the mate: {:?}", alone.verdict)
+    };
+    assert_helpmate(&pos, Color::Black, helpmate);
+    let mut memo = dead::Memo::default();
+    let white = dead::decide_next(&pos, Color::White, &scan, &mut memo).unwrap();
+    assert!(
+        matches!(white.verdict, Verdict::Undetermined { .. }),
+        "{:?}",
+        white.verdict
+    );
+    let black = dead::decide_next(&pos, Color::Black, &scan, &mut memo).unwrap();
+    assert!(
+        matches!(black.verdict, Verdict::Undetermined { .. }),
+        "{:?}",
+        black.verdict
+    );
+    // Outside the scan the memo changes nothing.
+    let quick = Limits {
+        quick: true,
+        scan: false,
+        ..scan
+    };
+    let mut memo = dead::Memo::default();
+    dead::decide_next(&pos, Color::White, &quick, &mut memo).unwrap();
+    let black = dead::decide_next(&pos, Color::Black, &quick, &mut memo).unwrap();
+    assert_eq!(
+        black.verdict,
+        dead::decide(&pos, Color::Black, &quick).unwrap().verdict
+    );
+}
+
+/// The fast paths' gate of the short-lines proof: with more of the winner's pawns, rooks and queens than plies
+/// and many moves, the quick path does not try it (undetermined), while the full analysis proves White
+/// cannot mate by it (after Black's forced h4h3 every line of 4 plies ends in a game over). Position from
+/// CHA-Solver's tests/positions.txt.
+#[test]
+fn the_short_lines_gate_is_a_gate() {
+    let pos = Checked::from_fen("4B2B/6PP/5P2/4N1P1/5QNk/1P3RP1/5P1P/5RK1 b - -").unwrap();
+    let full = dead::decide(&pos, Color::White, &limits(3_000_000)).unwrap();
+    match &full.verdict {
+        Verdict::Unwinnable { reason } => {
+            let text = reason.to_string();
+            assert!(text.contains("every line of at most 4 plies"), "{text}");
+        }
+        v => panic!("full analysis: {v:?}"),
+    }
+    let quick = Limits {
+        quick: true,
+        ..limits(3_000_000)
+    };
+    let d = dead::decide(&pos, Color::White, &quick).unwrap();
+    assert!(
+        matches!(d.verdict, Verdict::Undetermined { .. }),
+        "{:?}",
+        d.verdict
+    );
+}

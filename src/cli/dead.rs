@@ -14,7 +14,7 @@ use super::common::progress_bar;
 use crate::analyze::dead::{self, Limits};
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::position_file;
+use crate::position_file::{self, FenWords, LineError};
 use crate::types::Color;
 use crate::validate::Checked;
 use clap::{Args, ValueEnum};
@@ -80,15 +80,29 @@ pub struct DeadArgs {
     shortest: bool,
 }
 
-/// One query: a position (or why it is not a valid one) and an intended winner.
-struct Query {
+/// One position of the input: its line, its FEN (as slices of the input: the text is built only for the
+/// answers printed), and the checked position or why it is not a valid one.
+struct Position<'a> {
     /// Input line (0 for `--fen`).
     line: usize,
+    fen: FenWords<'a>,
+    /// The side word of its line, if any.
+    side: Option<Color>,
     pos: std::result::Result<Checked, String>,
-    fen: String,
+}
+
+/// One query: a position of the input (its index) and an intended winner.
+struct Query {
+    at: usize,
     side: Color,
     /// The last query of its position with `--side both` (the per-position `dead:` line follows it).
     pair_end: bool,
+}
+
+/// The positions of the run and their queries, in input order.
+struct Input<'a> {
+    positions: Vec<Position<'a>>,
+    queries: Vec<Query>,
 }
 
 /// The sides a line asks about.
@@ -103,46 +117,78 @@ fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
     }
 }
 
-/// The queries of the records: a side word names the winner, else `default`; an invalid position is kept as
-/// its reason. The positions are checked in parallel (in the caller's rayon pool), in input order.
-fn queries_of(
-    records: Vec<position_file::Record>,
-    default: SideArg,
-) -> std::result::Result<Vec<Query>, position_file::LineError> {
-    for r in &records {
-        r.refuse_extras(true, false)?;
+/// One line read and checked: `None` for a blank or comment line; a line that cannot be read is a
+/// [`LineError`]; a position that reads but is not valid (FIDE 3.10.3) keeps its reason.
+fn read_line(line: usize, raw: &str) -> Option<std::result::Result<Position<'_>, LineError>> {
+    let parsed = match position_file::parse_borrowed(line, raw)? {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    if let Err(e) = parsed.refuse_extras(line, true, false) {
+        return Some(Err(e));
     }
-    Ok(records
-        .into_par_iter()
-        .with_min_len(256)
-        .flat_map_iter(|r| {
-            let pos = Checked::new(r.setup).map_err(|e| e.to_string());
-            let sides = sides_of(r.side, default);
-            sides.iter().enumerate().map(move |(k, &side)| Query {
-                line: r.line,
-                pos: pos.clone(),
-                fen: r.fen.clone(),
-                side,
-                pair_end: sides.len() == 2 && k == 1,
-            })
-        })
-        .collect())
+    Some(Ok(Position {
+        line,
+        fen: parsed.fen,
+        side: parsed.side,
+        pos: Checked::new(parsed.setup).map_err(|e| e.to_string()),
+    }))
 }
 
-/// The queries of the run: `--fen`, or the file (`-`: standard input) read by [`position_file`].
-fn read_queries(a: &DeadArgs) -> Result<Vec<Query>> {
+/// The positions of `lines` (read and checked in parallel, in the caller's rayon pool; input order kept) and
+/// their queries: a side word names the winner, else `default`. A line that cannot be read is an error (the
+/// first such line).
+fn input_of<'a>(
+    lines: &[(usize, &'a str)],
+    default: SideArg,
+) -> std::result::Result<Input<'a>, LineError> {
+    let read = |&(n, l): &(usize, &'a str)| read_line(n, l);
+    let positions: Vec<Position> = match lines
+        .par_iter()
+        .with_min_len(256)
+        .filter_map(read)
+        .collect::<std::result::Result<_, _>>()
+    {
+        Ok(positions) => positions,
+        // Rayon returns some error; the message names the first bad line.
+        Err(e) => {
+            return Err(lines
+                .iter()
+                .filter_map(read)
+                .find_map(|r| r.err())
+                .unwrap_or(e))
+        }
+    };
+    let mut queries = Vec::with_capacity(positions.len() * 2);
+    for (at, p) in positions.iter().enumerate() {
+        let sides = sides_of(p.side, default);
+        for (k, &side) in sides.iter().enumerate() {
+            queries.push(Query {
+                at,
+                side,
+                pair_end: sides.len() == 2 && k == 1,
+            });
+        }
+    }
+    Ok(Input { positions, queries })
+}
+
+/// The input of the run: `--fen`, or the text of the file (`-`: standard input) read by [`position_file`].
+fn read_input<'a>(a: &'a DeadArgs, text: &'a str, name: &str) -> Result<Input<'a>> {
     if let Some(fen) = &a.fen {
         let bad = |why: String| Error::Usage(format!("--fen: '{}': {why}", fen.trim()));
-        let record = match position_file::parse_line(0, fen) {
-            None => return Err(bad("empty text".into())),
-            Some(r) => r.map_err(|e| bad(e.why))?,
-        };
-        return queries_of(vec![record], a.side).map_err(|e| bad(e.why));
+        let input = input_of(&[(0, fen.as_str())], a.side).map_err(|e| bad(e.why))?;
+        if input.positions.is_empty() {
+            return Err(bad("empty text".into()));
+        }
+        return Ok(input);
     }
-    let path = a.file.clone().unwrap_or_else(|| PathBuf::from("-"));
-    let (name, text) = position_file::read("positions file", &path)?;
-    let records = position_file::parse_all(&name, &text)?;
-    queries_of(records, a.side).map_err(|e| e.in_file(&name))
+    let lines: Vec<(usize, &str)> = position_file::numbered_lines(text).collect();
+    let input = input_of(&lines, a.side).map_err(|e| e.in_file(name))?;
+    if input.positions.is_empty() {
+        return Err(position_file::no_positions(name));
+    }
+    Ok(input)
 }
 
 /// Counts of the answers printed.
@@ -166,8 +212,8 @@ struct Done {
 type Answer = std::result::Result<Done, String>;
 
 /// A shorter helpmate than the one `d` holds, by the breadth-first closure within `nodes` positions.
-fn shorten(q: &Query, d: &mut dead::Decision, nodes: u64) -> Result<Option<bool>> {
-    let (Ok(pos), dead::Verdict::Winnable { helpmate }) = (&q.pos, &mut d.verdict) else {
+fn shorten(p: &Position, q: &Query, d: &mut dead::Decision, nodes: u64) -> Result<Option<bool>> {
+    let (Ok(pos), dead::Verdict::Winnable { helpmate }) = (&p.pos, &mut d.verdict) else {
         return Ok(None);
     };
     match dead::shortest_helpmate(pos, q.side, nodes)? {
@@ -185,6 +231,7 @@ fn shorten(q: &Query, d: &mut dead::Decision, nodes: u64) -> Result<Option<bool>
 fn print_answer(
     out: &mut impl Write,
     a: &DeadArgs,
+    p: &Position,
     q: &Query,
     answer: &Answer,
     t: &mut Tally,
@@ -193,15 +240,15 @@ fn print_answer(
         Err(why) => {
             t.invalid += 1;
             return if a.json {
-                let o = json!({"fen": q.fen, "side": q.side.name(), "result": "invalid", "reason": why});
+                let o = json!({"fen": p.fen.to_string(), "side": q.side.name(), "result": "invalid", "reason": why});
                 writeln!(out, "{o}")
             } else {
-                writeln!(out, "{} {} invalid: {why}", q.fen, q.side.name())
+                writeln!(out, "{} {} invalid: {why}", p.fen, q.side.name())
             };
         }
         Ok(x) => x,
     };
-    let chess960 = a.chess960 || q.pos.as_ref().is_ok_and(|p| p.needs_chess960_notation());
+    let chess960 = a.chess960 || p.pos.as_ref().is_ok_and(|p| p.needs_chess960_notation());
     let rep = done.decision.report(chess960);
     let shortest = done.shortest;
     match rep.result {
@@ -214,7 +261,7 @@ fn print_answer(
     }
     if a.json {
         let mut o = json!({
-            "fen": q.fen,
+            "fen": p.fen.to_string(),
             "side": q.side.name(),
             "result": rep.result,
             "helpmate": rep.helpmate,
@@ -243,7 +290,7 @@ fn print_answer(
     writeln!(
         out,
         "{} {} {}: {detail} ({} nodes)",
-        q.fen,
+        p.fen,
         q.side.name(),
         rep.result,
         rep.nodes
@@ -251,7 +298,7 @@ fn print_answer(
 }
 
 /// The per-position line of `--side both`: dead (FIDE 1.5) when neither side can win.
-fn dead_line(fen: &str, white: &Answer, black: &Answer) -> String {
+fn dead_line(fen: FenWords, white: &Answer, black: &Answer) -> String {
     let verdict = |a: &Answer| a.as_ref().ok().map(|d| d.decision.result());
     let word = match (verdict(white), verdict(black)) {
         (None, _) | (_, None) => return format!("{fen} dead: invalid position"),
@@ -287,30 +334,40 @@ pub fn run(a: DeadArgs) -> Result<i32> {
         .num_threads(a.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
-    let queries = pool.install(|| read_queries(&a))?;
-    let total = queries.len();
+    let (name, text) = match &a.fen {
+        Some(_) => ("--fen".to_string(), String::new()),
+        None => {
+            let path = a.file.clone().unwrap_or_else(|| PathBuf::from("-"));
+            position_file::read("positions file", &path)?
+        }
+    };
+    let input = pool.install(|| read_input(&a, &text, &name))?;
+    let total = input.queries.len();
     crate::interrupt::set_status(format!("0 of {total} queries answered"));
     let bar = progress_bar(total as u64, a.quiet, "queries");
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Answer>)>();
     let shortest = a.shortest;
+    let jobs = jobs_of(&input, a.scan);
     let (tally, failure) = std::thread::scope(|scope| {
-        let queries = &queries;
+        let (input, jobs) = (&input, &jobs);
         let (limits, bar) = (&limits, &bar);
         scope.spawn(move || {
             pool.install(|| {
-                // One query per rayon job (`with_max_len(1)`): queries differ in cost by four orders of
-                // magnitude, so every idle thread steals single queries and no thread is left with a long tail.
-                queries
-                    .par_iter()
-                    .enumerate()
+                // One job at a time per thread (`with_max_len(1)`, see `jobs_of`).
+                jobs.par_iter()
                     .with_max_len(1)
-                    .for_each_with(tx, |tx, (i, q)| {
-                        let _ = tx.send((i, decide_one(q, limits, shortest)));
-                        bar.inc(1);
+                    .for_each_with(tx, |tx, queries| {
+                        let mut memo = dead::Memo::default();
+                        for i in queries.clone() {
+                            let q = &input.queries[i];
+                            let p = &input.positions[q.at];
+                            let _ = tx.send((i, decide_one(p, q, limits, shortest, &mut memo)));
+                            bar.inc(1);
+                        }
                     });
             });
         });
-        print_in_order(&a, queries, rx)
+        print_in_order(&a, input, rx)
     });
     bar.finish_and_clear();
     if let Some(e) = failure {
@@ -330,15 +387,52 @@ pub fn run(a: DeadArgs) -> Result<i32> {
     Ok(if tally.invalid > 0 { 2 } else { 0 })
 }
 
+/// The rayon jobs of the run, as ranges of queries: one query per job (queries differ in cost by four
+/// orders of magnitude, so every idle thread steals single queries and no thread is left with a long tail),
+/// except in the scan, where the queries of one position (on one line, or on consecutive lines) make one job
+/// and are decided in turn with one [`dead::Memo`].
+fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
+    let n = input.queries.len();
+    if !scan {
+        return (0..n).map(|i| i..i + 1).collect();
+    }
+    let mut jobs = Vec::with_capacity(input.positions.len());
+    let mut start = 0;
+    for i in 1..=n {
+        if i == n || !same_position(input, input.queries[i].at, input.queries[start].at) {
+            jobs.push(start..i);
+            start = i;
+        }
+    }
+    jobs
+}
+
+/// Whether positions `i` and `j` of the input are one position (the same index, or equal valid positions
+/// on consecutive lines, as in files that ask for each side on a line of its own).
+fn same_position(input: &Input, i: usize, j: usize) -> bool {
+    i == j
+        || matches!(
+            (&input.positions[i].pos, &input.positions[j].pos),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
 /// Decide one query (and, with `--shortest`, shorten its helpmate).
-fn decide_one(q: &Query, limits: &Limits, shortest: bool) -> Result<Answer> {
-    let Ok(pos) = &q.pos else {
-        return Ok(Err(q.pos.clone().err().unwrap_or_default()));
+fn decide_one(
+    p: &Position,
+    q: &Query,
+    limits: &Limits,
+    shortest: bool,
+    memo: &mut dead::Memo,
+) -> Result<Answer> {
+    let pos = match &p.pos {
+        Ok(pos) => pos,
+        Err(why) => return Ok(Err(why.clone())),
     };
     let start = Instant::now();
-    let mut decision = dead::decide(pos, q.side, limits)?;
+    let mut decision = dead::decide_next(pos, q.side, limits, memo)?;
     let shortest = if shortest {
-        shorten(q, &mut decision, limits.nodes)?
+        shorten(p, q, &mut decision, limits.nodes)?
     } else {
         None
     };
@@ -356,13 +450,13 @@ fn decide_one(q: &Query, limits: &Limits, shortest: bool) -> Result<Answer> {
 /// Returns the tally and the first failure (a helpmate that did not replay, a closed output).
 fn print_in_order(
     a: &DeadArgs,
-    queries: &[Query],
+    input: &Input,
     rx: std::sync::mpsc::Receiver<(usize, Result<Answer>)>,
 ) -> (Tally, Option<Error>) {
     let mut waiting: BTreeMap<usize, Result<Answer>> = BTreeMap::new();
     let (mut next, mut tally) = (0, Tally::default());
     let mut previous: Option<Answer> = None;
-    let total = queries.len();
+    let total = input.queries.len();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     while let Ok((i, answer)) = rx.recv() {
         waiting.insert(i, answer);
@@ -370,16 +464,17 @@ fn print_in_order(
         let guard = crate::interrupt::critical();
         let mut written = Ok(());
         while let Some(answer) = waiting.remove(&next) {
-            let q = &queries[next];
+            let q = &input.queries[next];
+            let p = &input.positions[q.at];
             let answer = match answer {
                 Ok(x) => x,
                 Err(e) => return (tally, Some(e)),
             };
-            written = written.and_then(|()| print_answer(&mut out, a, q, &answer, &mut tally));
+            written = written.and_then(|()| print_answer(&mut out, a, p, q, &answer, &mut tally));
             if q.pair_end && !a.json && !a.scan {
                 if let Some(white) = &previous {
                     written = written
-                        .and_then(|()| writeln!(out, "{}", dead_line(&q.fen, white, &answer)));
+                        .and_then(|()| writeln!(out, "{}", dead_line(p.fen, white, &answer)));
                 }
             }
             next += 1;
@@ -391,7 +486,10 @@ fn print_in_order(
                 Some(Error::Usage(format!("cannot write the answers: {e}"))),
             );
         }
-        let at = match next.checked_sub(1).map(|i| queries[i].line) {
+        let at = match next
+            .checked_sub(1)
+            .map(|i| input.positions[input.queries[i].at].line)
+        {
             Some(line) if line > 0 => format!(" (input line {line} done)"),
             _ => String::new(),
         };

@@ -536,6 +536,32 @@ fn replay(pos: &Checked, winner: Color, line: &[Move]) -> Result<()> {
 /// [`Error::Mismatch`] when a helpmate found does not replay to checkmate in the reference generator (a bug;
 /// never returned as an answer).
 pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision> {
+    decide_next(pos, winner, limits, &mut Memo::default())
+}
+
+/// What the queries of one position tell the next query of the same position ([`decide_next`]).
+#[derive(Clone, Debug, Default)]
+pub struct Memo {
+    /// The scan path's small closure ran out of positions for an earlier winner.
+    closure_stopped: bool,
+}
+
+/// [`decide`] for one of several intended winners of the same position, asked in turn with the same `memo`
+/// (a new one per position). In the scan path a small closure that ran out of its positions for one winner is
+/// not run for the next, which is then `Undetermined` (`Limit::Quick`): both closures explore the same
+/// positions but for what each winner's material and blocked-structure proofs cut off, and on CHA-Solver's
+/// tests/positions.txt (2026-12-03) none of the 444 + 36 + 24 positions whose first closure stopped had a
+/// second one that closed (36 met a helpmate, which the scan does not print). Every other answer is
+/// [`decide`]'s.
+///
+/// # Errors
+/// As [`decide`].
+pub fn decide_next(
+    pos: &Checked,
+    winner: Color,
+    limits: &Limits,
+    memo: &mut Memo,
+) -> Result<Decision> {
     // No clock is read without a time limit: `Instant::now` panics on wasm32-unknown-unknown (the web page
     // passes `time: None`).
     let deadline = limits.time.map(|t| Instant::now() + t);
@@ -555,8 +581,8 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     // (Most positions have more than one move: the line's keys are only stored once there is a forced move.)
     let mut prefix: Vec<u32> = Vec::new();
     let mut line_seen: Vec<[u64; 8]> = Vec::new();
+    let mut list = legal(&root, &cd);
     while prefix.len() < 100 {
-        let list = legal(&root, &cd);
         let &[m] = list.as_slice() else { break };
         if line_seen.is_empty() {
             line_seen.push(exact_key(&root));
@@ -574,6 +600,7 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             );
         }
         line_seen.push(key);
+        list = legal(&root, &cd);
     }
     let forced: Vec<Move> = prefix.iter().map(|&m| mg::to_move(m)).collect();
     let wrap = |reason: Reason| {
@@ -595,7 +622,8 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
             .collect::<Vec<_>>()
     };
     // The game is over already (FIDE 5.1.1, 5.2.1).
-    if legal(&root, &cd).as_slice().is_empty() {
+    let root_moves = list.as_slice();
+    if root_moves.is_empty() {
         let verdict = if !in_check(&root) {
             Verdict::Unwinnable {
                 reason: wrap(Reason::GameOver("stalemate")),
@@ -620,7 +648,14 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
         );
     }
     let total = limits.nodes.max(1);
-    let (proof, line_nodes) = lines::every_line(&root, &cd, winner, total);
+    // The short-lines proof needs every line to end within a few plies; the fast paths skip it where the
+    // winner has more pawns, rooks and queens than plies and the side to move many moves ([`lines::may_end`]).
+    let (proof, line_nodes) =
+        if (limits.scan || limits.quick) && !lines::may_end(&root, winner, root_moves.len()) {
+            (None, 0)
+        } else {
+            lines::every_line(&root, &cd, winner, total, root_moves)
+        };
     if let Some(positions) = proof {
         return finish(
             Verdict::Unwinnable {
@@ -660,7 +695,8 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     // The root counted one node (the short lines visited it first).
     let mut nodes = line_nodes.max(1);
     if limits.scan || limits.quick {
-        let (outcome, used) = small_search(&root, &cd, winner, limits, total - nodes, deadline);
+        let (outcome, used) =
+            small_search(&root, &cd, winner, limits, total - nodes, deadline, memo);
         let verdict = match outcome {
             Closure::Mate(line) => Verdict::Winnable {
                 helpmate: to_moves(line),
@@ -881,6 +917,7 @@ fn small_search(
     limits: &Limits,
     left: u64,
     deadline: Option<Instant>,
+    memo: &mut Memo,
 ) -> (Closure, u64) {
     let mut used = 0;
     if !limits.scan {
@@ -897,7 +934,7 @@ fn small_search(
     if left == 0 {
         return (Closure::Stopped(Limit::Nodes), used);
     }
-    if !closure_may_close(root, cd) {
+    if (limits.scan && memo.closure_stopped) || !closure_may_close(root, cd) {
         return (Closure::Stopped(Limit::Quick), used);
     }
     let mut run = closure::Run::new(root);
@@ -905,6 +942,9 @@ fn small_search(
     let share = QUICK_NODES;
     let outcome = run.run(cd, winner, share.min(before + left), deadline);
     used += run.len() - before;
+    if matches!(outcome, Closure::Stopped(Limit::Nodes)) {
+        memo.closure_stopped = true;
+    }
     let outcome = match outcome {
         Closure::Stopped(Limit::Nodes) if left > share => Closure::Stopped(Limit::Quick),
         other => other,
