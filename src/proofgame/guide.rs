@@ -47,7 +47,7 @@ pub struct Guide {
     wanted: [Vec<(usize, usize)>; 2],
     /// Per colour, per target unit (in `wanted`'s order), per role and square: the moves a unit there needs to
     /// become it ([`Guide::cost`], computed once per target).
-    table: [Vec<Box<[[i32; 64]; 6]>>; 2],
+    table: [Vec<[[i32; 64]; 6]>; 2],
     /// Per colour `c`: the captures of `c`'s units the capture plan gives the enemy's pawns.
     taken_at: [Vec<PlannedCapture>; 2],
 }
@@ -165,7 +165,7 @@ impl Guide {
             g.table[c] = g.wanted[c]
                 .iter()
                 .map(|&(to, trole)| {
-                    let mut t = Box::new([[INF; 64]; 6]);
+                    let mut t = [[INF; 64]; 6];
                     for (role, row) in t.iter_mut().enumerate() {
                         for (from, v) in row.iter_mut().enumerate() {
                             *v = g.cost(c, role, from, trole, to);
