@@ -17,6 +17,7 @@ use common::{data, perftlab, temp_file};
 use perftlab::analyze::play_line;
 use perftlab::compare::random::Rng;
 use perftlab::position::Setup;
+use perftlab::proofgame::plan::CapturePlan;
 use perftlab::proofgame::{self, Limits, SearchResult};
 use perftlab::reference;
 use perftlab::retro::{self, ProofKind, RetroOptions};
@@ -770,4 +771,111 @@ fn reachable_command_text_json_and_exit_codes() {
     let (code, _, err) = run(&["reachable", "--fen", "8/8/8/8 w - -"]);
     assert_eq!(code, 2);
     assert!(err.contains("--fen"), "{err}");
+}
+
+/// The rules a capture plan rests on (FIDE 3.7): each of the target's pawns has a distinct origin, a pawn of
+/// its colour in the start; its planned captures step one file at a time from the origin's file to the
+/// target's, each one rank forward of the last, on squares between the two; their number is the files it
+/// changes; and a side's pawns plan no more captures than the other side has lost units (each capture takes
+/// one, and the minimum-capture plan needs no more than the game played made).
+fn check_plan(plan: &CapturePlan, start: &Setup, target: &Setup) {
+    let fen = target.to_fen();
+    for c in Color::ALL {
+        let forward = |sq: Square| match c {
+            Color::White => i32::from(sq.rank()),
+            Color::Black => 7 - i32::from(sq.rank()),
+        };
+        let paths = &plan.paths[c.index()];
+        assert_eq!(paths.len(), count(target, c, Role::Pawn), "{fen}");
+        let mut origins: Vec<Square> = paths.iter().map(|p| p.origin).collect();
+        origins.sort();
+        origins.dedup();
+        assert_eq!(origins.len(), paths.len(), "{fen}: distinct origins");
+        for p in paths {
+            assert_eq!(
+                start.piece_at(p.origin),
+                Some(Piece::new(c, Role::Pawn)),
+                "{fen}"
+            );
+            assert_eq!(
+                target.piece_at(p.target),
+                Some(Piece::new(c, Role::Pawn)),
+                "{fen}"
+            );
+            let files = (i32::from(p.origin.file()) - i32::from(p.target.file())).abs();
+            assert_eq!(
+                p.captures.len() as i32,
+                files,
+                "{fen}: one capture per file"
+            );
+            let (mut file, mut rank) = (i32::from(p.origin.file()), forward(p.origin));
+            for q in &p.captures {
+                assert_eq!(i32::from(q.from_file), file, "{fen}");
+                assert_eq!((i32::from(q.square.file()) - file).abs(), 1, "{fen}");
+                assert!(forward(q.square) > rank, "{fen}: forward");
+                file = i32::from(q.square.file());
+                rank = forward(q.square);
+            }
+            assert_eq!(file, i32::from(p.target.file()), "{fen}");
+            assert!(rank <= forward(p.target), "{fen}");
+        }
+        let planned = plan.captures_by(c).count();
+        let lost = 16
+            - target
+                .board
+                .iter()
+                .flatten()
+                .filter(|p| p.color != c)
+                .count();
+        assert!(
+            planned <= lost,
+            "{fen}: {planned} captures planned, {lost} lost"
+        );
+    }
+}
+
+#[test]
+fn capture_plans_are_realisable() {
+    // Targets this test constructs by games (their replayed twins show them reachable): each plan keeps the
+    // rules above, and the guided search, whose guide routes the units to be lost to the plan's squares,
+    // finds a game (node budget, not clock), replayed to the exact target.
+    // Each line with the captures its pawns need at least (White's, Black's): the files each target pawn
+    // changed, with the cheapest origins.
+    let lines = [
+        // White's e-pawn takes on d5 and c6: from e2 (the other pawns stand on their files), 2 files.
+        ("e4 d5 exd5 c6 dxc6 e5", 2, 0),
+        // White's d-pawn to f6 (e2, f2 are still home: from d2, 2 files) and c-pawn to a6 (from c2, 2).
+        ("d4 e5 dxe5 f6 exf6 Nc6 c4 b5 cxb5 a6 bxa6 Bb7", 4, 0),
+        // Black's e-pawn takes twice and is taken on c3 by White's b-pawn (1 file).
+        ("e4 e5 d4 exd4 Nc3 dxc3 bxc3 Nf6 Bc4 Nxe4", 1, 0),
+        // Black's f-pawn takes a knight on e6 (e7's pawn is on e5: from f7, 1 file).
+        ("e4 e5 Nf3 Nc6 Ng5 d6 Ne6 fxe6", 0, 1),
+    ];
+    for (line, white, black) in lines {
+        let plan = CapturePlan::new(&Setup::startpos(), &after(line));
+        let n = |c| plan.captures_by(c).count();
+        assert_eq!((n(Color::White), n(Color::Black)), (white, black), "{line}");
+    }
+    let mut targets: Vec<Setup> = lines.iter().map(|l| after(l.0)).collect();
+    // Positions of seeded capture-weighted random games of 16 to 40 plies.
+    let mut rng = Rng::new(3210);
+    for _ in 0..env_count("PERFTLAB_PLAN_GAMES", 6) {
+        let plies = 16 + rng.below(25) as u32;
+        targets.push(
+            random_game(&mut rng, Setup::startpos(), plies)
+                .pop()
+                .unwrap(),
+        );
+    }
+    for target in &targets {
+        let plan = CapturePlan::new(&Setup::startpos(), target);
+        check_plan(&plan, &Setup::startpos(), target);
+        match decide_by_nodes(target, 300_000) {
+            proofgame::Verdict::Reachable(g) => {
+                let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+                assert!(proofgame::matches(end.last().unwrap(), target));
+            }
+            other => panic!("{}: {other:?}", target.to_fen()),
+        }
+    }
 }

@@ -11,15 +11,22 @@
 //!   piece's distance from the promotion square (FIDE 3.7.5).
 //! - **Assignment**: per side, the units now on the board are matched to the target's units of that side by a
 //!   minimum-cost assignment (Hungarian method); the units left over must be captured, one capture move of the
-//!   opponent each.
+//!   opponent each. The costs of becoming each target unit are tabulated once per target (role × square).
+//! - **Capture plan** ([`super::plan`]): the captures the enemy's pawns must still make to change file (an
+//!   enemy pawn still on the file it captures from, behind the planned square) each take one of the units
+//!   left over, at that square or wherever an enemy unit meets it: a row of the assignment whose cost is the
+//!   capture plus the fewer of the unit's moves to the square (capped at [`PLANNED_CAP`]) and the nearest
+//!   enemy unit's moves to the unit (capped). The other units left over are taken wherever the nearest enemy
+//!   unit meets them.
 //!
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
 
+use super::plan::{CapturePlan, PlannedCapture};
 use crate::bitboard::attacks::{bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
-use crate::types::{Role, Square, KING_STEPS, KNIGHT_STEPS};
+use crate::types::{Color, Role, Square, KING_STEPS, KNIGHT_STEPS};
 use hashbrown::HashMap;
 
 /// An estimate meaning "never".
@@ -29,12 +36,20 @@ const INF: i32 = 1 << 14;
 /// Sides' parts of the estimate memoised at most (the memo is cleared when full).
 const MEMO_CAP: usize = 1 << 20;
 
+/// Moves counted at most for a unit to reach a planned capture square (another unit may be taken there).
+const PLANNED_CAP: i32 = 6;
+
 /// The guide for one target (see the module docs).
 pub struct Guide {
     /// Per role (knight to king), the distance between two squares around the fixed pawns.
     dist: Box<[[[u8; 64]; 64]; 6]>,
     /// Per colour, the target's units: (square, role index).
     wanted: [Vec<(usize, usize)>; 2],
+    /// Per colour, per target unit (in `wanted`'s order), per role and square: the moves a unit there needs to
+    /// become it ([`Guide::cost`], computed once per target).
+    table: [Vec<[[i32; 64]; 6]>; 2],
+    /// Per colour `c`: the captures of `c`'s units the capture plan gives the enemy's pawns.
+    taken_at: [Vec<PlannedCapture>; 2],
 }
 
 /// Squares of a bitboard.
@@ -118,8 +133,8 @@ fn pawn_cost(c: usize, from: usize, to: usize) -> i32 {
 }
 
 impl Guide {
-    /// The guide for `target`.
-    pub fn new(target: &Setup) -> Guide {
+    /// The guide for `target`, reached from `start` (the capture plan's origins).
+    pub fn new(start: &Setup, target: &Setup) -> Guide {
         let mut fixed = 0u64;
         let mut wanted = [Vec::new(), Vec::new()];
         for sq in Square::all() {
@@ -135,7 +150,32 @@ impl Guide {
         for role in [KNIGHT_I, BISHOP_I, ROOK_I, QUEEN_I, KING_I] {
             dist[role] = distances(role, fixed);
         }
-        Guide { dist, wanted }
+        let plan = CapturePlan::new(start, target);
+        let taken_at = [
+            plan.captures_by(Color::Black).collect(),
+            plan.captures_by(Color::White).collect(),
+        ];
+        let mut g = Guide {
+            dist,
+            wanted,
+            table: [Vec::new(), Vec::new()],
+            taken_at,
+        };
+        for c in 0..2 {
+            g.table[c] = g.wanted[c]
+                .iter()
+                .map(|&(to, trole)| {
+                    let mut t = [[INF; 64]; 6];
+                    for (role, row) in t.iter_mut().enumerate() {
+                        for (from, v) in row.iter_mut().enumerate() {
+                            *v = g.cost(c, role, from, trole, to);
+                        }
+                    }
+                    t
+                })
+                .collect();
+        }
+        g
     }
 
     /// Moves of a unit of colour `c` and role `role` on `from` to become the target's `trole` on `to`.
@@ -232,30 +272,66 @@ impl Guide {
         if units.len() < wanted.len() {
             return NEVER;
         }
-        let mut cost: Vec<Vec<i32>> = wanted
+        let mut cost: Vec<Vec<i32>> = self.table[c]
             .iter()
-            .map(|&(t, tr)| {
-                units
-                    .iter()
-                    .map(|&(s, r)| self.cost(c, r, s, tr, t))
-                    .collect()
-            })
+            .map(|t| units.iter().map(|&(s, r)| t[r][s]).collect())
             .collect();
         // Each unit left over is captured: one row per capture, its cost the capture move and the moves the
-        // nearest enemy unit needs to reach it.
+        // nearest enemy unit needs to reach the unit; for the capture plan's captures the enemy's pawns still
+        // have to make, the unit may instead go to the planned square (its moves there, capped).
         let left = units.len() - wanted.len();
         if left > 0 {
             let taken: Vec<i32> = units
                 .iter()
                 .map(|&(s, _)| self.capture_cost(b, c, s))
                 .collect();
-            cost.extend(std::iter::repeat_n(taken, left));
+            let planned = self.pending(b, c);
+            for &q in planned.iter().take(left) {
+                cost.push(
+                    units
+                        .iter()
+                        .zip(&taken)
+                        .map(|(&(s, r), &t)| t.min(1 + self.reach(c, r, s, q).min(PLANNED_CAP)))
+                        .collect(),
+                );
+            }
+            cost.extend(std::iter::repeat_n(
+                taken,
+                left.saturating_sub(planned.len()),
+            ));
         }
         let a = hungarian(&cost);
         if a >= INF {
             return NEVER;
         }
         a as u32
+    }
+
+    /// The squares of the capture plan's captures of `c`'s units still to come: an enemy pawn still stands on
+    /// the file it captures from, behind the square.
+    fn pending(&self, b: &Board, c: usize) -> Vec<usize> {
+        let e = c ^ 1;
+        let pawns = b.roles[PAWN_I] & b.colors[e];
+        self.taken_at[c]
+            .iter()
+            .filter(|pc| {
+                let q = pc.square.index();
+                squares(pawns)
+                    .any(|p| p % 8 == usize::from(pc.from_file) && rel_rank(e, p) < rel_rank(e, q))
+            })
+            .map(|pc| pc.square.index())
+            .collect()
+    }
+
+    /// Moves a unit of colour `c` and role `role` on `from` needs to stand on `to` (capped at [`INF`]).
+    fn reach(&self, c: usize, role: usize, from: usize, to: usize) -> i32 {
+        if role == PAWN_I {
+            return pawn_cost(c, from, to);
+        }
+        match self.dist[role][from][to] {
+            u8::MAX => INF,
+            d => i32::from(d),
+        }
     }
 
     /// Moves the opponent of `c` needs to capture a unit on `sq`: the capture, and the nearest enemy unit's
@@ -280,9 +356,14 @@ impl Guide {
 /// Minimum cost of assigning each row a distinct column (rows ≤ columns), Hungarian method with potentials;
 /// [`INF`] or more when some row cannot be assigned.
 fn hungarian(cost: &[Vec<i32>]) -> i32 {
+    assignment(cost).0
+}
+
+/// [`hungarian`]'s cost and the assignment itself: each row's column.
+pub(super) fn assignment(cost: &[Vec<i32>]) -> (i32, Vec<usize>) {
     let n = cost.len();
     if n == 0 {
-        return 0;
+        return (0, Vec::new());
     }
     let m = cost[0].len();
     let big = i32::MAX / 4;
@@ -333,10 +414,13 @@ fn hungarian(cost: &[Vec<i32>]) -> i32 {
             }
         }
     }
-    (1..=m)
-        .filter(|&j| p[j] != 0)
-        .map(|j| cost[p[j] - 1][j - 1])
-        .sum()
+    let mut rows = vec![0usize; n];
+    let mut total = 0;
+    for j in (1..=m).filter(|&j| p[j] != 0) {
+        rows[p[j] - 1] = j - 1;
+        total += cost[p[j] - 1][j - 1];
+    }
+    (total, rows)
 }
 
 #[cfg(test)]
@@ -363,7 +447,7 @@ mod tests {
     #[test]
     fn a_caged_bishop_never_leaves_c1() {
         let target = Setup::from_fen("rnbqkbnr/pppppppp/8/8/8/8/1P1P4/4K3 w - - 0 1").unwrap();
-        let g = Guide::new(&target);
+        let g = Guide::new(&Setup::startpos(), &target);
         assert_eq!(g.dist[BISHOP_I][2][20], u8::MAX);
         assert_eq!(g.dist[BISHOP_I][5][12], 1);
     }

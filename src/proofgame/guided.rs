@@ -7,7 +7,9 @@
 //! one reaches the target; each visits a position once (a set of position keys). The estimate is not a lower
 //! bound, so the game found is usually longer than a shortest one; it comes in milliseconds where the exact
 //! search ([`super::search`]) needs an exponential number of nodes. Bounded by a node count (all searches
-//! together), a clock and a cap on the positions stored ([`STORE_CAP`], shared).
+//! together), a deadline the caller gives (no clock is read without one) and a cap on the positions stored
+//! ([`STORE_CAP`], shared). The guide's estimate follows the capture plan ([`super::plan`]): the units each side
+//! is to lose are routed to the squares where the other side's pawns must capture to change file.
 //!
 //! When the target has an e.p. square its last move was that double step (FIDE 3.7.2): the search goes to the
 //! position before it, and the double step is appended. Every game is replayed by the reference generator and
@@ -24,7 +26,7 @@ use crate::types::{Color, Move, Square};
 use hashbrown::{HashMap, HashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The searches of the portfolio, run interleaved ([`SLICE`] positions each in turn) until one finds a game:
 /// `weight2` is twice the estimate's weight against the plies played, `surplus` the extra priority per unit
@@ -65,8 +67,10 @@ struct Style {
 pub struct FastLimits {
     /// Positions expanded at most (all the portfolio's searches together).
     pub max_nodes: u64,
-    /// Wall-clock time at most.
-    pub time_limit: Duration,
+    /// The moment to stop at, if any: the caller reads the clock ([`super::decide`] sets it from the whole
+    /// decision's time limit; no clock is read here without one, so the search runs where there is none, e.g.
+    /// wasm32, bounded by `max_nodes`).
+    pub deadline: Option<Instant>,
 }
 
 /// How the fast search ended.
@@ -215,7 +219,6 @@ impl Run {
 
 /// Search for a game from `start` to `target` (see the module docs).
 pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastResult {
-    let clock = Instant::now();
     if let Some(ep) = target.ep_square {
         return via_double_step(start, target, ep, limits);
     }
@@ -227,7 +230,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
     let ctx = Ctx {
         start,
         target,
-        guide: Guide::new(target),
+        guide: Guide::new(start, target),
         cd,
         mask,
         troles,
@@ -259,10 +262,9 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
                     limits.max_nodes
                 ));
             }
-            if clock.elapsed() > limits.time_limit || crate::interrupt::stopping() {
+            if limits.deadline.is_some_and(|d| Instant::now() > d) || crate::interrupt::stopping() {
                 return FastResult::NotFound(format!(
-                    "the fast search stopped at its time limit ({:.1} s, {expanded} positions expanded)",
-                    limits.time_limit.as_secs_f64()
+                    "the fast search stopped at the time limit ({expanded} positions expanded)"
                 ));
             }
             let n = SLICE.min(limits.max_nodes - expanded);

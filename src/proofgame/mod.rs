@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 pub mod guide;
 pub mod guided;
+pub mod plan;
 
 /// Lower bound meaning "never".
 const NEVER: u32 = 1 << 16;
@@ -666,16 +667,17 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         return Verdict::Reachable(g);
     }
     let mut tried = Vec::new();
+    // The guided search stops at the decision's deadline; without a clock (wasm32) only its node budget
+    // bounds it, and a zero time limit (analyze) skips it.
+    let deadline = clock.map(|c| c + opts.time_limit);
     // Chess960: the starts whose king and rooks fit, standard start first.
     for s in starts.iter().take(4) {
-        let spent = clock.map_or(Duration::ZERO, |c| c.elapsed());
-        let left = opts.time_limit.saturating_sub(spent);
-        if left.is_zero() {
+        if opts.time_limit.is_zero() || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         let limits = guided::FastLimits {
             max_nodes: opts.limits.max_nodes,
-            time_limit: left,
+            deadline,
         };
         match guided::search_from(s, target, limits) {
             guided::FastResult::Found(g) => return Verdict::Reachable(g),
