@@ -146,6 +146,35 @@ fn insoluble_and_cooked_agree_with_brute_force() {
     assert_eq!(check(&e4, 5), brute(&e4, 5));
 }
 
+/// D8 (units that never moved) and D9 (distances around them), docs/proofgames.md, on constructed problems
+/// checked against the brute force: a bishop caged on c1 by its unmoved b2 and d2 pawns, a rook caged on h1
+/// by g2, h2 and the unmoved f1 bishop (both insoluble already in the initial position), and a queen that
+/// must go round its unmoved c2 pawn (d1-d2-a5: two moves, not the empty board's one). A caged piece may
+/// still be replaced by a promoted one, so the bound is then the promotion's (D5), far beyond 2 moves.
+#[test]
+fn unmoved_units_agree_with_brute_force() {
+    for (diagram, plies) in [
+        ("rnbqkbnr/pppppppp/8/8/8/4B3/PPPPPPPP/RN1QKBNR w", 4),
+        ("rnbqkbnr/pppppppp/8/8/8/5N1R/PPPPPPPP/RNBQKB2 w", 4),
+    ] {
+        let pos = parse(diagram);
+        assert_eq!(check(&pos, plies), 0, "{diagram}");
+        let reason = run(diagram, plies)["reason"].to_string();
+        // Excluded before any search (the empty board's bound, 1 move for the piece, admits the diagram).
+        assert!(
+            reason.contains("in the initial position"),
+            "{diagram}: {reason}"
+        );
+    }
+    let queen = play_uci(&["d2d3", "e7e6", "d1d2", "e6e5", "d2a5", "b8c6"]);
+    assert!(check(&queen, 6) >= 1);
+}
+
+/// A diagram with its side to move as a position (castling rights and e.p. none).
+fn parse(diagram: &str) -> Setup {
+    Setup::from_fen(&format!("{diagram} - - 0 1")).expect("diagram")
+}
+
 #[test]
 fn bad_input_exits_2() {
     for args in [

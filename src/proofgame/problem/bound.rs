@@ -7,10 +7,11 @@
 //! becomes a piece only on the last rank (3.7.5); castling moves the king and a rook in one move, at most once
 //! per game (3.8.2); a capture removes exactly one unit (3.1, 3.7.4 e.p. included).
 
+use crate::bitboard::attacks::{bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
-use crate::proofgame::{knight_distance, piece_moves, rel_rank, squares};
-use crate::types::{Color, Square};
+use crate::proofgame::{rel_rank, squares};
+use crate::types::{Color, Square, KING_STEPS, KNIGHT_STEPS};
 
 /// A bound meaning "never".
 pub(super) const NEVER: u32 = 1 << 16;
@@ -26,6 +27,8 @@ pub enum Why {
     TooManyPromotions(Color),
     /// D4: the pawns need more captures than the other side has units to lose.
     TooFewCaptures(Color),
+    /// D8–D9: no unit of the colour (nor a promotion) can still reach the diagram's piece on the square.
+    PieceOutOfReach(Color, Square),
     /// D5–D7: a side needs more moves than the plies leave it.
     TooManyMoves(Color, u32, u32),
     /// A castling right the stipulation fixes is already lost (rights never come back, FIDE 3.8.2.1).
@@ -55,6 +58,11 @@ impl std::fmt::Display for Why {
             Why::TooFewCaptures(c) => write!(
                 f,
                 "{}'s pawns need more captures than the other side has units to lose (D4)",
+                name(c)
+            ),
+            Why::PieceOutOfReach(c, s) => write!(
+                f,
+                "no {} unit can reach the diagram's piece on {s} (D8-D9)",
                 name(c)
             ),
             Why::TooManyMoves(c, need, have) => write!(
@@ -91,6 +99,100 @@ pub(super) struct Diagram {
     counts: [[i32; 6]; 2],
     /// Per colour: each diagram unit (square, role index).
     units: [Vec<(usize, usize)>; 2],
+    /// D8: the squares whose diagram unit stood there, unmoved, through the whole game.
+    pub(super) fixed: u64,
+    /// D9: per piece role (knight … king, index `role - 1`) and target square, the moves a unit of that role
+    /// needs from each square to the target around the `fixed` units (`u8::MAX`: never).
+    dist: Box<[[[u8; 64]; 64]; 5]>,
+}
+
+/// The squares a unit of `role` (knight … king) on `sq` moves to when the only other units stand on `occ`
+/// (FIDE 3.2–3.6 without the king's castling; never onto `occ`).
+fn steps(role: usize, sq: usize, occ: u64) -> u64 {
+    let leap = |table: &[(i32, i32); 8]| {
+        let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+        table
+            .iter()
+            .filter(|(df, dr)| (0..8).contains(&(f + df)) && (0..8).contains(&(r + dr)))
+            .fold(0u64, |m, (df, dr)| m | 1 << ((r + dr) * 8 + f + df))
+    };
+    let to = match role {
+        KNIGHT_I => leap(&KNIGHT_STEPS),
+        BISHOP_I => bishop_walk(sq, occ),
+        ROOK_I => rook_walk(sq, occ),
+        QUEEN_I => bishop_walk(sq, occ) | rook_walk(sq, occ),
+        _ => leap(&KING_STEPS),
+    };
+    to & !occ
+}
+
+/// D8: the diagram squares whose unit never moved. A pawn on its starting rank (rank 2 for White, 7 for Black)
+/// never moved: pawns only move forward (FIDE 3.7), so none ever came there, and it was never captured. Then,
+/// to a fixpoint: a piece standing in the diagram on its own square of the initial position (same colour and
+/// role) whose every move in or out (the squares next to it in its role's pattern, FIDE 3.2–3.6) is onto a
+/// square of an unmoved unit never moved either: no unit of its role could have left or entered the square
+/// (castling moves a king or rook onto other squares only, FIDE 3.8.2; promotion happens on the far rank only).
+fn fixed_units(setup: &Setup) -> u64 {
+    let start = Setup::startpos();
+    let mut fixed = 0u64;
+    for sq in Square::all() {
+        if let Some(p) = setup.piece_at(sq) {
+            let home = if p.color == Color::White { 1 } else { 6 };
+            if p.role == crate::types::Role::Pawn && sq.index() / 8 == home {
+                fixed |= 1 << sq.index();
+            }
+        }
+    }
+    loop {
+        let before = fixed;
+        for sq in Square::all() {
+            let (Some(p), Some(q)) = (setup.piece_at(sq), start.piece_at(sq)) else {
+                continue;
+            };
+            let s = sq.index();
+            if p != q || p.role == crate::types::Role::Pawn || fixed >> s & 1 != 0 {
+                continue;
+            }
+            // The squares next to `s` in the role's pattern (a slider's first step in each direction).
+            let near = match p.role.index() {
+                BISHOP_I => bishop_walk(s, !0),
+                ROOK_I => rook_walk(s, !0),
+                QUEEN_I => bishop_walk(s, !0) | rook_walk(s, !0),
+                role => steps(role, s, 0),
+            };
+            if near & !fixed == 0 {
+                fixed |= 1 << s;
+            }
+        }
+        if fixed == before {
+            return fixed;
+        }
+    }
+}
+
+/// D9: for each piece role and target square, breadth-first distances from every square around `fixed`.
+fn distances(fixed: u64) -> Box<[[[u8; 64]; 64]; 5]> {
+    let mut t = Box::new([[[u8::MAX; 64]; 64]; 5]);
+    for role in KNIGHT_I..=KING_I {
+        for target in 0..64usize {
+            if fixed >> target & 1 != 0 {
+                continue;
+            }
+            let row = &mut t[role - 1][target];
+            row[target] = 0;
+            let mut queue = std::collections::VecDeque::from([target]);
+            while let Some(s) = queue.pop_front() {
+                // Piece moves are reversible on a fixed board: the squares reaching `s` are those `s` reaches.
+                for n in squares(steps(role, s, fixed)) {
+                    if row[n] == u8::MAX {
+                        row[n] = row[s] + 1;
+                        queue.push_back(n);
+                    }
+                }
+            }
+        }
+    }
+    t
 }
 
 impl Diagram {
@@ -100,7 +202,10 @@ impl Diagram {
             colors: [0; 2],
             counts: [[0; 6]; 2],
             units: [Vec::new(), Vec::new()],
+            fixed: fixed_units(setup),
+            dist: Box::new([[[u8::MAX; 64]; 64]; 5]),
         };
+        d.dist = distances(d.fixed);
         for sq in Square::all() {
             if let Some(p) = setup.piece_at(sq) {
                 let (c, r, s) = (p.color.index(), p.role.index(), sq.index());
@@ -110,8 +215,19 @@ impl Diagram {
                 d.units[c].push((s, r));
             }
         }
-        knight_distance();
         d
+    }
+
+    /// D9: the fewest moves a unit of `role` (knight … king) of `own` needs to stand on `sq`, or `none`.
+    #[inline]
+    fn moves_to(&self, b: &Board, own: u64, role: usize, sq: usize, none: i32) -> i32 {
+        let row = &self.dist[role - 1][sq];
+        squares(b.roles[role] & own)
+            .map(|p| row[p])
+            .filter(|&d| d != u8::MAX)
+            .map(i32::from)
+            .min()
+            .unwrap_or(none)
     }
 
     /// Whether `b` stands as the diagram (placement only).
@@ -141,9 +257,7 @@ impl Diagram {
             if (b.roles[role] & own) >> sq & 1 != 0 {
                 continue;
             }
-            let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
             let promoted = promote + i32::from(rel_rank(c, sq) != 7);
-            let pieces = |i: usize| squares(b.roles[i] & own);
             let d = match role {
                 PAWN_I => {
                     let best = squares(pawns)
@@ -158,14 +272,18 @@ impl Diagram {
                     best.0
                 }
                 KNIGHT_I | BISHOP_I | ROOK_I | QUEEN_I => {
-                    piece_moves(b, own, role, sq, promoted, NEVER as i32)
+                    self.moves_to(b, own, role, sq, NEVER as i32).min(promoted)
                 }
                 _ => {
                     let king = |p: usize| {
-                        let (pf, pr) = ((p % 8) as i32, (p / 8) as i32);
-                        (pf - f).abs().max((pr - r).abs())
+                        let d = self.dist[KING_I - 1][sq][p];
+                        if d == u8::MAX {
+                            NEVER as i32
+                        } else {
+                            i32::from(d)
+                        }
                     };
-                    let mut d = pieces(KING_I).map(king).min().unwrap_or(NEVER as i32);
+                    let mut d = self.moves_to(b, own, KING_I, sq, NEVER as i32);
                     // Castling takes the king to the g- or c-file of its back rank in one move (FIDE 3.8.2).
                     let back = if c == 0 { 0 } else { 56 };
                     if castle & 1 != 0 {
@@ -177,6 +295,9 @@ impl Diagram {
                     d
                 }
             };
+            if d >= NEVER as i32 {
+                return Err(Why::PieceOutOfReach(color, Square::new(sq as u8)));
+            }
             total += d;
         }
         Ok((total, captures))
@@ -227,17 +348,19 @@ impl Diagram {
     }
 
     /// Whether both sides fit their moves into `remaining` plies with side `b.turn` to move (the side to move
-    /// makes the odd plies).
+    /// makes the odd plies); when they do, the moves both need together.
     #[inline]
-    pub(super) fn feasible(&self, b: &Board, remaining: u32) -> Result<(), Why> {
+    pub(super) fn feasible(&self, b: &Board, remaining: u32) -> Result<u32, Why> {
         let s = b.turn as usize;
         let have = [remaining.div_ceil(2), remaining / 2];
+        let mut total = 0;
         for (i, c) in [s, s ^ 1].into_iter().enumerate() {
             let n = self.need(b, c)?;
             if n > have[i] {
                 return Err(Why::TooManyMoves(Color::ALL[c], n, have[i]));
             }
+            total += n;
         }
-        Ok(())
+        Ok(total)
     }
 }

@@ -234,8 +234,38 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
                 .join(" ")
         ));
     }
+    let mut swap = false;
+    if !complete && answer.count == 1 {
+        if let Some(g) = answer.solutions.first().and_then(|g| exchanged(p, g)) {
+            answer.solutions.push(g);
+            answer.count = 2;
+            swap = true;
+        }
+    }
     decide(&mut answer, &budget, p.plies);
+    if swap {
+        answer.reason += "; the second game exchanges two moves of one side in the first";
+    }
     Ok(answer)
+}
+
+/// A second solution from a first one when a limit stopped the search: the game with two moves of the same side
+/// exchanged (plies i and j of the same parity), if the reference generator replays it legally to the diagram
+/// ([`replays`]); a different sequence of moves, so the problem is cooked.
+fn exchanged(p: &Problem, game: &[Move]) -> Option<Vec<Move>> {
+    for gap in (2..game.len()).step_by(2) {
+        for i in 0..game.len() - gap {
+            if game[i] == game[i + gap] {
+                continue;
+            }
+            let mut g = game.to_vec();
+            g.swap(i, i + gap);
+            if replays(p, &g) {
+                return Some(g);
+            }
+        }
+    }
+    None
 }
 
 /// The verdict and its reason from the count and whether the search finished.

@@ -111,6 +111,13 @@ impl Worker<'_> {
         if self.diagram.feasible(b, remaining).is_err() {
             return (0, true);
         }
+        self.count_feasible(b, remaining)
+    }
+
+    /// [`Worker::count`] for a position `b` with `remaining` ≥ 1 that the deductions admit. The moves are
+    /// searched in the order of the moves both sides still need after them, fewest first (the count does not
+    /// depend on the order; solutions, and so cooks, are met sooner).
+    fn count_feasible(&mut self, b: &Board, remaining: u32) -> (u64, bool) {
         if let Some(c) = self.finish.castling {
             if b.castling & c != c {
                 return (0, true);
@@ -127,27 +134,41 @@ impl Worker<'_> {
         }
         let moves = movegen::moves::<MagicSliders>(b, self.cd);
         let mut total = 0u64;
-        for &m in moves.as_slice() {
-            let next = b.make::<true>(self.cd, m);
-            self.path.push(m);
-            if remaining == 1 {
+        if remaining == 1 {
+            for &m in moves.as_slice() {
+                let next = b.make::<true>(self.cd, m);
                 if self.ends(&next, m) {
                     total += 1;
                     if self.found.len() < self.keep {
+                        self.path.push(m);
                         self.found.push(self.path.clone());
+                        self.path.pop();
                     }
                 }
-            } else {
-                let (n, done) = self.count(&next, remaining - 1);
-                total = total.saturating_add(n);
-                if !done {
-                    self.path.pop();
-                    return (total, false);
-                }
             }
-            self.path.pop();
+            return (total, true);
         }
-        if remaining > 1 && self.tt.len() < TT_CAP {
+        let mut order = [(0u32, 0u32); 256];
+        let mut len = 0;
+        for &m in moves.as_slice() {
+            let next = b.make::<true>(self.cd, m);
+            if let Ok(need) = self.diagram.feasible(&next, remaining - 1) {
+                order[len] = (need, m);
+                len += 1;
+            }
+        }
+        order[..len].sort_unstable();
+        for &(_, m) in &order[..len] {
+            let next = b.make::<true>(self.cd, m);
+            self.path.push(m);
+            let (n, done) = self.count_feasible(&next, remaining - 1);
+            self.path.pop();
+            total = total.saturating_add(n);
+            if !done {
+                return (total, false);
+            }
+        }
+        if self.tt.len() < TT_CAP {
             self.tt.insert(key, total);
         }
         (total, true)
