@@ -34,6 +34,7 @@ use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, R
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 
+pub mod assign;
 pub mod guide;
 pub mod guided;
 pub mod plan;

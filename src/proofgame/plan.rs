@@ -17,7 +17,7 @@
 //! ([`super::matches`]). No verdict "impossible" comes from a plan; a target with no plan (a pawn no start
 //! pawn can reach, or more pawns than the start has) only leaves the guide without planned squares.
 
-use super::guide::assignment;
+use super::assign::assignment;
 use crate::position::Setup;
 use crate::types::{Color, Role, Square};
 

@@ -10,8 +10,9 @@
 use crate::bitboard::attacks::{bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
+use crate::proofgame::guide::steps;
 use crate::proofgame::{rel_rank, squares};
-use crate::types::{Color, Square, KING_STEPS, KNIGHT_STEPS};
+use crate::types::{Color, Square};
 
 /// A bound meaning "never".
 pub(super) const NEVER: u32 = 1 << 16;
@@ -104,26 +105,6 @@ pub(super) struct Diagram {
     /// D9: per piece role (knight … king, index `role - 1`) and target square, the moves a unit of that role
     /// needs from each square to the target around the `fixed` units (`u8::MAX`: never).
     dist: Box<[[[u8; 64]; 64]; 5]>,
-}
-
-/// The squares a unit of `role` (knight … king) on `sq` moves to when the only other units stand on `occ`
-/// (FIDE 3.2–3.6 without the king's castling; never onto `occ`).
-fn steps(role: usize, sq: usize, occ: u64) -> u64 {
-    let leap = |table: &[(i32, i32); 8]| {
-        let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
-        table
-            .iter()
-            .filter(|(df, dr)| (0..8).contains(&(f + df)) && (0..8).contains(&(r + dr)))
-            .fold(0u64, |m, (df, dr)| m | 1 << ((r + dr) * 8 + f + df))
-    };
-    let to = match role {
-        KNIGHT_I => leap(&KNIGHT_STEPS),
-        BISHOP_I => bishop_walk(sq, occ),
-        ROOK_I => rook_walk(sq, occ),
-        QUEEN_I => bishop_walk(sq, occ) | rook_walk(sq, occ),
-        _ => leap(&KING_STEPS),
-    };
-    to & !occ
 }
 
 /// D8: the diagram squares whose unit never moved. A pawn on its starting rank (rank 2 for White, 7 for Black)
