@@ -7,7 +7,8 @@
 # The load average is printed at the start and the end: on a shared machine the CPU seconds are the steadier
 # figure.
 # Usage: benches/deep-overhead.sh [DEPTH (7)] [RUNS (3)] [SPLIT (4)] [extra perft/run-unit options]
-#        (default extra options: --threads 2; PERFTLAB=path runs that binary instead of building)
+#        (default extra options: --threads 2; PERFTLAB=path runs that binary instead of building; FEN='…'
+#        counts that position instead of the start position, e.g. Kiwipete)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 depth="${1:-7}"
@@ -16,6 +17,7 @@ split="${3:-4}"
 shift 3 || shift $# || true
 extra=("$@")
 [ ${#extra[@]} -gt 0 ] || extra=(--threads 2)
+if [ -n "${FEN:-}" ]; then pos=(--fen "$FEN"); else pos=(--startpos); fi
 if [ -z "${PERFTLAB:-}" ]; then
     cargo build --release --quiet
     bin="${CARGO_TARGET_DIR:-target}/release/perftlab"
@@ -52,20 +54,20 @@ sum_parts() { # print "cpu wall" summed over $work/parts, then empty it
     : >"$work/parts"
 }
 
-plain() { timed plain "$bin" perft --startpos --depth "$depth" --quiet "${extra[@]}"; check plain; }
+plain() { timed plain "$bin" perft "${pos[@]}" --depth "$depth" --quiet "${extra[@]}"; check plain; }
 checkpoint() {
     rm -f "$work/j.jsonl"
-    timed checkpoint "$bin" perft --startpos --depth "$depth" --checkpoint "$work/j.jsonl" --quiet "${extra[@]}"
+    timed checkpoint "$bin" perft "${pos[@]}" --depth "$depth" --checkpoint "$work/j.jsonl" --quiet "${extra[@]}"
     check checkpoint
 }
 split_run() {
-    timed split "$bin" perft --startpos --depth "$depth" --split-depth "$split" --quiet "${extra[@]}"
+    timed split "$bin" perft "${pos[@]}" --depth "$depth" --split-depth "$split" --quiet "${extra[@]}"
     check split
 }
 killed() { # --checkpoint, SIGKILL once 40 % of the frontier is journaled, then the same command again
     local j="$work/k.jsonl" pid child total lines
     rm -f "$j"
-    local args=(perft --startpos --depth "$depth" --checkpoint "$j" --quiet "${extra[@]}")
+    local args=(perft "${pos[@]}" --depth "$depth" --checkpoint "$j" --quiet "${extra[@]}")
     /usr/bin/time -f '%U %S %e' -o "$work/time" "$bin" "${args[@]}" >/dev/null 2>&1 &
     pid=$!
     while :; do
@@ -86,7 +88,7 @@ killed() { # --checkpoint, SIGKILL once 40 % of the frontier is journaled, then 
 }
 units() { # plan --shards 4, 4 × run-unit, merge (the plan at the same split ply)
     rm -rf "$work/plan"
-    timed plan "$bin" plan --startpos --depth "$depth" --split-depth "$split" --shards 4 --out "$work/plan"
+    timed plan "$bin" plan "${pos[@]}" --depth "$depth" --split-depth "$split" --shards 4 --out "$work/plan"
     for k in 0 1 2 3; do
         timed unit "$bin" run-unit "$work/plan" --shard "$k" --quiet "${extra[@]}"
     done
@@ -94,10 +96,10 @@ units() { # plan --shards 4, 4 × run-unit, merge (the plan at the same split pl
     check units
 }
 
-echo "perftlab $("$bin" --version 2>/dev/null | awk '{print $2}'), start position perft $depth, split ply $split," \
+echo "perftlab $("$bin" --version 2>/dev/null | awk '{print $2}'), ${FEN:-start position} perft $depth, split ply $split," \
     "options: ${extra[*]}, $runs interleaved rounds; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$work/parts"
-"$bin" perft --startpos --depth "$depth" --quiet "${extra[@]}" >"$work/out" 2>/dev/null
+"$bin" perft "${pos[@]}" --depth "$depth" --quiet "${extra[@]}" >"$work/out" 2>/dev/null
 want=$(nodes_of)
 for ((r = 1; r <= runs; r++)); do
     for path in plain checkpoint split_run killed units; do

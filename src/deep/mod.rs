@@ -24,6 +24,7 @@ pub mod work;
 
 use crate::backend::{Backend, Detail};
 use crate::error::{Error, Result};
+use crate::position::Setup;
 use crate::validate::Checked;
 use journal::Journal;
 use serde_json::json;
@@ -48,7 +49,8 @@ pub const CHECKPOINT_PLY4_DEPTH: u32 = 8;
 pub fn frontier_sha(f: &split::Frontier) -> String {
     let mut text = String::new();
     for p in f.pieces() {
-        text.push_str(&format!("{} {}\n", p.fen, p.mult));
+        use std::fmt::Write;
+        let _ = writeln!(text, "{} {}", p.fen, p.mult);
     }
     seal::sha256_hex(text.as_bytes())
 }
@@ -135,7 +137,7 @@ pub fn perft_split(
         }
     };
     let (s, f) = frontier;
-    let fens: Vec<String> = f.pieces().map(|p| p.fen.to_string()).collect();
+    let mut fens: Vec<String> = f.pieces().map(|p| p.fen.to_string()).collect();
     let mut journal = match o.checkpoint {
         Some(path) => {
             let mut identity = json!({
@@ -175,12 +177,18 @@ pub fn perft_split(
         }
         None => None,
     };
+    // In the order the expansion found the positions (siblings together, as a plain count walks them), so
+    // that the one hash table of the run still holds the transpositions they share
+    // ([`split::Frontier::count_order`]).
     let todo: Vec<(usize, Checked, String)> = f
-        .pieces()
-        .zip(fens)
-        .enumerate()
-        .map(|(i, (p, fen))| Ok((i, Checked::reached(p.setup())?, fen)))
+        .count_order()
+        .into_iter()
+        .map(|i| {
+            let fen = std::mem::take(&mut fens[i]);
+            Ok((i, Checked::reached(Setup::from_fen(&fen)?)?, fen))
+        })
         .collect::<Result<_>>()?;
+    drop(fens);
     let resume = match o.checkpoint {
         Some(p) => format!(
             "; they are saved in {}: run the same command again to resume",

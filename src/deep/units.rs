@@ -14,7 +14,10 @@
 //! - `journal/`: the checkpoint journals of unfinished shards;
 //! - `slurm.sbatch`, `k8s-job.yaml`, `run-parallel.sh`: launchers.
 //!
-//! Positions are dealt to shards round-robin in FEN order, which spreads the big subtrees evenly enough.
+//! Shard k holds the k-th of N equal runs of the positions in the order the frontier expansion found them
+//! ([`super::split::Frontier::count_order`]: siblings together), so that a unit's one hash table finds the
+//! transpositions its positions share; plans written before dealt them round-robin in FEN order (still run
+//! and merged).
 
 use super::journal::Journal;
 use super::seal::{as_u128, is_sealed, seal, sha256_hex, u128_value, write_atomic};
@@ -249,11 +252,16 @@ pub fn plan(
         std::fs::create_dir_all(&d).map_err(io_err(&d))?;
     }
     let mut shard_sha = Vec::with_capacity(shards);
+    // Shard k is the k-th of `shards` runs of the positions in the order the expansion found them, in that
+    // order: siblings share transpositions, which the unit's one hash table then finds
+    // ([`split::Frontier::count_order`]).
+    let order = f.count_order();
     for k in 0..shards {
         // The unit's text is written position by position (a JSON value of the whole unit would hold
         // several hundred bytes per position more than the text).
         let mut text = format!("{{\"perftlab_unit\":{FORMAT},\"positions\":[");
-        for (n, (i, p)) in f.pieces().enumerate().skip(k).step_by(shards).enumerate() {
+        let run = &order[k * order.len() / shards..(k + 1) * order.len() / shards];
+        for (n, (i, p)) in run.iter().map(|&i| (i, f.piece(i))).enumerate() {
             let by_move: Map<String, Value> = p
                 .by_move()
                 .map(|(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
@@ -744,7 +752,9 @@ fn check_result(
         }
         results.insert(i, r);
     }
-    let want: Vec<usize> = unit.positions.iter().map(|p| p.i).collect();
+    // The unit's positions in any order (plans write them in counting order, older plans by index).
+    let mut want: Vec<usize> = unit.positions.iter().map(|p| p.i).collect();
+    want.sort_unstable();
     if results.keys().copied().collect::<Vec<_>>() != want {
         return Err(format!(
             "{name}: its positions are not those of the shard's unit"

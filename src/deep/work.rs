@@ -361,10 +361,14 @@ pub fn frontier_totals(
     };
     for (i, p) in f.pieces().enumerate() {
         if let Some(r) = results.get(&i) {
-            let by_move: Vec<(String, u128)> = p
-                .by_move()
-                .map(|(k, n)| (f.root_moves[k as usize].clone(), n))
-                .collect();
+            // The root moves' names only for a divide (a split of 72,078 positions has some 200,000).
+            let by_move: Vec<(String, u128)> = if divide {
+                p.by_move()
+                    .map(|(k, n)| (f.root_moves[k as usize].clone(), n))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             t.add(p.mult, &by_move, r);
         }
     }
