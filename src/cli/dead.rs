@@ -142,23 +142,17 @@ fn input_of<'a>(
     lines: &[(usize, &'a str)],
     default: SideArg,
 ) -> std::result::Result<Input<'a>, LineError> {
-    let read = |&(n, l): &(usize, &'a str)| read_line(n, l);
-    let positions: Vec<Position> = match lines
+    // An indexed collect writes every line's result in place (a filtered one grew vectors and joined them: a
+    // tenth of a scan of real positions in page faults and copies); the first bad line is the error.
+    let read: Vec<Option<std::result::Result<Position, LineError>>> = lines
         .par_iter()
         .with_min_len(256)
-        .filter_map(read)
-        .collect::<std::result::Result<_, _>>()
-    {
-        Ok(positions) => positions,
-        // Rayon returns some error; the message names the first bad line.
-        Err(e) => {
-            return Err(lines
-                .iter()
-                .filter_map(read)
-                .find_map(|r| r.err())
-                .unwrap_or(e))
-        }
-    };
+        .map(|&(n, l)| read_line(n, l))
+        .collect();
+    let mut positions = Vec::with_capacity(read.iter().filter(|r| r.is_some()).count());
+    for r in read.into_iter().flatten() {
+        positions.push(r?);
+    }
     let mut queries = Vec::with_capacity(positions.len() * 2);
     for (at, p) in positions.iter().enumerate() {
         let sides = sides_of(p.side, default);
@@ -345,7 +339,7 @@ pub fn run(a: DeadArgs) -> Result<i32> {
     let total = input.queries.len();
     crate::interrupt::set_status(format!("0 of {total} queries answered"));
     let bar = progress_bar(total as u64, a.quiet, "queries");
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Answer>)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Result<Answer>>)>();
     let shortest = a.shortest;
     let jobs = jobs_of(&input, a.scan);
     let (tally, failure) = std::thread::scope(|scope| {
@@ -358,12 +352,22 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                     .with_max_len(1)
                     .for_each_with(tx, |tx, queries| {
                         let mut memo = dead::Memo::default();
-                        for i in queries.clone() {
-                            let q = &input.queries[i];
-                            let p = &input.positions[q.at];
-                            let _ = tx.send((i, decide_one(p, q, limits, shortest, &mut memo)));
-                            bar.inc(1);
-                        }
+                        let mut at = usize::MAX;
+                        let answers: Vec<Result<Answer>> = queries
+                            .clone()
+                            .map(|i| {
+                                let q = &input.queries[i];
+                                if at == usize::MAX || !same_position(input, at, q.at) {
+                                    // A new position of the job: a new memo.
+                                    memo = dead::Memo::default();
+                                }
+                                at = q.at;
+                                let p = &input.positions[q.at];
+                                decide_one(p, q, limits, shortest, &mut memo)
+                            })
+                            .collect();
+                        bar.inc(answers.len() as u64);
+                        let _ = tx.send((queries.start, answers));
                     });
             });
         });
@@ -389,23 +393,29 @@ pub fn run(a: DeadArgs) -> Result<i32> {
 
 /// The rayon jobs of the run, as ranges of queries: one query per job (queries differ in cost by four
 /// orders of magnitude, so every idle thread steals single queries and no thread is left with a long tail),
-/// except in the scan, where the queries of one position (on one line, or on consecutive lines) make one job
-/// and are decided in turn with one [`dead::Memo`].
+/// except in the scan, where the queries of one position (on one line, or on consecutive lines) are decided in
+/// turn with one [`dead::Memo`], and whole positions make jobs of about [`SCAN_JOB_QUERIES`] queries (the scan
+/// answers most queries in microseconds; a message and a reorder step per query were a tenth of its time).
 fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
     let n = input.queries.len();
     if !scan {
         return (0..n).map(|i| i..i + 1).collect();
     }
-    let mut jobs = Vec::with_capacity(input.positions.len());
+    let mut jobs = Vec::with_capacity(n / SCAN_JOB_QUERIES + 1);
     let mut start = 0;
     for i in 1..=n {
-        if i == n || !same_position(input, input.queries[i].at, input.queries[start].at) {
+        let boundary =
+            i == n || !same_position(input, input.queries[i].at, input.queries[i - 1].at);
+        if boundary && (i == n || i - start >= SCAN_JOB_QUERIES) {
             jobs.push(start..i);
             start = i;
         }
     }
     jobs
 }
+
+/// Queries per job of the scan, at least (whole positions).
+const SCAN_JOB_QUERIES: usize = 64;
 
 /// Whether positions `i` and `j` of the input are one position (the same index, or equal valid positions
 /// on consecutive lines, as in files that ask for each side on a line of its own).
@@ -451,34 +461,38 @@ fn decide_one(
 fn print_in_order(
     a: &DeadArgs,
     input: &Input,
-    rx: std::sync::mpsc::Receiver<(usize, Result<Answer>)>,
+    rx: std::sync::mpsc::Receiver<(usize, Vec<Result<Answer>>)>,
 ) -> (Tally, Option<Error>) {
-    let mut waiting: BTreeMap<usize, Result<Answer>> = BTreeMap::new();
+    // The answers of jobs that came early, by the index of their first query.
+    let mut waiting: BTreeMap<usize, Vec<Result<Answer>>> = BTreeMap::new();
     let (mut next, mut tally) = (0, Tally::default());
     let mut previous: Option<Answer> = None;
     let total = input.queries.len();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    while let Ok((i, answer)) = rx.recv() {
-        waiting.insert(i, answer);
+    while let Ok((i, answers)) = rx.recv() {
+        waiting.insert(i, answers);
         waiting.extend(rx.try_iter());
         let guard = crate::interrupt::critical();
         let mut written = Ok(());
-        while let Some(answer) = waiting.remove(&next) {
-            let q = &input.queries[next];
-            let p = &input.positions[q.at];
-            let answer = match answer {
-                Ok(x) => x,
-                Err(e) => return (tally, Some(e)),
-            };
-            written = written.and_then(|()| print_answer(&mut out, a, p, q, &answer, &mut tally));
-            if q.pair_end && !a.json && !a.scan {
-                if let Some(white) = &previous {
-                    written = written
-                        .and_then(|()| writeln!(out, "{}", dead_line(p.fen, white, &answer)));
+        while let Some(answers) = waiting.remove(&next) {
+            for answer in answers {
+                let q = &input.queries[next];
+                let p = &input.positions[q.at];
+                let answer = match answer {
+                    Ok(x) => x,
+                    Err(e) => return (tally, Some(e)),
+                };
+                written =
+                    written.and_then(|()| print_answer(&mut out, a, p, q, &answer, &mut tally));
+                if q.pair_end && !a.json && !a.scan {
+                    if let Some(white) = &previous {
+                        written = written
+                            .and_then(|()| writeln!(out, "{}", dead_line(p.fen, white, &answer)));
+                    }
                 }
+                next += 1;
+                previous = Some(answer);
             }
-            next += 1;
-            previous = Some(answer);
         }
         if let Err(e) = written.and_then(|()| out.flush()) {
             return (

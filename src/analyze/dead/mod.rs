@@ -27,14 +27,18 @@
 
 mod blocked;
 mod closure;
+mod fast_path;
 mod helpmate;
 mod lines;
 mod material;
 mod saturate;
 mod tempo;
+mod verdict;
 
 pub use material::material_reason;
 pub use saturate::fortress;
+use verdict::squares_of;
+pub use verdict::{DeadReport, Decision, Limit, Reason, Region, SideReport, Sides, Verdict};
 
 use blocked::blocked_reason;
 use closure::Closure;
@@ -45,12 +49,11 @@ use crate::bitboard::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
 use crate::bitboard::board::{Board, CastlingData, BISHOP_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::bitboard::movegen::{self as mg};
 use crate::error::{Error, Result};
+use crate::position::Setup;
 use crate::reference::Mailbox;
-use crate::types::{Color, Move, Piece, Square};
+use crate::types::{Color, Move};
 use crate::validate::Checked;
 use hashbrown::HashMap;
-use serde::Serialize;
-use std::fmt;
 use std::time::{Duration, Instant};
 
 /// Light squares (b1, a2, …, h8 is dark).
@@ -62,20 +65,6 @@ pub(super) const DARK: u64 = !LIGHT;
 /// 20,000 left undetermined, at 5,000,000 nodes: shares of 5,000, 20,000, 40,000, 160,000, 1,000,000 and
 /// 5,000,000 found 9, 16, 22, 39, 58 and 55 helpmates.
 const ITERATION_NODES_MIN: u64 = 20_000;
-/// Nodes of the quick path's closure (gated by [`CLOSURE_GATE_MOVES`]).
-const QUICK_NODES: u64 = 3_000;
-/// Nodes of the quick path's helpmate probe.
-const QUICK_PROBE_NODES: u64 = 1_000;
-/// The quick and scan paths run their small closure only when the side to move has at most this many legal
-/// moves: a closure of [`QUICK_NODES`] positions closes only where almost nothing can move, and an open
-/// position would spend its whole budget for nothing.
-const CLOSURE_GATE_MOVES: u64 = 8;
-/// ... and the other side at most this many moves, roughly counted ([`other_side_mobility`]). Measured on
-/// CHA-Solver's test files, scan mode, one thread (2026-12-03): without this gate tests/lichess.txt took 2.7 s
-/// CPU and tests/positions.txt proved 2,433 queries unwinnable; with 24, 1.9 s and 2,433; with 16, 1.44 s and
-/// 2,419 (CHA-Solver's fast check: 2,334); with 12, 1.45 s and 2,416. Lichess proved 2,410 at every setting.
-const CLOSURE_GATE_OTHER_MOVES: u32 = 16;
-
 /// Search limits of one query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -103,302 +92,6 @@ impl Default for Limits {
             scan: false,
         }
     }
-}
-
-/// A piece and the squares it can ever reach in a blocked structure.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Region {
-    /// The piece.
-    pub piece: Piece,
-    /// Where it stands.
-    pub square: Square,
-    /// Every square it can ever stand on (its own square included), as a bitboard (bit 0 = a1).
-    pub reach: u64,
-}
-
-/// Why a side can never checkmate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reason {
-    /// The game is over already: `checkmated` (the intended winner is mated) or `stalemate` (FIDE 5.2.1).
-    GameOver(&'static str),
-    /// A material rule (described in the text).
-    InsufficientMaterial(String),
-    /// Every pawn is fixed forever (blocked, and nothing can ever capture or be captured by a pawn), and from the
-    /// squares its pieces can ever reach the intended winner never attacks a square the loser's king can reach.
-    Blocked {
-        /// The fixed pawns (bitboard).
-        pawns: u64,
-        /// Every other piece with the squares it can ever reach.
-        regions: Vec<Region>,
-    },
-    /// The pawns can still move, but only into finitely many configurations (none with a promotion), and in each
-    /// one, from the squares its pieces may stand on, the intended winner never attacks a square the loser's king
-    /// may stand on without leaving it a flight square (the fortress proof, `saturate.rs`).
-    Fortress {
-        /// Pawn configurations reachable (over-approximated), the current one included.
-        pawn_states: u64,
-        /// Every other piece with the squares it may stand on while the pawns stand as now.
-        regions: Vec<Region>,
-    },
-    /// The fortress proof ([`Reason::Fortress`]), where in some configurations the loser's king could be left
-    /// without a flight square, but the loser has only king moves there and an exact search over the two kings'
-    /// squares and the side to move reaches no checkmate: the mate would need the winner to gain a tempo
-    /// (`tempo.rs`).
-    Tempo {
-        /// Pawn configurations reachable (over-approximated), the current one included.
-        pawn_states: u64,
-        /// Configurations decided by the search over the two kings and the side to move.
-        tempo_states: u64,
-        /// Placements of the two kings with the side to move reached in those configurations.
-        king_positions: u64,
-        /// Every other piece with the squares it may stand on while the pawns stand as now.
-        regions: Vec<Region>,
-    },
-    /// Every line of at most `plies` legal moves ends where the winner lacks mating material or the game is
-    /// over, with no checkmate of the loser on the way (`lines.rs`).
-    EveryLine {
-        /// Plies explored.
-        plies: u32,
-        /// Positions visited.
-        positions: u64,
-    },
-    /// Every position reachable from this one was visited (exact comparison) and none is a checkmate.
-    ExhaustedSearch {
-        /// Distinct positions visited.
-        positions: u64,
-    },
-    /// The position has only one legal move, and so on (`moves`, at most 100); the position they reach is
-    /// unwinnable by `then`. Every position reachable from the first is either on that forced line (none of
-    /// them a checkmate: each has a legal move) or reachable from the last, so the proof carries over.
-    Forced {
-        /// The forced moves, from the position.
-        moves: Vec<Move>,
-        /// The proof for the position after them.
-        then: Box<Reason>,
-    },
-}
-
-pub(super) fn squares_of(bb: u64) -> Vec<Square> {
-    let mut out = Vec::new();
-    let mut bits = bb;
-    while bits != 0 {
-        out.push(Square::new(bits.trailing_zeros() as u8));
-        bits &= bits - 1;
-    }
-    out
-}
-
-fn square_list(bb: u64) -> String {
-    squares_of(bb)
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// "; Ke1 reaches only a1 b1 …{suffix}" for each region.
-fn write_regions(f: &mut fmt::Formatter<'_>, regions: &[Region], suffix: &str) -> fmt::Result {
-    for r in regions {
-        write!(
-            f,
-            "; {}{} reaches only {}{suffix}",
-            r.piece.char(),
-            r.square,
-            square_list(r.reach)
-        )?;
-    }
-    Ok(())
-}
-
-impl fmt::Display for Reason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Reason::GameOver(what) => write!(f, "game over ({what})"),
-            Reason::InsufficientMaterial(text) => write!(f, "insufficient material: {text}"),
-            Reason::Blocked { pawns, regions } => {
-                write!(
-                    f,
-                    "blocked structure: pawns {} can never move or capture",
-                    square_list(*pawns)
-                )?;
-                write_regions(f, regions, "")?;
-                write!(
-                    f,
-                    "; so wherever the winner could give check the king keeps a flight square"
-                )
-            }
-            Reason::Fortress {
-                pawn_states,
-                regions,
-            } => {
-                write!(
-                    f,
-                    "fortress: the pawns can reach only {pawn_states} configurations, none with a promotion"
-                )?;
-                write_regions(f, regions, " while the pawns stand")?;
-                write!(
-                    f,
-                    "; in every configuration, wherever the winner could give check the king keeps a flight square"
-                )
-            }
-            Reason::Tempo {
-                pawn_states,
-                tempo_states,
-                king_positions,
-                regions,
-            } => {
-                write!(
-                    f,
-                    "fortress held by tempo: the pawns can reach only {pawn_states} configurations, none with a promotion"
-                )?;
-                write_regions(f, regions, " while the pawns stand")?;
-                write!(
-                    f,
-                    "; in {tempo_states} of them the loser has only king moves, and of the {king_positions} placements of both kings with the side to move it can reach there none is a checkmate (the winner would need a tempo)"
-                )?;
-                if tempo_states < pawn_states {
-                    write!(
-                        f,
-                        "; in the others, wherever the winner could give check the king keeps a flight square"
-                    )?;
-                }
-                Ok(())
-            }
-            Reason::EveryLine { plies, positions } => write!(
-                f,
-                "every line of at most {plies} plies ends where the winner lacks mating material or the game is \
-                 over, with no checkmate on the way ({positions} positions)"
-            ),
-            Reason::ExhaustedSearch { positions } => write!(
-                f,
-                "exhausted search: all {positions} reachable positions visited, none is a checkmate"
-            ),
-            Reason::Forced { moves, then } => write!(
-                f,
-                "only one legal move at a time ({}), then {then}",
-                moves
-                    .iter()
-                    .map(|m| m.to_uci(false))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-        }
-    }
-}
-
-/// Which limit stopped a search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Limit {
-    /// `Limits::nodes`.
-    Nodes,
-    /// `Limits::time`.
-    Time,
-    /// The quick path does not search further.
-    Quick,
-}
-
-/// The answer for one side.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The side can checkmate: the helpmate (replayed by the reference generator to checkmate).
-    Winnable {
-        /// The moves, from the position, ending in checkmate of the other side.
-        helpmate: Vec<Move>,
-    },
-    /// The side can never checkmate, with the proof's kind.
-    Unwinnable {
-        /// Why.
-        reason: Reason,
-    },
-    /// A limit was reached first.
-    Undetermined {
-        /// Which.
-        limit: Limit,
-    },
-}
-
-/// A verdict with the intended winner and the work done.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Decision {
-    /// The intended winner.
-    pub winner: Color,
-    /// The answer.
-    pub verdict: Verdict,
-    /// Positions visited.
-    pub nodes: u64,
-}
-
-impl Decision {
-    /// `winnable`, `unwinnable` or `undetermined`.
-    pub fn result(&self) -> &'static str {
-        match self.verdict {
-            Verdict::Winnable { .. } => "winnable",
-            Verdict::Unwinnable { .. } => "unwinnable",
-            Verdict::Undetermined { .. } => "undetermined",
-        }
-    }
-
-    /// The serializable report (moves in UCI; `chess960` selects king-takes-rook castling notation).
-    pub fn report(&self, chess960: bool) -> SideReport {
-        let (helpmate, reason) = match &self.verdict {
-            Verdict::Winnable { helpmate } => (
-                Some(helpmate.iter().map(|m| m.to_uci(chess960)).collect()),
-                None,
-            ),
-            Verdict::Unwinnable { reason } => (None, Some(reason.to_string())),
-            Verdict::Undetermined { limit } => (
-                None,
-                Some(
-                    match limit {
-                        Limit::Nodes => "node limit reached",
-                        Limit::Time => "time limit reached",
-                        Limit::Quick => "not decided by the quick path",
-                    }
-                    .to_string(),
-                ),
-            ),
-        };
-        SideReport {
-            result: self.result(),
-            helpmate,
-            reason,
-            nodes: self.nodes,
-        }
-    }
-}
-
-/// One side's verdict as `analyze --json` and `dead --json` print it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SideReport {
-    /// `winnable`, `unwinnable` or `undetermined`.
-    pub result: &'static str,
-    /// The helpmate in UCI (only when winnable).
-    pub helpmate: Option<Vec<String>>,
-    /// The proof's text (unwinnable) or the limit reached (undetermined).
-    pub reason: Option<String>,
-    /// Positions visited.
-    pub nodes: u64,
-}
-
-/// Both sides' verdicts and the FIDE 1.5 outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DeadReport {
-    /// Per side.
-    pub winnable: Sides,
-    /// FIDE 1.5: neither side can mate (`true`), one can (`false`), or not decided (`null`).
-    pub dead: Option<bool>,
-    /// Why the position is dead (both reasons), when it is.
-    pub dead_reason: Option<String>,
-}
-
-/// A report per side.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Sides {
-    /// White as the intended winner.
-    pub white: SideReport,
-    /// Black as the intended winner.
-    pub black: SideReport,
 }
 
 /// FIDE 1.5 from the two sides' decisions: dead when neither can mate, alive when one can, else unknown.
@@ -544,6 +237,8 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
 pub struct Memo {
     /// The scan path's small closure ran out of positions for an earlier winner.
     closure_stopped: bool,
+    /// The position after its forced moves, as the first query found it.
+    root: Option<Root>,
 }
 
 /// [`decide`] for one of several intended winners of the same position, asked in turn with the same `memo`
@@ -552,7 +247,8 @@ pub struct Memo {
 /// positions but for what each winner's material and blocked-structure proofs cut off, and on CHA-Solver's
 /// tests/positions.txt (2026-12-03) none of the 444 + 36 + 24 positions whose first closure stopped had a
 /// second one that closed (36 met a helpmate, which the scan does not print). Every other answer is
-/// [`decide`]'s.
+/// [`decide`]'s. The memo also keeps the position after its forced moves and its legal moves (the same for
+/// every winner), so the second query does not generate them again.
 ///
 /// # Errors
 /// As [`decide`].
@@ -565,7 +261,77 @@ pub fn decide_next(
     // No clock is read without a time limit: `Instant::now` panics on wasm32-unknown-unknown (the web page
     // passes `time: None`).
     let deadline = limits.time.map(|t| Instant::now() + t);
-    let (mut root, cd) = Board::from_setup(pos.setup());
+    // The memo's root serves only the position it was made from (checked, not assumed).
+    let shared = match memo.root.take() {
+        Some(r) if r.setup == *pos.setup() => r,
+        _ => Root::of(pos),
+    };
+    let result = decide_from(pos, winner, limits, memo, &shared, deadline);
+    memo.root = Some(shared);
+    result
+}
+
+/// The position after its forced moves, the same for every intended winner (kept in a [`Memo`]).
+#[derive(Clone, Debug)]
+struct Root {
+    /// The position it was made from.
+    setup: Setup,
+    board: Board,
+    cd: CastlingData,
+    /// The forced moves played.
+    prefix: Vec<u32>,
+    /// The legal moves of `board`.
+    moves: Vec<u32>,
+    /// A forced line that came back to a position: the positions on it.
+    repeated: Option<u64>,
+}
+
+impl Root {
+    /// Forced moves first (after CHA's "trivial progress"): while there is only one legal move, play it. A
+    /// forced line that repeats a position is everything reachable, with no mate on it.
+    /// (Most positions have more than one move: the line's keys are only stored once there is a forced move.)
+    fn of(pos: &Checked) -> Root {
+        let (mut root, cd) = Board::from_setup(pos.setup());
+        let mut prefix: Vec<u32> = Vec::new();
+        let mut line_seen: Vec<[u64; 8]> = Vec::new();
+        let mut list = legal(&root, &cd);
+        let mut repeated = None;
+        while prefix.len() < 100 {
+            let &[m] = list.as_slice() else { break };
+            if line_seen.is_empty() {
+                line_seen.push(exact_key(&root));
+            }
+            root = root.make::<true>(&cd, m);
+            prefix.push(m);
+            let key = exact_key(&root);
+            if line_seen.contains(&key) {
+                repeated = Some(line_seen.len() as u64);
+                break;
+            }
+            line_seen.push(key);
+            list = legal(&root, &cd);
+        }
+        Root {
+            setup: pos.setup().clone(),
+            board: root,
+            cd,
+            prefix,
+            moves: list.as_slice().to_vec(),
+            repeated,
+        }
+    }
+}
+
+/// [`decide_next`] from the position after its forced moves.
+fn decide_from(
+    pos: &Checked,
+    winner: Color,
+    limits: &Limits,
+    memo: &mut Memo,
+    shared: &Root,
+    deadline: Option<Instant>,
+) -> Result<Decision> {
+    let (root, cd, prefix) = (shared.board, &shared.cd, &shared.prefix);
     let finish = |verdict: Verdict, nodes: u64| -> Result<Decision> {
         if let Verdict::Winnable { helpmate } = &verdict {
             replay(pos, winner, helpmate)?;
@@ -576,31 +342,13 @@ pub fn decide_next(
             nodes,
         })
     };
-    // Forced moves first (after CHA's "trivial progress"): while there is only one legal move, play it. A forced
-    // line that repeats a position is everything reachable, with no mate on it.
-    // (Most positions have more than one move: the line's keys are only stored once there is a forced move.)
-    let mut prefix: Vec<u32> = Vec::new();
-    let mut line_seen: Vec<[u64; 8]> = Vec::new();
-    let mut list = legal(&root, &cd);
-    while prefix.len() < 100 {
-        let &[m] = list.as_slice() else { break };
-        if line_seen.is_empty() {
-            line_seen.push(exact_key(&root));
-        }
-        root = root.make::<true>(&cd, m);
-        prefix.push(m);
-        let key = exact_key(&root);
-        if line_seen.contains(&key) {
-            let positions = line_seen.len() as u64;
-            return finish(
-                Verdict::Unwinnable {
-                    reason: Reason::ExhaustedSearch { positions },
-                },
-                positions,
-            );
-        }
-        line_seen.push(key);
-        list = legal(&root, &cd);
+    if let Some(positions) = shared.repeated {
+        return finish(
+            Verdict::Unwinnable {
+                reason: Reason::ExhaustedSearch { positions },
+            },
+            positions,
+        );
     }
     let forced: Vec<Move> = prefix.iter().map(|&m| mg::to_move(m)).collect();
     let wrap = |reason: Reason| {
@@ -622,7 +370,7 @@ pub fn decide_next(
             .collect::<Vec<_>>()
     };
     // The game is over already (FIDE 5.1.1, 5.2.1).
-    let root_moves = list.as_slice();
+    let root_moves = shared.moves.as_slice();
     if root_moves.is_empty() {
         let verdict = if !in_check(&root) {
             Verdict::Unwinnable {
@@ -678,7 +426,7 @@ pub fn decide_next(
     // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The quick
     // and scan paths skip it where a pawn has an empty file ahead ([`free_pawn`]) or few pawns stand blocked
     // ([`mostly_blocked`]).
-    let gated = (limits.scan || limits.quick) && (free_pawn(&root) || !mostly_blocked(&root));
+    let gated = (limits.scan || limits.quick) && !fast_path::fortress_may_hold(&root);
     let fortress = if gated {
         None
     } else {
@@ -696,7 +444,7 @@ pub fn decide_next(
     let mut nodes = line_nodes.max(1);
     if limits.scan || limits.quick {
         let (outcome, used) =
-            small_search(&root, &cd, winner, limits, total - nodes, deadline, memo);
+            fast_path::small_search(&root, &cd, winner, limits, total - nodes, deadline, memo);
         let verdict = match outcome {
             Closure::Mate(line) => Verdict::Winnable {
                 helpmate: to_moves(line),
@@ -834,122 +582,6 @@ pub fn decide_next(
         ),
         Err(limit) => finish(Verdict::Undetermined { limit }, nodes),
     }
-}
-
-/// Whether some pawn has no unit of either colour anywhere ahead of it on its file. The fortress proof over pawn
-/// configurations then meets the configuration where that pawn promotes (pieces step aside) and gives up, so the
-/// quick and scan paths skip it (a gate only, never a proof: the default path still tries it). Most real game
-/// positions have such a pawn, and the proof's regions were a fifth of the scan's time; the gate cost no proof
-/// on CHA-Solver's test files (scan mode, 2026-12-03: tests/lichess.txt 2,409 and tests/positions.txt 2,369
-/// queries proved unwinnable with and without it).
-fn free_pawn(root: &Board) -> bool {
-    let pawns = root.roles[PAWN_I];
-    let white = pawns & root.colors[Color::White.index()];
-    let black = pawns & root.colors[Color::Black.index()];
-    // The squares with a unit somewhere above (for White) and below (for Black) on the file.
-    let units = root.colors[0] | root.colors[1];
-    let (mut ahead_w, mut ahead_b) = (units >> 8, units << 8);
-    for _ in 0..5 {
-        ahead_w |= ahead_w >> 8;
-        ahead_b |= ahead_b << 8;
-    }
-    white & !ahead_w != 0 || black & !ahead_b != 0
-}
-
-/// Whether at least max(1, pawns / 2 − 2) pawns stand blocked by an enemy pawn in front of them (after the
-/// "low entropy" condition of CHA-Solver's fast check, which tries its deeper steps only then). A gate of the
-/// quick and scan paths' fortress proof, never a proof. Measured with the closure's [`free_pawn`] gate, scan
-/// mode, one thread, CHA-Solver's test files (2026-12-03, shared machine, two runs): tests/lichess.txt
-/// 1.79–1.83 s CPU before, 1.12–1.21 s with both gates, 2,410 proved either way; tests/positions.txt
-/// 2,419 proved before, 2,379 with both (CHA-Solver's fast check: 2,334).
-fn mostly_blocked(root: &Board) -> bool {
-    let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
-    let blocked = ((pawns(Color::White) << 8) & pawns(Color::Black)).count_ones();
-    let all = root.roles[PAWN_I].count_ones();
-    blocked >= (all / 2).saturating_sub(2).max(1)
-}
-
-/// The pseudo-legal moves of the side not to move, counted roughly (each piece's attacked squares not held by
-/// its own side, each pawn's push onto an empty square and captures): the side to move having few moves is not
-/// enough for the small closure when the other side moves freely.
-fn other_side_mobility(root: &Board) -> u32 {
-    let them = root.turn as usize ^ 1;
-    let (own, occ) = (root.colors[them], root.colors[0] | root.colors[1]);
-    let pawns = root.roles[PAWN_I] & own;
-    let ahead = if them == 0 { pawns << 8 } else { pawns >> 8 };
-    let pushes = ahead & !occ;
-    let mut count =
-        pushes.count_ones() + (pawn_attacks(pawns, them) & root.colors[them ^ 1]).count_ones();
-    let mut bits = own & !pawns;
-    while bits != 0 {
-        let sq = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        count += (attacks(root.role_on(1u64 << sq), sq, occ) & !own).count_ones();
-    }
-    count
-}
-
-/// The gate of the quick and scan paths' small closure: the side to move has at most [`CLOSURE_GATE_MOVES`]
-/// legal moves, the other side at most [`CLOSURE_GATE_OTHER_MOVES`] ([`other_side_mobility`]), some pawn
-/// stands blocked by an enemy pawn in front of it (after CHA-Solver's fast check,
-/// which tries its deeper steps only on mutually blocked pawn structures), and no pawn has an empty file ahead
-/// ([`free_pawn`]: its promotion alone would fill the closure's budget). A closure of [`QUICK_NODES`]
-/// positions closes only where almost nothing can move; measured: on CHA-Solver's tests/positions.txt the
-/// scan proves 2,399 queries unwinnable with the move gate alone and 2,369 with both (1,877 with no closure),
-/// and on the first 4,000 queries of its tests/lichess.txt the blocked-pawn gate halves the scan's time.
-fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
-    let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
-    let blocked = (pawns(Color::White) << 8) & pawns(Color::Black);
-    blocked != 0
-        && !free_pawn(root)
-        && mg::count::<MagicSliders>(root, cd) <= CLOSURE_GATE_MOVES
-        && other_side_mobility(root) <= CLOSURE_GATE_OTHER_MOVES
-}
-
-/// The quick and scan paths after the static proofs, with `left` nodes: a small helpmate probe (quick only),
-/// then, where the side to move has at most [`CLOSURE_GATE_MOVES`] moves, a closure of [`QUICK_NODES`]
-/// positions. The outcome and the nodes used; `Stopped(Limit::Quick)` when these small steps decided nothing
-/// with nodes left.
-fn small_search(
-    root: &Board,
-    cd: &CastlingData,
-    winner: Color,
-    limits: &Limits,
-    left: u64,
-    deadline: Option<Instant>,
-    memo: &mut Memo,
-) -> (Closure, u64) {
-    let mut used = 0;
-    if !limits.scan {
-        let probe = left.min(QUICK_PROBE_NODES);
-        let (found, n) = helpmate_search(root, cd, winner.index(), probe, probe, 2, deadline);
-        used += n;
-        match found {
-            Ok(line) => return (Closure::Mate(line), used),
-            Err(Limit::Time) => return (Closure::Stopped(Limit::Time), used),
-            Err(_) => {}
-        }
-    }
-    let left = left - used;
-    if left == 0 {
-        return (Closure::Stopped(Limit::Nodes), used);
-    }
-    if (limits.scan && memo.closure_stopped) || !closure_may_close(root, cd) {
-        return (Closure::Stopped(Limit::Quick), used);
-    }
-    let mut run = closure::Run::new(root);
-    let before = run.len();
-    let share = QUICK_NODES;
-    let outcome = run.run(cd, winner, share.min(before + left), deadline);
-    used += run.len() - before;
-    if matches!(outcome, Closure::Stopped(Limit::Nodes)) {
-        memo.closure_stopped = true;
-    }
-    let outcome = match outcome {
-        Closure::Stopped(Limit::Nodes) if left > share => Closure::Stopped(Limit::Quick),
-        other => other,
-    };
-    (outcome, used)
 }
 
 /// A shortest helpmate for `winner` from `pos` (FIDE 1.5, 6.9), by the breadth-first closure over every

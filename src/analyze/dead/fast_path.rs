@@ -1,0 +1,187 @@
+//! The quick and scan paths of [`super::decide_next`] (FIDE 1.5, 6.9): the gates that keep their costly proofs
+//! to the positions where those proofs can succeed, and their small search.
+//!
+//! A gate is never a proof: it only skips a proof (the position is then `Undetermined` on these paths, and the
+//! default path still tries everything). Every figure below was measured on CHA-Solver's test files
+//! (tests/lichess.txt: 65,536 final positions of real games; tests/positions.txt: 3,414 hard ones), one thread.
+
+use super::closure::{self, Closure};
+use super::helpmate::helpmate_search;
+use super::{attacks, pawn_attacks, Limit, Limits, Memo};
+use crate::bitboard::attacks::{MagicSliders, KING};
+use crate::bitboard::board::{Board, CastlingData, KING_I, PAWN_I};
+use crate::bitboard::movegen as mg;
+use crate::types::Color;
+use std::time::Instant;
+
+/// Nodes of the quick path's closure (gated by [`CLOSURE_GATE_MOVES`]).
+const QUICK_NODES: u64 = 3_000;
+/// Nodes of the quick path's helpmate probe.
+const QUICK_PROBE_NODES: u64 = 1_000;
+/// The quick and scan paths run their small closure only when the side to move has at most this many legal
+/// moves: a closure of [`QUICK_NODES`] positions closes only where almost nothing can move, and an open
+/// position would spend its whole budget for nothing.
+const CLOSURE_GATE_MOVES: u64 = 8;
+/// ... and the other side at most this many moves, roughly counted ([`other_side_mobility`]). Measured on
+/// CHA-Solver's test files, scan mode, one thread (2026-12-03): without this gate tests/lichess.txt took 2.7 s
+/// CPU and tests/positions.txt proved 2,433 queries unwinnable; with 24, 1.9 s and 2,433; with 16, 1.44 s and
+/// 2,419 (CHA-Solver's fast check: 2,334); with 12, 1.45 s and 2,416. Lichess proved 2,410 at every setting.
+const CLOSURE_GATE_OTHER_MOVES: u32 = 16;
+/// The small closure and the fortress proof run only where the two kings' rooms ([`king_room`]) multiply to at
+/// most this. Measured 2026-12-03 (scan mode, one thread): on tests/lichess.txt the closure ran for 291
+/// queries and the fortress proof for 4,658, about three fifths of the scan's decision time, and proved
+/// nothing; with this gate 30 and 1,364, and the proofs on tests/positions.txt went from 2,361 queries to
+/// 2,353 (2,351 at 2,000; the fortress gate alone cost none; CHA-Solver's fast check proves 2,334).
+const KING_ROOM_GATE: u64 = 2_400;
+
+/// Whether some pawn has no unit of either colour anywhere ahead of it on its file. The fortress proof over pawn
+/// configurations then meets the configuration where that pawn promotes (pieces step aside) and gives up, so the
+/// quick and scan paths skip it (a gate only, never a proof: the default path still tries it). Most real game
+/// positions have such a pawn, and the proof's regions were a fifth of the scan's time; the gate cost no proof
+/// on CHA-Solver's test files (scan mode, 2026-12-03: tests/lichess.txt 2,409 and tests/positions.txt 2,369
+/// queries proved unwinnable with and without it).
+pub(super) fn free_pawn(root: &Board) -> bool {
+    let pawns = root.roles[PAWN_I];
+    let white = pawns & root.colors[Color::White.index()];
+    let black = pawns & root.colors[Color::Black.index()];
+    // The squares with a unit somewhere above (for White) and below (for Black) on the file.
+    let units = root.colors[0] | root.colors[1];
+    let (mut ahead_w, mut ahead_b) = (units >> 8, units << 8);
+    for _ in 0..5 {
+        ahead_w |= ahead_w >> 8;
+        ahead_b |= ahead_b << 8;
+    }
+    white & !ahead_w != 0 || black & !ahead_b != 0
+}
+
+/// Whether at least max(1, pawns / 2 − 2) pawns stand blocked by an enemy pawn in front of them (after the
+/// "low entropy" condition of CHA-Solver's fast check, which tries its deeper steps only then). A gate of the
+/// quick and scan paths' fortress proof, never a proof. Measured with the closure's [`free_pawn`] gate, scan
+/// mode, one thread, CHA-Solver's test files (2026-12-03, shared machine, two runs): tests/lichess.txt
+/// 1.79–1.83 s CPU before, 1.12–1.21 s with both gates, 2,410 proved either way; tests/positions.txt
+/// 2,419 proved before, 2,379 with both (CHA-Solver's fast check: 2,334).
+pub(super) fn mostly_blocked(root: &Board) -> bool {
+    let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
+    let blocked = ((pawns(Color::White) << 8) & pawns(Color::Black)).count_ones();
+    let all = root.roles[PAWN_I].count_ones();
+    blocked >= (all / 2).saturating_sub(2).max(1)
+}
+
+/// The pseudo-legal moves of the side not to move, counted roughly (each piece's attacked squares not held by
+/// its own side, each pawn's push onto an empty square and captures): the side to move having few moves is not
+/// enough for the small closure when the other side moves freely.
+fn other_side_mobility(root: &Board) -> u32 {
+    let them = root.turn as usize ^ 1;
+    let (own, occ) = (root.colors[them], root.colors[0] | root.colors[1]);
+    let pawns = root.roles[PAWN_I] & own;
+    let ahead = if them == 0 { pawns << 8 } else { pawns >> 8 };
+    let pushes = ahead & !occ;
+    let mut count =
+        pushes.count_ones() + (pawn_attacks(pawns, them) & root.colors[them ^ 1]).count_ones();
+    let mut bits = own & !pawns;
+    while bits != 0 {
+        let sq = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        count += (attacks(root.role_on(1u64 << sq), sq, occ) & !own).count_ones();
+    }
+    count
+}
+
+/// The gate of the quick and scan paths' small closure: the side to move has at most [`CLOSURE_GATE_MOVES`]
+/// legal moves, the other side at most [`CLOSURE_GATE_OTHER_MOVES`] ([`other_side_mobility`]), some pawn
+/// stands blocked by an enemy pawn in front of it (after CHA-Solver's fast check,
+/// which tries its deeper steps only on mutually blocked pawn structures), and no pawn has an empty file ahead
+/// ([`free_pawn`]: its promotion alone would fill the closure's budget). A closure of [`QUICK_NODES`]
+/// positions closes only where almost nothing can move; measured: on CHA-Solver's tests/positions.txt the
+/// scan proves 2,399 queries unwinnable with the move gate alone and 2,369 with both (1,877 with no closure),
+/// and on the first 4,000 queries of its tests/lichess.txt the blocked-pawn gate halves the scan's time.
+fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
+    let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
+    let blocked = (pawns(Color::White) << 8) & pawns(Color::Black);
+    blocked != 0
+        && !free_pawn(root)
+        && king_room(root) <= KING_ROOM_GATE
+        && mg::count::<MagicSliders>(root, cd) <= CLOSURE_GATE_MOVES
+        && other_side_mobility(root) <= CLOSURE_GATE_OTHER_MOVES
+}
+
+/// The quick and scan paths after the static proofs, with `left` nodes: a small helpmate probe (quick only),
+/// then, where the side to move has at most [`CLOSURE_GATE_MOVES`] moves, a closure of [`QUICK_NODES`]
+/// positions. The outcome and the nodes used; `Stopped(Limit::Quick)` when these small steps decided nothing
+/// with nodes left.
+pub(super) fn small_search(
+    root: &Board,
+    cd: &CastlingData,
+    winner: Color,
+    limits: &Limits,
+    left: u64,
+    deadline: Option<Instant>,
+    memo: &mut Memo,
+) -> (Closure, u64) {
+    let mut used = 0;
+    if !limits.scan {
+        let probe = left.min(QUICK_PROBE_NODES);
+        let (found, n) = helpmate_search(root, cd, winner.index(), probe, probe, 2, deadline);
+        used += n;
+        match found {
+            Ok(line) => return (Closure::Mate(line), used),
+            Err(Limit::Time) => return (Closure::Stopped(Limit::Time), used),
+            Err(_) => {}
+        }
+    }
+    let left = left - used;
+    if left == 0 {
+        return (Closure::Stopped(Limit::Nodes), used);
+    }
+    if (limits.scan && memo.closure_stopped) || !closure_may_close(root, cd) {
+        return (Closure::Stopped(Limit::Quick), used);
+    }
+    let mut run = closure::Run::new(root);
+    let before = run.len();
+    let share = QUICK_NODES;
+    let outcome = run.run(cd, winner, share.min(before + left), deadline);
+    used += run.len() - before;
+    if matches!(outcome, Closure::Stopped(Limit::Nodes)) {
+        memo.closure_stopped = true;
+    }
+    let outcome = match outcome {
+        Closure::Stopped(Limit::Nodes) if left > share => Closure::Stopped(Limit::Quick),
+        other => other,
+    };
+    (outcome, used)
+}
+
+/// The gate of the quick and scan paths' fortress proof: no pawn has an empty file ahead ([`free_pawn`]), enough
+/// pawns stand blocked ([`mostly_blocked`]) and the kings' rooms are small ([`KING_ROOM_GATE`]).
+pub(super) fn fortress_may_hold(root: &Board) -> bool {
+    !free_pawn(root) && mostly_blocked(root) && king_room(root) <= KING_ROOM_GATE
+}
+
+/// The product of the two kings' rooms: for each king, the squares it reaches by king steps from its own
+/// square over squares that hold no pawn and no unit of its own and that no enemy pawn attacks (pawns as they
+/// stand now, other enemy units ignored). Where both kings roam, the closure of all reachable positions holds
+/// at least about as many king placements as this product, and a fortress needs a wall between the kings; a
+/// rough size, used only as a gate.
+fn king_room(b: &Board) -> u64 {
+    let pawns = b.roles[PAWN_I];
+    Color::ALL
+        .iter()
+        .map(|&c| {
+            let enemy_pawns = pawns & b.colors[(!c).index()];
+            let passable = !pawns & !b.colors[c.index()] & !pawn_attacks(enemy_pawns, (!c).index());
+            let mut room = b.roles[KING_I] & b.colors[c.index()];
+            loop {
+                let mut next = room;
+                let mut bits = room;
+                while bits != 0 {
+                    next |= KING[bits.trailing_zeros() as usize] & passable;
+                    bits &= bits - 1;
+                }
+                if next == room {
+                    break u64::from(room.count_ones());
+                }
+                room = next;
+            }
+        })
+        .product()
+}
