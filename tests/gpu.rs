@@ -1064,8 +1064,8 @@ fn checked_shaders_give_the_same_counts() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Nodes searched: 4085603"));
 }
 
-/// `benches/gpu-check.sh --dry-run`, the proof that the device check works on a machine without a Vulkan
-/// loader: the carry is made as for the device (`benches/gpu-carry.sh`: the stripped binary and Debian's
+/// `tools/gpu-check.sh --dry-run`, the proof that the device check works on a machine without a Vulkan
+/// loader: the carry is made as for the device (`tools/gpu-carry.sh`: the stripped binary and Debian's
 /// loader packages, downloaded with apt-get), then the dry run hides every system `libvulkan.so*` and ICD
 /// folder in a private mount namespace, checks that no Vulkan adapter is found without the carried loader,
 /// finds lavapipe through the carried loader and `VK_DRIVER_FILES`, and runs the check's steps at small
@@ -1087,14 +1087,14 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
         eprintln!("gpu_check_dry_run: skipped, {what}");
     };
     let prep = Command::new("bash")
-        .arg(format!("{root}/benches/gpu-carry.sh"))
+        .arg(format!("{root}/tools/gpu-carry.sh"))
         .arg(&carry)
         .env("BIN", env!("CARGO_BIN_EXE_perftlab"))
         .output()
-        .expect("bash runs benches/gpu-carry.sh");
+        .expect("bash runs tools/gpu-carry.sh");
     if !prep.status.success() {
         return missing(format!(
-            "benches/gpu-carry.sh failed: {}",
+            "tools/gpu-carry.sh failed: {}",
             String::from_utf8_lossy(&prep.stderr)
         ));
     }
@@ -1103,7 +1103,7 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
     // The dry run takes the binary from the carry, as the device does; the refusal run names it (BIN).
     let check = |out: &std::path::Path, dry: bool, carry: &std::path::Path| {
         let mut c = Command::new("bash");
-        c.arg(format!("{root}/benches/gpu-check.sh"))
+        c.arg(format!("{root}/tools/gpu-check.sh"))
             .env("OUT", out)
             .env("CARRY", carry)
             .env_remove("ALLOW_SOFTWARE")
@@ -1113,7 +1113,7 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
         } else {
             c.env("BIN", env!("CARGO_BIN_EXE_perftlab"));
         }
-        c.output().expect("bash runs benches/gpu-check.sh")
+        c.output().expect("bash runs tools/gpu-check.sh")
     };
     let out = tmp.join("out");
     let run = check(&out, true, &carry);
