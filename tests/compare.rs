@@ -85,7 +85,7 @@ fn compare_agrees_with_stockfish() {
 #[test]
 fn compare_suites_agree_with_stockfish() {
     let Some(sf) = stockfish() else { return };
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/");
     for (file, depth, positions) in [("standard.epd", "4", 128), ("chess960.epd", "3", 960)] {
         let suite = format!("{data}{file}");
         let (code, v) = json(&[

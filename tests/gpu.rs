@@ -1217,7 +1217,7 @@ fn merge_table_generations_wrap_and_stay_exact() {
 /// `SIDE`) when all roots of a run share their side, else the generic one: each side alone (depth parity
 /// selects the white or the black kernel) and a batch mixing sides give the published counts, with the
 /// trusted and the checked builds. Counts: CPW "Perft Results" (start position; Position 4 mirrored, as in
-/// tests/data/tricky.perft, pos-4).
+/// data/tricky.perft, pos-4).
 #[test]
 fn fused_leaf_kernels_per_side_and_generic() {
     use perftlab::gpu::executor::subtree_counts;

@@ -1030,9 +1030,9 @@ fn material_motif(rng: &mut Rng, variant: u64) -> Option<Setup> {
 // ---------------------------------------------------------------------------------------------------------
 // Suites and fallbacks.
 
-const TRICKY: &str = include_str!("../../tests/data/tricky.perft");
-const STANDARD: &str = include_str!("../../tests/data/standard.epd");
-const CHESS960: &str = include_str!("../../tests/data/chess960.epd");
+const TRICKY: &str = include_str!("../../data/tricky.perft");
+const STANDARD: &str = include_str!("../../data/standard.epd");
+const CHESS960: &str = include_str!("../../data/chess960.epd");
 
 /// FENs of a suite text: `epd` lines of `.perft` blocks, or EPD lines read by the one position-line reader
 /// ([`crate::position_file`]).
