@@ -15,5 +15,3 @@ pub mod random;
 
 pub use classify::{classify, FailureKind};
 pub use drill::{compare, Comparison, Failure, Request, WrongCount};
-
-pub use crate::line::split_moves;
