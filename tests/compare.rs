@@ -7,8 +7,8 @@
 mod common;
 
 use common::{
-    alive, assert_usage, finish, hung_engine, perftlab, python_uci_engine, run, run_within,
-    scratch, send_signal, spawn, stockfish, temp_file, wait_for_file, START,
+    alive, assert_usage, finish, hung_engine, python_uci_engine, run, run_within, scratch,
+    send_signal, spawn, stockfish, temp_file, wait_for_file, START,
 };
 use perftlab::cpw::POSITIONS;
 use serde_json::Value;
