@@ -44,11 +44,11 @@
 //! - Loaders print `error: XDG_RUNTIME_DIR is invalid or not set` (Mesa's device-select layer; harmless;
 //!   `NODEVICE_SELECT=1` silences it).
 
-pub mod adapter;
+pub(crate) mod adapter;
 pub mod attack_tables;
 pub mod buffers;
 pub mod context;
-pub mod device;
+pub(crate) mod device;
 pub mod executor;
 pub mod kernels;
 pub mod memory;
