@@ -8,7 +8,7 @@ use perftlab::suite;
 use perftlab::Checked;
 
 fn movegen(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/standard.epd");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/standard.epd");
     let setups: Vec<_> = suite::load(std::path::Path::new(path))
         .unwrap()
         .into_iter()

@@ -1,9 +1,12 @@
 //! The command line from the outside: output formats and every documented exit code
-//! (0 success, 1 mismatch or failed check, 2 bad input or usage).
+//! (0 success, 1 mismatch or failed check, 2 bad input or usage); the documented limits (depth, hash, GPU
+//! budget, timeout, threads), a property test that feeds every subcommand's flags extreme values (0, negative,
+//! huge, non-numeric, above the limit) and expects exit 2 naming the flag, never a panic; the help's wording.
 
 mod common;
 
-use common::{data, perftlab, temp_file};
+use common::{assert_usage, data, gpu_available, perftlab, scratch, temp_file, PRISON, START};
+use proptest::prelude::*;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = perftlab().args(args).output().expect("run perftlab");
@@ -421,5 +424,752 @@ fn bench_ratios_name_both_sides_flags_and_time_short_counts() {
     assert!(
         out.contains("hash table off (--hash 0)") && out.contains("merging off (--no-merge)"),
         "{out}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Limits and flags (issue 11): depth, hash, GPU budget, timeout and threads; every flag refuses extreme
+// values (a property test); the help and the warnings of options that do nothing.
+// ---------------------------------------------------------------------------------------------------------
+
+// Defect 1: deep depths overflowed the stack (exit 134) or ran forever.
+#[test]
+fn depth_above_the_maximum_is_refused_everywhere() {
+    let max = "maximum of 64 plies";
+    for depth in ["65", "1250", "10000", "4294967295"] {
+        assert_usage(&["perft", "--depth", depth], max);
+        assert_usage(&["perft", "--depth", depth, "--stats"], max);
+        assert_usage(&["perft", "--depth", depth, "--backend", "reference"], max);
+        assert_usage(&["perft", "--depth", depth, "--backend", "gpu"], max);
+        assert_usage(&["perftree", depth, START], max);
+        assert_usage(&["table", "--depth", depth], max);
+        assert_usage(&["verify", "--depth", depth], max);
+        for cmd in ["compare", "stress"] {
+            assert_usage(
+                &[cmd, "--engine", "perftlab-no-such-engine", "--depth", depth],
+                max,
+            );
+        }
+    }
+    let suite = temp_file("deep.epd", &format!("{START} ;D10000 5\n"));
+    assert_usage(
+        &["suite", suite.to_str().unwrap()],
+        "deeper than the maximum",
+    );
+    assert_usage(&["suite", suite.to_str().unwrap()], "deep.epd:1:");
+    let blocks = temp_file("deep.perft", &format!("epd {START}\nperft 65 1\n"));
+    assert_usage(&["suite", blocks.to_str().unwrap()], "deep.perft:2:");
+}
+
+/// The maximum itself runs on every CPU backend and command: `prison` (tricky.perft) has one legal move per
+/// ply, and its count of 1 at depth 32 (shakmaty's test data) stays 1 as the line goes on.
+#[test]
+fn the_maximum_depth_runs_everywhere() {
+    for backend in ["cpu", "reference"] {
+        let (code, out, err) = run(&[
+            "perft",
+            "--fen",
+            PRISON,
+            "--depth",
+            "64",
+            "--backend",
+            backend,
+        ]);
+        assert_eq!(
+            (code, out.as_str()),
+            (0, "Nodes searched: 1\n"),
+            "{backend}: {err}"
+        );
+        let (code, out, err) = run(&[
+            "perft",
+            "--fen",
+            PRISON,
+            "--depth",
+            "64",
+            "--backend",
+            backend,
+            "--stats",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.ends_with("Nodes searched: 1\n"), "{out}");
+        let (code, out, err) = run(&["perftree", "64", PRISON, "--backend", backend]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.ends_with("\n\n1\n"), "{out}");
+    }
+    let (code, out, err) = run(&["table", "--fen", PRISON, "--depth", "64", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("64,1,0,0,0,0,0,0,0,0,0\n"), "{out}");
+    let (code, out, err) = run(&["verify", "--fen", PRISON, "--depth", "64"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("all legal move sets agree"), "{out}");
+    let suite = temp_file(
+        "prison.perft",
+        &format!("epd {PRISON}\nperft 32 1\nperft 64 1\n"),
+    );
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap(), "--backend", "reference"]);
+    assert_eq!(code, 0);
+    assert!(out.ends_with("2 passed, 0 failed, 0 skipped\n"), "{out}");
+}
+
+// Defect 2: `--hash 30000` aborted in the allocator (134), `--hash 18446744073709551615` panicked (101).
+#[test]
+fn hash_larger_than_available_memory_is_refused_before_allocating() {
+    assert_usage(
+        &["perft", "--depth", "1", "--hash", "18446744073709551615"],
+        "--hash",
+    );
+    // A terabyte is more than any test machine has available.
+    let (code, _, err) = run(&["perft", "--depth", "1", "--hash", "1048576"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--hash: '1048576' MiB is more than the"),
+        "{err}"
+    );
+    assert!(err.contains("MiB of memory available"), "{err}");
+    assert_usage(
+        &["table", "--depth", "1", "--hash", "1048576", "--quiet"],
+        "available",
+    );
+}
+
+// Defect 2, GPU side: `--gpu-mem 1000000000000` was echoed as a budget.
+#[test]
+fn gpu_budget_beyond_the_adapter_is_refused() {
+    if !gpu_available() {
+        return;
+    }
+    let (code, _, err) = run(&[
+        "perft",
+        "--depth",
+        "1",
+        "--backend",
+        "gpu",
+        "--gpu-mem",
+        "1000000000000",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--gpu-mem: '1000000000000' MiB is more than adapter"),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "perft",
+        "--depth",
+        "2",
+        "--backend",
+        "gpu",
+        "--gpu-mem",
+        "64",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 400\n");
+}
+
+// Defect 3: `--timeout 1e20` panicked converting to a Duration.
+#[test]
+fn timeout_out_of_range_is_refused() {
+    for t in ["1e20", "0", "-1", "inf", "NaN", "0.0000001"] {
+        for cmd in ["compare", "stress"] {
+            let flag = format!("--timeout={t}");
+            assert_usage(
+                &[
+                    cmd,
+                    "--engine",
+                    "perftlab-no-such-engine",
+                    "--depth",
+                    "1",
+                    &flag,
+                ],
+                "from 0.001 to 1000000",
+            );
+        }
+    }
+}
+
+// Defect 6: `--threads 100000` spawned threads for minutes.
+#[test]
+fn threads_are_bounded_and_oversubscription_warned() {
+    assert_usage(
+        &["perft", "--depth", "1", "--threads", "100000"],
+        "--threads: '100000' is more than the maximum of 1024 threads",
+    );
+    assert_usage(&["perft", "--depth", "1", "--threads", "0"], "--threads");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 1024 {
+        let n = (cores + 1).to_string();
+        let (code, out, err) = run(&["perft", "--depth", "2", "--threads", &n, "--hash", "0"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Nodes searched: 400"));
+        assert!(
+            err.contains(&format!(
+                "warning: --threads {n} is more than the {cores} cores"
+            )),
+            "{err}"
+        );
+    }
+}
+
+// Friction: options that do nothing, an empty adapter name.
+#[test]
+fn ignored_options_warn_and_empty_adapter_is_refused() {
+    let (code, _, err) = run(&[
+        "perft",
+        "--depth",
+        "1",
+        "--gpu-mem",
+        "100",
+        "--adapter",
+        "x",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: --gpu-mem does nothing on the cpu backend"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: --adapter does nothing on the cpu backend"),
+        "{err}"
+    );
+    assert_usage(
+        &["perft", "--depth", "1", "--backend", "gpu", "--adapter", ""],
+        "--adapter: ''",
+    );
+}
+
+// Friction: Mesa's `XDG_RUNTIME_DIR` message was printed twice on every GPU run (lavapipe's device-select
+// layer prints it when the variable is unset; perftlab sets NODEVICE_SELECT=1 unless the user set it).
+#[test]
+fn mesa_device_select_message_is_silenced() {
+    if !gpu_available() {
+        return;
+    }
+    let out = perftlab()
+        .args(["perft", "--backend", "gpu", "--depth", "1"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}
+
+// Friction: the help shows "no limit", not raw type limits.
+#[test]
+fn help_says_no_limit() {
+    let (code, out, _) = run(&["suite", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        !out.contains("4294967295") && !out.contains("340282366920938463463374607431768211455"),
+        "{out}"
+    );
+    assert!(out.contains("no limit"), "{out}");
+}
+
+/// The kinds of numeric flag, by what their values may be.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// A depth: 0..=64.
+    Depth,
+    /// `--threads`: 1..=1024.
+    Threads,
+    /// `--hash` MiB: at most the available memory.
+    HashMb,
+    /// `--gpu-mem` MiB: at least 1 (on the CPU backend any larger value is merely ignored).
+    GpuMem,
+    /// `--split-mem` MiB: at least 1, at most the available memory.
+    SplitMem,
+    /// `--timeout` seconds: 0.001..=1e6.
+    Timeout,
+    /// `--max-plies`: 0..=10000.
+    Plies,
+    /// A plain u64 (`--positions`, `--seed`).
+    U64,
+    /// A plain u32 (`--max-depth`).
+    U32,
+    /// A plain u128 (`--max-nodes`).
+    U128,
+    /// An output file (`--report`, `--svg`, `--plot`): not a directory, not in a missing directory, not empty.
+    OutputPath,
+    /// `--checkpoint`: a regular file (or none yet), not a device or a directory.
+    Checkpoint,
+    /// `--perft-command`: one line holding `{depth}`.
+    PerftCommand,
+    /// `--slurm-time`: a Slurm time limit.
+    SlurmTime,
+    /// `run-unit --tag`: 1 to 32 letters, digits, `-`, `_`.
+    Tag,
+    /// `plan --out`: a new or empty directory.
+    PlanOut,
+}
+
+/// The fixed bad values of the kinds that are not numbers (also drawn from by the property test).
+fn bad_words(kind: Kind) -> Vec<String> {
+    let v: &[&str] = match kind {
+        Kind::OutputPath => &["", "/", "/proc", "/nonexistent-perftlab-dir/out.html"],
+        Kind::Checkpoint => &[
+            "",
+            "/",
+            "/dev/full",
+            "/dev/zero",
+            "/nonexistent-perftlab-dir/j",
+        ],
+        Kind::PerftCommand => &["", "perft", "perft 3", "{DEPTH}", "perft {depth}\nquit"],
+        Kind::SlurmTime => &[
+            "",
+            "abc",
+            "1:00 x",
+            "1:00\n#SBATCH --wrap=x",
+            "-5",
+            "1:2:3:4",
+            "1;2",
+        ],
+        Kind::Tag => &[
+            "",
+            "a b",
+            "../x",
+            "x/y",
+            "é",
+            "123456789012345678901234567890123",
+        ],
+        Kind::PlanOut => &["", "/", "/dev/null", "/proc"],
+        _ => &[],
+    };
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// (base arguments, flag, kind); the base arguments alone would run quickly or fail only later.
+fn flag_table() -> Vec<(Vec<String>, &'static str, Kind)> {
+    let suite = temp_file("props.epd", &format!("{START} ;D1 20\n"));
+    let suite = suite.to_str().unwrap().to_string();
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let engine = ["--engine", "perftlab-no-such-engine", "--quiet"];
+    let mut t = Vec::new();
+    for (base, flags) in [
+        (
+            v(&["perft", "--depth", "1"]),
+            &[
+                ("--zobrist-seed", Kind::U64),
+                ("--depth", Kind::Depth),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
+            v(&["perft", "--depth", "1", "--stats"]),
+            &[("--depth", Kind::Depth), ("--threads", Kind::Threads)][..],
+        ),
+        (
+            v(&["table", "--depth", "1", "--quiet"]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["verify", "--depth", "1"]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["suite", &suite, "--quiet"]),
+            &[
+                ("--report", Kind::OutputPath),
+                ("--svg", Kind::OutputPath),
+                ("--max-depth", Kind::U32),
+                ("--max-nodes", Kind::U128),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            [v(&["compare", "--depth", "1"]), v(&engine)].concat(),
+            &[
+                ("--report", Kind::OutputPath),
+                ("--svg", Kind::OutputPath),
+                ("--perft-command", Kind::PerftCommand),
+                ("--depth", Kind::Depth),
+                ("--timeout", Kind::Timeout),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            [v(&["stress"]), v(&engine)].concat(),
+            &[
+                ("--report", Kind::OutputPath),
+                ("--svg", Kind::OutputPath),
+                ("--perft-command", Kind::PerftCommand),
+                ("--depth", Kind::Depth),
+                ("--timeout", Kind::Timeout),
+                ("--max-plies", Kind::Plies),
+                ("--positions", Kind::U64),
+                ("--seed", Kind::U64),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&["bench", "--quick"]),
+            &[
+                ("--plot", Kind::OutputPath),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
+            v(&[
+                "plan",
+                "--depth",
+                "3",
+                "--split-depth",
+                "1",
+                "--shards",
+                "2",
+                "--out",
+                "/nonexistent-perftlab-dir/plan",
+            ]),
+            &[
+                ("--depth", Kind::Depth),
+                ("--split-depth", Kind::Depth),
+                ("--split-mem", Kind::SplitMem),
+                ("--shards", Kind::U64),
+                ("--cpus-per-unit", Kind::Threads),
+                ("--slurm-time", Kind::SlurmTime),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+            ][..],
+        ),
+        (
+            v(&[
+                "plan",
+                "--depth",
+                "3",
+                "--split-depth",
+                "1",
+                "--shards",
+                "2",
+            ]),
+            &[("--out", Kind::PlanOut)][..],
+        ),
+        (
+            v(&["perft", "--depth", "2", "--quiet"]),
+            &[("--checkpoint", Kind::Checkpoint)][..],
+        ),
+        (
+            v(&["perft", "--depth", "2", "--split-depth", "1", "--quiet"]),
+            &[("--split-mem", Kind::SplitMem)][..],
+        ),
+        (v(&["analyze"]), &[("--svg", Kind::OutputPath)][..]),
+        (
+            v(&["run-unit", "/nonexistent-perftlab-dir/plan"]),
+            &[
+                ("--tag", Kind::Tag),
+                ("--shard", Kind::U64),
+                ("--zobrist-seed", Kind::U64),
+                ("--threads", Kind::Threads),
+                ("--hash", Kind::HashMb),
+                ("--gpu-mem", Kind::GpuMem),
+            ][..],
+        ),
+        (
+            v(&["perftree", "1", START]),
+            &[("--threads", Kind::Threads), ("--hash", Kind::HashMb)][..],
+        ),
+    ] {
+        for &(flag, kind) in flags {
+            t.push((base.clone(), flag, kind));
+        }
+    }
+    t
+}
+
+/// Values of `kind` that must be refused: zero where zero means nothing, negative, beyond the type,
+/// above the documented limit, non-numeric, empty.
+fn bad_value(kind: Kind) -> BoxedStrategy<String> {
+    let negative = "-[1-9][0-9]{0,20}".boxed();
+    let beyond_u64 = (18_446_744_073_709_551_616u128..=u128::MAX)
+        .prop_map(|n| n.to_string())
+        .boxed();
+    let beyond_u128 = "[1-9][0-9]{39,45}".boxed();
+    let words = "[a-zA-Z_][a-zA-Z0-9_.]{0,8}"
+        .prop_filter("f64 words", |s| {
+            !matches!(s.to_lowercase().as_str(), "inf" | "infinity" | "nan")
+        })
+        .boxed();
+    let empty = Just(String::new()).boxed();
+    let float = "[0-9]{1,3}\\.[0-9]{1,3}|[1-9]e[0-9]{1,3}".boxed();
+    let common = prop_oneof![negative, words, empty];
+    match kind {
+        Kind::Depth => prop_oneof![
+            common,
+            float,
+            (65u64..=u32::MAX as u64 + 10).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::Threads => prop_oneof![
+            common,
+            float,
+            Just("0".to_string()),
+            (1025u64..=u64::MAX).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::HashMb => prop_oneof![
+            common,
+            float,
+            // 2^40 MiB = 1 EiB: more than any machine has.
+            ((1u64 << 40)..=u64::MAX).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::GpuMem => prop_oneof![common, float, Just("0".to_string()), beyond_u64].boxed(),
+        Kind::SplitMem => prop_oneof![
+            common,
+            float,
+            Just("0".to_string()),
+            ((1u64 << 40)..=u64::MAX).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::Timeout => prop_oneof![
+            common,
+            Just("0".to_string()),
+            Just("inf".to_string()),
+            Just("NaN".to_string()),
+            (1_000_001f64..1e300).prop_map(|x| x.to_string()),
+            (1e-12f64..0.0009).prop_map(|x| x.to_string()),
+        ]
+        .boxed(),
+        Kind::Plies => prop_oneof![
+            common,
+            float,
+            (10_001u64..=u32::MAX as u64 + 10).prop_map(|n| n.to_string()),
+            beyond_u64,
+        ]
+        .boxed(),
+        Kind::U64 => prop_oneof![common, float, beyond_u64].boxed(),
+        Kind::U32 => prop_oneof![
+            common,
+            float,
+            (u32::MAX as u64 + 1..=u64::MAX).prop_map(|n| n.to_string()),
+        ]
+        .boxed(),
+        Kind::U128 => prop_oneof![common, float, beyond_u128].boxed(),
+        Kind::OutputPath => prop_oneof![
+            proptest::sample::select(bad_words(kind)),
+            "/nonexistent-perftlab-dir/[a-z]{1,8}(\\.html|\\.svg)?",
+        ]
+        .boxed(),
+        Kind::Tag => prop_oneof![
+            proptest::sample::select(bad_words(kind)),
+            "[a-z]{0,3}[ ./:;é][a-z]{0,3}",
+            "[a-z]{33,40}",
+        ]
+        .boxed(),
+        Kind::SlurmTime => prop_oneof![
+            proptest::sample::select(bad_words(kind)),
+            "[0-9]{1,2}:[0-9]{2}[ ;\\n$`][a-z]{1,5}",
+        ]
+        .boxed(),
+        Kind::Checkpoint | Kind::PerftCommand | Kind::PlanOut => {
+            proptest::sample::select(bad_words(kind)).boxed()
+        }
+    }
+}
+
+fn assert_refused(base: &[String], flag: &str, value: &str) -> Result<(), TestCaseError> {
+    let arg = format!("{flag}={value}");
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.push(&arg);
+    let out = perftlab().args(&args).output().expect("run perftlab");
+    let err = String::from_utf8_lossy(&out.stderr);
+    prop_assert_eq!(out.status.code(), Some(2), "{:?}: {}", args, err);
+    prop_assert!(!err.contains("panicked"), "{:?}: {}", args, err);
+    prop_assert!(
+        err.contains(flag),
+        "{:?}: '{}' does not name {}",
+        args,
+        err,
+        flag
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_flag_refuses_extreme_values(
+        (base, flag, value) in proptest::sample::select(flag_table())
+            .prop_flat_map(|(base, flag, kind)| (Just(base), Just(flag), bad_value(kind)))
+    ) {
+        assert_refused(&base, flag, &value)?;
+    }
+}
+
+/// The same for every (flag, family) pair once, so no pair depends on the random draw.
+#[test]
+fn every_flag_refuses_each_kind_of_extreme_value() {
+    for (base, flag, kind) in flag_table() {
+        let mut values = vec![
+            "-1",
+            "abc",
+            "",
+            "1.5",
+            "340282366920938463463374607431768211456",
+        ];
+        match kind {
+            Kind::Depth => values.extend(["65", "4294967295"]),
+            Kind::Threads => values.extend(["0", "1025", "18446744073709551615"]),
+            Kind::HashMb => values.extend(["18446744073709551615"]),
+            Kind::GpuMem => values.push("0"),
+            Kind::SplitMem => values.extend(["0", "18446744073709551615"]),
+            Kind::Timeout => values.extend(["0", "1e20", "inf", "NaN"]),
+            Kind::Plies => values.extend(["10001", "4294967295"]),
+            Kind::U64 | Kind::U32 | Kind::U128 => {}
+            Kind::OutputPath
+            | Kind::Checkpoint
+            | Kind::PerftCommand
+            | Kind::SlurmTime
+            | Kind::Tag
+            | Kind::PlanOut => {
+                for value in bad_words(kind) {
+                    assert_refused(&base, flag, &value).unwrap();
+                }
+                continue;
+            }
+        }
+        if matches!(kind, Kind::Timeout) {
+            values.retain(|v| *v != "1.5");
+        }
+        for value in values {
+            assert_refused(&base, flag, value).unwrap();
+        }
+    }
+}
+
+// Item 14: small things a new user tripped over.
+#[test]
+fn polish() {
+    // `table --stats` takes its value optionally, as `perft --stats` does.
+    let (code, out, err) = run(&["table", "--depth", "1", "--stats", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("depth,nodes,"), "{out}");
+    // The help says the exit codes and `cpw`.
+    let (_, help, _) = run(&["--help"]);
+    assert!(help.contains("130") && help.contains("143"), "{help}");
+    let (_, help, _) = run(&["perft", "--help"]);
+    assert!(help.contains("<cpw|full>"), "{help}");
+    let (_, help, _) = run(&["plan", "--help"]);
+    assert!(help.contains("UCI or SAN"), "{help}");
+    // A resumed run's speed is of the nodes it counted, not of those read from the journal.
+    let journal = scratch("resume.jsonl");
+    let j = journal.to_str().unwrap();
+    let (code, _, err) = run(&["perft", "--depth", "4", "--checkpoint", j, "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["perft", "--depth", "4", "--checkpoint", j, "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 197281\n");
+    assert!(err.contains("0.0 M nodes/s"), "{err}");
+    assert!(
+        err.contains("197281 of the nodes came from the checkpoint journal"),
+        "{err}"
+    );
+    // --slurm-time goes into a shell script: only a Slurm time is taken.
+    assert_usage(
+        &[
+            "plan",
+            "--depth",
+            "3",
+            "--split-depth",
+            "1",
+            "--shards",
+            "1",
+            "--out",
+            "/nonexistent-x/p",
+            "--slurm-time",
+            "1:00\n#SBATCH --wrap=x",
+        ],
+        "--slurm-time",
+    );
+}
+
+// Item 14, what the first round left: exit codes in every subcommand's help, and file value names.
+#[test]
+fn help_says_exit_codes_and_names_files_alike() {
+    let subcommands = [
+        "perft",
+        "suite",
+        "verify",
+        "compare",
+        "stress",
+        "perftree",
+        "analyze",
+        "table",
+        "bench",
+        "devices",
+        "plan",
+        "run-unit",
+        "status",
+        "merge",
+        "reachable",
+        "dead",
+    ];
+    for sub in subcommands {
+        let (code, help, err) = run(&[sub, "--help"]);
+        assert_eq!(code, 0, "{sub}: {err}");
+        for exit in ["Exit codes: 0 success", "130", "141", "143"] {
+            assert!(help.contains(exit), "{sub} --help lacks '{exit}': {help}");
+        }
+        // Files are FILE (FILE.svg, FILE.html for pictures and reports), directories DIR.
+        for (flag, name) in [
+            ("--svg", "--svg <FILE.svg>"),
+            ("--report", "--report <FILE.html>"),
+            ("--plot", "--plot <FILE.svg>"),
+            ("--suite", "--suite <FILE>"),
+            ("--checkpoint", "--checkpoint <FILE>"),
+            ("--out", "--out <DIR>"),
+        ] {
+            if help.contains(&format!("{flag} <")) {
+                assert!(
+                    help.contains(name),
+                    "{sub} --help: {flag} is not '{name}': {help}"
+                );
+            }
+        }
+    }
+    for (sub, name) in [
+        ("suite", "<FILE>"),
+        ("dead", "[FILE]"),
+        ("reachable", "[FILE]"),
+        ("run-unit", "<DIR>"),
+        ("status", "<DIR>"),
+        ("merge", "<DIR>"),
+    ] {
+        let (_, help, _) = run(&[sub, "--help"]);
+        assert!(help.contains(name), "{sub} --help lacks {name}: {help}");
+    }
+}
+
+// Item 14: `stress --positions 0` compared nothing and said success; now a usage error naming the flag.
+#[test]
+fn stress_refuses_zero_positions() {
+    assert_usage(
+        &[
+            "stress",
+            "--engine",
+            "/nonexistent-engine",
+            "--positions",
+            "0",
+        ],
+        "--positions: '0'",
     );
 }

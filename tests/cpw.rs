@@ -1,5 +1,5 @@
 //! The one table of CPW positions (`perftlab::cpw`, used by `bench`, the criterion benches and the tests)
-//! against the copies of outside data in `tests/data/`: every (position, depth) that the CPW detail table or
+//! against the copies of outside data in `data/` and `tests/data/`: every (position, depth) that the CPW detail table or
 //! the suites also record must have the same node count there, and at least the start position, Kiwipete and
 //! position 3 must be found. (Positions 4–6 at the bench depths are in none of the files; `bench` checks them
 //! against this table and `bench --stockfish` against Stockfish in the same run.)
@@ -54,6 +54,9 @@ fn cpw_table_agrees_with_test_data() {
         }
     }
     for name in ["start", "kiwipete", "pos3"] {
-        assert!(compared.contains(&name), "{name} not found in tests/data");
+        assert!(
+            compared.contains(&name),
+            "{name} not found in data/ or tests/data/"
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! `perftlab::crosscheck` against two real third-party move generators, shakmaty and cozy-chess (each
-//! adapter a few lines): both must be clean on the shared suites (tests/data) and on 10,000 random
+//! adapter a few lines): both must be clean on the shared suites (data/) and on 10,000 random
 //! reachable positions, standard and Chess960; a wrapper that drops underpromotions must be caught at the
 //! exact position where one is legal.
 
@@ -110,9 +110,10 @@ impl<G: MoveGenerator> MoveGenerator for NoUnderpromotions<G> {
     }
 }
 
+/// A suite of the crate's `data/` folder (sources in `data/README.md`).
 fn data(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
+        .join("data")
         .join(name)
 }
 

@@ -1,6 +1,7 @@
 //! Deep runs from the outside: a checkpointed `perft` and a `run-unit` killed with SIGKILL and resumed to the
 //! exact totals, refused journals and results, SIGINT/SIGTERM exit codes and partial output, and work units on
-//! a real single-node Slurm cluster and on GNU parallel merged into the CPW start-position row.
+//! a real single-node Slurm cluster and on GNU parallel merged into the CPW start-position row; a bounded
+//! split frontier, work units that check their plan, GPU checkpoints in batches.
 //!
 //! Expected counts come from `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
 //! The Slurm and GNU parallel tests need Debian's `slurmctld slurmd slurm-client munge parallel` (`.ci/run`
@@ -8,7 +9,10 @@
 
 mod common;
 
-use common::{cpw_rows, perftlab, CpwRow};
+use common::{
+    assert_usage, cpw_rows, finish, gpu_available, perftlab, scratch, send_signal, spawn, CpwRow,
+    START,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -1300,4 +1304,245 @@ fn plan_without_a_split_depth_splits_four_plies_above_the_leaves() {
     assert!((backend + overhead - r["seconds"].as_f64().unwrap()).abs() < 1e-3);
     assert!(r["batches"].as_u64().unwrap() >= 1);
     assert_eq!(u128_of(&merge_json(&d)["nodes"]), cpw("start", 6).nodes);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Deep runs checked (issue 23): a bounded split frontier, work units that check their plan, GPU
+// checkpoints in batches.
+// ---------------------------------------------------------------------------------------------------------
+
+fn plan_dir(name: &str, fen: Option<&str>) -> std::path::PathBuf {
+    let dir = scratch(name);
+    let mut args = vec![
+        "plan",
+        "--depth",
+        "3",
+        "--split-depth",
+        "1",
+        "--shards",
+        "2",
+        "--out",
+    ];
+    let d = dir.to_str().unwrap().to_string();
+    args.push(&d);
+    if let Some(f) = fen {
+        args.extend(["--fen", f]);
+    }
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    dir
+}
+
+// Item 7: the split frontier held every child of a level at once (1.1 GB for `plan --split-depth 5`).
+#[test]
+fn split_frontier_memory_is_bounded() {
+    let dir = scratch("split5");
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "maxrss_kib %M"])
+        .arg(env!("CARGO_BIN_EXE_perftlab"))
+        .args([
+            "plan",
+            "--depth",
+            "6",
+            "--split-depth",
+            "5",
+            "--shards",
+            "2",
+            "--hash",
+            "1",
+            "--threads",
+            "2",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output();
+    let Ok(out) = out else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no /usr/bin/time"
+        );
+        eprintln!("skipped: no /usr/bin/time");
+        return;
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let kib: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("maxrss_kib "))
+        .and_then(|k| k.trim().parse().ok())
+        .expect("GNU time's report");
+    // 822,518 distinct positions at ply 5 (OEIS A083276); the children of ply 4 (4,865,609 move paths,
+    // CPW) are no longer all held at once.
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("plan.json")).unwrap()).unwrap();
+    assert_eq!(plan["positions"], 822_518);
+    // Measured on the 2-core test machine: 1,868,524 KiB before (every child of ply 4 held at once, the units
+    // built as one JSON value), 798,728 KiB after.
+    assert!(kib < 1024 * 1024, "peak memory {kib} KiB");
+}
+
+// Item 10: `plan --out` took any directory; plan.json was trusted; status said done where merge refused.
+#[test]
+fn work_units_check_their_plan() {
+    let busy = scratch("busy");
+    std::fs::create_dir_all(busy.join("journal")).unwrap();
+    std::fs::write(busy.join("notes.txt"), "mine").unwrap();
+    assert_usage(
+        &[
+            "plan",
+            "--depth",
+            "3",
+            "--split-depth",
+            "1",
+            "--shards",
+            "2",
+            "--out",
+            busy.to_str().unwrap(),
+        ],
+        "--out",
+    );
+    assert_eq!(
+        std::fs::read_to_string(busy.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // plan.json edited: its `fen` now says Kiwipete; every command refuses it, naming the field.
+    let d = plan_dir("sealed", None);
+    let ds = d.to_str().unwrap();
+    let path = d.join("plan.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen(
+        START,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, &edited).unwrap();
+    for args in [
+        vec!["run-unit", ds, "--shard", "0", "--quiet"],
+        vec!["status", ds],
+        vec!["merge", ds],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("field 'fen' was edited"), "{args:?}: {err}");
+    }
+    std::fs::write(&path, &text).unwrap();
+    // A result of another plan beside a good one: status and merge both say the shard is not done.
+    let other = plan_dir(
+        "other",
+        Some("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+    );
+    for k in ["0", "1"] {
+        for dir in [ds, other.to_str().unwrap()] {
+            let (code, _, err) = run(&["run-unit", dir, "--shard", k, "--quiet"]);
+            assert_eq!(code, 0, "{err}");
+        }
+    }
+    std::fs::copy(
+        other.join("results/shard-00001.json"),
+        d.join("results/shard-00001.tag-foreign.json"),
+    )
+    .unwrap();
+    let (status_code, out, _) = run(&["status", ds]);
+    let (merge_code, _, err) = run(&["merge", ds]);
+    assert_eq!(merge_code, 1, "{err}");
+    assert_eq!(status_code, 1, "{out}");
+    assert!(out.contains("1 of 2 shards done"), "{out}");
+    assert!(out.contains("belongs to another plan"), "{out}");
+}
+
+// Item 13: `--checkpoint --backend gpu` counted one frontier position per GPU run (about 21 positions/s on
+// lavapipe). The positions now go to the backend in batches (`Backend::perft_many`), each batch journalled
+// when it finishes: the counts stay exact (CPW's), and a run stopped by SIGTERM after some batches resumes
+// from its journal to the same count.
+#[test]
+fn gpu_checkpoint_counts_in_batches_and_resumes() {
+    if !gpu_available() {
+        return;
+    }
+    // Kiwipete perft 4 = 4,085,603 (CPW "Perft Results", position 2), split at ply 2.
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let journal = scratch("gpu-kiwipete.jsonl");
+    let j = journal.to_str().unwrap();
+    let args = [
+        "perft",
+        "--fen",
+        kiwipete,
+        "--depth",
+        "4",
+        "--split-depth",
+        "2",
+        "--backend",
+        "gpu",
+        "--checkpoint",
+        j,
+        "--quiet",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 4085603\n", "{err}");
+    // Every distinct position of ply 2 is in the journal, once (a header line and one record each).
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let positions = header["identity"]["positions"].as_u64().unwrap() as usize;
+    assert_eq!(text.lines().count(), positions + 1, "{text}");
+    let mut seen: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["i"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), positions);
+    // The same run again reads everything from the journal.
+    let (code, out, err) = run(&args);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "Nodes searched: 4085603\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{positions} of {positions} positions")),
+        "{err}"
+    );
+
+    // Interrupted after its first batches, then resumed: perft 6 of the initial position, 119,060,324 (CPW),
+    // split at ply 3 (5,362 distinct positions).
+    let journal = scratch("gpu-start.jsonl");
+    let j = journal.to_str().unwrap();
+    let args = [
+        "perft",
+        "--depth",
+        "6",
+        "--split-depth",
+        "3",
+        "--backend",
+        "gpu",
+        "--checkpoint",
+        j,
+        "--quiet",
+    ];
+    let child = spawn(&args);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    // Wait for the header and two batches (positions 1 and 2–3).
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(std::time::Instant::now() < deadline, "no batch journalled");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    send_signal(child.id(), "TERM");
+    let (code, _, err) = finish(child, 120);
+    assert_eq!(code, 143, "{err}");
+    let kept = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    assert!((3..5362).contains(&kept), "{kept} positions journalled");
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Nodes searched: 119060324\n", "{err}");
+    assert!(
+        err.contains(&format!("resuming from {j}: {kept} of 5362 positions")),
+        "{err}"
+    );
 }

@@ -5,6 +5,8 @@
 //! the README shows. Lines with a time or speed (`… s, … M nodes/s …`) are compared with their numbers
 //! masked; a line `...` in the README stands for any number of lines. Examples that need Stockfish, a GPU
 //! adapter or python3 fail when the tool is missing with `CI=true`, and are skipped, saying so, otherwise.
+//! A figure quoted on several pages (a mutation score, the CHA comparison, a speed ratio) has one source
+//! page, and every quote must read the same ([`FIGURES`]).
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -505,4 +507,174 @@ fn the_output_matcher_can_fail() {
             .map(|(_, t)| t)
             .collect();
     assert_eq!(found, ["x.md#y", "d.svg"]);
+}
+
+/// A figure quoted on several pages: the page that states it (its one source) and every page that quotes
+/// it, each place named by the text just before the figure (whitespace collapsed, unique on its page). A
+/// figure is what follows its place, `*` and spaces skipped: digits and the signs of a number or a range
+/// (`196/244`, `3,598`, `2.02×`, `570–850`).
+struct Figure {
+    what: &'static str,
+    source: (&'static str, &'static str),
+    quotes: &'static [(&'static str, &'static str)],
+}
+
+/// The figures that more than one page quotes (issue 37 item 14: docs/commands.md once quoted stale CHA
+/// figures against the README's). A page that quotes one of them anew belongs here.
+const FIGURES: &[Figure] = &[
+    Figure {
+        what: "mutation score of `stress`, all kinds, depth 2",
+        source: ("README.md", "200 positions, seed 1: "),
+        quotes: &[
+            ("docs/commands.md", "depth 2, seed 1): **detected "),
+            ("docs/stress.md", "| default (`--kinds all`) | "),
+        ],
+    },
+    Figure {
+        what: "mutation score of random playouts alone",
+        source: ("README.md", "re-run at depth 3) against "),
+        quotes: &[
+            ("docs/commands.md", "survivors at depth 3) against "),
+            ("docs/stress.md", "| `--kinds random` (the old `stress`) | "),
+        ],
+    },
+    Figure {
+        what: "CHA test vectors: queries perftlab leaves undetermined",
+        source: (
+            "README.md",
+            "| perftlab full (3,000,000 nodes, 1 s) | 3,598 / 0 / ",
+        ),
+        quotes: &[(
+            "docs/dead-positions.md",
+            "perftlab (defaults: 3,000,000 nodes, 1 s) | 3,598 | 0 | ",
+        )],
+    },
+    Figure {
+        what: "CHA test vectors: full analysis speed against CHA",
+        source: ("README.md", "| 3,598 / 0 / **8** | "),
+        quotes: &[
+            (
+                "docs/dead-positions.md",
+                "| 18.17 (18.17, 17.14, 20.15) | 18.14 | ",
+            ),
+            (
+                "docs/dead-positions.md",
+                "(target ≤ 20, met); full analysis ",
+            ),
+        ],
+    },
+    Figure {
+        what: "one CPU thread against Stockfish's `go perft`",
+        source: ("docs/measurements.md", "on these positions, about "),
+        quotes: &[
+            ("README.md", "AVX-512/AVX2 lanes (≈ "),
+            ("README.md", "on the six CPW positions, ≈ "),
+        ],
+    },
+    Figure {
+        what: "one CPU thread, G nodes/s on the CPW positions",
+        source: ("docs/measurements.md", "So one thread now counts about "),
+        quotes: &[("README.md", "One thread of `cpu` counts ≈ ")],
+    },
+    Figure {
+        what: "GPU on lavapipe: start perft 6 against one fast CPU thread",
+        source: ("docs/gpu-backend.md", "than in the table above), default "),
+        quotes: &[
+            ("README.md", "where start perft 6 takes "),
+            (
+                "docs/measurements.md",
+                "`--threads 1 --hash 0 --no-merge` | ",
+            ),
+            ("docs/gpu-notes.md", "inflated against the quiet-machine "),
+            ("docs/gpu-notes.md", "were above the quiet-machine "),
+        ],
+    },
+    Figure {
+        what: "estimated perft 9 rate on an H200 (G nodes/s)",
+        source: ("docs/gpu-notes.md", "The honest range is "),
+        quotes: &[
+            ("docs/gpu-backend.md", "≈ 570 G. So "),
+            ("docs/measurements.md", "estimates only | "),
+        ],
+    },
+];
+
+/// The figure after `place` in `text` (whitespace collapsed): an error when `place` is missing, is not
+/// unique, or no figure follows it.
+fn figure_after(text: &str, place: &str) -> Result<String, String> {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut found = flat.match_indices(place);
+    let Some((at, _)) = found.next() else {
+        return Err(format!("'{place}' not found"));
+    };
+    if found.next().is_some() {
+        return Err(format!("'{place}' is not unique"));
+    }
+    let rest = flat[at + place.len()..].trim_start_matches(['*', ' ', '≈']);
+    let figure: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || ",./×–".contains(*c))
+        .collect();
+    let figure = figure.trim_end_matches(['.', ',']).to_string();
+    if figure.is_empty() || !figure.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(format!("no figure after '{place}'"));
+    }
+    Ok(figure)
+}
+
+/// Every quote of `f` that differs from its source (or cannot be read), one line each.
+fn disagreements(f: &Figure, read_page: impl Fn(&str) -> String) -> Vec<String> {
+    let (page, place) = f.source;
+    let source = match figure_after(&read_page(page), place) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("{}: source {page}: {e}", f.what)],
+    };
+    f.quotes
+        .iter()
+        .filter_map(
+            |(page, place)| match figure_after(&read_page(page), place) {
+                Ok(v) if v == source => None,
+                Ok(v) => Some(format!(
+                    "{}: {page} quotes {v}, {} says {source}",
+                    f.what, f.source.0
+                )),
+                Err(e) => Some(format!("{}: {page}: {e}", f.what)),
+            },
+        )
+        .collect()
+}
+
+#[test]
+fn figures_quoted_in_several_pages_agree_with_their_source() {
+    let wrong: Vec<String> = FIGURES
+        .iter()
+        .flat_map(|f| disagreements(f, |p| read(Path::new(p))))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "figures quoted apart from their source (update the quote, or the source and every quote):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_figure_check_can_fail() {
+    assert_eq!(figure_after("a **196/244** b", "a ").unwrap(), "196/244");
+    assert_eq!(figure_after("x ≈ 2.02× CHA.", "x ").unwrap(), "2.02×");
+    assert_eq!(figure_after("so 570–850 G", "so ").unwrap(), "570–850");
+    assert!(figure_after("a 1 a 2", "a ")
+        .unwrap_err()
+        .contains("not unique"));
+    assert!(figure_after("a b", "a ").unwrap_err().contains("no figure"));
+    assert!(figure_after("a b", "c ").unwrap_err().contains("not found"));
+    let f = Figure {
+        what: "w",
+        source: ("S", "n: "),
+        quotes: &[("Q", "n: ")],
+    };
+    assert!(
+        disagreements(&f, |p| format!("n: {}", if p == "S" { 87 } else { 86 }))[0]
+            .contains("Q quotes 86, S says 87")
+    );
+    assert!(disagreements(&f, |_| "n: 87".into()).is_empty());
 }

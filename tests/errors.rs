@@ -1,7 +1,7 @@
 //! The error kinds a library caller can match (`perftlab::Error`), with the data behind each message: a FEN
 //! error names its field and the offending text, an invalid position carries the position and every validity
 //! error (FIDE 3.10.3), an I/O error its path. The messages are the command line's (tests/cli.rs and
-//! tests/hardening.rs check them there, with the exit codes).
+//! tests/input.rs check them there, with the exit codes).
 
 use perftlab::types::Color;
 use perftlab::{Checked, Error, FenError, FenField, Setup, ValidityError};

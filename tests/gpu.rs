@@ -359,7 +359,7 @@ fn host_split_above_run_depth_stays_exact() {
             Setup::startpos(),
             Setup::from_fen(POSITIONS[2].fen).unwrap(),
         ];
-        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
+        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609, 674_624]);
     }
 }
@@ -384,8 +384,7 @@ fn host_levels_and_host_table_stay_exact() {
     };
     let start = Setup::startpos();
     let six =
-        perftlab::gpu::executor::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s)
-            .unwrap();
+        perftlab::gpu::pool::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s).unwrap();
     assert_eq!(six, vec![119_060_324]);
     let r = ctx.report().unwrap();
     // Host levels: 1 + 20 + 400 positions expanded on the host; 5,362 distinct ply-3 positions in one GPU run.
@@ -398,7 +397,7 @@ fn host_levels_and_host_table_stay_exact() {
         .into_iter()
         .map(|m| perftlab::reference::play(&start, m))
         .collect();
-    let five = perftlab::gpu::executor::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
+    let five = perftlab::gpu::pool::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
     assert_eq!(five.iter().sum::<u128>(), 119_060_324);
     let r = ctx.report().unwrap();
     assert_eq!(
@@ -408,13 +407,9 @@ fn host_levels_and_host_table_stay_exact() {
     );
     let kiwipete = Setup::from_fen(KIWIPETE.fen).unwrap();
     for _ in 0..2 {
-        let four = perftlab::gpu::executor::subtree_counts(
-            &mut ctx,
-            std::slice::from_ref(&kiwipete),
-            4,
-            &s,
-        )
-        .unwrap();
+        let four =
+            perftlab::gpu::pool::subtree_counts(&mut ctx, std::slice::from_ref(&kiwipete), 4, &s)
+                .unwrap();
         assert_eq!(four, vec![4_085_603]);
     }
     let r = ctx.report().unwrap();
@@ -445,10 +440,10 @@ fn levels_are_sliced_within_a_tiny_budget() {
             Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
                 .unwrap(),
         ];
-        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
+        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 4, Kiwipete perft 4.
         assert_eq!(counts, vec![197_281, 4_085_603]);
-        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
         assert_eq!(counts, vec![4_865_609]);
         let r = ctx.report().unwrap();
         // One run per batch; without merging (and tables) each root is a run of its own (one-total mode).
@@ -576,8 +571,8 @@ fn cache_forced_eviction_stays_exact() {
     for _ in 0..2 {
         // The host table would answer the repeated roots: empty it, so the GPU tables are probed.
         ctx.host_table_mut().clear();
-        let five = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-        let four = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
+        let five = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+        let four = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
         assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
     }
@@ -894,8 +889,8 @@ fn cache_many_buffer_groups_stay_exact() {
         host_plies: 0,
     };
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
-    let five = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-    let four = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
+    let five = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
+    let four = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
     assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
     assert_eq!(ctx.report().unwrap().retries, 0);
 }
@@ -952,7 +947,7 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
         host_plies: 0,
     };
     let counts =
-        perftlab::gpu::executor::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
+        perftlab::gpu::pool::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
     // CPW "Perft Results": startpos perft 5.
     assert_eq!(counts, vec![4_865_609]);
     let r = ctx.report().unwrap();
@@ -1064,8 +1059,8 @@ fn checked_shaders_give_the_same_counts() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Nodes searched: 4085603"));
 }
 
-/// `benches/gpu-check.sh --dry-run`, the proof that the device check works on a machine without a Vulkan
-/// loader: the carry is made as for the device (`benches/gpu-carry.sh`: the stripped binary and Debian's
+/// `tools/gpu-check.sh --dry-run`, the proof that the device check works on a machine without a Vulkan
+/// loader: the carry is made as for the device (`tools/gpu-carry.sh`: the stripped binary and Debian's
 /// loader packages, downloaded with apt-get), then the dry run hides every system `libvulkan.so*` and ICD
 /// folder in a private mount namespace, checks that no Vulkan adapter is found without the carried loader,
 /// finds lavapipe through the carried loader and `VK_DRIVER_FILES`, and runs the check's steps at small
@@ -1087,14 +1082,14 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
         eprintln!("gpu_check_dry_run: skipped, {what}");
     };
     let prep = Command::new("bash")
-        .arg(format!("{root}/benches/gpu-carry.sh"))
+        .arg(format!("{root}/tools/gpu-carry.sh"))
         .arg(&carry)
         .env("BIN", env!("CARGO_BIN_EXE_perftlab"))
         .output()
-        .expect("bash runs benches/gpu-carry.sh");
+        .expect("bash runs tools/gpu-carry.sh");
     if !prep.status.success() {
         return missing(format!(
-            "benches/gpu-carry.sh failed: {}",
+            "tools/gpu-carry.sh failed: {}",
             String::from_utf8_lossy(&prep.stderr)
         ));
     }
@@ -1103,7 +1098,7 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
     // The dry run takes the binary from the carry, as the device does; the refusal run names it (BIN).
     let check = |out: &std::path::Path, dry: bool, carry: &std::path::Path| {
         let mut c = Command::new("bash");
-        c.arg(format!("{root}/benches/gpu-check.sh"))
+        c.arg(format!("{root}/tools/gpu-check.sh"))
             .env("OUT", out)
             .env("CARRY", carry)
             .env_remove("ALLOW_SOFTWARE")
@@ -1113,7 +1108,7 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
         } else {
             c.env("BIN", env!("CARGO_BIN_EXE_perftlab"));
         }
-        c.output().expect("bash runs benches/gpu-check.sh")
+        c.output().expect("bash runs tools/gpu-check.sh")
     };
     let out = tmp.join("out");
     let run = check(&out, true, &carry);
@@ -1197,12 +1192,12 @@ fn merge_table_generations_wrap_and_stay_exact() {
     };
     let roots = [Setup::startpos()];
     for run in 0..130 {
-        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
+        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
         // CPW "Perft Results": startpos perft 4.
         assert_eq!(counts, vec![197_281], "run {run}");
     }
     for run in 0..3 {
-        let counts = perftlab::gpu::executor::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
+        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
         // CPW "Perft Results": startpos perft 5.
         assert_eq!(counts, vec![4_865_609], "run {run}");
     }
@@ -1217,12 +1212,12 @@ fn merge_table_generations_wrap_and_stay_exact() {
 /// `SIDE`) when all roots of a run share their side, else the generic one: each side alone (depth parity
 /// selects the white or the black kernel) and a batch mixing sides give the published counts, with the
 /// trusted and the checked builds. Counts: CPW "Perft Results" (start position; Position 4 mirrored, as in
-/// tests/data/tricky.perft, pos-4).
+/// data/tricky.perft, pos-4).
 #[test]
 fn fused_leaf_kernels_per_side_and_generic() {
-    use perftlab::gpu::executor::subtree_counts;
     use perftlab::gpu::memory::MAX_RUN_DEPTH;
     use perftlab::gpu::planner::Settings;
+    use perftlab::gpu::pool::subtree_counts;
     if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
         return;
     }
@@ -1265,9 +1260,9 @@ fn fused_leaf_kernels_per_side_and_generic() {
 /// the trusted and the checked builds; the bytes written drop below what per-position counts cost.
 #[test]
 fn one_total_mode_stays_exact_trusted_and_checked() {
-    use perftlab::gpu::executor::subtree_counts;
     use perftlab::gpu::memory::MAX_RUN_DEPTH;
     use perftlab::gpu::planner::Settings;
+    use perftlab::gpu::pool::subtree_counts;
     if gpu("one_total_mode").is_none() {
         return;
     }
@@ -1410,7 +1405,7 @@ fn host_table_within_hash() {
     };
     let start = [Setup::startpos()];
     for (depth, want) in [(5, 4_865_609u128), (6, 119_060_324)] {
-        let got = perftlab::gpu::executor::subtree_counts(&mut ctx, &start, depth, &s).unwrap();
+        let got = perftlab::gpu::pool::subtree_counts(&mut ctx, &start, depth, &s).unwrap();
         assert_eq!(got, [want]);
         assert!(ctx.host_table().len() <= 7_168);
     }
@@ -1456,9 +1451,9 @@ fn gpu_mem_and_hash_together_beyond_the_device_are_refused() {
 /// startpos perft 4: 1,576 captures, 469 checks).
 #[test]
 fn levels_are_scanned_in_chunks() {
-    use perftlab::gpu::executor::tree_stats;
     use perftlab::gpu::memory::MAX_RUN_DEPTH;
     use perftlab::gpu::planner::Settings;
+    use perftlab::gpu::pool::tree_stats;
     if gpu("levels_are_scanned_in_chunks").is_none() {
         return;
     }
@@ -1550,7 +1545,7 @@ fn level_cap_and_default_budget() {
 /// Startpos perft 5 alone, then startpos and Kiwipete perft 4 as one batch of roots, through the driver with
 /// settings `s` (CPW "Perft Results": 4,865,609; 197,281 and 4,085,603).
 fn assert_start5_kiwi4(ctx: &mut perftlab::gpu::GpuContext, s: &perftlab::gpu::planner::Settings) {
-    use perftlab::gpu::executor::subtree_counts;
+    use perftlab::gpu::pool::subtree_counts;
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
     assert_eq!(
         subtree_counts(ctx, &roots[..1], 5, s).unwrap(),

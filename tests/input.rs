@@ -2,12 +2,13 @@
 //! every command reading positions shares: bounded reading of files and standard input (`/dev/zero`,
 //! `/dev/full`, a FIFO, a 300 MB file), one grammar for position lines (FEN or EPD, CHA's labels, a side word in
 //! any case), trailing garbage refused, FEN errors that name the field, `--moves` as PGN movetext, and the
-//! suite's messages about its own lines. Every check is of an exit code and its messages; none is timed (a
+//! suite's messages about its own lines; FEN strictness, EPD operations and suite blocks, `--moves`, and
+//! values quoted as typed (invisible characters shown). Every check is of an exit code and its messages; none is timed (a
 //! run that does not end within a generous bound is the failure: "never reads without end").
 
 mod common;
 
-use common::{data, perftlab, run, run_stdin, temp_file};
+use common::{assert_usage, data, perftlab, run, run_stdin, run_within, scratch, temp_file};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -182,7 +183,7 @@ fn a_garbage_fen_names_its_board_field() {
 }
 
 // Stockfish 15.1 `position startpos moves e2e4 e7e5 g1f3` / `go perft 2` printed 779 (as in
-// tests/hardening.rs); the numbered PGN form of the same line must give the same count.
+// `moves_are_played_before_counting` below); the numbered PGN form of the same line must give the same count.
 #[test]
 fn moves_read_pgn_movetext() {
     let (code, out, err) = run(&["perft", "--moves", "1. e4 e5 2. Nf3+! 1-0", "--depth", "2"]);
@@ -277,7 +278,7 @@ fn readme_command_table_is_one_table() {
 }
 
 // `verify --suite` named a validity warning without its file, line or FEN (issue 37 item 9). The position is
-// the one of tests/hardening.rs's e.p. warning: c2c4 cannot have given the bishop's check on e6.
+// the one of `ep_square_that_cannot_explain_the_check_warns`'s e.p. warning: c2c4 cannot have given the bishop's check on e6.
 #[test]
 fn verify_suite_warnings_name_file_line_and_fen() {
     let fen = "2B3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - c3 0 28";
@@ -292,4 +293,345 @@ fn verify_suite_warnings_name_file_line_and_fen() {
         line.contains("verify-warn.epd:2: ") && line.contains(fen),
         "{line}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// FEN strictness, suite and EPD reading, `--moves`, endless inputs, values quoted as typed (issues 11, 23).
+// ---------------------------------------------------------------------------------------------------------
+
+// Defect 9: a refused position's failure said `depth 0, expected 0`; `nodes` left out failed counts.
+#[test]
+fn suite_report_names_the_lines_depth_and_counts_failed_nodes() {
+    let suite = temp_file(
+        "report.epd",
+        &format!("8/8/8/8/8/8/8/8 w - - 0 1 ;D1 0\n{START} ;D1 20 ;D2 401\n"),
+    );
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap(), "--backend", "reference"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("report.epd:1 8/8/8/8/8/8/8/8 w - - 0 1 depth 1: invalid position"),
+        "{out}"
+    );
+    assert!(out.contains("report.epd:2"), "{out}");
+    assert!(out.contains("depth 2: expected 401, got 400"), "{out}");
+    let (_, json, _) = run(&[
+        "suite",
+        suite.to_str().unwrap(),
+        "--backend",
+        "reference",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // 20 (passed) + 400 (counted, failed): every node counted.
+    assert_eq!(v["nodes"], 420);
+    assert_eq!(v["failures"][0]["depth"], 1);
+}
+
+// Suite input: standard input, a byte-order mark, standard EPD opcodes, an empty suite.
+#[test]
+fn suite_reads_stdin_bom_and_epd_opcodes() {
+    let text = format!(
+        "\u{feff}# EPD opcodes after the four fields\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - D1 20; D2 400;\n\
+         {START} ;d1 20 ;d2 400\n\
+         4k3/8/8/8/8/8/8/4K2R w K - d1 15; d2 66\n"
+    );
+    let (code, out, err) = run_stdin(&["suite", "-", "--backend", "reference"], text.as_bytes());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.ends_with("6 passed, 0 failed, 0 skipped\n"), "{out}");
+    for empty in ["", "# only a comment\n\n", "\u{feff}"] {
+        let (code, _, err) = run_stdin(&["suite", "-"], empty.as_bytes());
+        assert_eq!(code, 2, "{empty:?}: {err}");
+        assert!(err.contains("no positions"), "{err}");
+    }
+}
+
+// Defect 10: non-canonical FEN accepted silently.
+#[test]
+fn non_canonical_fen_is_refused_with_the_field_named() {
+    for (fen, needle) in [
+        (
+            "rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "two digits in a row",
+        ),
+        (
+            "rnbqkbnr/pppppppp/17/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "two digits in a row",
+        ),
+        (
+            "rnbqkbnr/pppppppp/11111111/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "two digits in a row",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 7",
+            "missing field 'fullmove number'",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - +5 1",
+            "field 'halfmove clock' is '+5'",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w kqKQ - 0 1",
+            "field 'castling' is 'kqKQ'",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w aA - 0 1",
+            "field 'castling' is 'aA'",
+        ),
+    ] {
+        assert_usage(&["perft", "--depth", "1", "--fen", fen], needle);
+    }
+}
+
+#[test]
+fn castling_read_as_chess960_is_warned() {
+    // `Qk` with the black king on f8: the `k` right becomes Chess960 castling with the h8 rook.
+    let fen = "r4k1r/8/8/8/8/8/8/R3K2R w Qk - 0 1";
+    let (code, out, err) = run(&["perft", "--depth", "1", "--fen", fen]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Nodes searched:"));
+    assert!(
+        err.contains("warning: castling rights read as Chess960"),
+        "{err}"
+    );
+    let (_, _, quiet) = run(&["perft", "--depth", "1", "--fen", fen, "--chess960"]);
+    assert!(!quiet.contains("warning"), "{quiet}");
+    let (_, _, standard) = run(&["perft", "--depth", "1"]);
+    assert!(!standard.contains("warning"), "{standard}");
+}
+
+#[test]
+fn ep_square_that_cannot_explain_the_check_warns() {
+    // From the issue: c2c4 cannot have given the bishop's check on e6.
+    let fen = "2B3n1/r6r/1p2k3/pB1p2B1/P1Ppp3/N5P1/1P1K4/4R3 b - c3 0 28";
+    let (code, _, err) = run(&["perft", "--depth", "1", "--fen", fen]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: impossible_check"), "{err}");
+}
+
+// `--moves` (UCI or SAN) on perft, table and verify, as Stockfish's `position … moves …`. Expected counts: the
+// same run on the FEN of 1.e4 e5 2.Nf3 written out, and Stockfish 15.1 `position startpos moves e2e4 e7e5
+// g1f3` / `go perft 2` printed 779 (`e2e4 e7e5`: 835).
+#[test]
+fn moves_are_played_before_counting() {
+    let after = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+    let (code, out, err) = run(&[
+        "perft", "--depth", "2", "--moves", "e4", "e7e5", "Nf3", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["nodes"], 779);
+    assert_eq!(v["fen"], after);
+    let (_, direct, _) = run(&["perft", "--depth", "2", "--fen", after]);
+    assert_eq!(direct, "Nodes searched: 779\n");
+    let (code, out, _) = run(&[
+        "table", "--depth", "2", "--moves", "e2e4 e5", "--format", "csv",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.lines().nth(2).unwrap().starts_with("2,835,"), "{out}");
+    let (code, out, _) = run(&["verify", "--depth", "2", "--moves", "e4", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["agree"], true);
+    assert_eq!(v["difference"], serde_json::Value::Null);
+    // 1 root + its 20 children: the nodes of plies 0..2 whose move sets are compared.
+    assert_eq!(v["positions_checked"], 21);
+    assert_usage(
+        &["perft", "--depth", "1", "--moves", "e5"],
+        "--moves: move 1 'e5' is not a legal move",
+    );
+    assert_usage(
+        &["table", "--depth", "1", "--moves", "e4", "e4"],
+        "--moves: move 2 'e4'",
+    );
+}
+
+// Item 6: `/dev/full`, `/dev/zero` and other endless inputs were read without bound.
+#[test]
+fn endless_inputs_are_refused_in_bounded_time() {
+    for args in [
+        vec!["suite", "/dev/zero"],
+        vec![
+            "compare",
+            "--engine",
+            "/nonexistent",
+            "--depth",
+            "1",
+            "--suite",
+            "/dev/zero",
+        ],
+    ] {
+        let (code, _, err) = run_within(&args, 30);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+    let (code, _, err) = run_within(&["perft", "--depth", "4", "--checkpoint", "/dev/full"], 30);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--checkpoint") && err.contains("not a regular file"),
+        "{err}"
+    );
+    let dir = scratch("checkpoint-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, _, err) = run_within(
+        &[
+            "perft",
+            "--depth",
+            "4",
+            "--checkpoint",
+            dir.to_str().unwrap(),
+        ],
+        30,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--checkpoint") && err.contains("directory"),
+        "{err}"
+    );
+    // Standard input is read up to the same cap, and over-long lines are named.
+    let long = format!("{START} ;D1 20 ;c0 \"{}\"\n", "x".repeat(70_000));
+    let (code, _, err) = run_stdin(&["suite", "-"], long.as_bytes());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("line 1 is longer than the limit"), "{err}");
+    // A plan directory whose plan.json is a link to /dev/zero.
+    let plan = scratch("zero-plan");
+    std::fs::create_dir_all(&plan).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", plan.join("plan.json")).unwrap();
+    for cmd in ["status", "merge", "run-unit"] {
+        let (code, _, err) = run_within(
+            &[cmd, plan.to_str().unwrap(), "--shard", "0"][..if cmd == "run-unit" { 4 } else { 2 }],
+            30,
+        );
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains("not a regular file"), "{cmd}: {err}");
+    }
+}
+
+// Item 8: a `perft` line of a block without its own `epd` was checked against the block before.
+#[test]
+fn suite_blocks_start_at_id() {
+    let text = format!("id a\nepd {START}\nperft 1 20\nid b\nperft 2 401\n");
+    let suite = temp_file("blocks.perft", &text);
+    let (code, _, err) = run(&["suite", suite.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("blocks.perft:5:"), "{err}");
+    assert!(
+        err.contains("before the 'epd' line of its block 'b'"),
+        "{err}"
+    );
+    // A failure names its block.
+    let text = format!("id a\nepd {START}\nperft 1 20\nid b\nepd {START}\nperft 2 401\n");
+    let suite = temp_file("blocks2.perft", &text);
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("blocks2.perft:5 [b] "), "{out}");
+    assert!(out.contains("depth 2: expected 401, got 400"), "{out}");
+}
+
+// Item 9: standard EPD operations (quoted strings, any opcode, `;` terminators) were refused.
+#[test]
+fn standard_epd_operations_are_read() {
+    let text = format!(
+        "{fen} id \"start\"; D1 20; D2 400;\n\
+         {START} ;D1 20 ;D2 400 ; comment here\n\
+         {fen} bm e4; c0 \"a; quoted string\"; D1 20;\n",
+        fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+    );
+    let suite = temp_file("standard.epd", &text);
+    let (code, out, err) = run(&["suite", suite.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["passed"], 5, "{out}");
+    // The id is shown with a failure.
+    let suite = temp_file("named.epd", &format!("{START} id \"start\"; D1 21;\n"));
+    let (code, out, _) = run(&["suite", suite.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("named.epd:1 [start] "), "{out}");
+    // A line without any count is still an error.
+    let suite = temp_file("nocount.epd", &format!("{START} id \"x\";\n"));
+    assert_usage(&["suite", suite.to_str().unwrap()], "no perft count");
+}
+
+// Item 14: the FEN of an invalid position is quoted as typed: `KQ` (no rook on a1), not `KA`.
+#[test]
+fn invalid_fen_is_quoted_as_typed() {
+    let typed = "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1";
+    let (code, _, err) = run(&["perft", "--fen", typed, "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("--fen: invalid position '{typed}'")),
+        "{err}"
+    );
+    assert!(!err.contains("KA"), "{err}");
+}
+
+// Item 14: Shredder-FEN rook files are Chess960 notation already: no warning that they were read as
+// Chess960 (the X-FEN `KQkq` of the same position is still warned: it was read as the outermost rooks).
+#[test]
+fn shredder_fen_is_not_warned_as_a_chess960_reading() {
+    let (code, out, err) = run(&[
+        "perft",
+        "--fen",
+        "5rkr/8/8/8/8/8/8/5RKR w HFhf - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!((code, out.as_str()), (0, "Nodes searched: 20\n"), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "5rkr/8/8/8/8/8/8/5RKR w KQkq - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: castling rights read as Chess960"),
+        "{err}"
+    );
+}
+
+// Item 14: a zero-width space (U+200B) pasted into a value is shown in the error, not printed invisibly.
+#[test]
+fn invisible_characters_are_shown_in_errors() {
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\u{200b} w KQkq - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !err.contains('\u{200b}') && err.contains("RNBQKBNR\\u{200b}"),
+        "{err:?}"
+    );
+    let (code, _, err) = run(&["perft", "--depth", "1\u{200b}"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !err.contains('\u{200b}') && err.contains("1\\u{200b}"),
+        "{err:?}"
+    );
+}
+
+// Item 14: a promotion without its piece gets a hint naming the move with one.
+#[test]
+fn promotion_without_its_piece_gets_a_hint() {
+    let (code, _, err) = run(&[
+        "perft",
+        "--fen",
+        "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        "--moves",
+        "a7a8",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("move 1 'a7a8' is not a legal move"), "{err}");
+    assert!(err.contains("add it, as in 'a7a8q'"), "{err}");
+    // A move that is simply illegal gets no such hint.
+    let (code, _, err) = run(&["perft", "--moves", "e2e5", "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("promotion"), "{err}");
 }

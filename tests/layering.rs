@@ -239,6 +239,71 @@ fn the_bitboard_core_lies_below_the_backend_and_the_analysis() {
     }
 }
 
+/// The offences of `text` against "`line` and `san` are named by their own paths": a re-export of either
+/// (`pub use crate::line…`, `pub use crate::san…`, also `pub(crate)`), or a path that reaches them, or their
+/// items, through `analyze` (`analyze::san`, `analyze::{play_line, Line}`).
+fn line_and_san_detours(text: &str) -> Vec<String> {
+    let through_analyze = [
+        "analyze::san",
+        "analyze::line",
+        "analyze::play_line",
+        "analyze::Line",
+    ];
+    text.lines()
+        .map(code)
+        .filter(|l| {
+            let t = l.trim_start();
+            let t = t
+                .strip_prefix("pub(crate) ")
+                .or(t.strip_prefix("pub "))
+                .unwrap_or("");
+            t.starts_with("use crate::line")
+                || t.starts_with("use crate::san")
+                || through_analyze.iter().any(|p| l.contains(p))
+        })
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_line_and_san_check_finds_detours() {
+    assert_eq!(
+        line_and_san_detours("pub use crate::san;\nuse crate::san;"),
+        ["pub use crate::san;"]
+    );
+    assert_eq!(
+        line_and_san_detours("pub(crate) use crate::line::Line;").len(),
+        1
+    );
+    assert_eq!(
+        line_and_san_detours("use crate::analyze::play_line; // old").len(),
+        1
+    );
+    assert!(line_and_san_detours("use crate::line::play_line;\n// analyze::san").is_empty());
+}
+
+#[test]
+fn line_and_san_are_reached_by_their_own_paths() {
+    // `line` (playing moves given as text) and `san` belong to the rules layer: nothing re-exports them, and
+    // `engines`, `compare` and `render` import them as `crate::line` / `crate::san`, not through the
+    // analysis (issue 31). `engines` needs nothing else of `analyze`.
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for l in line_and_san_detours(&text) {
+            found.push(format!("{}: {l}", f.display()));
+        }
+    }
+    assert!(found.is_empty(), "line/san reached by a detour: {found:#?}");
+    assert!(
+        !graph()["engines"].contains("analyze"),
+        "engines imports analyze"
+    );
+}
+
 #[test]
 fn clap_is_used_only_in_the_cli() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

@@ -14,8 +14,8 @@
 mod common;
 
 use common::{data, perftlab, temp_file};
-use perftlab::analyze::play_line;
 use perftlab::compare::random::Rng;
+use perftlab::line::play_line;
 use perftlab::position::Setup;
 use perftlab::proofgame::plan::CapturePlan;
 use perftlab::proofgame::{self, Limits, SearchResult};

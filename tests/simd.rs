@@ -1,6 +1,6 @@
 //! The vector paths of the fast CPU backend (`PERFTLAB_SIMD=off|avx2|avx512`), each forced in turn: the per-node
 //! cross-check against `reference` (`verify`, whose `legal_moves` on a vector path also counts every position in
-//! the lanes), suite counts from outside sources (tests/data), and refusal of unknown or unavailable paths. A path
+//! the lanes), suite counts from outside sources (data/), and refusal of unknown or unavailable paths. A path
 //! this CPU lacks is skipped with a note on stderr (CI's machine, AMD Zen 4, has both).
 
 mod common;
@@ -72,7 +72,7 @@ fn suites_count_right_on_every_vector_path() {
                 .unwrap()
                 .with_flavor(Flavor::with_simd(s));
             assert_eq!(b.flavor().simd(), s);
-            // Standard and tricky suites (counts from their sources, see tests/data), Chess960 for castling
+            // Standard and tricky suites (counts from their sources, see data/README.md), Chess960 for castling
             // with rooks off the corners.
             for (file, max_nodes) in [
                 ("tricky.perft", u128::MAX),

@@ -222,10 +222,10 @@ fn stockfish_agrees_on_every_kind() {
     }
 }
 
-/// `benches/mutation-score.py` on a fixed sample of mutants of the fake engine's generator (castling and e.p.
+/// `tools/mutation-score.py` on a fixed sample of mutants of the fake engine's generator (castling and e.p.
 /// code), with `extra` flags.
 fn mutation_sample(extra: &[&str]) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/mutation-score.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/mutation-score.py");
     let out = Command::new("python3")
         .arg(script)
         .args(["--ids", "133,137,148,149,197", "--positions", "40"])

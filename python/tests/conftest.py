@@ -1,12 +1,15 @@
-"""Shared helpers of the perftlab Python tests: the repository's test data (tests/data/, sources in
-tests/data/README.md) and python-chess as the independent second opinion."""
+"""Shared helpers of the perftlab Python tests: the repository's data (the crate's suites in data/, the tests'
+own files in tests/data/; sources in each folder's README.md) and python-chess as the independent second
+opinion."""
 
 import os
 import pathlib
 
 import pytest
 
-DATA = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+SUITES = ROOT / "data"
 CI = os.environ.get("CI") == "true"
 
 
@@ -23,7 +26,7 @@ def need(module):
 def epd(name, max_nodes):
     """(fen, depth, count) of an EPD suite (`FEN ;D1 n ;D2 n ...`) with count <= max_nodes."""
     out = []
-    for line in (DATA / name).read_text().splitlines():
+    for line in (SUITES / name).read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         fen, *depths = line.split(";")

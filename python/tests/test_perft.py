@@ -1,5 +1,5 @@
 """perft, divide, stats, legal_moves: exact counts from the Chess Programming Wiki and the public suites
-(tests/data/: standard.epd, chess960.epd, cpw-detail.csv), python-chess boards in and out, threads."""
+(data/: standard.epd, chess960.epd; tests/data/: cpw-detail.csv), python-chess boards in and out, threads."""
 
 import csv
 import threading

@@ -16,13 +16,11 @@
 //! Repetition is judged over the history given (the root position and the positions after each move of
 //! `--moves`); positions before the root are unknown.
 
-pub use crate::line::{play_line, Line};
-/// SAN now lives in the rules layer ([`crate::san`]); re-exported here for older paths.
-pub use crate::san;
 pub mod dead;
 
 use crate::position::Setup;
 use crate::reference;
+use crate::san;
 use crate::types::{Color, MoveKind, Role, Square};
 use crate::validate;
 use serde::Serialize;

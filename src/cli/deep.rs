@@ -3,7 +3,8 @@
 
 use super::{BackendArgs, PositionArgs};
 use crate::backend::{Column, Detail};
-use crate::deep::units::{self, PlanOptions, RunUnitOptions};
+use crate::deep::plan::{self, PlanOptions};
+use crate::deep::units::{self, RunUnitOptions};
 use crate::deep::work;
 use crate::error::{Error, Result};
 use clap::Args;
@@ -84,7 +85,7 @@ pub struct PlanArgs {
     #[arg(long)]
     depth: u32,
     /// Ply of the split: each distinct position there is one piece of work (default: --depth minus 4,
-    /// between 1 and 5, see `units::default_split`).
+    /// between 1 and 5, see `plan::default_split`).
     #[arg(long)]
     split_depth: Option<u32>,
     /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
@@ -123,7 +124,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
     let moves = crate::line::split_moves(&a.moves);
     let root = super::play_line(&given, &moves)?.end().clone();
     let engine = a.backend.create()?;
-    let split = a.split_depth.unwrap_or(units::default_split(a.depth));
+    let split = a.split_depth.unwrap_or(plan::default_split(a.depth));
     let o = PlanOptions {
         root,
         fen: given.to_fen(),
@@ -139,7 +140,7 @@ pub fn plan(a: PlanArgs) -> Result<i32> {
         threads: a.backend.threads.unwrap_or_else(rayon::current_num_threads),
         split_mem: crate::deep::split::budget_mib(a.split_mem)?,
     };
-    let (plan, est) = units::plan(engine.as_ref(), &o, &mut |line| eprintln!("{line}"))?;
+    let (plan, est) = plan::plan(engine.as_ref(), &o, &mut |line| eprintln!("{line}"))?;
     if a.json {
         println!("{plan}");
         return Ok(0);

@@ -8,12 +8,12 @@
 //! Exit code: 0 when every position is reachable, 1 when one is impossible or undetermined, 2 for bad input
 //! (an unreadable file, a malformed FEN or an invalid position; in a file the other lines are still answered).
 
-use crate::analyze::san;
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::proofgame::{self, DecideOptions, Limits, Verdict};
 use crate::reference;
 use crate::retro::{self, RetroOptions};
+use crate::san;
 use crate::suite::SuiteEntry;
 use crate::validate;
 use clap::Args;

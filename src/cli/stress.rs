@@ -6,11 +6,11 @@
 use super::common::{print_comparison, progress_bar, timeout, ProtocolArg, Summary};
 use super::pictures::{self, PictureArgs};
 use super::BackendArgs;
-use crate::analyze::Line;
 use crate::compare::kinds::{Kind, Positions};
 use crate::compare::{self, Request};
 use crate::engines;
 use crate::error::{Error, Result};
+use crate::line::Line;
 use crate::render::report::Report;
 use clap::Args;
 use serde_json::json;

@@ -5,10 +5,10 @@
 //! differ, one ply shallower, until depth 1, where the move lists themselves must differ.
 
 use super::{classify, FailureKind};
-use crate::analyze::Line;
 use crate::backend::Backend;
 use crate::engines::{Divide, Engine};
 use crate::error::{Error, Result};
+use crate::line::Line;
 use crate::types::{Move, MoveKind};
 use crate::validate::Checked;
 use serde::{Serialize, Serializer};
@@ -347,7 +347,7 @@ fn same_castling_notation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::play_line;
+    use crate::line::play_line;
 
     /// An in-process engine: the reference generator's divide, then `tamper` applied to it.
     struct Mock<F: FnMut(&[String], u32, &mut Divide)>(F);

@@ -6,14 +6,14 @@
 //! - `classify`: which kind of rule a failing move exercises ([`FailureKind`]);
 //! - [`kinds`]: rule-directed positions for `stress` (e.p. pins, castling, Chess960, promotions, checks, ...),
 //!   dealt before random playouts;
+//! - `motifs`: the pieces each directed kind places to put its rule at its edge, and their board helpers;
 //! - [`random`]: random reachable positions for `stress`.
 
 mod classify;
 mod drill;
 pub mod kinds;
+mod motifs;
 pub mod random;
 
 pub use classify::{classify, FailureKind};
 pub use drill::{compare, Comparison, Failure, Request, WrongCount};
-
-pub use crate::line::split_moves;

@@ -7,8 +7,8 @@
 //! - [`work`]: counting positions in batches of one backend call each, one journal write per batch, progress
 //!   reported to the caller ([`work::Progress`]) and the time outside the backend measured, summing
 //!   multiplicity × result in u128;
-//! - [`units`]: `plan` (plan.json, units/, Slurm / Kubernetes / GNU parallel launchers, estimate), `run-unit`,
-//!   `status` and `merge`.
+//! - [`plan`]: `plan` (plan.json, units/, Slurm / Kubernetes / GNU parallel launchers, estimate);
+//! - [`units`]: a loaded plan, `run-unit`, `status` and `merge`.
 //!
 //! Nothing here prints: what a run has to tell its user on the way (a resumed journal, a cut-off journal
 //! line, a shard already done) goes to a `note` callback, which the command line prints on stderr.
@@ -17,6 +17,7 @@
 //! on that position only and combine exactly like node counts.
 
 pub mod journal;
+pub mod plan;
 pub mod seal;
 pub mod split;
 pub mod units;

@@ -4,12 +4,14 @@
 //! the protocols in `uci` (a UCI program answering `go perft N`), `script` (a perftree-style script) and
 //! `total` ([`TotalOnlyEngine`], a UCI engine whose perft command prints only a total).
 
+mod divide;
 mod script;
 mod total;
 mod uci;
 
 use crate::error::{Error, Result};
 use crate::types::Square;
+pub use divide::{read_divide, DivideError, DivideReader};
 pub use script::ScriptEngine;
 use std::collections::BTreeMap;
 pub use total::{start_with_perft_command, TotalOnlyEngine};

@@ -12,8 +12,8 @@
 //! counts a move it should not, or misses one).
 
 use super::{Divide, Engine, UciEngine};
-use crate::analyze::play_line;
 use crate::error::{Error, Result};
+use crate::line::play_line;
 use crate::validate::Checked;
 use std::time::Duration;
 

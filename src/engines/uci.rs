@@ -1,10 +1,11 @@
 //! A UCI engine as a divide oracle: `uci`/`uciok`, `setoption name UCI_Chess960 value true` when needed,
 //! `isready`/`readyok`, then per request `position fen … moves …` and `go perft N`, reading `move: count`
-//! lines until `Nodes searched: N` (Stockfish's format). The child process is killed on drop.
+//! lines until `Nodes searched: N` (Stockfish's format, read by [`super::DivideReader`]). The child process is killed on drop.
 //!
 //! Output is read on helper threads into a channel, so every wait has a deadline (`--timeout`), and the last
 //! lines the engine printed (stderr included) are quoted in every error.
 
+use super::divide::DivideReader;
 use super::{
     kill_group, looks_like_uci, own_process_group, register, split_command, Divide, Engine,
 };
@@ -315,57 +316,14 @@ impl Engine for UciEngine {
         self.send(&position)?;
         self.send(&go)?;
         let deadline = Instant::now() + self.timeout;
-        let mut divide = Divide::default();
-        let mut sum: u128 = 0;
-        // The first `move: count` line whose move is not UCI (`G1F3: 20`): engines print info lines too, so it
-        // is an error only when the counts then do not add up to the total.
-        let mut unreadable: Option<String> = None;
+        let mut reader = DivideReader::default();
         loop {
             let line = self.next_line(&request, deadline)?;
-            let t = line.trim();
-            if let Some(rest) = t.strip_prefix("Nodes searched:") {
-                divide.total = rest
-                    .trim()
-                    .parse()
-                    .map_err(|_| self.garbage(&request, t, "the total is not a number"))?;
-                if let (true, Some(l)) = (divide.total != sum, &unreadable) {
-                    return Err(self.garbage(
-                        &request,
-                        l,
-                        "its move lines are unreadable: a move must be UCI, such as 'g1f3' or 'e7e8q'",
-                    ));
-                }
-                if divide.total != sum && divide.moves.is_empty() {
-                    return Err(self.garbage(
-                        &request,
-                        t,
-                        "it listed no moves, only a total: move lines read 'e2e4: 20'",
-                    ));
-                }
-                if divide.total != sum {
-                    return Err(self.garbage(
-                        &request,
-                        t,
-                        &format!("its move counts sum to {sum}"),
-                    ));
-                }
-                return Ok(divide);
+            match reader.line(&line) {
+                Ok(Some(divide)) => return Ok(divide),
+                Ok(None) => {}
+                Err(e) => return Err(self.garbage(&request, &e.line, &e.why)),
             }
-            let Some((mv, count)) = t.split_once(':') else {
-                continue;
-            };
-            if !looks_like_uci(mv.trim()) {
-                if unreadable.is_none() && count.trim().parse::<u128>().is_ok() {
-                    unreadable = Some(t.to_string());
-                }
-                continue;
-            }
-            let n: u128 = count
-                .trim()
-                .parse()
-                .map_err(|_| self.garbage(&request, t, "the count is not a number"))?;
-            sum += n;
-            *divide.moves.entry(mv.trim().to_string()).or_insert(0) += n;
         }
     }
 }

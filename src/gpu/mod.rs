@@ -10,7 +10,8 @@
 //!   scratch, report counters (private fields, methods only);
 //! - [`planner`]: a count as an explicit [`planner::Plan`] (host levels, units of work, counting mode) and a
 //!   level's slices ([`planner::plan_slices`]); no GPU;
-//! - [`executor`]: runs plans on one or several adapters, asynchronously underneath;
+//! - [`executor`]: one GPU run of a plan (levels, merging, tables, fused leaves), asynchronously;
+//! - [`pool`]: the counts' entry points, on one adapter or several (native: one thread each);
 //! - [`kernels`]: the kernels, their WGSL sources, binding names and trusted builds;
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
 //! - [`attack_tables`]: the attack and slider-magic tables uploaded to the GPU;
@@ -19,7 +20,7 @@
 //!
 //! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128. Several adapters
 //! (`--adapter all` or a list) share each count's host-level positions, one thread each
-//! ([`executor::pool_counts`]); the report lists each adapter's runs and positions.
+//! ([`pool::pool_counts`]); the report lists each adapter's runs and positions.
 //!
 //! # Facts about wgpu/naga 30 and lavapipe this design rests on
 //! (the measurements behind them: `docs/gpu-notes.md`;
@@ -43,16 +44,17 @@
 //! - Loaders print `error: XDG_RUNTIME_DIR is invalid or not set` (Mesa's device-select layer; harmless;
 //!   `NODEVICE_SELECT=1` silences it).
 
-pub mod adapter;
+pub(crate) mod adapter;
 pub mod attack_tables;
 pub mod buffers;
 pub mod context;
-pub mod device;
+pub(crate) mod device;
 pub mod executor;
 pub mod kernels;
 pub mod memory;
 mod options;
 pub mod planner;
+pub mod pool;
 pub mod report;
 pub mod tables;
 
@@ -67,13 +69,13 @@ use crate::position::Setup;
 use crate::reference;
 use crate::types::Move;
 use crate::validate::Checked;
-use executor::Gpus;
 use planner::Settings;
+use pool::Gpus;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 
 /// Perft on the GPU: one adapter, or several (`--adapter all` or a list) that share each count's host-level
-/// positions, one thread each ([`executor::pool_counts`]).
+/// positions, one thread each ([`pool::pool_counts`]).
 ///
 /// The work is asynchronous underneath ([`GpuBackend::perft_async`], [`GpuBackend::divide_async`]: read-backs
 /// are awaited buffer maps); natively the [`Backend`] methods block on it ([`context::block_on`]), in the
@@ -81,7 +83,7 @@ use std::sync::Mutex;
 /// first (each adapter's context is locked while it counts).
 pub struct GpuBackend {
     /// The adapters, the first holding the host table; each with its settings (its own level budget).
-    devices: Vec<executor::PoolDevice>,
+    devices: Vec<pool::PoolDevice>,
     /// What each adapter was set up with, as lines ([`GpuBackend::setup_lines`]).
     setup: Vec<String>,
 }
@@ -122,10 +124,7 @@ impl GpuBackend {
 
     /// Check the budget and tables of one adapter's context, make its tables and settings; the lines that
     /// describe them ([`GpuBackend::setup_lines`]).
-    fn prepare(
-        mut ctx: GpuContext,
-        opts: &GpuOptions,
-    ) -> Result<(executor::PoolDevice, Vec<String>)> {
+    fn prepare(mut ctx: GpuContext, opts: &GpuOptions) -> Result<(pool::PoolDevice, Vec<String>)> {
         ctx.set_table_buffer_bytes(opts.table_buffer_bytes);
         if let Some(mb) = opts.gpu_mem_mb {
             ctx.facts().check_budget(mb)?;
@@ -186,7 +185,7 @@ impl GpuBackend {
             ),
         ];
         Ok((
-            executor::PoolDevice {
+            pool::PoolDevice {
                 ctx: Mutex::new(ctx),
                 settings,
             },
@@ -362,11 +361,11 @@ impl GpuBackend {
         #[cfg(not(target_arch = "wasm32"))]
         if self.devices.len() > 1 {
             let mut gpus = Gpus::Many(&self.devices);
-            return executor::pool_counts(&mut gpus, roots, depth, units, progress).await;
+            return pool::pool_counts(&mut gpus, roots, depth, units, progress).await;
         }
         let mut ctx = self.try_ctx(0)?;
         let mut gpus = Gpus::One(&mut ctx, self.devices[0].settings);
-        executor::pool_counts(&mut gpus, roots, depth, units, progress).await
+        pool::pool_counts(&mut gpus, roots, depth, units, progress).await
     }
 
     /// Subtree counts of `roots` on the adapters, blocking, in one unit (runs as large as the budget allows).
@@ -378,7 +377,7 @@ impl GpuBackend {
             let mut gpus = Gpus::Many(&self.devices);
             return context::block_on(
                 &device,
-                executor::pool_counts(&mut gpus, roots, depth, 1, progress),
+                pool::pool_counts(&mut gpus, roots, depth, 1, progress),
             );
         }
         // Blocking callers on several threads wait for each other here.
@@ -388,7 +387,7 @@ impl GpuBackend {
         let mut gpus = Gpus::One(&mut ctx, d.settings);
         context::block_on(
             &device,
-            executor::pool_counts(&mut gpus, roots, depth, 1, progress),
+            pool::pool_counts(&mut gpus, roots, depth, 1, progress),
         )
     }
 
@@ -455,7 +454,7 @@ impl GpuBackend {
             RootMoves::Host => reference::legal_moves(setup),
             RootMoves::Gpu => {
                 let mut ctx = self.try_ctx(0)?;
-                executor::legal_moves(&mut ctx, std::slice::from_ref(setup))
+                pool::legal_moves(&mut ctx, std::slice::from_ref(setup))
                     .await?
                     .pop()
                     .unwrap_or_default()
@@ -504,7 +503,7 @@ impl Backend for GpuBackend {
         let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
         let mut ctx = self.ctx();
         let device = ctx.device_handle();
-        context::block_on(&device, executor::legal_moves(&mut ctx, &setups))
+        context::block_on(&device, pool::legal_moves(&mut ctx, &setups))
     }
 
     /// All root moves in one batch, so their subtrees share merging and the cache (and, with several
@@ -541,7 +540,7 @@ impl Backend for GpuBackend {
             ));
         }
         let d = &self.devices[0];
-        executor::tree_stats(
+        pool::tree_stats(
             &mut d.lock(),
             std::slice::from_ref(pos.setup()),
             depth,

@@ -6,10 +6,10 @@
 
 use super::board::{board_svg, Marks};
 use super::escape;
-use crate::analyze::san;
 use crate::compare::Comparison;
 use crate::position::Setup;
 use crate::reference;
+use crate::san;
 use crate::types::Move;
 use std::collections::BTreeMap;
 use std::fmt::Write;

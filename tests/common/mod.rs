@@ -1,15 +1,24 @@
 //! Helpers shared by the integration tests: locating test data, reading the CPW detail table, running the
-//! binary, finding Stockfish.
+//! binary (with deadlines, signals and misbehaving engines), finding Stockfish.
 #![allow(dead_code)]
 
 use perftlab::backend::{Column, Stats};
 use perftlab::Checked;
 use std::path::PathBuf;
 
-/// Path of a file under `tests/data/`.
+/// The suites the crate itself embeds (`compare::kinds`, `stress --kinds suite`): they live in the crate's
+/// `data/` folder, the one copy the tests read too (sources in `data/README.md`).
+pub const CRATE_SUITES: [&str; 3] = ["standard.epd", "chess960.epd", "tricky.perft"];
+
+/// Path of a data file: one of [`CRATE_SUITES`] under `data/`, any other file under `tests/data/`.
 pub fn data(name: &str) -> PathBuf {
+    let dir = if CRATE_SUITES.contains(&name) {
+        "data"
+    } else {
+        "tests/data"
+    };
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
+        .join(dir)
         .join(name)
 }
 
@@ -136,4 +145,143 @@ pub fn assert_cpw_stats(
         checked += 1;
     }
     checked
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Running perftlab with deadlines and signals, and engines that misbehave (issues 11 and 23).
+// ---------------------------------------------------------------------------------------------------------
+
+/// Exit 2, a message naming `needle`, no panic.
+pub fn assert_usage(args: &[&str], needle: &str) {
+    let (code, _, err) = run(args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: '{err}' lacks '{needle}'");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+/// The initial position.
+pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// A position with one legal move per ply at any depth (`prison` of `data/tricky.perft`).
+pub const PRISON: &str = "2b5/kpPp4/1p1P4/1P6/6p1/4p1P1/4PpPK/5B2 w - - 0 1";
+
+/// Whether a GPU adapter is there; with `CI=true` its absence fails the test (CI installs lavapipe).
+pub fn gpu_available() -> bool {
+    let (code, _, err) = run(&["devices"]);
+    if code == 0 {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but no GPU adapter: {err}"
+    );
+    eprintln!("skipped: no GPU adapter ({err})");
+    false
+}
+
+/// A UCI engine in Python that completes the handshake and then answers `go` with `on_go` (Python code).
+pub fn python_uci_engine(name: &str, on_go: &str) -> String {
+    let script = format!(
+        "import sys\n\
+         for line in sys.stdin:\n\
+         \x20   l = line.strip()\n\
+         \x20   if l == 'uci': print('uciok', flush=True)\n\
+         \x20   elif l == 'isready': print('readyok', flush=True)\n\
+         \x20   elif l.startswith('go'):\n\
+         \x20       {on_go}\n\
+         \x20   elif l == 'quit': break\n"
+    );
+    let p = temp_file(name, &script);
+    format!("python3 {}", p.display())
+}
+
+/// `python3 tests/fixtures/hung_engine.py MODE [ARG]` (see the fixture's header for the modes).
+pub fn hung_engine(mode: &str, arg: Option<&std::path::Path>) -> String {
+    let script = format!(
+        "{}/tests/fixtures/hung_engine.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    match arg {
+        Some(a) => format!("python3 {script} {mode} {}", a.display()),
+        None => format!("python3 {script} {mode}"),
+    }
+}
+
+/// A fresh path in the test's scratch directory (nothing written there).
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let p = temp_file(name, "");
+    std::fs::remove_file(&p).unwrap();
+    p
+}
+
+/// Wait up to `secs` for `path` to exist.
+pub fn wait_for_file(path: &std::path::Path, secs: u64) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+/// Whether process `pid` still runs (a zombie waiting for its reaper counts as dead: it was killed).
+pub fn alive(pid: &str) -> bool {
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    state
+        .rsplit(')')
+        .next()
+        .is_some_and(|rest| !rest.trim_start().starts_with('Z') && !rest.trim().is_empty())
+}
+
+/// Send `signal` (`INT`, `TERM`) to a process.
+pub fn send_signal(pid: u32, signal: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+/// Wait for `child` at most `secs` seconds (killed and the test failed after that); (code, stdout, stderr).
+pub fn finish(mut child: std::process::Child, secs: u64) -> (i32, String, String) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "perftlab did not finish within {secs} s; it printed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Start perftlab with `args`, standard input empty, its output piped.
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    perftlab()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run perftlab")
+}
+
+/// Run with a deadline (for inputs that once made perftlab read without end).
+pub fn run_within(args: &[&str], secs: u64) -> (i32, String, String) {
+    finish(spawn(args), secs)
 }

@@ -3,62 +3,23 @@
 //! the engine.
 
 use perftlab::compare::{Comparison, Request};
-use perftlab::engines::{looks_like_uci, Divide, Engine};
+use perftlab::engines::{read_divide, Divide, Engine};
 use perftlab::fast::CpuBackend;
 use perftlab::line::Line;
 use perftlab::{Checked, Error, Result};
 
-/// Read a divide in Stockfish's `go perft` format: `e2e4: 20` lines (other lines, such as `info string`,
-/// are skipped) and an optional `Nodes searched: N` (when given, the counts must add up to it).
+/// Read a divide in Stockfish's `go perft` format with the library's reader ([`read_divide`], the one
+/// `perftlab compare --engine` uses): `e2e4: 20` lines (other lines, such as `info string`, are skipped) and
+/// an optional `Nodes searched: N` (when given, the counts must add up to it; the text after it is not read).
 ///
 /// # Errors
 /// [`Error::Usage`] naming the pasted line that cannot be read, a sum that differs from the total, or a
 /// paste without any move line.
 pub fn parse_divide(text: &str) -> Result<Divide> {
-    let bad = |line: &str, why: &str| Error::Usage(format!("pasted divide: '{line}': {why}"));
-    let mut divide = Divide::default();
-    let mut sum: u128 = 0;
-    let mut total = None;
-    for line in text.lines().map(str::trim) {
-        if let Some(rest) = line.strip_prefix("Nodes searched:") {
-            total = Some(
-                rest.trim()
-                    .parse::<u128>()
-                    .map_err(|_| bad(line, "the total is not a number"))?,
-            );
-            continue;
-        }
-        let Some((mv, count)) = line.split_once(':') else {
-            continue;
-        };
-        let (mv, count) = (mv.trim(), count.trim());
-        if !looks_like_uci(mv) {
-            if count.parse::<u128>().is_ok() {
-                return Err(bad(line, "the move is not UCI, such as 'g1f3' or 'e7e8q'"));
-            }
-            continue;
-        }
-        let n: u128 = count
-            .parse()
-            .map_err(|_| bad(line, "the count is not a number"))?;
-        sum += n;
-        *divide.moves.entry(mv.to_string()).or_insert(0) += n;
-    }
-    if divide.moves.is_empty() {
-        return Err(Error::Usage(
-            "pasted divide: no 'move: count' line (Stockfish's `go perft` prints 'e2e4: 20')"
-                .into(),
-        ));
-    }
-    match total {
-        Some(t) if t != sum => Err(Error::Usage(format!(
-            "pasted divide: the move counts sum to {sum}, but 'Nodes searched: {t}'"
-        ))),
-        _ => {
-            divide.total = sum;
-            Ok(divide)
-        }
-    }
+    read_divide(text).map_err(|e| match e.line.as_str() {
+        "" => Error::Usage(format!("pasted divide: {}", e.why)),
+        line => Error::Usage(format!("pasted divide: '{line}': {}", e.why)),
+    })
 }
 
 /// The pasted divide as an engine that knows only the root.
@@ -109,7 +70,7 @@ mod tests {
         let e = parse_divide("a2a3: 19\nNodes searched: 21").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "pasted divide: the move counts sum to 19, but 'Nodes searched: 21'"
+            "pasted divide: 'Nodes searched: 21': its move counts sum to 19"
         );
         assert!(parse_divide("hello").is_err());
         assert!(parse_divide("A2A3: 4")

@@ -209,7 +209,7 @@ fn lanes_equal_scalar_counts_on_every_node_of_the_cpw_positions() {
 
 #[test]
 fn lanes_equal_scalar_counts_on_the_tricky_positions() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tricky.perft");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/tricky.perft");
     let entries = crate::suite::load(std::path::Path::new(path)).unwrap();
     let mut n = 0;
     for e in &entries {

@@ -2,9 +2,9 @@
 # The real-GPU check, made to work the first time on a lent machine that has no Vulkan loader and reaches no
 # package registry (docs/gpu-notes.md, "Checking on a lent GPU").
 #
-# Here, once:   benches/gpu-carry.sh           (release binary + Debian's loader packages into .carry/)
-# There:        benches/gpu-check.sh           (device tool: run, carry [".carry"], timeout_s 540)
-# Here, proof:  benches/gpu-check.sh --dry-run (same steps, small depths, lavapipe, system loader hidden)
+# Here, once:   tools/gpu-carry.sh           (release binary + Debian's loader packages into .carry/)
+# There:        tools/gpu-check.sh           (device tool: run, carry [".carry"], timeout_s 540)
+# Here, proof:  tools/gpu-check.sh --dry-run (same steps, small depths, lavapipe, system loader hidden)
 #
 # Steps, each recorded in $OUT/gpu-check.json (rewritten after every step, so a killed check leaves what it
 # did) with a summary in $OUT/gpu-check.txt and every stderr line in $OUT/gpu-check.log:
@@ -40,7 +40,7 @@
 # start (no binary, C library too old, no loader, no adapter, bad arguments).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-script=$PWD/benches/gpu-check.sh
+script=$PWD/tools/gpu-check.sh
 dry=0
 for a in "$@"; do
   case $a in
@@ -202,7 +202,7 @@ elif [[ -x "$carry/perftlab" ]]; then
 else
   bin=${CARGO_TARGET_DIR:-target}/release/perftlab
 fi
-[[ -x "$bin" ]] || stop 2 "no perftlab binary at '$bin' (run benches/gpu-carry.sh here, or set BIN)"
+[[ -x "$bin" ]] || stop 2 "no perftlab binary at '$bin' (run tools/gpu-carry.sh here, or set BIN)"
 bin=$(readlink -f "$bin")
 field binary "$(jstr "$bin")"
 field binary_sha256 "$(jstr "$(sha256sum "$bin" | cut -d' ' -f1)")"
@@ -243,12 +243,12 @@ if (( ${#debs[@]} > 0 )); then
   loader=carried
   say "loader: carried, ${#debs[@]} packages from $carry/debs unpacked to $prefix"
 elif (( dry )); then
-  stop 2 "no carried loader ($carry/debs/*.deb; run benches/gpu-carry.sh) and the system's is hidden"
+  stop 2 "no carried loader ($carry/debs/*.deb; run tools/gpu-carry.sh) and the system's is hidden"
 elif [[ -n "$(system_loaders)" ]]; then
   loader=system
   say "loader: the system's (no $carry/debs)"
 else
-  stop 2 "no Vulkan loader here and none carried ($carry/debs/*.deb: run benches/gpu-carry.sh and carry it)"
+  stop 2 "no Vulkan loader here and none carried ($carry/debs/*.deb: run tools/gpu-carry.sh and carry it)"
 fi
 for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
   [[ -d "$d" ]] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Per-counted-position event rates of the fused kernel (leaf2.wgsl + lean.wgsl), from the event-count build
-of benches/event-count.patch (docs/gpu-notes.md, "The fused kernel at perft 9's depth").
+of tools/event-count.patch (docs/gpu-notes.md, "The fused kernel at perft 9's depth").
 
 The event-count build reads env PERFTLAB_EV: 0 is the normal move count (leaves), 1 counts the counting calls
 (the counted positions, remaining depth 1), and 2-13 count how often one part of the generator ran in those
 calls (EVENTS below). For each event this script runs `BIN suite EPD --backend gpu --no-merge --hash 0 --json`
 (every line of EPD carries a placeholder count, so every line fails and reports its actual total: see
-benches/sample-nodes.py), then reports each event per counted position as a ratio estimator
+tools/sample-nodes.py), then reports each event per counted position as a ratio estimator
 sum(events) / sum(counted positions) over the lines, with a bootstrap standard error over the lines
 (--boot resamples, seed --boot-seed) and one from 10 batches, and the same for the hand-weighted WGSL
 operation count (WEIGHTS; WEIGHTS_BEFORE for the kernel before the 32-bit magics). With one EPD line (a full tree) the figures are exact and no error is given.
@@ -15,7 +15,7 @@ As a check, --check-bin (a normal release build) runs the same suite on the CPU 
 event 0 line by line, and the magic lookups must equal 2 per counted position plus one per own slider, two per
 king target and per e.p. capture tested, and one per castling destination tested (a residual of 0).
 
-Usage: benches/event-counts.py --bin /tmp/perftlab-ev --epd ply6.epd [--check-bin target/release/perftlab]
+Usage: tools/event-counts.py --bin /tmp/perftlab-ev --epd ply6.epd [--check-bin target/release/perftlab]
        [--json out.json] [--events 0,1,...]
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fill the folder that benches/gpu-check.sh carries to a lent GPU machine (docs/gpu-notes.md, "Checking on a
+# Fill the folder that tools/gpu-check.sh carries to a lent GPU machine (docs/gpu-notes.md, "Checking on a
 # lent GPU"). That machine has no Vulkan loader and reaches no package registry, so everything it needs is
 # prepared here:
 #   DIR/perftlab       the release binary, stripped (about 13 MB; the whole carry may be 64 MiB)
@@ -8,10 +8,10 @@
 #   DIR/manifest.txt   what is in it: versions, SHA-256s, the newest GLIBC_ symbol version the binary and the
 #                      loader need (gpu-check.sh compares it with the machine's C library before running)
 #
-# Usage: benches/gpu-carry.sh [--no-build] [DIR]     DIR defaults to .carry (git-ignored).
+# Usage: tools/gpu-carry.sh [--no-build] [DIR]     DIR defaults to .carry (git-ignored).
 #   BIN=path   take this binary instead of target/release/perftlab (implies --no-build). A binary that
 #              `cargo test --release --no-run` built is as good (same code; only dependency features differ)
-#              and saves a second dependency build: BIN=target/release/perftlab benches/gpu-carry.sh
+#              and saves a second dependency build: BIN=target/release/perftlab tools/gpu-carry.sh
 # Exit 0 when the folder is complete, 2 when something could not be made (the message says what).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -22,11 +22,11 @@ come out clean with the same flags. The report says `detected K/N (median, p90 t
 stress run's own `time_to_first_failure`, or the wall time for crashes), and lists the survivors with their
 change, for a reader to judge which are equivalent (no position tells them apart).
 
-  benches/mutation-score.py --list                       # the mutants, numbered
-  benches/mutation-score.py                              # every mutant, default kinds
-  benches/mutation-score.py --kinds random               # the same with random playouts only
-  benches/mutation-score.py --sample 40 --sample-seed 1  # a deterministic sample
-  benches/mutation-score.py --ids 3,17,52 --json         # chosen mutants, JSON (the CI test uses this)
+  tools/mutation-score.py --list                       # the mutants, numbered
+  tools/mutation-score.py                              # every mutant, default kinds
+  tools/mutation-score.py --kinds random               # the same with random playouts only
+  tools/mutation-score.py --sample 40 --sample-seed 1  # a deterministic sample
+  tools/mutation-score.py --ids 3,17,52 --json         # chosen mutants, JSON (the CI test uses this)
 
 Environment: PERFTLAB (default target/release/perftlab).
 """

@@ -9,10 +9,10 @@ so each of the perft(root, PLY) paths is drawn with the same probability. Divide
 
 Each EPD line is `FEN ;DDEPTH EXPECTED` with a placeholder EXPECTED (default 10^15, never a count here) so
 that `perftlab suite --json` reports every line's actual count as a failure: that is how
-benches/event-counts.sh reads per-position totals of the event-count build. A second file (OUT.paths) holds
+tools/event-counts.py reads per-position totals of the event-count build. A second file (OUT.paths) holds
 the move path of each sample, one per line, for provenance.
 
-Usage: benches/sample-nodes.py --ply 6 --count 1000 --seed 9 --out /tmp/ply6.epd [--bin target/release/perftlab]
+Usage: tools/sample-nodes.py --ply 6 --count 1000 --seed 9 --out /tmp/ply6.epd [--bin target/release/perftlab]
        [--depth 3] [--expected 1000000000000000]
 Pure Python (3.8+); `random.Random(seed).randrange` is stable across CPython 3.2+.
 """

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
 """Lane spread of the fused kernel's per-thread work at the remaining-2 level, from the event-count build of
-benches/event-count.patch (docs/gpu-notes.md, "The fused kernel at perft 9's depth").
+tools/event-count.patch (docs/gpu-notes.md, "The fused kernel at perft 9's depth").
 
 Each fused-kernel thread counts one remaining-2 position; the children of one parent are contiguous in the
-level. For the first GROUPS paths of a benches/sample-nodes.py `.paths` file (uniformly drawn nodes: ply 6 for
+level. For the first GROUPS paths of a tools/sample-nodes.py `.paths` file (uniformly drawn nodes: ply 6 for
 perft 9), every child goes into an EPD line with ;D2, so the event-count build gives, per thread, its counting
 calls (iterations of the outer loop) and its hand-weighted WGSL operations (the weights of
-benches/event-counts.py). A warp issues at least as many instructions as its slowest lane, so
+tools/event-counts.py). A warp issues at least as many instructions as its slowest lane, so
 sum(work) / sum(lanes x max lane work) is an UPPER bound on the SIMT efficiency (the real cost is higher
 still when lanes are slow in different loops). Two warp models: 32 consecutive threads of the groups
 concatenated in sample order (neighbouring parents in the real level are siblings, likelier alike: this
 overstates the spread across a parent boundary) and one parent's children as a warp (18-44 lanes: this
 understates it). Errors: bootstrap over the parents (500 resamples, seed 1).
 
-Usage: benches/warp-spread.py --bin /tmp/perftlab-ev --paths ply6a.epd.paths --groups 200 --out /tmp/warp
+Usage: tools/warp-spread.py --bin /tmp/perftlab-ev --paths ply6a.epd.paths --groups 200 --out /tmp/warp
 """
 
 import argparse
@@ -53,7 +53,7 @@ def eff_groups(groups, x):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="the event-count build")
-    ap.add_argument("--paths", required=True, help="a benches/sample-nodes.py .paths file")
+    ap.add_argument("--paths", required=True, help="a tools/sample-nodes.py .paths file")
     ap.add_argument("--groups", type=int, default=200, help="how many of its paths (parents)")
     ap.add_argument("--out", required=True, help="prefix of the files written (.epd, .json)")
     a = ap.parse_args()
