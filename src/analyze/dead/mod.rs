@@ -402,7 +402,7 @@ fn decide_from(
         if (limits.scan || limits.quick) && !lines::may_end(&root, winner, root_moves.len()) {
             (None, 0)
         } else {
-            lines::every_line(&root, &cd, winner, total, root_moves)
+            lines::every_line(&root, cd, winner, total, root_moves)
         };
     if let Some(positions) = proof {
         return finish(
@@ -444,7 +444,7 @@ fn decide_from(
     let mut nodes = line_nodes.max(1);
     if limits.scan || limits.quick {
         let (outcome, used) =
-            fast_path::small_search(&root, &cd, winner, limits, total - nodes, deadline, memo);
+            fast_path::small_search(&root, cd, winner, limits, total - nodes, deadline, memo);
         let verdict = match outcome {
             Closure::Mate(line) => Verdict::Winnable {
                 helpmate: to_moves(line),
@@ -460,7 +460,7 @@ fn decide_from(
     // (The root counted one node; every stage below gets at most the nodes left, so the limit holds exactly.)
     let probe = (total - nodes).min(5_000);
     let (found, used) = if probe > 0 {
-        helpmate_search(&root, &cd, winner.index(), probe, probe, 2, deadline)
+        helpmate_search(&root, cd, winner.index(), probe, probe, 2, deadline)
     } else {
         (Err(Limit::Nodes), 0)
     };
@@ -500,7 +500,7 @@ fn decide_from(
     let new_search = || {
         Helpmate::new(
             &root,
-            &cd,
+            cd,
             winner.index(),
             (total / 2).max(ITERATION_NODES_MIN),
             i32::MAX - 1,
@@ -516,7 +516,7 @@ fn decide_from(
         if is_closure {
             let run = run.get_or_insert_with(|| closure::Run::new(&root));
             let before = run.len();
-            let outcome = run.run(&cd, winner, share.min(before + left), deadline);
+            let outcome = run.run(cd, winner, share.min(before + left), deadline);
             nodes += run.len() - before;
             match outcome {
                 Closure::Mate(line) => {
