@@ -879,3 +879,19 @@ fn capture_plans_are_realisable() {
         }
     }
 }
+
+#[test]
+fn a_lichess_position_with_piece_captures_is_found() {
+    // CHA-Solver's tests/lichess.txt (MIT), line 63713: the final position of a real Lichess game, legal by
+    // construction. White has lost 12 units, Black 10, most of them taken by pieces. Before the capturers'
+    // detours and deferred evaluation (commit ded21e3) the default search missed it at 200,000 positions
+    // expanded (and at the 5 s limit); the portfolio's second search now finds it.
+    let target = Setup::from_fen("3k4/p2P2pp/1p6/4PKr1/3R4/8/8/8 w - - 1 47").unwrap();
+    match decide_by_nodes(&target, 200_000) {
+        proofgame::Verdict::Reachable(g) => {
+            let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+            assert!(proofgame::matches(end.last().unwrap(), &target));
+        }
+        other => panic!("not found: {other:?}"),
+    }
+}

@@ -17,7 +17,9 @@
 //!   left over, at that square or wherever an enemy unit meets it: a row of the assignment whose cost is the
 //!   capture plus the fewer of the unit's moves to the square (capped at [`PLANNED_CAP`]) and the nearest
 //!   enemy unit's moves to the unit (capped). The other units left over are taken wherever the nearest enemy
-//!   unit meets them.
+//!   unit meets them, or, when the search asks for it, where a capturer's detour is cheapest
+//!   ([`Guide::capture_costs`]: the victim's moves to a square, an enemy unit's moves there and its extra cost
+//!   to its own target from there, so a piece capture charges both sides).
 //!
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
@@ -51,6 +53,9 @@ pub struct Guide {
     table: [Vec<[[i32; 64]; 6]>; 2],
     /// Per colour `c`: the captures of `c`'s units the capture plan gives the enemy's pawns.
     taken_at: [Vec<PlannedCapture>; 2],
+    /// Per colour, role and square: the fewest moves a unit there needs to become any of the target's units
+    /// (the cheapest row of `table`; [`INF`] when none), for the capturers' detours.
+    best: [[[i32; 64]; 6]; 2],
 }
 
 /// Squares of a bitboard.
@@ -162,6 +167,7 @@ impl Guide {
             wanted,
             table: [Vec::new(), Vec::new()],
             taken_at,
+            best: [[[INF; 64]; 6]; 2],
         };
         for c in 0..2 {
             g.table[c] = g.wanted[c]
@@ -176,6 +182,13 @@ impl Guide {
                     t
                 })
                 .collect();
+            for t in &g.table[c] {
+                for (role, row) in t.iter().enumerate() {
+                    for (sq, &v) in row.iter().enumerate() {
+                        g.best[c][role][sq] = g.best[c][role][sq].min(v);
+                    }
+                }
+            }
         }
         g
     }
@@ -221,9 +234,11 @@ impl Guide {
             .sum()
     }
 
-    /// The estimate for `b` (see the module docs); `mask`: the castling bits the target keeps. `memo` keeps
-    /// each side's part by its units (a move changes one side, a capture two).
-    pub fn estimate(&self, b: &Board, mask: u8, memo: &mut HashMap<u64, u32>) -> u32 {
+    /// The estimate for `b` (see the module docs); `mask`: the castling bits the target keeps; `detour`:
+    /// units left over are charged their capturer's detour ([`Guide::capture_costs`]) rather than the nearest
+    /// enemy unit's distance. `memo` keeps each side's part by its units (a move changes one side, a capture
+    /// two); one memo serves one `detour` only.
+    pub fn estimate(&self, b: &Board, mask: u8, detour: bool, memo: &mut HashMap<u64, u32>) -> u32 {
         if b.castling & mask != mask {
             return NEVER;
         }
@@ -244,7 +259,7 @@ impl Guide {
             let part = match memo.get(&key) {
                 Some(&p) => p,
                 None => {
-                    let p = self.side(b, c);
+                    let p = self.side(b, c, detour);
                     if memo.len() >= MEMO_CAP {
                         memo.clear();
                     }
@@ -266,7 +281,7 @@ impl Guide {
 
     /// Side `c`'s part of the estimate: the assignment's cost and the units it leaves over (each captured: a
     /// move of the opponent).
-    fn side(&self, b: &Board, c: usize) -> u32 {
+    fn side(&self, b: &Board, c: usize, detour: bool) -> u32 {
         let units: Vec<(usize, usize)> = squares(b.colors[c])
             .map(|s| (s, b.role_on(1 << s)))
             .collect();
@@ -283,10 +298,14 @@ impl Guide {
         // have to make, the unit may instead go to the planned square (its moves there, capped).
         let left = units.len() - wanted.len();
         if left > 0 {
-            let taken: Vec<i32> = units
-                .iter()
-                .map(|&(s, _)| self.capture_cost(b, c, s))
-                .collect();
+            let taken: Vec<i32> = if detour {
+                self.capture_costs(b, c, &units)
+            } else {
+                units
+                    .iter()
+                    .map(|&(s, _)| self.capture_cost(b, c, s))
+                    .collect()
+            };
             let planned = self.pending(b, c);
             for &q in planned.iter().take(left) {
                 cost.push(
@@ -354,6 +373,58 @@ impl Guide {
         1 + best.clamp(0, 4)
     }
 }
+
+impl Guide {
+    /// Per unit of `c` in `units`, the moves its capture costs both sides (FIDE 3.1: a unit is captured by an
+    /// enemy unit moving onto its square): the fewest, over the squares `q`, of the unit's moves to `q`, plus
+    /// an enemy unit's moves to `q` (the last one the capture) and that unit's detour (its cost to become a
+    /// target unit from `q`, less its cost from where it stands, at least 0), capped at [`DETOUR_CAP`]. A pawn
+    /// captures diagonally only (FIDE 3.7.4): onto another file, its moves counted without the enemy unit its
+    /// last file change needs (the unit taken).
+    fn capture_costs(&self, b: &Board, c: usize, units: &[(usize, usize)]) -> Vec<i32> {
+        let e = c ^ 1;
+        let mut meet = [INF; 64];
+        for s in squares(b.colors[e]) {
+            let r = b.role_on(1 << s);
+            let here = self.best[e][r][s];
+            for (q, m) in meet.iter_mut().enumerate() {
+                let to = match r {
+                    PAWN_I if q % 8 == s % 8 => continue,
+                    PAWN_I => pawn_cost(e, s, q) - 2,
+                    _ if q == s => continue,
+                    _ => match self.dist[r][s][q] {
+                        u8::MAX => continue,
+                        d => i32::from(d),
+                    },
+                };
+                if to >= INF {
+                    continue;
+                }
+                let after = self.best[e][r][q];
+                let detour = if here >= INF {
+                    0
+                } else {
+                    (after - here).clamp(0, DETOUR_CAP)
+                };
+                *m = (*m).min(to + detour);
+            }
+        }
+        units
+            .iter()
+            .map(|&(s, r)| {
+                (0..64)
+                    .filter(|&q| meet[q] < INF)
+                    .map(|q| self.reach(c, r, s, q).min(INF) + meet[q])
+                    .min()
+                    .unwrap_or(INF)
+                    .clamp(1, DETOUR_CAP)
+            })
+            .collect()
+    }
+}
+
+/// Moves counted at most for one capture of a leftover unit ([`Guide::capture_costs`]).
+const DETOUR_CAP: i32 = 12;
 
 /// Minimum cost of assigning each row a distinct column (rows ≤ columns), Hungarian method with potentials;
 /// [`INF`] or more when some row cannot be assigned.

@@ -9,7 +9,9 @@
 //! search ([`super::search`]) needs an exponential number of nodes. Bounded by a node count (all searches
 //! together), a deadline the caller gives (no clock is read without one) and a cap on the positions stored
 //! ([`STORE_CAP`], shared). The guide's estimate follows the capture plan ([`super::plan`]): the units each side
-//! is to lose are routed to the squares where the other side's pawns must capture to change file.
+//! is to lose are routed to the squares where the other side's pawns must capture to change file; one search
+//! charges the other captures their capturer's detour ([`Guide::estimate`]'s `detour`) and evaluates quiet
+//! children only when it takes them from the open list (deferred evaluation, [`Entry`]).
 //!
 //! When the target has an e.p. square its last move was that double step (FIDE 3.7.2): the search goes to the
 //! position before it, and the double step is appended. Every game is replayed by the reference generator and
@@ -31,35 +33,55 @@ use std::time::Instant;
 /// The searches of the portfolio, run interleaved ([`SLICE`] positions each in turn) until one finds a game:
 /// `weight2` is twice the estimate's weight against the plies played, `surplus` the extra priority per unit
 /// still to be captured (both sides' units beyond the target's: taking them early, the way capture-heavy
-/// games go).
-const PORTFOLIO: [Style; 3] = [
+/// games go), `detour` the guide's charge for a unit left over (its capturer's detour, or the nearest enemy
+/// unit's distance), `lazy` deferred evaluation. The first two take turns alone for [`HEAD`] rounds: they
+/// find different positions (on Lichess sample A each found 6 or 8 the other missed at 5 s).
+const PORTFOLIO: [Style; 4] = [
     Style {
         weight2: 6,
         surplus: 0,
+        detour: false,
+        lazy: false,
+    },
+    Style {
+        weight2: 6,
+        surplus: 0,
+        detour: true,
+        lazy: true,
     },
     Style {
         weight2: 6,
         surplus: 4,
+        detour: false,
+        lazy: false,
     },
     Style {
         weight2: 14,
         surplus: 0,
+        detour: false,
+        lazy: false,
     },
 ];
 /// Positions one search expands before the next one's turn.
 const SLICE: u64 = 1024;
-/// Slices the first search runs alone before the others start (most positions are found within them, and
-/// sooner alone).
+/// Rounds in which only the first two searches run (most positions are found within them, and sooner
+/// without the others).
 const HEAD: u32 = 32;
-/// Positions kept at most, all the portfolio's searches together (each about 104 bytes, with its entry in the
-/// set of visited positions and the open list: about 150 bytes, so about 600 MB at most).
+/// Searches that run in the first [`HEAD`] rounds.
+const HEAD_RUNS: usize = 2;
+/// Positions kept at most, all the portfolio's searches together (a stored position is about 140 bytes with
+/// its entry in the set of visited positions and the open list, an entry of a child not yet evaluated 16:
+/// about 600 MB at most).
 const STORE_CAP: usize = 4_000_000;
 
-/// One search's priority: plies played + `weight2` / 2 × estimate + `surplus` × units still to capture.
+/// One search's priority: plies played + `weight2` / 2 × estimate + `surplus` × units still to capture; the
+/// guide's `detour` charge; `lazy`: children evaluated when taken from the open list (captures at once).
 #[derive(Clone, Copy, Debug)]
 struct Style {
     weight2: u32,
     surplus: u32,
+    detour: bool,
+    lazy: bool,
 }
 
 /// What the fast search may spend.
@@ -88,6 +110,8 @@ struct Node {
     parent: u32,
     mv: u32,
     g: u16,
+    /// The guide's estimate.
+    h: u32,
 }
 
 /// What every search of one target shares.
@@ -121,12 +145,23 @@ enum Step {
     Over(String),
 }
 
+/// An entry of the open list: (priority, estimate, node or parent, move). With `mv` = [`EVALUATED`] the third
+/// field is a stored node, its priority exact; otherwise it is the parent of a child not yet made and
+/// evaluated, its priority the parent's estimate with one ply more (deferred evaluation: most children of a
+/// position are never evaluated, because a sibling's descendants come first).
+type Entry = (u32, u32, u32, u32);
+/// The `mv` of an [`Entry`] that names a stored node.
+const EVALUATED: u32 = u32::MAX;
+/// Whether a lazy search still evaluates captures when they are made (they change the material, which the
+/// estimate weighs most).
+const EAGER_CAPTURES: bool = true;
+
 /// One weighted best-first search of the portfolio.
 struct Run {
     style: Style,
     store: Vec<Node>,
     seen: HashSet<(u64, u64)>,
-    open: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    open: BinaryHeap<Reverse<Entry>>,
     memo: HashMap<u64, u32>,
     cap: usize,
 }
@@ -136,7 +171,7 @@ impl Run {
         let mut seen = HashSet::new();
         seen.insert((board.key, board.check));
         let mut open = BinaryHeap::new();
-        open.push(Reverse((0, h0, 0u32)));
+        open.push(Reverse((0, h0, 0u32, EVALUATED)));
         Run {
             style,
             store: vec![Node {
@@ -144,6 +179,7 @@ impl Run {
                 parent: u32::MAX,
                 mv: 0,
                 g: 0,
+                h: h0,
             }],
             seen,
             open,
@@ -170,50 +206,104 @@ impl Run {
         moves
     }
 
+    /// Positions kept, counting the open list's entries (16 bytes each against about 140 for a stored node).
+    fn kept(&self) -> usize {
+        self.store.len() + self.open.len() / 8
+    }
+
+    /// Store the child of node `parent` by move `m` when it is new and the guide allows it: its index,
+    /// estimate and priority, and whether it is the target (replayed).
+    fn evaluate(&mut self, ctx: &Ctx, parent: u32, m: u32) -> Option<(u32, u32, u32, bool)> {
+        let (b, g) = (
+            self.store[parent as usize].board,
+            self.store[parent as usize].g,
+        );
+        let next = b.make::<true>(&ctx.cd, m);
+        if !self.seen.insert((next.key, next.check)) {
+            return None;
+        }
+        let h = ctx
+            .guide
+            .estimate(&next, ctx.mask, self.style.detour, &mut self.memo);
+        if h >= NEVER {
+            return None;
+        }
+        self.store.push(Node {
+            board: next,
+            parent,
+            mv: m,
+            g: g + 1,
+            h,
+        });
+        let ni = (self.store.len() - 1) as u32;
+        let done = ctx.done(&next) && confirmed(ctx.start, &self.path(ni), ctx.target);
+        let p = self.priority(ctx, &next, u32::from(g) + 1, h);
+        Some((ni, h, p, done))
+    }
+
     /// Expand at most `n` positions.
     fn step(&mut self, ctx: &Ctx, n: u64) -> Step {
-        for _ in 0..n {
-            let Some(Reverse((_, _, idx))) = self.open.pop() else {
+        let mut expanded = 0;
+        while expanded < n {
+            let Some(Reverse((prio, _, at, mv))) = self.open.pop() else {
                 return Step::Over(format!(
                     "explored every position its guide allows ({}) without reaching it",
                     self.store.len()
                 ));
             };
-            if self.store.len() >= self.cap {
+            if self.kept() >= self.cap {
                 return Step::Over(format!(
-                    "stopped at its memory cap ({} positions stored)",
+                    "stopped at its memory cap ({} positions kept)",
                     self.cap
                 ));
             }
-            let (b, g) = (self.store[idx as usize].board, self.store[idx as usize].g);
-            let moves = movegen::moves::<MagicSliders>(&b, &ctx.cd);
-            for &m in moves.as_slice() {
-                let next = b.make::<true>(&ctx.cd, m);
-                if !self.seen.insert((next.key, next.check)) {
+            let idx = if mv == EVALUATED {
+                at
+            } else {
+                let Some((ni, h, p, done)) = self.evaluate(ctx, at, mv) else {
+                    continue;
+                };
+                if done {
+                    return Step::Found(self.path(ni));
+                }
+                // Worse than its parent promised and than the best entry waiting: back in the list.
+                if p > prio && self.open.peek().is_some_and(|Reverse(e)| e.0 < p) {
+                    self.open.push(Reverse((p, h, ni, EVALUATED)));
                     continue;
                 }
-                let h = ctx.guide.estimate(&next, ctx.mask, &mut self.memo);
-                if h >= NEVER {
-                    continue;
-                }
-                self.store.push(Node {
-                    board: next,
-                    parent: idx,
-                    mv: m,
-                    g: g + 1,
-                });
-                let ni = (self.store.len() - 1) as u32;
-                if ctx.done(&next) {
-                    let moves = self.path(ni);
-                    if confirmed(ctx.start, &moves, ctx.target) {
-                        return Step::Found(moves);
-                    }
-                }
-                let p = self.priority(ctx, &next, u32::from(g) + 1, h);
-                self.open.push(Reverse((p, h, ni)));
+                ni
+            };
+            expanded += 1;
+            if let Some(ni) = self.expand(ctx, idx) {
+                return Step::Found(self.path(ni));
             }
         }
         Step::Going
+    }
+
+    /// Put the children of stored node `idx` in the open list: deferred (its estimate, one ply more), or
+    /// evaluated now when the search is not lazy (then a child that is the target, replayed, is returned).
+    fn expand(&mut self, ctx: &Ctx, idx: u32) -> Option<u32> {
+        let node = &self.store[idx as usize];
+        let (b, g, h) = (node.board, u32::from(node.g), node.h);
+        let moves = movegen::moves::<MagicSliders>(&b, &ctx.cd);
+        let p = self.priority(ctx, &b, g + 1, h);
+        let units = (b.colors[0] | b.colors[1]).count_ones();
+        for &m in moves.as_slice() {
+            let next = b.make::<true>(&ctx.cd, m);
+            let capture = (next.colors[0] | next.colors[1]).count_ones() < units;
+            if self.style.lazy && !(capture && EAGER_CAPTURES) {
+                if !self.seen.contains(&(next.key, next.check)) {
+                    self.open.push(Reverse((p, h, idx, m)));
+                }
+            } else if let Some((ni, h, p, done)) = self.evaluate(ctx, idx, m) {
+                if done {
+                    return Some(ni);
+                }
+                self.open.push(Reverse((p, h, ni, EVALUATED)));
+            }
+        }
+        None
     }
 }
 
@@ -237,7 +327,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
         tcolors,
         tturn: target.turn as u8,
     };
-    let h0 = ctx.guide.estimate(&board, mask, &mut HashMap::new());
+    let h0 = ctx.guide.estimate(&board, mask, false, &mut HashMap::new());
     if h0 >= NEVER {
         return FastResult::NotFound("the guide finds no way from the start".into());
     }
@@ -247,7 +337,12 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
     let cap = STORE_CAP / PORTFOLIO.len();
     let mut runs: Vec<Run> = PORTFOLIO
         .iter()
-        .map(|&st| Run::new(board, h0, st, cap))
+        .map(|&st| {
+            let h = ctx
+                .guide
+                .estimate(&board, mask, st.detour, &mut HashMap::new());
+            Run::new(board, h, st, cap)
+        })
         .collect();
     let mut over: Vec<String> = Vec::new();
     let mut expanded = 0u64;
@@ -271,15 +366,20 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
             expanded += n;
             match runs[i].step(&ctx, n) {
                 Step::Found(moves) => return found(start, moves),
-                Step::Going if round <= HEAD => break,
+                Step::Going if round <= HEAD && i + 1 >= HEAD_RUNS => break,
                 Step::Going => i += 1,
                 Step::Over(why) => {
                     let st = runs.remove(i).style;
                     over.push(format!(
-                        "the search of weight {}{} {why}",
+                        "the search of weight {}{}{} {why}",
                         f64::from(st.weight2) / 2.0,
                         if st.surplus > 0 {
                             " taking captures early"
+                        } else {
+                            ""
+                        },
+                        if st.detour {
+                            " charging capturers' detours"
                         } else {
                             ""
                         }
