@@ -355,7 +355,7 @@ fn euclide_verdicts_agree() {
     eprintln!("{decided} of {compared} Euclide problems of at most {MAX_PLIES} plies decided");
 }
 
-/// The first-solution search (docs/proofgames.md, "Finding cooks first"): on bench problems of 22 and 30 plies
+/// The first-solution search (docs/proofgames.md, "Finding cooks first"): on bench problems of 22, 26 and 30 plies
 /// (benches/proofgame-problems.txt, human-like random games, so a solution exists), `--stop-at-cook` must
 /// answer "cooked" with two distinct games, each replayed here move by move by the reference generator to the
 /// diagram's placement and side to move. Fails if the search finds fewer than two games within the limit.
@@ -370,7 +370,14 @@ fn first_solution_search_finds_cooks() {
             "r2qk1nr/ppp3bp/4pp2/nb1pPBp1/5P2/2P3PP/PP1PNK2/RNBQ3R w",
             22,
         ),
-        ("r1b1k3/pp1p2pr/n2bp3/q1p2n2/3Pp1BB/2N5/PPP4P/R2QK1NR w", 30),
+        (
+            "rn1q1rk1/1p2pp1p/2p2n1b/p2p4/1P5p/2P1P1PB/PB1P1P2/RN1QK1R1 w",
+            26,
+        ),
+        (
+            "r1b1kb1r/1p1nPn2/2q4p/p5p1/3PPB1P/P1N3PB/2P2P2/1R1QK1NR w",
+            30,
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
             .args(["proofgame", diagram, "--plies", &plies.to_string()])
