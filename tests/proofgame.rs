@@ -354,3 +354,53 @@ fn euclide_verdicts_agree() {
     assert!(compared >= 30, "{compared} problems compared");
     eprintln!("{decided} of {compared} Euclide problems of at most {MAX_PLIES} plies decided");
 }
+
+/// The first-solution search (docs/proofgames.md, "Finding cooks first"): on bench problems of 22, 26 and 30 plies
+/// (benches/proofgame-problems.txt, human-like random games, so a solution exists), `--stop-at-cook` must
+/// answer "cooked" with two distinct games, each replayed here move by move by the reference generator to the
+/// diagram's placement and side to move. Fails if the search finds fewer than two games within the limit.
+#[test]
+fn first_solution_search_finds_cooks() {
+    for (diagram, plies) in [
+        (
+            "r2q1b1r/2pkpnpp/1p2b3/p2pPp2/1nP5/NP1PBP1N/P3BKPP/R2Q3R w",
+            22,
+        ),
+        (
+            "r2qk1nr/ppp3bp/4pp2/nb1pPBp1/5P2/2P3PP/PP1PNK2/RNBQ3R w",
+            22,
+        ),
+        (
+            "rn1q1rk1/1p2pp1p/2p2n1b/p2p4/1P5p/2P1P1PB/PB1P1P2/RN1QK1R1 w",
+            26,
+        ),
+        (
+            "r1b1kb1r/1p1nPn2/2q4p/p5p1/3PPB1P/P1N3PB/2P2P2/1R1QK1NR w",
+            30,
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+            .args(["proofgame", diagram, "--plies", &plies.to_string()])
+            .args(["--json", "--stop-at-cook", "--time-limit", "30"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{diagram}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["verdict"], "cooked", "{v}");
+        let games = v["solutions"].as_array().expect("solutions");
+        assert!(games.len() >= 2 && games[0] != games[1], "{v}");
+        let want = parse(diagram);
+        for g in games {
+            let moves: Vec<&str> = g
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            assert_eq!(moves.len(), plies as usize);
+            let end = play_uci(&moves);
+            assert_eq!(end.board, want.board, "{diagram}: {moves:?}");
+            assert_eq!(end.turn, want.turn);
+        }
+    }
+}

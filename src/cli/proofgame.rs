@@ -43,6 +43,10 @@ pub struct ProofgameArgs {
     /// Count the solutions without listing them.
     #[arg(long)]
     count: bool,
+    /// Stop as soon as two games are found (the verdict is then "cooked (at least 2)") instead of counting
+    /// every game.
+    #[arg(long)]
+    stop_at_cook: bool,
     /// Worker threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -232,6 +236,7 @@ pub fn run(a: ProofgameArgs) -> Result<i32> {
             max_nodes: a.max_nodes,
             deadline: limit.map(|d: Duration| Instant::now() + d),
             threads: a.threads,
+            stop_at_cook: a.stop_at_cook,
         };
         match problem::solve(p, &o) {
             Ok(s) => {

@@ -11,6 +11,7 @@
 //! end on the diagram.
 
 pub mod bound;
+mod first;
 mod search;
 
 use crate::bitboard::board::Board;
@@ -19,7 +20,18 @@ use crate::types::{CastlingRights, Color, Move, Square};
 use bound::Diagram;
 use search::{Budget, Finish, Worker};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Problems of at least this many plies are first searched for two games by the first-solution search
+/// ([`first`]); shorter ones are counted at once (their trees are tiny).
+const FIRST_FROM: u32 = 5;
+/// The first-solution search's orders, each with the share of the time and node budget left when it starts
+/// (together about 0.4 of the whole: the count has the rest). Measured on the bench (docs/proofgames.md):
+/// each order finds cooks the other misses.
+const FIRST_ORDERS: [(first::Order, f64); 2] =
+    [(first::Order::Weighted, 0.15), (first::Order::Deepest, 0.3)];
+/// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
+const FIRST_STORE: usize = 1_500_000;
 
 /// A proof-game problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +58,9 @@ pub struct Options {
     pub deadline: Option<Instant>,
     /// Worker threads (the first ply's moves are shared among them).
     pub threads: usize,
+    /// Stop as soon as two games are known (the verdict is then cooked, the count a lower bound) instead of
+    /// counting every game.
+    pub stop_at_cook: bool,
 }
 
 /// The verdict on a problem.
@@ -206,34 +221,40 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
         answer.reason = format!("no game can reach the diagram: {why}, in the initial position");
         return Ok(answer);
     }
+    let (first, first_nodes) = first_phase(p, &diagram, &cd, finish, &root, o)?;
+    if first.len() >= 2 && o.stop_at_cook {
+        answer.verdict = Verdict::Cooked;
+        answer.count = first.len() as u64;
+        answer.exhaustive = false;
+        answer.nodes = first_nodes;
+        answer.reason = format!(
+            "at least {} solutions, found by the first-solution search ({first_nodes} positions expanded); \
+             --stop-at-cook stopped there",
+            first.len()
+        );
+        answer.solutions = first;
+        answer.solutions.truncate(o.max_solutions);
+        return Ok(answer);
+    }
     let budget = Budget {
-        max_nodes: o.max_nodes,
+        max_nodes: o.max_nodes.saturating_sub(first_nodes),
         deadline: o.deadline,
         nodes: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         why: AtomicU64::new(0),
     };
     let (count, complete, found) = run(&diagram, &cd, finish, &budget, &root, p.plies, o);
-    answer.nodes = budget.nodes.load(Ordering::Relaxed);
+    let first_note = (p.plies >= FIRST_FROM).then(|| {
+        format!(
+            "; the first-solution search found {} game(s) in {first_nodes} positions expanded",
+            first.len()
+        )
+    });
+    answer.nodes = first_nodes + budget.nodes.load(Ordering::Relaxed);
     answer.count = count;
     answer.exhaustive = complete;
-    answer.solutions = found
-        .iter()
-        .map(|g| {
-            g.iter()
-                .map(|&m| crate::bitboard::movegen::to_move(m))
-                .collect()
-        })
-        .collect();
-    if let Some(bad) = answer.solutions.iter().find(|g| !replays(p, g)) {
-        return Err(format!(
-            "internal: a game the search found fails the reference generator's replay: {}",
-            bad.iter()
-                .map(|m| m.to_uci(false))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
-    }
+    answer.solutions = replayed(p, &found)?;
+    merge(&mut answer, first)?;
     let mut swap = false;
     if !complete && answer.count == 1 {
         if let Some(g) = answer.solutions.first().and_then(|g| exchanged(p, g)) {
@@ -246,7 +267,103 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     if swap {
         answer.reason += "; the second game exchanges two moves of one side in the first";
     }
+    answer.reason += first_note.as_deref().unwrap_or("");
+    answer.solutions.truncate(o.max_solutions);
     Ok(answer)
+}
+
+/// Games in the fast generator's encoding as moves, each replayed by the reference generator to the diagram
+/// ([`replays`]).
+///
+/// # Errors
+/// When one fails the replay (a generator bug: nothing is claimed then).
+fn replayed(p: &Problem, games: &[Vec<u32>]) -> Result<Vec<Vec<Move>>, String> {
+    let games: Vec<Vec<Move>> = games
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|&m| crate::bitboard::movegen::to_move(m))
+                .collect()
+        })
+        .collect();
+    if let Some(bad) = games.iter().find(|g| !replays(p, g)) {
+        return Err(format!(
+            "internal: a game the search found fails the reference generator's replay: {}",
+            bad.iter()
+                .map(|m| m.to_uci(false))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
+    Ok(games)
+}
+
+/// The first-solution search ([`first`]) for up to two games on `FIRST_ORDERS`' shares of the budget (problems of at
+/// least `FIRST_FROM` plies), completed by the exchange of two moves when it finds one: the distinct replayed
+/// games and the positions it expanded.
+fn first_phase(
+    p: &Problem,
+    diagram: &Diagram,
+    cd: &crate::bitboard::board::CastlingData,
+    finish: Finish,
+    root: &Board,
+    o: &Options,
+) -> Result<(Vec<Vec<Move>>, u64), String> {
+    if p.plies < FIRST_FROM {
+        return Ok((Vec::new(), 0));
+    }
+    let guide = crate::proofgame::guide::Guide::new(&Setup::startpos(), &p.diagram);
+    let (mut games, mut nodes) = (Vec::new(), 0);
+    for (order, share) in FIRST_ORDERS {
+        let now = Instant::now();
+        let limits = first::Limits {
+            max_nodes: (o.max_nodes as f64 * share) as u64,
+            deadline: o.deadline.map(|d| {
+                let left = d.saturating_duration_since(now).as_secs_f64();
+                now + Duration::from_secs_f64(left * share)
+            }),
+            store: FIRST_STORE,
+        };
+        let (found, n) = first::games(diagram, &guide, cd, finish, root, p.plies, limits, order, 2);
+        nodes += n;
+        for g in found {
+            if !games.contains(&g) {
+                games.push(g);
+            }
+        }
+        if games.len() >= 2 {
+            break;
+        }
+    }
+    let mut games = replayed(p, &games)?;
+    if games.len() == 1 {
+        if let Some(g) = exchanged(p, &games[0]) {
+            games.push(g);
+        }
+    }
+    Ok((games, nodes))
+}
+
+/// Merge the first-solution search's games into the count's answer: an exhaustive count must include them
+/// (else a generator bug), a stopped one knows at least the distinct games of both.
+fn merge(a: &mut Solved, first: Vec<Vec<Move>>) -> Result<(), String> {
+    if a.exhaustive {
+        if a.count < first.len() as u64 {
+            return Err(format!(
+                "internal: the exhaustive count ({}) is below the {} games the first-solution search found",
+                a.count,
+                first.len()
+            ));
+        }
+        return Ok(());
+    }
+    for g in first {
+        if !a.solutions.contains(&g) {
+            a.solutions.push(g);
+        }
+    }
+    a.count = a.count.max(a.solutions.len() as u64);
+    Ok(())
 }
 
 /// A second solution from a first one when a limit stopped the search: the game with two moves of the same side
@@ -336,7 +453,8 @@ fn run(
         local: 0,
         path: Vec::new(),
         found: Vec::new(),
-        keep: o.max_solutions,
+        // Two games at least are kept: a stopped search's one game may give a second by an exchange.
+        keep: o.max_solutions.max(2),
     };
     let solve_from = |first: Option<u32>| -> (u64, bool, Vec<Vec<u32>>) {
         let mut w = worker();
@@ -353,9 +471,10 @@ fn run(
             .nodes
             .fetch_add(std::mem::take(&mut w.local), Ordering::Relaxed);
         let mut found = std::mem::take(&mut w.found);
-        if done && (found.len() as u64) < n.min(o.max_solutions as u64) {
+        let keep = o.max_solutions.max(2);
+        if done && (found.len() as u64) < n.min(keep as u64) {
             found.clear();
-            w.collect(&b, rem, o.max_solutions, &mut found);
+            w.collect(&b, rem, keep, &mut found);
         }
         (n, done, found)
     };
@@ -388,6 +507,6 @@ fn run(
         out.1 &= done;
         out.2.extend(found);
     }
-    out.2.truncate(o.max_solutions);
+    out.2.truncate(o.max_solutions.max(2));
     (out.0, out.1, out.2)
 }

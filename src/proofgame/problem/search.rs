@@ -26,6 +26,28 @@ pub(super) struct Finish {
     pub ep: Option<u8>,
 }
 
+/// Whether `next` (made by `m`) ends the game as the problem asks: the diagram's placement, and the fixed
+/// castling rights or e.p. double step.
+#[inline]
+pub(super) fn ends(diagram: &Diagram, finish: Finish, next: &Board, m: u32) -> bool {
+    if !diagram.same_placement(next) {
+        return false;
+    }
+    if finish.castling.is_some_and(|c| c != next.castling) {
+        return false;
+    }
+    match finish.ep {
+        None => true,
+        Some(ep) => {
+            let (from, to) = ((m >> 6) & 63, m & 63);
+            (m >> 16) as usize == PAWN_I
+                && (m >> 14) & 3 == 0
+                && from.abs_diff(to) == 16
+                && u32::from(ep) == (from + to) / 2
+        }
+    }
+}
+
 /// The budget shared by the workers.
 pub(super) struct Budget {
     pub max_nodes: u64,
@@ -73,25 +95,9 @@ pub(super) struct Worker<'a> {
 }
 
 impl Worker<'_> {
-    /// Whether `next` (made by `m`) ends the game as the problem asks.
     #[inline]
     fn ends(&self, next: &Board, m: u32) -> bool {
-        if !self.diagram.same_placement(next) {
-            return false;
-        }
-        if self.finish.castling.is_some_and(|c| c != next.castling) {
-            return false;
-        }
-        match self.finish.ep {
-            None => true,
-            Some(ep) => {
-                let (from, to) = ((m >> 6) & 63, m & 63);
-                (m >> 16) as usize == PAWN_I
-                    && (m >> 14) & 3 == 0
-                    && from.abs_diff(to) == 16
-                    && u32::from(ep) == (from + to) / 2
-            }
-        }
+        ends(self.diagram, self.finish, next, m)
     }
 
     fn tick(&mut self) -> bool {
