@@ -280,8 +280,10 @@ struct Root {
     cd: CastlingData,
     /// The forced moves played.
     prefix: Vec<u32>,
-    /// The legal moves of `board`.
-    moves: Vec<u32>,
+    /// The number of legal moves of `board` (the fast generator's count, exact as in perft).
+    count: u64,
+    /// Its legal moves, listed when a proof needs them.
+    moves: std::cell::OnceCell<Vec<u32>>,
     /// A forced line that came back to a position: the positions on it.
     repeated: Option<u64>,
 }
@@ -294,10 +296,11 @@ impl Root {
         let (mut root, cd) = Board::from_setup(pos.setup());
         let mut prefix: Vec<u32> = Vec::new();
         let mut line_seen: Vec<[u64; 8]> = Vec::new();
-        let mut list = legal(&root, &cd);
+        // Counted, not listed, unless forced: most positions need only the number of their moves.
+        let mut count = mg::count::<MagicSliders>(&root, &cd);
         let mut repeated = None;
-        while prefix.len() < 100 {
-            let &[m] = list.as_slice() else { break };
+        while prefix.len() < 100 && count == 1 {
+            let m = legal(&root, &cd).as_slice()[0];
             if line_seen.is_empty() {
                 line_seen.push(exact_key(&root));
             }
@@ -309,14 +312,15 @@ impl Root {
                 break;
             }
             line_seen.push(key);
-            list = legal(&root, &cd);
+            count = mg::count::<MagicSliders>(&root, &cd);
         }
         Root {
             setup: pos.setup().clone(),
             board: root,
             cd,
             prefix,
-            moves: list.as_slice().to_vec(),
+            count,
+            moves: std::cell::OnceCell::new(),
             repeated,
         }
     }
@@ -370,8 +374,7 @@ fn decide_from(
             .collect::<Vec<_>>()
     };
     // The game is over already (FIDE 5.1.1, 5.2.1).
-    let root_moves = shared.moves.as_slice();
-    if root_moves.is_empty() {
+    if shared.count == 0 {
         let verdict = if !in_check(&root) {
             Verdict::Unwinnable {
                 reason: wrap(Reason::GameOver("stalemate")),
@@ -399,10 +402,13 @@ fn decide_from(
     // The short-lines proof needs every line to end within a few plies; the fast paths skip it where the
     // winner has more pawns, rooks and queens than plies and the side to move many moves ([`lines::may_end`]).
     let (proof, line_nodes) =
-        if (limits.scan || limits.quick) && !lines::may_end(&root, winner, root_moves.len()) {
+        if (limits.scan || limits.quick) && !lines::may_end(&root, winner, shared.count as usize) {
             (None, 0)
         } else {
-            lines::every_line(&root, cd, winner, total, root_moves)
+            let moves = shared
+                .moves
+                .get_or_init(|| legal(&root, cd).as_slice().to_vec());
+            lines::every_line(&root, cd, winner, total, moves)
         };
     if let Some(positions) = proof {
         return finish(
