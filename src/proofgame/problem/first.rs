@@ -134,7 +134,9 @@ impl Search<'_> {
     /// Store `board` (reached from `parent` by `mv` after `g` plies) and queue it, unless the guide calls it
     /// hopeless.
     fn push(&mut self, board: Board, parent: u32, mv: u32, g: u32) {
-        let h = self.guide.estimate(&board, self.mask, &mut self.memo);
+        let h = self
+            .guide
+            .estimate(&board, self.mask, false, &mut self.memo);
         if h >= NEVER {
             return;
         }
