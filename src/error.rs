@@ -6,6 +6,10 @@
 //! ([`FenError`]), an invalid position carries the position and every [`ValidityError`] (FIDE 3.10.3), an I/O
 //! error the path and the operating system's error.
 //!
+//! Errors about a caller's settings ([`Error::Memory`], [`Error::Adapter`], [`Error::Setting`]) keep the
+//! offending values and name no flag of the command line: their messages call each [`Setting`] by a name
+//! ([`Setting::name`], or the flag where the CLI chose flags with [`name_settings`]).
+//!
 //! [`ValidityError`] lives here rather than in [`crate::validate`] so that this module, which `validate`
 //! builds on, does not depend on it; `validate` re-exports it.
 
@@ -34,6 +38,13 @@ pub enum Error {
     /// The caller stopped a computation through its progress callback (the GPU backend's
     /// `perft_async`); the text says what was stopped. Exit 130, like an interrupt.
     Interrupted(String),
+    /// A memory request the host or a GPU adapter cannot meet: what asked for it, how much, and the limit
+    /// ([`MemoryError`]). Exit 2.
+    Memory(Box<MemoryError>),
+    /// The GPU adapter choice names no usable adapter, or is malformed ([`AdapterError`]). Exit 2.
+    Adapter(Box<AdapterError>),
+    /// A setting's value the library cannot use, with the value and why ([`SettingError`]). Exit 2.
+    Setting(Box<SettingError>),
     /// A file could not be read or written. Exit 2.
     Io {
         /// The file.
@@ -66,6 +77,9 @@ impl Error {
             | Error::Fen(_)
             | Error::InvalidPosition(_)
             | Error::Engine(_)
+            | Error::Memory(_)
+            | Error::Adapter(_)
+            | Error::Setting(_)
             | Error::Io { .. } => 2,
         }
     }
@@ -89,6 +103,35 @@ impl Error {
     }
 }
 
+/// How `Display` calls a [`Setting`]: [`Setting::name`] unless a program chose its own names
+/// ([`name_settings`]).
+static SETTING_NAMES: std::sync::OnceLock<fn(Setting) -> &'static str> = std::sync::OnceLock::new();
+
+/// Make every message of this process call each [`Setting`] by `name` (the command line: by its flag, so that
+/// a message quoted inside a report, a suite failure or a note names the flag too). Once per process: `false`
+/// when names were already chosen.
+pub fn name_settings(name: fn(Setting) -> &'static str) -> bool {
+    SETTING_NAMES.set(name).is_ok()
+}
+
+/// The name this process's messages give `s` ([`name_settings`], else [`Setting::name`]).
+pub fn named(s: Setting) -> &'static str {
+    SETTING_NAMES.get().map_or_else(|| s.name(), |name| name(s))
+}
+
+impl Error {
+    /// The message, each [`Setting`] called by `name`. `Display` calls them by [`Setting::name`] (`hash size`)
+    /// or the names chosen with [`name_settings`] (the command line: `--hash`).
+    pub fn message(&self, name: &dyn Fn(Setting) -> &'static str) -> String {
+        match self {
+            Error::Memory(m) => m.message(name),
+            Error::Adapter(a) => a.message(name),
+            Error::Setting(s) => s.message(name),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -100,6 +143,9 @@ impl fmt::Display for Error {
             Error::Io { message, .. } => f.write_str(message),
             Error::Fen(e) => write!(f, "{e}"),
             Error::InvalidPosition(p) => write!(f, "{p}"),
+            Error::Memory(m) => f.write_str(&m.message(&named)),
+            Error::Adapter(a) => f.write_str(&a.message(&named)),
+            Error::Setting(s) => f.write_str(&s.message(&named)),
         }
     }
 }
@@ -134,6 +180,11 @@ impl From<FenError> for Error {
 
 /// Shorthand.
 pub type Result<T> = std::result::Result<T, Error>;
+
+mod kinds;
+pub use kinds::{
+    AdapterError, MemoryError, MemoryLimit, MemoryRequest, Part, Setting, SettingError,
+};
 
 /// A reason perft is ill-defined on a position (found by [`crate::validate::check`]).
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -24,7 +24,7 @@
 //! ```
 //!
 //! Cargo features, all on by default: `gpu` (the [`gpu`] backend: wgpu), `render` (pictures and plots:
-//! plotters), `deep` (deep runs: sha2, indicatif) and `cli` (the command line: clap, signal-hook; it needs
+//! plotters), `deep` (deep runs: sha2) and `cli` (the command line: clap, indicatif, signal-hook; it needs
 //! the other three). With `default-features = false` the crate is the core: every module below but those
 //! four, depending only on serde, serde_json, rayon and hashbrown; it builds for `wasm32-unknown-unknown`
 //! (`tests/layering.rs` checks both).

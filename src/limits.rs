@@ -1,17 +1,18 @@
-//! The documented limits of every command, checked before any work starts (bad values are usage errors,
-//! exit 2, naming the flag and the offending text):
+//! The documented limits of every command, checked before any work starts (bad values are errors, exit 2,
+//! naming the offending value and the setting: by the name the caller passes, or, for memory, as an
+//! [`Error::Memory`] kind whose setting the CLI names by its flag):
 //!
 //! - **depth** at most [`MAX_DEPTH`] plies: perft 15 of the initial position is the deepest count ever
 //!   finished, but positions with a single line of play finish at any depth (`tricky.perft`'s `prison` is
 //!   counted to depth 32), so the limit is set by what every generator's recursion handles (each backend is
 //!   checked at the limit), not by time;
 //! - **threads** at most [`MAX_THREADS`], with a warning above the number of cores;
-//! - **memory**: a host hash table (`--hash MB`) must fit the memory the machine has available
+//! - **memory**: a host hash table (the CLI's `--hash MB`) must fit the memory the machine has available
 //!   (`MemAvailable` of `/proc/meminfo` on Linux), checked before allocating;
 //! - **timeouts** between [`MIN_TIMEOUT_SECS`] and [`MAX_TIMEOUT_SECS`] seconds;
 //! - **playout length** (`stress --max-plies`) at most [`MAX_PLIES`].
 
-use crate::error::{Error, Result};
+use crate::error::{Error, MemoryError, MemoryLimit, MemoryRequest, Result, Setting};
 use std::time::Duration;
 
 /// The deepest perft any command accepts, in plies.
@@ -47,15 +48,16 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Check `--threads`: 1..=[`MAX_THREADS`]. Returns a warning when it is above the number of cores.
+/// Check a worker thread count named `what` (the CLI's `--threads`): 1..=[`MAX_THREADS`]. Returns a warning
+/// when it is above the number of cores.
 ///
 /// # Errors
-/// [`Error::Usage`] for 0 or more than [`MAX_THREADS`].
-pub fn check_threads(threads: usize) -> Result<Option<String>> {
-    check_thread_count("--threads", threads)?;
+/// [`Error::Usage`] for 0 or more than [`MAX_THREADS`], naming `what`.
+pub fn check_threads(what: &str, threads: usize) -> Result<Option<String>> {
+    check_thread_count(what, threads)?;
     let cores = cores();
     Ok((threads > cores).then(|| {
-        format!("--threads {threads} is more than the {cores} cores of this machine: expect it to be slower, not faster")
+        format!("{what} {threads} is more than the {cores} cores of this machine: expect it to be slower, not faster")
     }))
 }
 
@@ -96,25 +98,35 @@ fn parse_meminfo(text: &str) -> Option<u64> {
     kb.checked_mul(1024)
 }
 
-/// Check a host memory budget of `mb` MiB named by `flag` against [`available_memory`].
+/// Check a host memory budget of `mb` MiB for `setting` against [`available_memory`].
 ///
 /// # Errors
-/// [`Error::Usage`] naming the flag, the request and the available memory.
-pub fn check_host_memory(flag: &str, mb: u64) -> Result<()> {
-    let bytes = mb.checked_mul(1 << 20);
-    match (bytes, available_memory()) {
-        (None, avail) => Err(Error::Usage(format!(
-            "{flag}: '{mb}' MiB is more memory than can exist{}",
-            avail
-                .map(|a| format!(" ({} MiB available)", a >> 20))
-                .unwrap_or_default()
-        ))),
-        (Some(b), Some(avail)) if b > avail => Err(Error::Usage(format!(
-            "{flag}: '{mb}' MiB is more than the {} MiB of memory available on this machine",
-            avail >> 20
-        ))),
-        _ => Ok(()),
-    }
+/// [`Error::Memory`] with the request and the available memory (the CLI names the setting's flag).
+pub fn check_host_memory(setting: Setting, mb: u64) -> Result<()> {
+    check_host_memory_of(vec![MemoryRequest {
+        setting,
+        mib: mb,
+        default: false,
+    }])
+}
+
+/// Check memory requests that are allocated together against [`available_memory`].
+///
+/// # Errors
+/// [`Error::Memory`] with the requests and the available memory.
+pub fn check_host_memory_of(wanted: Vec<MemoryRequest>) -> Result<()> {
+    let mb = wanted.iter().fold(0u64, |t, r| t.saturating_add(r.mib));
+    let avail = available_memory();
+    let limit = match (mb.checked_mul(1 << 20), avail) {
+        (None, avail) => MemoryLimit::Impossible {
+            available_mib: avail.map(|a| a >> 20),
+        },
+        (Some(b), Some(avail)) if b > avail => MemoryLimit::Host {
+            available_mib: avail >> 20,
+        },
+        _ => return Ok(()),
+    };
+    Err(MemoryError::TooMuch { wanted, limit }.into())
 }
 
 /// Parse an engine timeout in seconds.
@@ -130,15 +142,18 @@ pub fn timeout(flag: &str, secs: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Check `stress --max-plies`.
+/// Check a random playout's length (`stress --max-plies`).
 ///
 /// # Errors
-/// [`Error::Usage`] above [`MAX_PLIES`].
+/// [`Error::Setting`] of [`Setting::MaxPlies`] above [`MAX_PLIES`].
 pub fn check_plies(plies: u32) -> Result<()> {
     if plies > MAX_PLIES {
-        return Err(Error::Usage(format!(
-            "--max-plies: '{plies}' is more than the maximum of {MAX_PLIES} plies"
-        )));
+        return Err(crate::error::SettingError::new(
+            Setting::MaxPlies,
+            Some(plies.to_string()),
+            format!("is more than the maximum of {MAX_PLIES} plies"),
+        )
+        .into());
     }
     Ok(())
 }
@@ -180,13 +195,27 @@ mod tests {
 
     #[test]
     fn host_memory() {
-        let e = check_host_memory("--hash", u64::MAX)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--hash") && e.contains("MiB"), "{e}");
-        assert!(check_host_memory("--hash", 1).is_ok());
+        let e = check_host_memory(Setting::Hash, u64::MAX).unwrap_err();
+        match &e {
+            Error::Memory(m) => match &**m {
+                MemoryError::TooMuch { wanted, limit } => {
+                    assert_eq!(wanted[0].setting, Setting::Hash);
+                    assert_eq!(wanted[0].mib, u64::MAX);
+                    assert!(matches!(limit, MemoryLimit::Impossible { .. }), "{limit:?}");
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+        let text = e.to_string();
+        assert!(
+            text.starts_with("hash size: '18446744073709551615' MiB"),
+            "{text}"
+        );
+        assert!(!text.contains("--"), "the library names no flag: {text}");
+        assert!(check_host_memory(Setting::Hash, 1).is_ok());
         if let Some(avail) = available_memory() {
-            let e = check_host_memory("--hash", (avail >> 20) + 1)
+            let e = check_host_memory(Setting::Hash, (avail >> 20) + 1)
                 .unwrap_err()
                 .to_string();
             assert!(e.contains("available"), "{e}");
@@ -195,9 +224,9 @@ mod tests {
 
     #[test]
     fn threads() {
-        assert!(check_threads(0).is_err());
-        assert!(check_threads(MAX_THREADS + 1).is_err());
-        assert_eq!(check_threads(1).unwrap(), None);
-        assert!(check_threads(cores() + 1).unwrap().is_some());
+        assert!(check_threads("t", 0).is_err());
+        assert!(check_threads("t", MAX_THREADS + 1).is_err());
+        assert_eq!(check_threads("t", 1).unwrap(), None);
+        assert!(check_threads("t", cores() + 1).unwrap().is_some());
     }
 }

@@ -1173,3 +1173,95 @@ fn stress_refuses_zero_positions() {
         "--positions: '0'",
     );
 }
+
+/// The part of `text` between `before` and `after` (both must be there): a machine-dependent figure of a
+/// message whose other words are checked exactly.
+fn between<'a>(text: &'a str, before: &str, after: &str) -> &'a str {
+    let rest = text
+        .strip_prefix(before)
+        .unwrap_or_else(|| panic!("{text:?} does not start with {before:?}"));
+    rest.strip_suffix(after)
+        .unwrap_or_else(|| panic!("{text:?} does not end with {after:?}"))
+}
+
+// Issue 31 item 4: the library's errors about settings became kinds with the offending values (no flag in
+// the library); the CLI names the flags. Each message below is the one perftlab printed before the change,
+// word for word (the figures that depend on the machine checked as numbers), with exit code 2.
+#[test]
+fn setting_errors_keep_their_cli_messages() {
+    let usage = |args: &[&str]| {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        err
+    };
+    let err = usage(&["perft", "--depth", "1", "--hash", "18446744073709551615"]);
+    let avail = between(
+        &err,
+        "error: --hash: '18446744073709551615' MiB is more memory than can exist (",
+        " MiB available)\n",
+    );
+    assert!(avail.parse::<u64>().is_ok(), "{err}");
+    let err = usage(&["perft", "--depth", "1", "--hash", "1048576"]);
+    let avail = between(
+        &err,
+        "error: --hash: '1048576' MiB is more than the ",
+        " MiB of memory available on this machine\n",
+    );
+    assert!(avail.parse::<u64>().is_ok(), "{err}");
+    for (args, message) in [
+        (
+            &["perft", "--depth", "5", "--split-depth", "2", "--split-mem", "0"][..],
+            "error: --split-mem: '0' MiB cannot hold a split frontier (use 1 or more)\n",
+        ),
+        (
+            &["perft", "--depth", "3", "--split-depth", "3"],
+            "error: --split-depth: '3' must be at least 1 and below --depth (3)\n",
+        ),
+        (
+            &["perft", "--depth", "9", "--split-depth", "7"],
+            "error: --split-depth: '7' is deeper than 6 plies; the frontier would not fit in memory\n",
+        ),
+    ] {
+        assert_eq!(usage(args), message, "{args:?}");
+    }
+    // A split frontier over its budget: the figures are the frontier's, the words are fixed.
+    let err = usage(&[
+        "perft",
+        "--depth",
+        "6",
+        "--split-depth",
+        "4",
+        "--split-mem",
+        "2",
+    ]);
+    let figures = between(
+        &err,
+        "error: --split-mem: the split frontier at ply 4 needs about ",
+        " or more, or a smaller --split-depth\n",
+    );
+    let (needed, rest) = figures
+        .split_once(" MiB, more than the 2 MiB allowed (")
+        .unwrap();
+    let (_, again) = rest
+        .split_once(" distinct positions already took ")
+        .and_then(|(_, r)| r.split_once(" MiB); use --split-mem "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(needed, again, "{err}");
+    // A count's journal of other arguments names --checkpoint twice.
+    let journal = scratch("setting-errors.jsonl");
+    let j = journal.to_str().unwrap();
+    let (code, _, err) = run(&["perft", "--depth", "3", "--checkpoint", j, "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let err = usage(&["perft", "--depth", "4", "--checkpoint", j]);
+    assert!(
+        err.starts_with(&format!(
+            "error: --checkpoint: {j}: this checkpoint journal is for other arguments ("
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("); delete it to start over or use another --checkpoint file\n"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&journal);
+}

@@ -92,3 +92,74 @@ fn exit_codes_by_kind() {
         "engine died"
     );
 }
+
+// Issue 31 item 4: an error about a setting is a kind with the offending values; its message names no flag of
+// the command line (the CLI names them: tests/cli.rs `setting_errors_keep_their_cli_messages`), and a caller
+// may name the settings its own way.
+#[test]
+fn setting_errors_keep_their_values_and_name_no_flag() {
+    use perftlab::error::{MemoryError, MemoryLimit, Setting};
+    let e = perftlab::limits::check_host_memory(Setting::Hash, u64::MAX).unwrap_err();
+    let Error::Memory(m) = &e else {
+        panic!("{e:?}")
+    };
+    let MemoryError::TooMuch { wanted, limit } = &**m else {
+        panic!("{m:?}")
+    };
+    assert_eq!(
+        (wanted[0].setting, wanted[0].mib),
+        (Setting::Hash, u64::MAX)
+    );
+    assert!(matches!(limit, MemoryLimit::Impossible { .. }), "{limit:?}");
+    assert_eq!(e.exit_code(), 2);
+    let text = e.to_string();
+    assert!(
+        text.starts_with("hash size: '18446744073709551615' MiB is more memory than can exist"),
+        "{text}"
+    );
+    // A caller's own names (a Python binding would say `hash_mb`).
+    let named = e.message(&|s| match s {
+        Setting::Hash => "hash_mb",
+        _ => "other",
+    });
+    assert!(
+        named.starts_with("hash_mb: '18446744073709551615' MiB"),
+        "{named}"
+    );
+    assert!(perftlab::limits::check_host_memory(Setting::Hash, 1).is_ok());
+}
+
+#[cfg(feature = "deep")]
+#[test]
+fn split_settings_are_kinds_with_their_values() {
+    use perftlab::error::{Part, Setting, SettingError};
+    let e = perftlab::deep::split::budget_mib(Some(0)).unwrap_err();
+    match &e {
+        Error::Setting(s) => assert_eq!(
+            (s.setting, s.value.as_deref()),
+            (Setting::SplitMem, Some("0"))
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "split memory: '0' MiB cannot hold a split frontier (use 1 or more)"
+    );
+    // A reason that names another setting names it the caller's way.
+    let s = SettingError {
+        setting: Setting::SplitDepth,
+        value: Some("3".into()),
+        reason: vec![
+            Part::Text("must be below ".into()),
+            Part::Setting(Setting::Depth),
+        ],
+    };
+    assert_eq!(
+        s.message(&|s| s.name()),
+        "split depth: '3' must be below depth"
+    );
+    assert_eq!(
+        Error::from(s).message(&|s| if s == Setting::Depth { "D" } else { "S" }),
+        "S: '3' must be below D"
+    );
+}

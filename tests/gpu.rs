@@ -9,6 +9,7 @@ mod common;
 use common::data;
 use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::cpw::{KIWIPETE, POSITIONS};
+use perftlab::error::AdapterError;
 use perftlab::gpu::{GpuBackend, GpuOptions};
 use perftlab::position::Setup;
 use perftlab::suite::{self, Budget};
@@ -268,6 +269,21 @@ fn unknown_adapter_is_a_clear_error() {
         opts.adapter = Some(choice.into());
         let err = GpuBackend::new(&opts).err().expect("no such adapter");
         assert_eq!(err.exit_code(), 2);
+        // The kind keeps the value (issue 31 item 4), unless there is no adapter at all.
+        match &err {
+            perftlab::Error::Adapter(a) => match &**a {
+                AdapterError::NoMatch { text, found } => {
+                    assert_eq!(text, choice);
+                    assert!(!found.is_empty());
+                }
+                AdapterError::NoIndex { index, found } => {
+                    assert_eq!(index.to_string(), choice);
+                    assert!(found.len() <= 99);
+                }
+                other => panic!("{other:?}"),
+            },
+            other => assert!(other.to_string().contains("no GPU adapter"), "{other}"),
+        }
         let text = err.to_string();
         assert!(
             text.contains(choice) || text.contains("no GPU adapter"),
@@ -1954,4 +1970,109 @@ fn plans_are_values_that_print_and_cut_units() {
         ]
     );
     assert!(plan_slices(&counts, 5).is_err());
+}
+
+// Issue 31 item 4: the GPU backend's errors about its settings are kinds with the values (no flag in the
+// library); the CLI's messages are the ones it printed before the change, word for word (machine-dependent
+// figures checked as numbers or lists), exit 2.
+#[test]
+fn gpu_setting_errors_keep_their_cli_messages() {
+    if gpu("gpu_setting_errors").is_none() {
+        return;
+    }
+    let usage = |args: &[&str], env: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_perftlab"));
+        c.args(["perft", "--backend", "gpu", "--depth", "1"])
+            .args(args)
+            .env("NODEVICE_SELECT", "1");
+        match env {
+            Some(v) => c.env("PERFTLAB_TEST_GPUS", v),
+            None => c.env_remove("PERFTLAB_TEST_GPUS"),
+        };
+        let out = c.output().expect("perftlab runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let exact = [
+        (
+            &["--adapter", "0,0"][..],
+            None,
+            "error: --adapter: '0,0' names adapter 0 twice ('0')\n",
+        ),
+        (
+            &["--adapter", "0,"],
+            None,
+            "error: --adapter: '0,' has an empty entry\n",
+        ),
+        (
+            &["--adapter", "env:PERFTLAB_TEST_GPUS"],
+            None,
+            "error: --adapter: 'env:PERFTLAB_TEST_GPUS': the environment variable 'PERFTLAB_TEST_GPUS' is not \
+             set\n",
+        ),
+        (
+            &["--adapter", "env:PERFTLAB_TEST_GPUS"],
+            Some("GPU-1a2b,3"),
+            "error: --adapter: 'env:PERFTLAB_TEST_GPUS': 'PERFTLAB_TEST_GPUS' is 'GPU-1a2b,3', whose first \
+             entry 'GPU-1a2b' is not a GPU index (a GPU UUID cannot be matched to a wgpu adapter)\n",
+        ),
+        (
+            &["--stats", "full"],
+            None,
+            "error: --stats full: the gpu backend computes only the CPW columns (use --stats, or --backend \
+             cpu)\n",
+        ),
+    ];
+    for (args, env, message) in exact {
+        assert_eq!(usage(args, env), message, "{args:?}");
+    }
+    let err = usage(&["--adapter", "env:PERFTLAB_TEST_GPUS"], Some("99"));
+    let n = between(
+        &err,
+        "error: --adapter: 'env:PERFTLAB_TEST_GPUS': 'PERFTLAB_TEST_GPUS' names GPU 99, but `--adapter all` has ",
+        " adapters\n",
+    );
+    assert!(n.parse::<usize>().is_ok(), "{err}");
+    let err = usage(&["--adapter", "99"], None);
+    let list = between(
+        &err,
+        "error: --adapter: no adapter with index '99' (",
+        ")\n",
+    );
+    let (n, names) = list.split_once(" found: ").unwrap();
+    // Every adapter listed by index (an adapter's name may hold ", " itself).
+    let n: usize = n.parse().unwrap();
+    assert!(names.starts_with("0: "), "{err}");
+    assert!(n == 1 || names.contains(&format!(", {}: ", n - 1)), "{err}");
+    assert!(!names.contains(&format!(", {n}: ")), "{err}");
+    let err = usage(&["--adapter", "no-such-adapter-xyz"], None);
+    let names = between(
+        &err,
+        "error: --adapter: no adapter whose name or backend contains 'no-such-adapter-xyz' (found: ",
+        ")\n",
+    );
+    assert!(names.starts_with("0: "), "{err}");
+    let err = usage(&["--gpu-mem", "1000000000000"], None);
+    let figures = between(
+        &err,
+        "error: --gpu-mem: '1000000000000' MiB is more than adapter '",
+        " MiB largest storage binding)\n",
+    );
+    let (_, figures) = figures.split_once("' can use (at most ").unwrap();
+    let (max, figures) = figures.split_once(" MiB: the ").unwrap();
+    let (levels, binding) = figures
+        .split_once(" levels of the deepest run, each limited by its ")
+        .unwrap();
+    for n in [max, levels, binding] {
+        assert!(n.parse::<u64>().is_ok(), "{err}");
+    }
+}
+
+/// The part of `text` between `before` and `after` (both must be there).
+fn between<'a>(text: &'a str, before: &str, after: &str) -> &'a str {
+    let rest = text
+        .strip_prefix(before)
+        .unwrap_or_else(|| panic!("{text:?} does not start with {before:?}"));
+    rest.strip_suffix(after)
+        .unwrap_or_else(|| panic!("{text:?} does not end with {after:?}"))
 }

@@ -91,7 +91,8 @@ pub fn from_core(py: Python<'_>, e: Error) -> PyErr {
         }
         Error::Usage(_) => raise(py, "UsageError", &message, &[]),
         Error::Mismatch(_) => raise(py, "MismatchError", &message, &[]),
-        Error::Backend(_) => raise(py, "BackendError", &message, &[]),
+        Error::Backend(_) | Error::Adapter(_) => raise(py, "BackendError", &message, &[]),
+        Error::Memory(_) | Error::Setting(_) => raise(py, "UsageError", &message, &[]),
         Error::Interrupted(_) => PyKeyboardInterrupt::new_err(message),
         _ => raise(py, "PerftlabError", &message, &[]),
     }

@@ -1,12 +1,13 @@
 //! Helpers shared by several subcommands: the `--backend` and `--protocol` choices (clap `ValueEnum`s that
 //! convert to library types), building a backend, printing validity warnings, `--timeout` parsing, progress
-//! bars, printing a move path, one comparison and the summary of many.
+//! bars, printing a move path, one comparison and the summary of many; the flag of each library
+//! [`Setting`], which error messages name ([`flag`]).
 
 use super::BackendArgs;
 use crate::backend::{Backend, ReferenceBackend};
 use crate::compare::{Comparison, FailureKind};
 use crate::engines::Protocol;
-use crate::error::Result;
+use crate::error::{Result, Setting};
 use crate::fast::CpuBackend;
 use crate::gpu::{GpuBackend, GpuOptions};
 use crate::validate::Checked;
@@ -15,6 +16,31 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::Duration;
+
+/// The flag that sets a library [`Setting`]: the command line's name for it in every error message (the
+/// library's kinds keep the values and name no flag; `cli::main` installs this with
+/// [`crate::error::name_settings`]).
+pub fn flag(s: Setting) -> &'static str {
+    match s {
+        Setting::Hash => "--hash",
+        Setting::GpuMem => "--gpu-mem",
+        Setting::Adapter => "--adapter",
+        Setting::SplitMem => "--split-mem",
+        Setting::SplitDepth => "--split-depth",
+        Setting::Depth => "--depth",
+        Setting::Checkpoint => "--checkpoint",
+        Setting::Stats => "--stats",
+        Setting::StatsFull => "--stats full",
+        Setting::CpuBackend => "--backend cpu",
+        Setting::Shards => "--shards",
+        Setting::Shard => "--shard",
+        Setting::Tag => "--tag",
+        Setting::Out => "--out",
+        Setting::Backend => "--backend",
+        Setting::ZobristSeed => "--zobrist-seed",
+        Setting::MaxPlies => "--max-plies",
+    }
+}
 
 /// Which of our backends counts (`--backend`, `--against`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]

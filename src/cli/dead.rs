@@ -305,7 +305,7 @@ fn dead_line(fen: FenWords, white: &Answer, black: &Answer) -> String {
 
 pub fn run(a: DeadArgs) -> Result<i32> {
     if let Some(t) = a.threads {
-        if let Some(w) = limits::check_threads(t)? {
+        if let Some(w) = limits::check_threads("--threads", t)? {
             eprintln!("warning: {w}");
         }
     }

@@ -256,7 +256,7 @@ impl BackendArgs {
         static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         let mut warnings = Vec::new();
         if let Some(n) = self.threads {
-            warnings.extend(limits::check_threads(n)?);
+            warnings.extend(limits::check_threads("--threads", n)?);
         }
         if self.gpu_mem == Some(0) {
             return Err(Error::Usage(
@@ -270,7 +270,7 @@ impl BackendArgs {
             ));
         }
         if kind == BackendKind::Cpu {
-            limits::check_host_memory("--hash", self.hash_mb() as u64)?;
+            limits::check_host_memory(crate::error::Setting::Hash, self.hash_mb() as u64)?;
         }
         if self.backend != BackendKind::Gpu {
             for (flag, given) in [
@@ -296,6 +296,8 @@ impl BackendArgs {
 
 /// Parse the process arguments and run; returns the exit code.
 pub fn main() -> i32 {
+    // Messages of the library name each setting by its flag here.
+    crate::error::name_settings(common::flag);
     // Mesa prints an `XDG_RUNTIME_DIR` message on every GPU device selection unless told not to.
     if std::env::var_os("NODEVICE_SELECT").is_none() {
         std::env::set_var("NODEVICE_SELECT", "1");

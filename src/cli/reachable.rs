@@ -230,7 +230,7 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
         (Some(_), Some(_)) => unreachable!("clap refuses --fen with a file"),
     };
     if let Some(t) = a.threads {
-        if let Some(w) = crate::limits::check_threads(t)? {
+        if let Some(w) = crate::limits::check_threads("--threads", t)? {
             eprintln!("warning: {w}");
         }
     }

@@ -11,7 +11,7 @@
 
 use super::seal::{is_sealed, seal};
 use super::work::{PieceResult, Recorder};
-use crate::error::{Error, Result};
+use crate::error::{Error, Part, Result, Setting, SettingError};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -62,7 +62,8 @@ impl Journal {
     /// Open (or create) the journal at `path` for `identity`; `fens[i]` is the FEN of position `i`.
     ///
     /// # Errors
-    /// [`Error::Usage`] for an unreadable, foreign or damaged journal, naming the file and the line.
+    /// [`Error::Usage`] for an unreadable, foreign or damaged journal, naming the file and the line; a count's
+    /// journal of other arguments is [`Error::Setting`] of [`Setting::Checkpoint`].
     pub fn open(path: &Path, identity: Value, fens: &[String]) -> Result<Journal> {
         let name = path.display().to_string();
         let io = |e: std::io::Error| Error::Usage(format!("{name}: {e}"));
@@ -126,16 +127,25 @@ impl Journal {
                         return Err(damaged("not a perftlab checkpoint journal"));
                     }
                     if v["identity"] != identity {
-                        return Err(Error::Usage(format!(
+                        let why = format!(
                             "{name}: this checkpoint journal is for other arguments ({}); delete it to start \
-                             over{}",
+                             over",
                             differences(&v["identity"], &identity),
-                            if identity["command"] == "perft" {
-                                " or use another --checkpoint file"
-                            } else {
-                                ""
-                            }
-                        )));
+                        );
+                        if identity["command"] != "perft" {
+                            return Err(Error::Usage(why));
+                        }
+                        // A count's journal is a setting of the count: its caller names it.
+                        return Err(SettingError {
+                            setting: Setting::Checkpoint,
+                            value: None,
+                            reason: vec![
+                                Part::Text(why + " or use another "),
+                                Part::Setting(Setting::Checkpoint),
+                                Part::Text(" file".into()),
+                            ],
+                        }
+                        .into());
                     }
                 } else {
                     if v["journal"].as_str() != Some(header_sha.as_str()) {

@@ -24,7 +24,7 @@ pub mod units;
 pub mod work;
 
 use crate::backend::{Backend, Detail};
-use crate::error::{Error, Result};
+use crate::error::{Error, Part, Result, Setting, SettingError};
 use crate::position::Setup;
 use crate::validate::Checked;
 use journal::Journal;
@@ -91,6 +91,35 @@ pub struct SplitOutcome {
     pub batches: usize,
 }
 
+/// Refuse a split depth `split` for a count of `depth`: it must be at least 1, below `depth`, and at most 6
+/// plies (deeper frontiers do not fit in memory).
+///
+/// # Errors
+/// [`Error::Setting`] of [`Setting::SplitDepth`] with the value.
+pub fn check_split_depth(split: u32, depth: u32) -> Result<()> {
+    if split == 0 || split >= depth {
+        return Err(SettingError {
+            setting: Setting::SplitDepth,
+            value: Some(split.to_string()),
+            reason: vec![
+                Part::Text("must be at least 1 and below ".into()),
+                Part::Setting(Setting::Depth),
+                Part::Text(format!(" ({depth})")),
+            ],
+        }
+        .into());
+    }
+    if split > 6 {
+        return Err(SettingError::new(
+            Setting::SplitDepth,
+            Some(split.to_string()),
+            "is deeper than 6 plies; the frontier would not fit in memory",
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
 /// exists). `depth` must be at least 2. The positions are counted in batches ([`work::run_positions`]).
 /// Returns the totals, the leaves counted by this run (less than the total when positions came from the
@@ -98,7 +127,8 @@ pub struct SplitOutcome {
 /// cut-off journal).
 ///
 /// # Errors
-/// [`Error::Usage`] for a bad split depth or a foreign/damaged journal; backend failures.
+/// [`Error::Setting`] for a bad split depth ([`Setting::SplitDepth`]) or checkpoint file, a foreign or damaged
+/// journal ([`Setting::Checkpoint`]); [`Error::Memory`] for a frontier over its budget; backend failures.
 pub fn perft_split(
     engine: &dyn Backend,
     root: &Checked,
@@ -107,19 +137,15 @@ pub fn perft_split(
     note: &mut dyn FnMut(&str),
 ) -> Result<SplitOutcome> {
     if o.checkpoint.is_some_and(|p| p.as_os_str().is_empty()) {
-        return Err(Error::Usage("--checkpoint: '' is not a file name".into()));
+        return Err(SettingError::new(
+            Setting::Checkpoint,
+            Some(String::new()),
+            "is not a file name",
+        )
+        .into());
     }
     if let Some(s) = o.split {
-        if s == 0 || s >= depth {
-            return Err(Error::Usage(format!(
-                "--split-depth: '{s}' must be at least 1 and below --depth ({depth})"
-            )));
-        }
-        if s > 6 {
-            return Err(Error::Usage(format!(
-                "--split-depth: '{s}' is deeper than 6 plies; the frontier would not fit in memory"
-            )));
-        }
+        check_split_depth(s, depth)?;
     }
     let frontier = match o.split {
         Some(s) => (s, split::frontier(root, s, o.chess960, o.split_mem)?),
@@ -160,7 +186,7 @@ pub fn perft_split(
                 identity["zobrist_seed"] = json!(seed);
             }
             let j = Journal::open(path, identity, &fens).map_err(|e| match e {
-                Error::Usage(m) => Error::Usage(format!("--checkpoint: {m}")),
+                Error::Usage(m) => SettingError::new(Setting::Checkpoint, None, m).into(),
                 other => other,
             })?;
             if let Some(w) = &j.cut_off {
@@ -195,7 +221,10 @@ pub fn perft_split(
             "; they are saved in {}: run the same command again to resume",
             p.display()
         ),
-        None => "; nothing was saved (use --checkpoint FILE to make a run resumable)".into(),
+        None => format!(
+            "; nothing was saved (use {} FILE to make a run resumable)",
+            crate::error::named(Setting::Checkpoint)
+        ),
     };
     let resumed: std::collections::BTreeSet<usize> = journal
         .as_ref()

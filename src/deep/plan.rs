@@ -7,7 +7,7 @@ use super::seal::{is_sealed, seal, sha256_hex, u128_value, write_atomic};
 use super::split::{self, Frontier};
 use super::work;
 use crate::backend::{Backend, Detail};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, SettingError};
 use crate::validate::Checked;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -192,22 +192,14 @@ pub fn plan(
     o: &PlanOptions,
     note: &mut dyn FnMut(&str),
 ) -> Result<(Value, Estimate)> {
-    if o.split == 0 || o.split >= o.depth {
-        return Err(Error::Usage(format!(
-            "--split-depth: '{}' must be at least 1 and below --depth ({})",
-            o.split, o.depth
-        )));
-    }
-    if o.split > 6 {
-        return Err(Error::Usage(format!(
-            "--split-depth: '{}' is deeper than 6 plies; the frontier would not fit in memory",
-            o.split
-        )));
-    }
+    super::check_split_depth(o.split, o.depth)?;
     if o.shards == 0 {
-        return Err(Error::Usage(
-            "--shards: '0' shards cannot hold any work (use 1 or more)".into(),
-        ));
+        return Err(SettingError::new(
+            Setting::Shards,
+            Some("0".into()),
+            "shards cannot hold any work (use 1 or more)",
+        )
+        .into());
     }
     check_out_dir(&o.out)?;
     let f = split::frontier(&o.root, o.split, o.chess960, o.split_mem)?;
@@ -301,30 +293,38 @@ pub fn plan(
 /// files, such as the journals and results of an older plan.
 fn check_out_dir(out: &Path) -> Result<()> {
     let shown = out.display();
+    let refuse = |value: Option<String>, why: String| -> Result<()> {
+        Err(SettingError::new(Setting::Out, value, why).into())
+    };
     if out.as_os_str().is_empty() {
-        return Err(Error::Usage("--out: '' is not a directory name".into()));
+        return refuse(Some(String::new()), "is not a directory name".into());
     }
     if out.join("plan.json").exists() {
-        return Err(Error::Usage(format!(
-            "--out: '{shown}' already holds a plan.json; choose a new directory"
-        )));
+        return refuse(
+            Some(shown.to_string()),
+            "already holds a plan.json; choose a new directory".into(),
+        );
     }
     match std::fs::metadata(out) {
-        Ok(m) if !m.is_dir() => Err(Error::Usage(format!(
-            "--out: '{shown}' is a file, not a directory; choose a new directory"
-        ))),
+        Ok(m) if !m.is_dir() => refuse(
+            Some(shown.to_string()),
+            "is a file, not a directory; choose a new directory".into(),
+        ),
         Ok(_) => {
-            let mut entries = std::fs::read_dir(out).map_err(|e| {
-                Error::Usage(format!("--out: cannot read the directory '{shown}': {e}"))
-            })?;
+            let mut entries = match std::fs::read_dir(out) {
+                Ok(entries) => entries,
+                Err(e) => return refuse(None, format!("cannot read the directory '{shown}': {e}")),
+            };
             match entries.next() {
                 None => Ok(()),
-                Some(e) => Err(Error::Usage(format!(
-                    "--out: '{shown}' is not empty (it holds '{}') and has no plan.json; choose a new or \
-                     empty directory",
-                    e.map(|e| e.file_name().to_string_lossy().into_owned())
-                        .unwrap_or_else(|_| "?".into())
-                ))),
+                Some(e) => refuse(
+                    Some(shown.to_string()),
+                    format!(
+                        "is not empty (it holds '{}') and has no plan.json; choose a new or empty directory",
+                        e.map(|e| e.file_name().to_string_lossy().into_owned())
+                            .unwrap_or_else(|_| "?".into())
+                    ),
+                ),
             }
         }
         Err(_) => Ok(()),

@@ -21,7 +21,7 @@ use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::Board;
 use crate::bitboard::frontier::{self, Merger, TooBig};
 use crate::bitboard::movegen;
-use crate::error::{Error, Result};
+use crate::error::{Error, MemoryError, Result, Setting, SettingError};
 use crate::position::Setup;
 use crate::validate::Checked;
 use rayon::prelude::*;
@@ -34,14 +34,17 @@ pub const DEFAULT_BUDGET_MIB: u64 = 1024;
 /// available), else [`DEFAULT_BUDGET_MIB`], at most three quarters of the memory available.
 ///
 /// # Errors
-/// [`Error::Usage`] naming `--split-mem` for 0 or more than the memory available.
+/// [`Error::Setting`] of [`Setting::SplitMem`] for 0; [`Error::Memory`] for more than the memory available.
 pub fn budget_mib(given: Option<u64>) -> Result<u64> {
     match given {
-        Some(0) => Err(Error::Usage(
-            "--split-mem: '0' MiB cannot hold a split frontier (use 1 or more)".into(),
-        )),
+        Some(0) => Err(SettingError::new(
+            Setting::SplitMem,
+            Some("0".into()),
+            "MiB cannot hold a split frontier (use 1 or more)",
+        )
+        .into()),
         Some(mb) => {
-            crate::limits::check_host_memory("--split-mem", mb)?;
+            crate::limits::check_host_memory(Setting::SplitMem, mb)?;
             Ok(mb)
         }
         None => Ok(
@@ -157,12 +160,14 @@ impl Frontier {
 /// The refusal of a frontier that does not fit.
 fn too_big(plies: u32, budget_mib: u64, positions: usize, bytes: u64, needed: u64) -> Error {
     let needed_mib = needed.div_ceil(1 << 20).max(budget_mib + 1);
-    Error::Usage(format!(
-        "--split-mem: the split frontier at ply {plies} needs about {needed_mib} MiB, more than the \
-         {budget_mib} MiB allowed ({positions} distinct positions already took {} MiB); use --split-mem \
-         {needed_mib} or more, or a smaller --split-depth",
-        bytes >> 20
-    ))
+    MemoryError::SplitFrontier {
+        budget_mib,
+        plies,
+        needed_mib,
+        positions,
+        taken_mib: bytes >> 20,
+    }
+    .into()
 }
 
 /// The distinct positions `plies` plies below `root` (a valid position), in at most `budget_mib` MiB.
@@ -172,7 +177,7 @@ fn too_big(plies: u32, budget_mib: u64, positions: usize, bytes: u64, needed: u6
 /// 9,417,681 at ply 6 (OEIS A083276).
 ///
 /// # Errors
-/// [`Error::Usage`] naming `--split-mem` and the memory needed for a frontier that does not fit.
+/// [`MemoryError::SplitFrontier`] with the memory needed for a frontier that does not fit.
 pub fn frontier(root: &Checked, plies: u32, chess960: bool, budget_mib: u64) -> Result<Frontier> {
     let budget = budget_mib.saturating_mul(1 << 20);
     let (mut b0, cd) = Board::from_setup(root.setup());
@@ -419,15 +424,19 @@ mod tests {
         let e = frontier(&Checked::startpos(), 4, false, 2).unwrap_err();
         let text = e.to_string();
         assert!(
-            text.starts_with("--split-mem: the split frontier at ply 4 needs about "),
+            text.starts_with("split memory: the split frontier at ply 4 needs about "),
             "{text}"
         );
-        let needed: u64 = text
-            .split("needs about ")
-            .nth(1)
-            .and_then(|t| t.split(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap();
+        let Error::Memory(m) = e else { panic!("{e:?}") };
+        let MemoryError::SplitFrontier {
+            budget_mib: 2,
+            plies: 4,
+            needed_mib: needed,
+            ..
+        } = *m
+        else {
+            panic!("{m:?}")
+        };
         assert!((4..=40).contains(&needed), "{text}");
         // And with that much it fits.
         let f = frontier(&Checked::startpos(), 4, false, needed).unwrap();

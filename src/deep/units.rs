@@ -24,7 +24,7 @@ use super::plan::{check_plan_seal, host, now_secs, shard_name, FORMAT, MAX_PLAN_
 use super::seal::{as_u128, is_sealed, seal, sha256_hex, write_atomic};
 use super::work::{self, PieceResult, Totals};
 use crate::backend::{Backend, Detail};
-use crate::error::{Error, Result};
+use crate::error::{named, Error, Result, Setting, SettingError};
 use crate::validate::Checked;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -341,17 +341,17 @@ fn shard_from_env(shard: Option<usize>) -> Result<usize> {
                 .map_err(|_| Error::Usage(format!("{var}: '{v}' is not a shard number")));
         }
     }
-    Err(Error::Usage(
-        "run-unit: no shard given: pass --shard K, or run under a Slurm array (SLURM_ARRAY_TASK_ID) or a \
-         Kubernetes Indexed Job (JOB_COMPLETION_INDEX)"
-            .into(),
-    ))
+    Err(Error::Usage(format!(
+        "run-unit: no shard given: pass {} K, or run under a Slurm array (SLURM_ARRAY_TASK_ID) or a \
+         Kubernetes Indexed Job (JOB_COMPLETION_INDEX)",
+        named(Setting::Shard)
+    )))
 }
 
 /// Check a `--tag`: 1 to 32 letters, digits, `-` or `_` (it becomes part of a file name).
 ///
 /// # Errors
-/// [`Error::Usage`] naming `--tag`.
+/// [`Error::Setting`] of [`Setting::Tag`] with the tag.
 pub fn check_tag(t: &str) -> Result<()> {
     if t.is_empty()
         || t.len() > 32
@@ -359,10 +359,12 @@ pub fn check_tag(t: &str) -> Result<()> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
-        return Err(Error::Usage(format!(
-            "--tag: '{}' must be 1 to 32 letters, digits, '-' or '_'",
-            t.escape_debug()
-        )));
+        return Err(SettingError::new(
+            Setting::Tag,
+            Some(t.escape_debug().to_string()),
+            "must be 1 to 32 letters, digits, '-' or '_'",
+        )
+        .into());
     }
     Ok(())
 }
@@ -380,10 +382,12 @@ pub fn run_unit(
     let plan = Plan::load(&o.dir)?;
     let k = shard_from_env(o.shard)?;
     if k >= plan.shards {
-        return Err(Error::Usage(format!(
-            "--shard: '{k}' is not a shard of this plan (0 to {})",
-            plan.shards - 1
-        )));
+        return Err(SettingError::new(
+            Setting::Shard,
+            Some(k.to_string()),
+            format!("is not a shard of this plan (0 to {})", plan.shards - 1),
+        )
+        .into());
     }
     if let Some(t) = &o.tag {
         check_tag(t)?;
@@ -397,8 +401,9 @@ pub fn run_unit(
                 // A different --zobrist-seed does not make a finished shard count again: say how to add it.
                 let seeds = match (o.zobrist_seed, done.seed) {
                     (Some(want), Some(had)) if want != had => format!(
-                        " with Zobrist seed {had}, not {want}: give this run a --tag to add an \
-                         independent result"
+                        " with Zobrist seed {had}, not {want}: give this run a {} to add an \
+                         independent result",
+                        named(Setting::Tag)
                     ),
                     _ => String::new(),
                 };
@@ -707,9 +712,12 @@ pub fn merge(dir: &Path, divide: bool) -> Result<Merged> {
             }
             for (way, runs) in by_way.iter().filter(|(_, runs)| runs.len() > 1) {
                 notes.push(format!(
-                    "shard {k}: runs {} agree but all used {way}: not independent hashings (give a --tag \
-                     run another --backend or --zobrist-seed)",
-                    runs.join(", ")
+                    "shard {k}: runs {} agree but all used {way}: not independent hashings (give a {} run \
+                     another {} or {})",
+                    runs.join(", "),
+                    named(Setting::Tag),
+                    named(Setting::Backend),
+                    named(Setting::ZobristSeed)
                 ));
             }
             cross_checked.push(k);

@@ -11,7 +11,7 @@
 //! environment variable `VAR` (`CUDA_VISIBLE_DEVICES`, set by Slurm's `--gpus-per-task`), counted in the
 //! `all` list.
 
-use crate::error::{Error, Result};
+use crate::error::{AdapterError, Error, Result};
 
 /// The environment variable that picks an adapter when `--adapter` is not given.
 pub const ADAPTER_ENV: &str = "PERFTLAB_ADAPTER";
@@ -170,8 +170,8 @@ pub fn all_set(adapters: &[wgpu::Adapter]) -> Vec<usize> {
 /// named once), one for `env:VAR`.
 ///
 /// # Errors
-/// [`Error::Backend`] when an adapter is not found; [`Error::Usage`] for a list naming one adapter twice or an
-/// `env:VAR` that is unset or holds no index.
+/// [`Error::Adapter`] when an adapter is not found, for a list naming one adapter twice or an `env:VAR` that
+/// is unset or holds no index ([`AdapterError`]'s kinds); [`Error::Backend`] when no adapter exists.
 #[cfg(not(target_arch = "wasm32"))]
 pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> {
     let text = choice.map(str::trim).unwrap_or("");
@@ -179,25 +179,24 @@ pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> 
         let adapters = all_adapters(&instance());
         let set = all_set(&adapters);
         if set.is_empty() {
-            return Err(Error::Backend(format!(
-                "--adapter all: no usable adapter among the {} found",
-                adapters.len()
-            )));
+            return Err(AdapterError::NoneUsable {
+                found: adapters.len(),
+            }
+            .into());
         }
         return Ok(set.into_iter().map(|i| adapters[i].clone()).collect());
     }
     if let Some(var) = text.strip_prefix("env:") {
-        let value = std::env::var(var).map_err(|_| {
-            Error::Usage(format!(
-                "--adapter: '{text}': the environment variable '{var}' is not set"
-            ))
+        let value = std::env::var(var).map_err(|_| AdapterError::EnvUnset {
+            choice: text.to_string(),
+            var: var.to_string(),
         })?;
         let first = value.split(',').next().unwrap_or("").trim();
-        let k: usize = first.parse().map_err(|_| {
-            Error::Usage(format!(
-                "--adapter: '{text}': '{var}' is '{value}', whose first entry '{first}' is not a GPU index \
-                 (a GPU UUID cannot be matched to a wgpu adapter)"
-            ))
+        let k: usize = first.parse().map_err(|_| AdapterError::EnvNotIndex {
+            choice: text.to_string(),
+            var: var.to_string(),
+            value: value.clone(),
+            first: first.to_string(),
         })?;
         let adapters = all_adapters(&instance());
         let set = all_set(&adapters);
@@ -206,9 +205,13 @@ pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> 
             .get(k)
             .map(|&i| vec![adapters[i].clone()])
             .ok_or_else(|| {
-                Error::Backend(format!(
-                    "--adapter: '{text}': '{var}' names GPU {k}, but `--adapter all` has {n} adapters"
-                ))
+                AdapterError::EnvOutOfRange {
+                    choice: text.to_string(),
+                    var: var.to_string(),
+                    index: k,
+                    count: n,
+                }
+                .into()
             });
     }
     if text.contains(',') {
@@ -216,15 +219,19 @@ pub(super) fn pick_adapters(choice: Option<&str>) -> Result<Vec<wgpu::Adapter>> 
         let mut seen = Vec::new();
         for part in text.split(',').map(str::trim) {
             if part.is_empty() {
-                return Err(Error::Usage(format!(
-                    "--adapter: '{text}' has an empty entry"
-                )));
+                return Err(AdapterError::EmptyEntry {
+                    choice: text.to_string(),
+                }
+                .into());
             }
             let (i, a) = pick_indexed(Some(part))?;
             if seen.contains(&i) {
-                return Err(Error::Usage(format!(
-                    "--adapter: '{text}' names adapter {i} twice ('{part}')"
-                )));
+                return Err(AdapterError::Twice {
+                    choice: text.to_string(),
+                    index: i,
+                    entry: part.to_string(),
+                }
+                .into());
             }
             seen.push(i);
             picked.push(a);
@@ -264,13 +271,13 @@ fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
                 .into(),
         ));
     }
-    let names = adapters
-        .iter()
-        .enumerate()
-        .map(|(i, a)| format!("{i}: {} ({:?})", a.get_info().name, a.get_info().backend))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let n = adapters.len();
+    let found = || {
+        adapters
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{i}: {} ({:?})", a.get_info().name, a.get_info().backend))
+            .collect::<Vec<_>>()
+    };
     let found = match choice.map(str::trim) {
         None | Some("") => adapters
             .iter()
@@ -279,13 +286,15 @@ fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
         Some(text) => {
             if let Ok(i) = text.parse::<usize>() {
                 return adapters.get(i).map(|a| (i, a.clone())).ok_or_else(|| {
-                    Error::Backend(format!(
-                        "--adapter: no adapter with index '{i}' ({n} found: {names})"
-                    ))
+                    AdapterError::NoIndex {
+                        index: i,
+                        found: found(),
+                    }
+                    .into()
                 });
             }
             let want = text.to_lowercase();
-            let found = adapters
+            let matched = adapters
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| {
@@ -295,12 +304,14 @@ fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
                         .contains(&want)
                 })
                 .min_by_key(|(_, a)| preference(a));
-            if found.is_none() {
-                return Err(Error::Backend(format!(
-                    "--adapter: no adapter whose name or backend contains '{text}' (found: {names})"
-                )));
+            if matched.is_none() {
+                return Err(AdapterError::NoMatch {
+                    text: text.to_string(),
+                    found: found(),
+                }
+                .into());
             }
-            found
+            matched
         }
     };
     found
@@ -312,13 +323,14 @@ fn pick_indexed(choice: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
 /// (`--adapter`) must be empty.
 ///
 /// # Errors
-/// [`Error::Usage`] for a `choice`; [`Error::Backend`] when the browser has no WebGPU adapter.
+/// [`AdapterError::Browser`] for a `choice`; [`Error::Backend`] when the browser has no WebGPU adapter.
 #[cfg(target_arch = "wasm32")]
 pub(super) async fn request_adapter(choice: Option<&str>) -> Result<wgpu::Adapter> {
     if let Some(c) = choice.filter(|c| !c.trim().is_empty()) {
-        return Err(Error::Usage(format!(
-            "--adapter: '{c}': in the browser WebGPU offers one adapter, which cannot be chosen"
-        )));
+        return Err(AdapterError::Browser {
+            choice: c.to_string(),
+        }
+        .into());
     }
     instance()
         .request_adapter(&wgpu::RequestAdapterOptions {

@@ -7,7 +7,7 @@
 
 use super::buffers::{GpuCacheEntry, GpuPos};
 use super::options::GpuOptions;
-use crate::error::{Error, Result};
+use crate::error::{MemoryError, MemoryLimit, MemoryRequest, Result, Setting};
 
 /// Deepest tree one run counts: its per-root counts are u64 on the GPU, and perft 11 of any realistic position
 /// is far below 2^64 (startpos: 2.1e15). Deeper trees are split on the host, with u128 sums.
@@ -200,33 +200,45 @@ impl AdapterFacts<'_> {
     /// Entries of GPU transposition tables of `mb` MiB, if the adapter can give that much.
     ///
     /// # Errors
-    /// [`Error::Usage`] naming `--hash` when it cannot (more than a discrete GPU's device memory where the
-    /// driver reports it, or, on a software adapter, more than the host's available memory).
+    /// [`crate::Error::Memory`] for [`Setting::Hash`] when it cannot (more than a discrete GPU's device memory where
+    /// the driver reports it, or, on a software adapter, more than the host's available memory).
     pub fn check_hash(&self, mb: usize) -> Result<u64> {
+        let wanted = vec![MemoryRequest {
+            setting: Setting::Hash,
+            mib: mb as u64,
+            default: false,
+        }];
         if let Some(max) = self.max_hash_mb().filter(|&max| mb as u64 > max) {
-            return Err(Error::Usage(format!(
-                "--hash: '{mb}' MiB is more than adapter '{}' can give the GPU transposition tables (its \
-                 device memory is {max} MiB)",
-                self.name,
-            )));
+            return Err(MemoryError::TooMuch {
+                wanted,
+                limit: MemoryLimit::Device {
+                    adapter: self.name.to_string(),
+                    device_mib: max,
+                },
+            }
+            .into());
         }
         if self.kind == wgpu::DeviceType::Cpu {
-            crate::limits::check_host_memory("--hash", mb as u64)?;
+            crate::limits::check_host_memory(Setting::Hash, mb as u64)?;
         }
         let Some(bytes) = (mb as u64).checked_mul(1 << 20) else {
-            return Err(Error::Usage(format!(
-                "--hash: '{mb}' MiB is more memory than can exist"
-            )));
+            return Err(MemoryError::TooMuch {
+                wanted,
+                limit: MemoryLimit::Impossible {
+                    available_mib: None,
+                },
+            }
+            .into());
         };
         Ok(bytes / CACHE_ENTRY_BYTES)
     }
 
-    /// Refuse a `--gpu-mem` budget the adapter cannot use: above what the deepest run could ever allocate
+    /// Refuse a level budget (`--gpu-mem`) the adapter cannot use: above what the deepest run could ever allocate
     /// (every level at the largest size one storage binding allows), or, on a software adapter, above the
     /// host's available memory.
     ///
     /// # Errors
-    /// [`Error::Usage`] naming `--gpu-mem`.
+    /// [`crate::Error::Memory`] for [`Setting::GpuMem`].
     pub fn check_budget(&self, mb: u64) -> Result<()> {
         let levels = u64::from(MAX_RUN_DEPTH) + 1;
         let max_mb = levels
@@ -234,15 +246,23 @@ impl AdapterFacts<'_> {
             .saturating_mul(SLOT_BYTES)
             >> 20;
         if mb > max_mb {
-            return Err(Error::Usage(format!(
-                "--gpu-mem: '{mb}' MiB is more than adapter '{}' can use (at most {max_mb} MiB: the {levels} \
-                 levels of the deepest run, each limited by its {} MiB largest storage binding)",
-                self.name,
-                self.limits.max_storage_buffer_binding_size >> 20
-            )));
+            return Err(MemoryError::TooMuch {
+                wanted: vec![MemoryRequest {
+                    setting: Setting::GpuMem,
+                    mib: mb,
+                    default: false,
+                }],
+                limit: MemoryLimit::Levels {
+                    adapter: self.name.to_string(),
+                    max_mib: max_mb,
+                    levels,
+                    binding_mib: self.limits.max_storage_buffer_binding_size >> 20,
+                },
+            }
+            .into());
         }
         if self.kind == wgpu::DeviceType::Cpu {
-            crate::limits::check_host_memory("--gpu-mem", mb)?;
+            crate::limits::check_host_memory(Setting::GpuMem, mb)?;
         }
         Ok(())
     }
@@ -253,27 +273,38 @@ impl AdapterFacts<'_> {
     /// ([`AdapterFacts::default_hash_mb`]).
     ///
     /// # Errors
-    /// [`Error::Usage`] naming both flags.
+    /// [`crate::Error::Memory`] for both settings ([`Setting::GpuMem`], then [`Setting::Hash`]).
     pub fn check_together(&self, budget_mb: u64, hash_mb: u64, opts: &GpuOptions) -> Result<()> {
-        let default = |given: bool| if given { "" } else { " (default)" };
-        let flags = format!(
-            "--gpu-mem + --hash ({budget_mb} MiB{} + {hash_mb} MiB{})",
-            default(opts.gpu_mem_mb.is_some()),
-            default(opts.hash_mb.is_some())
-        );
-        let together = budget_mb.saturating_add(hash_mb);
+        let wanted = vec![
+            MemoryRequest {
+                setting: Setting::GpuMem,
+                mib: budget_mb,
+                default: opts.gpu_mem_mb.is_none(),
+            },
+            MemoryRequest {
+                setting: Setting::Hash,
+                mib: hash_mb,
+                default: opts.hash_mb.is_none(),
+            },
+        ];
         if self.kind == wgpu::DeviceType::Cpu {
-            return crate::limits::check_host_memory(&flags, together);
+            return crate::limits::check_host_memory_of(wanted);
         }
         // Only a discrete GPU's device-local heap is its memory (an integrated GPU may report a small
         // carve-out).
         match self.memory {
-            Some(bytes) if self.kind == wgpu::DeviceType::DiscreteGpu && together > bytes >> 20 => {
-                Err(Error::Usage(format!(
-                    "{flags} is more than adapter '{}' has ({} MiB of device memory)",
-                    self.name,
-                    bytes >> 20
-                )))
+            Some(bytes)
+                if self.kind == wgpu::DeviceType::DiscreteGpu
+                    && budget_mb.saturating_add(hash_mb) > bytes >> 20 =>
+            {
+                Err(MemoryError::TooMuch {
+                    wanted,
+                    limit: MemoryLimit::Device {
+                        adapter: self.name.to_string(),
+                        device_mib: bytes >> 20,
+                    },
+                }
+                .into())
             }
             _ => Ok(()),
         }

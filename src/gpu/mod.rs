@@ -178,9 +178,10 @@ impl GpuBackend {
                 }
             ),
             format!(
-                "host table at most {} entries ({host_mb} MiB of --hash {hash_mb}: an eighth, at most {} \
-                 MiB; the GPU tables get the rest)",
+                "host table at most {} entries ({host_mb} MiB of {} {hash_mb}: an eighth, at most {} MiB; \
+                 the GPU tables get the rest)",
                 ctx.host_table_max(),
+                crate::error::named(crate::error::Setting::Hash),
                 memory::HOST_TABLE_MAX_MB
             ),
         ];
@@ -534,10 +535,19 @@ impl Backend for GpuBackend {
     /// Only the CPW columns ([`Detail::Cpw`]); `Detail::Full` is refused. On the first adapter only.
     fn stats(&self, pos: &Checked, depth: u32, detail: Detail) -> Result<(u128, Stats)> {
         if detail == Detail::Full {
-            return Err(crate::Error::Usage(
-                "--stats full: the gpu backend computes only the CPW columns (use --stats, or --backend cpu)"
-                    .into(),
-            ));
+            use crate::error::{Part, Setting, SettingError};
+            return Err(SettingError {
+                setting: Setting::StatsFull,
+                value: None,
+                reason: vec![
+                    Part::Text("the gpu backend computes only the CPW columns (use ".into()),
+                    Part::Setting(Setting::Stats),
+                    Part::Text(", or ".into()),
+                    Part::Setting(Setting::CpuBackend),
+                    Part::Text(")".into()),
+                ],
+            }
+            .into());
         }
         let d = &self.devices[0];
         pool::tree_stats(

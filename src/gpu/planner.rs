@@ -503,18 +503,15 @@ pub struct Slice {
 /// Cut a level into consecutive slices whose children (from the per-position `counts`) fit `room` slots.
 ///
 /// # Errors
-/// [`crate::Error::Backend`] when one position alone has more children than `room`: the memory budget is too
-/// small for this depth.
+/// [`crate::error::MemoryError::LevelRoom`] when one position alone has more children than `room`: the memory
+/// budget is too small for this depth.
 pub fn plan_slices(counts: &[u32], room: u64) -> Result<Vec<Slice>> {
     let mut out = Vec::new();
     let (mut first, mut base, mut sum) = (0u64, 0u64, 0u64);
     for (i, &c) in counts.iter().enumerate() {
         let c = u64::from(c);
         if c > room {
-            return Err(crate::Error::Backend(format!(
-                "--gpu-mem: the GPU memory budget leaves room for {room} positions at a level, but a position \
-                 has {c} moves; give a larger --gpu-mem"
-            )));
+            return Err(crate::error::MemoryError::LevelRoom { room, moves: c }.into());
         }
         if sum + c > room {
             out.push(Slice {
