@@ -8,10 +8,17 @@
 //!   position every legal move's UCI and SAN text (FIDE Appendix C) reads back as that move.
 //! - [`suite`]: perft suite files (`suite::parse`), EPD operations included.
 //! - [`moves`]: a move line (UCI or SAN, as `--moves` takes it) played from a FEN given on the first line.
+//! - [`positions`]: the one position-file reader ([`crate::position_file`]): the bounded line reader gives back
+//!   exactly what it accepts and refuses a text over its limit; every line is read or refused with its number,
+//!   and a read line's FEN, alone, reads as the same position.
+//! - [`checked`]: validity (`Checked::new`, FIDE 3.10.3) on positions built square by square from the bytes
+//!   (not through FEN, so boards FEN text would not give are reached too): never a panic; a valid position's
+//!   FEN reads back valid and the same, and its moves round-trip.
 
 use crate::position::Setup;
 use crate::san::{parse_san, to_san};
 use crate::types::Move;
+use crate::types::{CastlingSide, Color, Piece, Role, Square};
 use crate::validate::Checked;
 
 /// At most this many legal moves of one position are written and read back (enough for every kind).
@@ -81,4 +88,86 @@ pub fn moves(data: &[u8]) {
     if let Ok(line) = crate::line::play_moves(&root, &values) {
         moves_round_trip(line.end());
     }
+}
+
+/// A position file's bytes: through the bounded line reader, then every line through the grammar.
+pub fn positions(data: &[u8]) {
+    use crate::position_file::{numbered_lines, parse_line, read_lines};
+    if let Ok(text) = read_lines(data, 1 << 20) {
+        assert_eq!(
+            text.as_bytes(),
+            data,
+            "the reader gives back what it accepts"
+        );
+    }
+    if !data.is_empty() {
+        assert!(
+            read_lines(data, data.len() as u64 - 1).is_err(),
+            "a text one byte over the limit is refused"
+        );
+    }
+    let text = text(data);
+    for (n, line) in numbered_lines(&text) {
+        match parse_line(n, line) {
+            None => assert!(line.trim().is_empty() || line.trim().starts_with('#')),
+            Some(Err(e)) => assert_eq!(e.line, n),
+            Some(Ok(r)) => {
+                assert_eq!(r.line, n);
+                let Some(Ok(alone)) = parse_line(1, &r.fen) else {
+                    panic!("the FEN {:?} of line {line:?} does not read alone", r.fen);
+                };
+                assert_eq!(alone.setup, r.setup, "{line:?}");
+            }
+        }
+    }
+}
+
+/// A position built from the bytes: a side to move, castling rooks, an e.p. square, then (square, piece)
+/// pairs. `Checked::new` decides it without panicking; a valid one survives its FEN.
+pub fn checked(data: &[u8]) {
+    let Some((head, pieces)) = data.split_first_chunk::<6>() else {
+        return;
+    };
+    let square = |b: u8| (b < 64).then(|| Square::new(b));
+    let mut setup = Setup::empty();
+    setup.turn = if head[0] & 1 == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    for (i, (color, side)) in [Color::White, Color::Black]
+        .into_iter()
+        .flat_map(|c| CastlingSide::ALL.map(|s| (c, s)))
+        .enumerate()
+    {
+        setup.castling.set(color, side, square(head[1 + i]));
+    }
+    setup.ep_square = square(head[5]);
+    const ROLES: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    for pair in pieces.chunks_exact(2) {
+        let sq = Square::new(pair[0] & 63);
+        let color = if pair[1] & 8 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        setup.board[sq.index()] = ROLES
+            .get(usize::from(pair[1] & 7))
+            .map(|&role| Piece::new(color, role));
+    }
+    let Ok(pos) = Checked::new(setup) else {
+        return;
+    };
+    let fen = pos.to_fen();
+    let again = Checked::from_fen(&fen)
+        .unwrap_or_else(|e| panic!("{fen}, written from a valid position, is refused: {e}"));
+    assert_eq!(again.to_fen(), fen, "FEN round trip of a valid position");
+    moves_round_trip(&pos);
 }

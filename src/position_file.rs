@@ -1,6 +1,7 @@
-//! The one reader of position files: `suite`, `dead`, `reachable`, `compare --suite`, `stress --kinds suite`
-//! and the web page's paste all read their lines here, so a line that one command takes every other one
-//! takes too (or refuses with the same words).
+//! The one reader of position files: `suite`, `verify --suite`, `dead`, `reachable`, `compare --suite` and
+//! `stress --kinds suite` read their lines here, so a line that one command takes every other one takes too
+//! (or refuses with the same words). (The web page pastes no positions: its paste is a Stockfish divide, read
+//! by the one divide reader, `engines::DivideReader`.)
 //!
 //! Reading ([`read`]): a regular file (or standard input for `-`) of at most [`MAX_POSITION_BYTES`], no line
 //! longer than [`crate::files::MAX_LINE_BYTES`], UTF-8. Standard input is read line by line and refused at

@@ -224,28 +224,28 @@ fn parse_depth(text: &str) -> std::result::Result<u32, String> {
 
 /// Read and parse a suite file; `-` reads standard input. The file must be a regular file of at most
 /// [`crate::files::MAX_INPUT_BYTES`] bytes of UTF-8 text, no line longer than
-/// [`crate::files::MAX_LINE_BYTES`] (standard input: the same limits).
+/// [`crate::files::MAX_LINE_BYTES`]; standard input has the same limits and is read line by line
+/// ([`crate::position_file::read_lines`]), so an endless stream without newlines (`/dev/zero`) is refused
+/// after one line's limit, not after the file's.
 ///
 /// # Errors
 /// [`Error::Io`] with the path when the file cannot be read or is too long; [`Error::Usage`] when it is not a
 /// regular file or a line is malformed.
 pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
-    let (name, bytes) = if path == Path::new("-") {
-        let bytes =
-            crate::files::read_bounded(std::io::stdin().lock(), crate::files::MAX_INPUT_BYTES)
-                .map_err(|e| {
-                    Error::Usage(format!("cannot read the suite from standard input: {e}"))
-                })?;
-        ("-".to_string(), bytes)
+    let (name, text) = if path == Path::new("-") {
+        let text = crate::position_file::read_lines(
+            std::io::stdin().lock(),
+            crate::files::MAX_INPUT_BYTES,
+        )
+        .map_err(|e| Error::Usage(format!("cannot read the suite from standard input: {e}")))?;
+        ("-".to_string(), text)
     } else {
         let name = path.display().to_string();
-        (
-            name,
-            crate::files::read_input("suite file", path, crate::files::MAX_INPUT_BYTES)?,
-        )
+        let bytes = crate::files::read_input("suite file", path, crate::files::MAX_INPUT_BYTES)?;
+        let text = crate::files::text_lines(bytes)
+            .map_err(|why| Error::Usage(format!("cannot read suite file '{name}': {why}")))?;
+        (name, text)
     };
-    let text = crate::files::text_lines(bytes)
-        .map_err(|why| Error::Usage(format!("cannot read suite file '{name}': {why}")))?;
     parse(&name, &text)
 }
 

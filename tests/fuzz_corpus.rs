@@ -1,7 +1,10 @@
 //! The fuzz targets' committed corpus (`fuzz/corpus/<target>/`, grown by `cargo +nightly fuzz run <target>`,
 //! see docs/contributing.md) replayed through the same entry points (`perftlab::fuzzing`): every input must
 //! be read or refused without a panic, and the invariants each entry point checks (FEN written back parses to
-//! the same position, every legal move's UCI and SAN text names it again) must hold.
+//! the same position, every legal move's UCI and SAN text names it again, the position-file reader gives back
+//! what it accepts, a valid position stays valid through its FEN) must hold. Each corpus is also mutated with a
+//! fixed seed (bytes flipped, inserted, dropped, lines spliced) and replayed, a bounded fuzz run on every
+//! `cargo test` for machines without cargo-fuzz.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -48,6 +51,88 @@ fn suite_corpus_is_read_or_refused() {
 #[test]
 fn moves_corpus_is_played_or_refused() {
     replay("moves", perftlab::fuzzing::moves);
+}
+
+#[test]
+fn positions_corpus_is_read_or_refused() {
+    replay("positions", perftlab::fuzzing::positions);
+}
+
+#[test]
+fn checked_corpus_is_decided() {
+    replay("checked", perftlab::fuzzing::checked);
+}
+
+/// xorshift64*: a fixed sequence, so a failing mutation is found again by the same test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// `count` mutations of the corpus of `target` (seeded by the target's name) through `entry`; the mutated
+/// inputs that panicked are named by their bytes.
+fn mutate(target: &str, entry: fn(&[u8]), count: usize) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut corpus: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    corpus.sort();
+    let seed = target.bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let mut rng = Rng(seed);
+    let interesting = b" /;\"\n\r#-0123456789KQRBNPkqrbnpwWB";
+    let mut failed = Vec::new();
+    for _ in 0..count {
+        let mut data = corpus[rng.below(corpus.len())].clone();
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(data.len() + 1);
+            match rng.below(5) {
+                0 if at < data.len() => data[at] ^= 1 << rng.below(8),
+                1 => data.insert(at, interesting[rng.below(interesting.len())]),
+                2 if at < data.len() => {
+                    data.remove(at);
+                }
+                3 => data.insert(at, rng.next() as u8),
+                _ => {
+                    // Splice a piece of another input.
+                    let other = &corpus[rng.below(corpus.len())];
+                    let from = rng.below(other.len());
+                    let to = (from + rng.below(40)).min(other.len());
+                    data.splice(at..at, other[from..to].iter().copied());
+                }
+            }
+        }
+        if catch_unwind(AssertUnwindSafe(|| entry(&data))).is_err() {
+            failed.push(String::from_utf8_lossy(&data).into_owned());
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{target}: mutated inputs that panicked: {failed:?}"
+    );
+}
+
+#[test]
+fn mutated_corpora_are_read_or_refused() {
+    mutate("fen", perftlab::fuzzing::fen, 20_000);
+    mutate("suite", perftlab::fuzzing::suite, 20_000);
+    mutate("moves", perftlab::fuzzing::moves, 5_000);
+    mutate("positions", perftlab::fuzzing::positions, 20_000);
+    mutate("checked", perftlab::fuzzing::checked, 20_000);
 }
 
 #[test]

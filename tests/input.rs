@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// Run with `stdin`, killed (and failed) after `secs`: (exit code, stderr).
+/// Run with `stdin`, killed (and failed) after `secs`: (exit code, stderr). While it runs, its peak resident
+/// memory (`VmHWM` of `/proc/PID/status`, Linux) is watched: above [`MAX_RSS_KIB`] fails the run (a reader
+/// that buffers what it refuses).
 fn bounded(args: &[&str], stdin: Stdio, secs: u64) -> (i32, String) {
     let mut child = perftlab()
         .args(args)
@@ -23,6 +25,7 @@ fn bounded(args: &[&str], stdin: Stdio, secs: u64) -> (i32, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start perftlab");
+    let status_file = format!("/proc/{}/status", child.id());
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -36,18 +39,32 @@ fn bounded(args: &[&str], stdin: Stdio, secs: u64) -> (i32, String) {
                 .unwrap();
             return (status.code().unwrap_or(-1), err);
         }
-        if start.elapsed() > Duration::from_secs(secs) {
+        let peak = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .unwrap_or(0);
+        if peak > MAX_RSS_KIB || start.elapsed() > Duration::from_secs(secs) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{args:?} still running after {secs} s (reads without bound)");
+            panic!(
+                "{args:?} still running after {:.1} s with {peak} KiB resident (reads without bound)",
+                start.elapsed().as_secs_f64()
+            );
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
-/// The commands that read a file of positions, with the file as `{}`.
+/// The most resident memory a command may take while refusing an endless or huge input: 96 MiB (the largest
+/// input any command accepts is 256 MiB: a reader that buffered up to that limit before refusing fails here).
+const MAX_RSS_KIB: u64 = 96 << 10;
+
+/// The commands that read a file of positions, with the file as `{}` (`-`: standard input).
 fn readers(file: &str) -> Vec<Vec<String>> {
-    let cmds: [&[&str]; 4] = [
+    let cmds: [&[&str]; 6] = [
         &["dead", "{}"],
         &["reachable", "{}"],
         &["suite", "{}"],
@@ -60,6 +77,8 @@ fn readers(file: &str) -> Vec<Vec<String>> {
             "--suite",
             "{}",
         ],
+        &["verify", "--suite", "{}", "--depth", "1"],
+        &["proofgame", "{}"],
     ];
     cmds.iter()
         .map(|c| c.iter().map(|w| w.replace("{}", file)).collect())
@@ -96,13 +115,16 @@ fn every_position_reader_refuses_endless_and_huge_inputs() {
             assert!(!err.contains("panicked"), "{args:?}: {err}");
         }
     }
-    // Standard input: endless zeros and the 300 MB file, each refused at the first over-long line.
+    // Standard input, for every command that reads it (`-`): endless zeros and the 300 MB file, each refused
+    // at the first over-long line (or, for proofgame's small problem files, at 1 MiB).
     for source in ["/dev/zero", huge.to_str().unwrap()] {
-        for args in [&["dead", "-"][..], &["reachable", "-"], &["suite", "-"]] {
+        for args in readers("-") {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let stdin = Stdio::from(std::fs::File::open(source).unwrap());
-            let (code, err) = bounded(args, stdin, 60);
+            let (code, err) = bounded(&args, stdin, 60);
             assert_eq!(code, 2, "{args:?} < {source}: {err}");
             assert!(err.contains("longer than the limit"), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();

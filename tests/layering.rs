@@ -51,7 +51,8 @@ fn imports(text: &str) -> BTreeSet<String> {
         let line = code(line);
         let trimmed = line.trim_start();
         // A multi-line `use crate::{` group: collect it up to its `;`.
-        if !statement.is_empty() || trimmed.starts_with("use crate::{") {
+        // (`pub use crate::{`, `pub(crate) use crate::{` too.)
+        if !statement.is_empty() || trimmed.contains("use crate::{") {
             statement.push_str(line);
             if line.contains(';') {
                 let group = statement
@@ -237,6 +238,42 @@ fn the_bitboard_core_lies_below_the_backend_and_the_analysis() {
             "{user} no longer uses bitboard?"
         );
     }
+    // Paths the graph does not follow: up from a nested file with `super::super::fast`, or through the
+    // crate's own name.
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let detours: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            module_of(&src, f).is_some_and(|m| {
+                ["analyze", "proofgame", "retro", "gpu", "deep", "bitboard"].contains(&m.as_str())
+            })
+        })
+        .filter(|f| {
+            non_test_code(f).lines().any(|l| {
+                let l = code(l);
+                l.contains("super::fast") || l.contains("perftlab::fast")
+            })
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(detours.is_empty(), "fast reached by a detour: {detours:?}");
+}
+
+#[test]
+fn the_import_reader_sees_every_form_of_use() {
+    // The checker itself: a `fast` import in any of these forms must be seen, or the test above could not fail.
+    for text in [
+        "use crate::fast::hash::Table;",
+        "use crate::{fast, types::Color};",
+        "pub use crate::{types::Color, fast::Frontier};",
+        "pub(crate) use crate::{\n    types::Color,\n    fast::{self, Frontier},\n};",
+        "let t = crate::fast::CpuBackend::new(1);",
+    ] {
+        assert!(imports(text).contains("fast"), "{text}");
+    }
+    assert!(!imports("// use crate::fast;\nuse crate::types;").contains("fast"));
 }
 
 /// The offences of `text` against "`line` and `san` are named by their own paths": a re-export of either
@@ -324,6 +361,41 @@ fn clap_is_used_only_in_the_cli() {
         outside.is_empty(),
         "clap used outside src/cli/: {outside:?}"
     );
+}
+
+/// Issue 31 item 3: how a count runs never depends on whether someone watches it, and progress reaches the
+/// user through callbacks: no library module asks whether a stream is a terminal, and only the command line
+/// draws a progress bar (indicatif).
+#[test]
+fn only_the_cli_looks_at_terminals_and_draws_progress() {
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let outside: Vec<String> = files
+        .iter()
+        .filter(|f| module_of(&src, f).is_some_and(|m| m != "cli"))
+        .flat_map(|f| {
+            let text = non_test_code(f);
+            let hits: Vec<String> = ["is_terminal", "IsTerminal", "isatty", "indicatif"]
+                .iter()
+                .filter(|w| text.lines().any(|l| code(l).contains(**w)))
+                .map(|w| format!("{}: {w}", f.display()))
+                .collect();
+            hits
+        })
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "terminal checks or progress bars outside src/cli/: {outside:?}"
+    );
+    // The `deep` feature no longer brings indicatif (deep/ reports progress through `work::Progress`).
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let deep = manifest
+        .lines()
+        .find(|l| l.starts_with("deep = "))
+        .expect("a deep feature");
+    assert!(!deep.contains("indicatif"), "{deep}");
 }
 
 /// The modules behind cargo features (`src/lib.rs`), with their feature.
