@@ -231,12 +231,14 @@ fn parse_depth(text: &str) -> std::result::Result<u32, String> {
 /// regular file or a line is malformed.
 pub fn load(path: &Path) -> Result<Vec<SuiteEntry>> {
     let (name, bytes) = if path == Path::new("-") {
-        let bytes =
-            crate::files::read_bounded(std::io::stdin().lock(), crate::files::MAX_INPUT_BYTES)
-                .map_err(|e| {
-                    Error::Usage(format!("cannot read the suite from standard input: {e}"))
-                })?;
-        ("-".to_string(), bytes)
+        // Line by line, as the position files are: endless input without a newline (`suite - < /dev/zero`)
+        // stops at the first line over the limit, not after 256 MiB held in memory.
+        let text = crate::position_file::read_lines(
+            std::io::stdin().lock(),
+            crate::files::MAX_INPUT_BYTES,
+        )
+        .map_err(|e| Error::Usage(format!("cannot read the suite from standard input: {e}")))?;
+        ("-".to_string(), text.into_bytes())
     } else {
         let name = path.display().to_string();
         (

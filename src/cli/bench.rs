@@ -67,7 +67,11 @@ fn timed(mut count: impl FnMut() -> Result<(u128, f64, f64)>) -> Result<Timing> 
         let enough = wall >= MIN_TIMED && (cpu >= MIN_TIMED || spent >= MAX_TIMED);
         // A CPU time still zero (no 10 ms tick landed inside a count: on a loaded machine the ticks may all
         // land in the making of the backends between counts of a millisecond) gets up to UNMEASURED_TIMED.
-        let limit = if cpu > 0.0 { MAX_TIMED } else { UNMEASURED_TIMED };
+        let limit = if cpu > 0.0 {
+            MAX_TIMED
+        } else {
+            UNMEASURED_TIMED
+        };
         if enough || spent >= limit || t.repeats >= MAX_REPEATS {
             break;
         }
@@ -203,7 +207,13 @@ impl Stockfish {
             let command = format!("'{}'", c.replace('\'', "'\\''"));
             match UciEngine::start(&command, false, timeout) {
                 Ok(uci) => return Ok(Stockfish { uci }),
-                Err(Error::Usage(e)) => last = e.replacen("--engine", "--stockfish", 1),
+                // The engine's message names `--engine` and the quoted command: say `--stockfish` and the
+                // path as typed.
+                Err(Error::Usage(e)) => {
+                    last = e
+                        .replace(&format!("'{command}'"), &format!("'{c}'"))
+                        .replace("--engine", "--stockfish")
+                }
                 Err(e) => return Err(e),
             }
         }
