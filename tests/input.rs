@@ -202,6 +202,18 @@ fn a_garbage_fen_names_its_board_field() {
     // `--fen`'s errors name the flag, not a line 1 of a file.
     let (_, _, err) = run(&["dead", "--fen", "not a fen"]);
     assert!(err.starts_with("error: --fen: 'not a fen': "), "{err}");
+    // The library's error (what `RootError::Fen` of a cross-check carries) is the same.
+    for e in [
+        perftlab::Setup::from_fen("not a fen")
+            .unwrap_err()
+            .to_string(),
+        perftlab::Checked::from_fen("not a fen")
+            .unwrap_err()
+            .to_string(),
+    ] {
+        assert!(e.contains("field 'board' is 'not'"), "{e}");
+        assert!(!e.contains("en passant"), "{e}");
+    }
 }
 
 // Stockfish 15.1 `position startpos moves e2e4 e7e5 g1f3` / `go perft 2` printed 779 (as in
@@ -229,6 +241,25 @@ fn moves_read_pgn_movetext() {
     );
 }
 
+// `reachable` prints its proof game as numbered SAN (`1. Nf3 d5 2. e4`); pasted into `--moves` it must reach
+// the position `reachable` was asked about (board, side to move, castling rights compared: the clocks of the
+// asked FEN are its own).
+#[test]
+fn reachables_numbered_san_reads_back_as_moves() {
+    let fen = "rnbqkbnr/ppp1pppp/8/3p4/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+    let (code, out, err) = run(&["reachable", "--fen", fen, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let san = v["san"].as_str().unwrap().to_string();
+    assert!(san.starts_with("1. "), "{san}");
+    let (code, out, err) = run(&["analyze", "--moves", &san, "--json"]);
+    assert_eq!(code, 0, "{san}: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let reached: Vec<&str> = v["fen"].as_str().unwrap().split(' ').take(3).collect();
+    let asked: Vec<&str> = fen.split(' ').take(3).collect();
+    assert_eq!(reached, asked, "{san}");
+}
+
 #[test]
 fn suite_names_its_own_lines() {
     // An invalid position is quoted as typed (`KQ`), not as rewritten (`HA`).
@@ -241,6 +272,18 @@ fn suite_names_its_own_lines() {
         "{out}"
     );
     assert!(!out.contains("HA"), "{out}");
+    // A wrong count on a valid position typed in Shredder-FEN (`HAha`) and as a 4-field EPD: the FAIL line
+    // quotes it as typed, not as written back (`KQkq - 0 1`). Its 26 moves are data/standard.epd's line 13.
+    let typed = "r3k2r/8/8/8/8/8/8/R3K2R w HAha -";
+    let file = temp_file("suite-shredder.epd", &format!("{typed} ;D1 27\n"));
+    let (code, out, err) = run(&["suite", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "suite-shredder.epd:1 {typed} depth 1: expected 27, got 26"
+        )),
+        "{out}"
+    );
     // A misplaced `id` is blamed on its own line (1), not on the correct line after it.
     let misplaced = temp_file(
         "suite-id.epd",
@@ -268,6 +311,20 @@ fn an_engine_not_on_path_is_told_where_debian_puts_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("/usr/games/stockfish"), "{err}");
+    // `bench --stockfish` names its own flag and the path as typed (it said `''stockfish''` and `--engine`).
+    let out = perftlab()
+        .args(["bench", "--quick", "--stockfish", "stockfish"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--stockfish: cannot start 'stockfish': ")
+            && err.contains("/usr/games/stockfish"),
+        "{err}"
+    );
+    assert!(!err.contains("''") && !err.contains("--engine"), "{err}");
 }
 
 // The README command table is one table: a blank line inside it split the `dead` and `reachable` rows off

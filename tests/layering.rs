@@ -790,6 +790,13 @@ fn the_core_builds_without_default_features_natively_and_for_wasm32() {
              wasm32-unknown-unknown`):\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // Code used only by a feature left out must not stay behind as dead code (a default-features = false
+        // build printed 5 dead-code warnings: issue 37 item 15). Cargo replays a cached crate's warnings.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("warning: `perftlab`"),
+            "warnings in cargo check --lib --no-default-features {extra:?}:\n{stderr}"
+        );
     }
 }
 

@@ -194,7 +194,12 @@ function analyze() {
   if (a.claimable.length) add(dl, 'claimable', a.claimable.join(' '));
   if (a.reachability) {
     const r = a.reachability;
-    add(dl, 'reachability', r.result + (r.game ? ' by ' + r.game.join(' ') : r.proof ? ' (' + r.proof + ')' : ''));
+    // As the CLI's analyze words it: the initial position needs no game, a proof follows a colon (it may hold
+    // parentheses of its own).
+    const detail = r.game
+      ? (r.game.length ? ' by ' + r.game.join(' ') : " (the game's initial position itself)")
+      : r.proof ? ': ' + r.proof : '';
+    add(dl, 'reachability', r.result + detail).id = 'an-reach';
   }
   if (a.winnable) {
     add(dl, 'white can mate', sideText(a.winnable.white)).id = 'an-white';

@@ -235,6 +235,10 @@ def test(args, page):
     check(page.text("an-dead").startswith("no"), f"Fool's mate is not a dead position: {page.text('an-dead')!r}")
     # Moves played on the board (click-click), and a bad FEN that changes nothing but the error text.
     page.open(fen=START, depth="2", backend="wasm")
+    # The initial position is reachable without a game: it said "reachable by " with nothing after it.
+    reach = page.text("an-reach")
+    check(reach == "reachable (the game's initial position itself)",
+          f"the initial position's reachability names no empty game: {reach!r}")
     page.click_square("e2")
     page.click_square("e4")
     after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"

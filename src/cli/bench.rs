@@ -207,7 +207,13 @@ impl Stockfish {
             let command = format!("'{}'", c.replace('\'', "'\\''"));
             match UciEngine::start(&command, false, timeout) {
                 Ok(uci) => return Ok(Stockfish { uci }),
-                Err(Error::Usage(e)) => last = e.replacen("--engine", "--stockfish", 1),
+                // The engine's message names `--engine` and the quoted command: say `--stockfish` and the
+                // path as typed.
+                Err(Error::Usage(e)) => {
+                    last = e
+                        .replace(&format!("'{command}'"), &format!("'{c}'"))
+                        .replace("--engine", "--stockfish")
+                }
                 Err(e) => return Err(e),
             }
         }
