@@ -18,7 +18,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Least wall time (and, where the machine lets the process run, CPU time) a timed count is repeated for:
-/// 20 ticks of the 10 ms CPU clock of `/proc/PID/stat`, so a CPU time is known to about 5%.
+/// 20 ticks of the 10 ms CPU clock of `/proc/PID/stat` where [`cpu_seconds`] has only that clock, so a CPU
+/// time is known to about 5%.
 const MIN_TIMED: f64 = 0.2;
 
 /// Most wall time spent repeating one count once it has run once, the making of a fresh backend per count
@@ -227,7 +228,7 @@ impl Stockfish {
         let start = Instant::now();
         let nodes = self.uci.divide(fen, &[], depth)?.total;
         let seconds = start.elapsed().as_secs_f64();
-        let cpu = cpu_seconds(pid).unwrap_or(0.0) - cpu0;
+        let cpu = (cpu_seconds(pid).unwrap_or(0.0) - cpu0).max(0.0);
         Ok((nodes, seconds, cpu))
     }
 
@@ -237,14 +238,39 @@ impl Stockfish {
     }
 }
 
-/// CPU time (user + system, all threads) of a process so far, from `/proc/PID/stat` (Linux; 10 ms ticks).
-/// `None` elsewhere. Under a loaded machine wall time overstates both programs' cost; CPU time does not.
+/// CPU time (user + system, all threads) of a process so far, in seconds. `None` where `/proc` is missing
+/// (not Linux). Under a loaded machine wall time overstates both programs' cost; CPU time does not.
+///
+/// Read as nanoseconds from each thread's `/proc/PID/task/TID/schedstat` (the scheduler's exact run time), so
+/// a count of a millisecond is measured even when no 10 ms tick of `/proc/PID/stat` lands inside it (seen on
+/// a loaded machine: `bench --quick` position 4 read 0 CPU seconds after 31 counts); `/proc/PID/stat`'s ticks
+/// where the kernel has no schedstat. A thread that ends between two readings takes its time with it: the
+/// backends' thread pools live across a count, so none does inside one.
 fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
-    let path = match pid {
-        Some(p) => format!("/proc/{p}/stat"),
-        None => "/proc/self/stat".to_string(),
+    let proc_dir = match pid {
+        Some(p) => format!("/proc/{p}"),
+        None => "/proc/self".to_string(),
     };
-    let text = std::fs::read_to_string(path).ok()?;
+    schedstat_seconds(&proc_dir).or_else(|| stat_seconds(&proc_dir))
+}
+
+/// The sum of the run times of a process's threads (`task/*/schedstat`, first field, nanoseconds).
+fn schedstat_seconds(proc_dir: &str) -> Option<f64> {
+    let mut total: u64 = 0;
+    for task in std::fs::read_dir(format!("{proc_dir}/task")).ok()? {
+        let path = task.ok()?.path().join("schedstat");
+        // A thread that ended after the listing has no file any more: its time is gone either way.
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        total += text.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total as f64 / 1e9)
+}
+
+/// User + system time from `/proc/PID/stat` (10 ms ticks, all threads, ended ones included).
+fn stat_seconds(proc_dir: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("{proc_dir}/stat")).ok()?;
     // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
     let rest = &text[text.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();
@@ -266,7 +292,7 @@ fn time_ours(a: &BenchArgs, pos: &Checked, depth: u32, name: &mut &'static str) 
         let start = Instant::now();
         let n = backend.perft(pos, depth)?;
         let s = start.elapsed().as_secs_f64();
-        let cpu = cpu_seconds(None).unwrap_or(0.0) - cpu0;
+        let cpu = (cpu_seconds(None).unwrap_or(0.0) - cpu0).max(0.0);
         Ok((n, s, cpu))
     })
 }
