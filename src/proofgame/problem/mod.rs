@@ -33,10 +33,13 @@ const FIRST_FROM: u32 = 5;
 /// each order finds cooks the other misses.
 const FIRST_ORDERS: [(first::Order, f64); 2] =
     [(first::Order::Weighted, 0.15), (first::Order::Deepest, 0.3)];
-/// The share of the time and node budget left that the splice ([`cook`]) may spend on a first game's second.
-const SPLICE_SHARE: f64 = 0.2;
+/// The share of the time and node budget left that the splice ([`cook`]) may spend on a first game's second: small,
+/// since a unique problem tries every window in vain and its proof (the count) needs the time (at 0.2, two
+/// unique verdicts of Euclide's collection found near the 10 s limit were lost; docs/proofgames.md).
+const SPLICE_SHARE: f64 = 0.05;
 /// The share of the time and node budget left that the guided game and its fitting to N plies ([`fit`]) may
-/// spend when the first-solution search found no game.
+/// spend when the first-solution search found no game; only with `--stop-at-cook` (a "no solution" proof
+/// needs the count's time, and the fit decided no more bench problems: docs/proofgames.md).
 const FIT_SHARE: f64 = 0.5;
 /// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
 const FIRST_STORE: usize = 1_500_000;
@@ -371,7 +374,7 @@ fn first_phase(
         }
     }
     let mut games = replayed(p, &games)?;
-    if games.is_empty() {
+    if games.is_empty() && o.stop_at_cook {
         let now = Instant::now();
         let spend = cook::Spend {
             max_nodes: (o.max_nodes.saturating_sub(nodes) as f64 * FIT_SHARE) as u64,
