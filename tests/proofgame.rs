@@ -404,3 +404,88 @@ fn first_solution_search_finds_cooks() {
         }
     }
 }
+
+/// Euclide's "insoluble" (tests/data/proofgame-euclide.txt) refuted for three more problems of its collection,
+/// beyond `promotion` (above): for each, a game of exactly the stipulated plies that `perftlab proofgame` found
+/// (and calls the unique solution), played here move by move by the reference generator, ends on the diagram's
+/// placement with the side to move of that parity. python-chess replays the same games to the same diagrams
+/// (docs/proofgames.md). The test fails if the data file's line changes or a move is illegal or the game ends
+/// elsewhere.
+#[test]
+fn euclide_insoluble_refuted_by_games() {
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/proofgame-euclide.txt"
+    ))
+    .expect("data file");
+    for (name, game) in [
+        (
+            "move_order_pawn_waits_promoted_rook",
+            &[
+                "b2b4", "c7c5", "b4b5", "b8c6", "b5b6", "a8b8", "b6a7", "b7b6", "a7a8r", "c8b7",
+                "a8a3", "b7a8", "a3h3", "b8b7", "a2a4", "d8b8", "a4a5",
+            ][..],
+        ),
+        (
+            "promotee_must_switchback2",
+            &[
+                "a2a4", "b8a6", "a4a5", "a6c5", "a5a6", "g7g5", "a6b7", "a7a5", "b7a8b", "c8a6",
+                "a8f3", "d8a8", "c2c4", "a8e4", "b1c3", "e4b1", "f3a8",
+            ][..],
+        ),
+        (
+            "switchback_promotion1",
+            &[
+                "h2h4", "f7f6", "h4h5", "e8f7", "h5h6", "f7e6", "h6g7", "g8h6", "g7g8q", "e6d6",
+                "g8b3", "h6g8", "b3b6", "a7b6",
+            ][..],
+        ),
+    ] {
+        let line = data
+            .lines()
+            .find(|l| l.split_whitespace().nth(3) == Some(name))
+            .unwrap_or_else(|| panic!("{name} is in the data file"));
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (diagram, plies) = (f[0], f[1].parse::<usize>().unwrap());
+        assert_eq!(f[2], "no_solution", "{line}");
+        assert_eq!(game.len(), plies, "{name}");
+        let end = play_uci(game);
+        assert_eq!(end.to_fen().split(' ').next(), Some(diagram), "{name}");
+        let parity = if plies.is_multiple_of(2) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        assert_eq!(end.turn, parity, "{name}");
+    }
+}
+
+/// `--stop-at-cook` stops the count too (docs/proofgames.md, "Finding cooks first"): on the initial diagram after
+/// 4 plies (16 games, counted by the brute force above; too short for the first-solution search, so only the
+/// count runs) the answer is "cooked" with a count of at least 2 and at most the 16 games, and the reason names
+/// the flag. Fails if the count runs to the end (16 and an exhaustive reason) or claims more games than exist.
+#[test]
+fn stop_at_cook_stops_the_count() {
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w";
+    assert_eq!(brute(&parse(start), 4), 16);
+    let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+        .args([
+            "proofgame",
+            start,
+            "--plies",
+            "4",
+            "--json",
+            "--stop-at-cook",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"], "cooked", "{v}");
+    let n = v["count"].as_u64().expect("count");
+    assert!((2..16).contains(&n), "{v}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("--stop-at-cook"),
+        "{v}"
+    );
+}

@@ -11,8 +11,11 @@
 //! end on the diagram.
 
 pub mod bound;
+mod cook;
 mod first;
+mod fit;
 mod search;
+mod trim;
 
 use crate::bitboard::board::Board;
 use crate::position::Setup;
@@ -30,6 +33,14 @@ const FIRST_FROM: u32 = 5;
 /// each order finds cooks the other misses.
 const FIRST_ORDERS: [(first::Order, f64); 2] =
     [(first::Order::Weighted, 0.15), (first::Order::Deepest, 0.3)];
+/// The share of the time and node budget left that the splice ([`cook`]) may spend on a first game's second: small,
+/// since a unique problem tries every window in vain and its proof (the count) needs the time (at 0.2, two
+/// unique verdicts of Euclide's collection found near the 10 s limit were lost; docs/proofgames.md).
+const SPLICE_SHARE: f64 = 0.05;
+/// The share of the time and node budget left that the guided game and its fitting to N plies ([`fit`]) may
+/// spend when the first-solution search found no game; only with `--stop-at-cook` (a "no solution" proof
+/// needs the count's time, and the fit decided no more bench problems: docs/proofgames.md).
+const FIT_SHARE: f64 = 0.5;
 /// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
 const FIRST_STORE: usize = 1_500_000;
 
@@ -255,17 +266,26 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     answer.exhaustive = complete;
     answer.solutions = replayed(p, &found)?;
     merge(&mut answer, first)?;
-    let mut swap = false;
+    let mut second = false;
     if !complete && answer.count == 1 {
-        if let Some(g) = answer.solutions.first().and_then(|g| exchanged(p, g)) {
-            answer.solutions.push(g);
-            answer.count = 2;
-            swap = true;
+        let spend = cook::Spend {
+            max_nodes: o.max_nodes.saturating_sub(answer.nodes),
+            deadline: o.deadline,
+        };
+        if let Some(game) = answer.solutions.first() {
+            let (g, n) = cook::second(p, game, spend);
+            answer.nodes += n;
+            if let Some(g) = g {
+                answer.solutions.push(g);
+                answer.count = 2;
+                second = true;
+            }
         }
     }
     decide(&mut answer, &budget, p.plies);
-    if swap {
-        answer.reason += "; the second game exchanges two moves of one side in the first";
+    if second {
+        answer.reason +=
+            "; the second game takes another way through part of the first (exchange or splice)";
     }
     answer.reason += first_note.as_deref().unwrap_or("");
     answer.solutions.truncate(o.max_solutions);
@@ -299,8 +319,8 @@ fn replayed(p: &Problem, games: &[Vec<u32>]) -> Result<Vec<Vec<Move>>, String> {
 }
 
 /// The first-solution search ([`first`]) for up to two games on `FIRST_ORDERS`' shares of the budget (problems of at
-/// least `FIRST_FROM` plies), completed by the exchange of two moves when it finds one: the distinct replayed
-/// games and the positions it expanded.
+/// least `FIRST_FROM` plies), completed by [`cook::second`] when it finds one: the distinct replayed games and
+/// the positions it expanded.
 fn first_phase(
     p: &Problem,
     diagram: &Diagram,
@@ -313,7 +333,7 @@ fn first_phase(
         return Ok((Vec::new(), 0));
     }
     let guide = crate::proofgame::guide::Guide::new(&Setup::startpos(), &p.diagram);
-    let (mut games, mut nodes) = (Vec::new(), 0);
+    let (mut games, mut nodes, mut spliced) = (Vec::new(), 0, false);
     for (order, share) in FIRST_ORDERS {
         let now = Instant::now();
         let limits = first::Limits {
@@ -334,11 +354,42 @@ fn first_phase(
         if games.len() >= 2 {
             break;
         }
+        if games.len() == 1 && !spliced {
+            spliced = true;
+            let mut one = replayed(p, &games)?;
+            let now = Instant::now();
+            let spend = cook::Spend {
+                max_nodes: (o.max_nodes.saturating_sub(nodes) as f64 * SPLICE_SHARE) as u64,
+                deadline: o.deadline.map(|d| {
+                    let left = d.saturating_duration_since(now).as_secs_f64();
+                    now + Duration::from_secs_f64(left * SPLICE_SHARE)
+                }),
+            };
+            let (g, n) = cook::second(p, &one[0], spend);
+            nodes += n;
+            if let Some(g) = g {
+                one.push(g);
+                return Ok((one, nodes));
+            }
+        }
     }
     let mut games = replayed(p, &games)?;
-    if games.len() == 1 {
-        if let Some(g) = exchanged(p, &games[0]) {
+    if games.is_empty() && o.stop_at_cook {
+        let now = Instant::now();
+        let spend = cook::Spend {
+            max_nodes: (o.max_nodes.saturating_sub(nodes) as f64 * FIT_SHARE) as u64,
+            deadline: o.deadline.map(|d| {
+                let left = d.saturating_duration_since(now).as_secs_f64();
+                now + Duration::from_secs_f64(left * FIT_SHARE)
+            }),
+        };
+        let (g, n) = fit::first_game(p, spend);
+        nodes += n;
+        if let Some(g) = g {
+            let (second, n) = cook::second(p, &g, spend);
+            nodes += n;
             games.push(g);
+            games.extend(second);
         }
     }
     Ok((games, nodes))
@@ -366,30 +417,12 @@ fn merge(a: &mut Solved, first: Vec<Vec<Move>>) -> Result<(), String> {
     Ok(())
 }
 
-/// A second solution from a first one when a limit stopped the search: the game with two moves of the same side
-/// exchanged (plies i and j of the same parity), if the reference generator replays it legally to the diagram
-/// ([`replays`]); a different sequence of moves, so the problem is cooked.
-fn exchanged(p: &Problem, game: &[Move]) -> Option<Vec<Move>> {
-    for gap in (2..game.len()).step_by(2) {
-        for i in 0..game.len() - gap {
-            if game[i] == game[i + gap] {
-                continue;
-            }
-            let mut g = game.to_vec();
-            g.swap(i, i + gap);
-            if replays(p, &g) {
-                return Some(g);
-            }
-        }
-    }
-    None
-}
-
 /// The verdict and its reason from the count and whether the search finished.
 fn decide(a: &mut Solved, budget: &Budget, plies: u32) {
     let limit = match budget.why.load(Ordering::Relaxed) {
         1 => format!("the node limit ({} nodes)", budget.max_nodes),
         2 => "the time limit".to_string(),
+        4 => "--stop-at-cook (two games counted)".to_string(),
         _ => "an interruption".to_string(),
     };
     (a.verdict, a.reason) = match (a.exhaustive, a.count) {
@@ -455,6 +488,8 @@ fn run(
         found: Vec::new(),
         // Two games at least are kept: a stopped search's one game may give a second by an exchange.
         keep: o.max_solutions.max(2),
+        stop_at: if o.stop_at_cook { 2 } else { 0 },
+        so_far: 0,
     };
     let solve_from = |first: Option<u32>| -> (u64, bool, Vec<Vec<u32>>) {
         let mut w = worker();
@@ -473,6 +508,8 @@ fn run(
         let mut found = std::mem::take(&mut w.found);
         let keep = o.max_solutions.max(2);
         if done && (found.len() as u64) < n.min(keep as u64) {
+            // The listing walk re-counts from the table: it must not stop at a cook.
+            w.stop_at = 0;
             found.clear();
             w.collect(&b, rem, keep, &mut found);
         }

@@ -54,7 +54,8 @@ pub(super) struct Budget {
     pub deadline: Option<Instant>,
     pub nodes: AtomicU64,
     pub stop: AtomicBool,
-    /// Which limit stopped the search: 1 nodes, 2 time, 3 interruption.
+    /// Which limit stopped the search: 1 nodes, 2 time, 3 interruption, 4 enough games counted
+    /// ([`Worker::stop_at`]).
     pub why: AtomicU64,
 }
 
@@ -71,12 +72,17 @@ impl Budget {
             0
         };
         if why != 0 {
-            let _ = self
-                .why
-                .compare_exchange(0, why, Ordering::Relaxed, Ordering::Relaxed);
-            self.stop.store(true, Ordering::Relaxed);
+            self.halt(why);
         }
         !self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Stop every worker for reason `why` (the first reason given is kept).
+    fn halt(&self, why: u64) {
+        let _ = self
+            .why
+            .compare_exchange(0, why, Ordering::Relaxed, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -92,12 +98,25 @@ pub(super) struct Worker<'a> {
     /// Solutions met at their last move (in search order), up to `keep`.
     pub found: Vec<Vec<u32>>,
     pub keep: usize,
+    /// Stop the search once this many games are counted (0: never; `--stop-at-cook` asks for 2).
+    pub stop_at: u64,
+    /// Games counted so far: the games met at their last move plus those a table entry stands for, each a
+    /// distinct path from the root (the running sum of what [`Worker::count`] returns in the end).
+    pub so_far: u64,
 }
 
 impl Worker<'_> {
     #[inline]
     fn ends(&self, next: &Board, m: u32) -> bool {
         ends(self.diagram, self.finish, next, m)
+    }
+
+    /// Add `n` games to those counted so far, stopping the search when [`Worker::stop_at`] is reached.
+    fn counted(&mut self, n: u64) {
+        self.so_far = self.so_far.saturating_add(n);
+        if self.stop_at > 0 && self.so_far >= self.stop_at {
+            self.budget.halt(4);
+        }
     }
 
     fn tick(&mut self) -> bool {
@@ -132,6 +151,7 @@ impl Worker<'_> {
         let key = (b.key, b.check, remaining);
         if remaining > 1 {
             if let Some(&n) = self.tt.get(&key) {
+                self.counted(n);
                 return (n, true);
             }
         }
@@ -152,6 +172,7 @@ impl Worker<'_> {
                     }
                 }
             }
+            self.counted(total);
             return (total, true);
         }
         let mut order = [(0u32, 0u32); 256];
