@@ -92,14 +92,13 @@ fn lines(role: usize, sq: usize, occ: u64) -> u64 {
             .filter(|(df, dr)| (0..8).contains(&(f + df)) && (0..8).contains(&(r + dr)))
             .fold(0u64, |m, (df, dr)| m | 1 << ((r + dr) * 8 + f + df))
     };
-    let to = match role {
+    match role {
         KNIGHT_I => leap(&KNIGHT_STEPS),
         BISHOP_I => bishop_walk(sq, occ),
         ROOK_I => rook_walk(sq, occ),
         QUEEN_I => bishop_walk(sq, occ) | rook_walk(sq, occ),
         _ => leap(&KING_STEPS),
-    };
-    to
+    }
 }
 
 /// Breadth-first distances from every square for `role` around `occ`.
