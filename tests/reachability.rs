@@ -895,3 +895,21 @@ fn a_lichess_position_with_piece_captures_is_found() {
         other => panic!("not found: {other:?}"),
     }
 }
+
+#[test]
+fn a_lichess_position_with_a_castled_king_is_found() {
+    // CHA-Solver's tests/lichess.txt (MIT), line 38688: the final position of a real Lichess game, legal by
+    // construction, the Black king castled on g8 beside its rook on f8. The default search of commit 9bf0904
+    // missed it at 100,000 positions expanded: its guide counted the king walking to g8 while the rook still
+    // stood on h8 behind the h7 pawn as one move from the target, and searched around such positions. The guide
+    // now charges a piece boxed in by its own units on their target squares two moves (one of them must step
+    // away and back).
+    let target = Setup::from_fen("5rk1/5ppp/p5q1/3p4/3P1P1Q/P5N1/1P3P1P/2R3K1 b - - 0 27").unwrap();
+    match decide_by_nodes(&target, 100_000) {
+        proofgame::Verdict::Reachable(g) => {
+            let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+            assert!(proofgame::matches(end.last().unwrap(), &target));
+        }
+        other => panic!("not found: {other:?}"),
+    }
+}

@@ -21,6 +21,11 @@
 //!   ([`Guide::capture_costs`]: the victim's moves to a square, an enemy unit's moves there and its extra cost
 //!   to its own target from there, so a piece capture charges both sides).
 //!
+//! - **Boxed-in pieces** ([`Guide::boxed_in`]): the distances ignore the units on the board, so a piece whose
+//!   every way out is held by its own units, all on their target squares (a rook on h8 behind its king on g8
+//!   and pawn on h7), looks close to its target while one of them must first step away and come back: two
+//!   moves more.
+//!
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
 
@@ -56,6 +61,8 @@ pub struct Guide {
     /// Per colour, role and square: the fewest moves a unit there needs to become any of the target's units
     /// (the cheapest row of `table`; [`INF`] when none), for the capturers' detours.
     best: [[[i32; 64]; 6]; 2],
+    /// Per colour and role, the target's squares of such units ([`Guide::boxed_in`]).
+    at: [[u64; 6]; 2],
 }
 
 /// Squares of a bitboard.
@@ -72,6 +79,12 @@ fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
 /// The squares a piece of `role` (knight … king) on `sq` moves to on a board whose only units are `occ` (never
 /// onto them; FIDE 3.2–3.6 without castling). Also the problem solver's distance tables ([`super::problem`]).
 pub(super) fn steps(role: usize, sq: usize, occ: u64) -> u64 {
+    lines(role, sq, occ) & !occ
+}
+
+/// The squares a piece of `role` (knight … king) on `sq` attacks on a board whose only units are `occ` (the
+/// first unit in each direction included).
+fn lines(role: usize, sq: usize, occ: u64) -> u64 {
     let leap = |table: &[(i32, i32); 8]| {
         let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
         table
@@ -79,14 +92,13 @@ pub(super) fn steps(role: usize, sq: usize, occ: u64) -> u64 {
             .filter(|(df, dr)| (0..8).contains(&(f + df)) && (0..8).contains(&(r + dr)))
             .fold(0u64, |m, (df, dr)| m | 1 << ((r + dr) * 8 + f + df))
     };
-    let to = match role {
+    match role {
         KNIGHT_I => leap(&KNIGHT_STEPS),
         BISHOP_I => bishop_walk(sq, occ),
         ROOK_I => rook_walk(sq, occ),
         QUEEN_I => bishop_walk(sq, occ) | rook_walk(sq, occ),
         _ => leap(&KING_STEPS),
-    };
-    to & !occ
+    }
 }
 
 /// Breadth-first distances from every square for `role` around `occ`.
@@ -144,6 +156,7 @@ impl Guide {
     pub fn new(start: &Setup, target: &Setup) -> Guide {
         let mut fixed = 0u64;
         let mut wanted = [Vec::new(), Vec::new()];
+        let mut at = [[0u64; 6]; 2];
         for sq in Square::all() {
             if let Some(p) = target.piece_at(sq) {
                 let (c, s) = (p.color.index(), sq.index());
@@ -151,6 +164,7 @@ impl Guide {
                     fixed |= 1 << s;
                 }
                 wanted[c].push((s, p.role.index()));
+                at[c][p.role.index()] |= 1 << s;
             }
         }
         let mut dist = Box::new([[[u8::MAX; 64]; 64]; 6]);
@@ -168,6 +182,7 @@ impl Guide {
             table: [Vec::new(), Vec::new()],
             taken_at,
             best: [[[INF; 64]; 6]; 2],
+            at,
         };
         for c in 0..2 {
             g.table[c] = g.wanted[c]
@@ -325,7 +340,29 @@ impl Guide {
         if a >= INF {
             return NEVER;
         }
-        a as u32
+        (a + self.boxed_in(b, c)) as u32
+    }
+
+    /// Two moves per piece of `c` (knight, bishop, rook, queen) that stands where the target has none of its
+    /// kind and cannot move at all because its own units hold every square it could go to, each of them on a
+    /// target square of its own kind: one of them must step away and come back (e.g. a rook on h8 behind its
+    /// king on g8 and pawn on h7, where the target wants the king and the pawn but the rook elsewhere; the
+    /// distances ignore the units on the board, so without this the king walking to g8 before the rook has
+    /// left looks one move from a castled target).
+    fn boxed_in(&self, b: &Board, c: usize) -> i32 {
+        let own = b.colors[c];
+        let mut extra = 0;
+        for role in [KNIGHT_I, BISHOP_I, ROOK_I, QUEEN_I] {
+            for s in squares(b.roles[role] & own & !self.at[c][role]) {
+                let around = lines(role, s, own);
+                if around & !own == 0
+                    && squares(around).all(|q| self.at[c][b.role_on(1 << q)] >> q & 1 != 0)
+                {
+                    extra += 2;
+                }
+            }
+        }
+        extra
     }
 
     /// The squares of the capture plan's captures of `c`'s units still to come: an enemy pawn still stands on

@@ -152,9 +152,6 @@ pub fn is_initial(setup: &Setup, chess960: bool) -> bool {
 /// replaying it); a missing one would not be.
 fn candidates(pos: &Setup, chess960: bool) -> Vec<Candidate> {
     let x = !pos.turn;
-    let y = pos.turn;
-    let fwd: i32 = if x == Color::White { 1 } else { -1 };
-    let last = x.back_rank() ^ 7; // x's promotion rank
     let mut out = Vec::new();
     let mut base = pos.clone();
     base.turn = x;
@@ -162,13 +159,51 @@ fn candidates(pos: &Setup, chess960: bool) -> Vec<Candidate> {
     let ctx = Unmover { base, x };
     // FIDE 3.7.2: an e.p. square names the last move (the double step of the pawn in front of it).
     if let Some(ep) = pos.ep_square {
+        ctx.undo_double_step(pos, ep, &mut out);
+        return out;
+    }
+    for to in Square::all() {
+        let Some(p) = pos.piece_at(to) else { continue };
+        if p.color != x {
+            continue;
+        }
+        match p.role {
+            Role::Pawn => ctx.unmove_pawn(pos, to, &mut out),
+            Role::King => {
+                ctx.unmove_leaper(pos, to, Role::King, &KING, &mut out);
+                uncastle(pos, to, chess960, &mut out);
+            }
+            Role::Knight => ctx.unmove_leaper(pos, to, Role::Knight, &KNIGHT, &mut out),
+            Role::Bishop | Role::Rook | Role::Queen => ctx.unmove_slider(pos, to, p.role, &mut out),
+        }
+        // FIDE 3.7.5: un-promotion of a piece on the last rank, straight or with an un-capture.
+        if p.role != Role::Pawn && p.role != Role::King && to.rank() == x.back_rank() ^ 7 {
+            ctx.unpromote(pos, to, p.role, &mut out);
+        }
+    }
+    out
+}
+
+impl Unmover {
+    /// The direction the side that moved pushes its pawns (+1 rank for White).
+    fn forward(&self) -> i32 {
+        if self.x == Color::White {
+            1
+        } else {
+            -1
+        }
+    }
+
+    /// FIDE 3.7.2: the double step that left the e.p. square `ep` (the pawn in front of it, its origin empty).
+    fn undo_double_step(&self, pos: &Setup, ep: Square, out: &mut Vec<Candidate>) {
+        let fwd = self.forward();
         if let (Some(pawn), Some(origin)) = (at(ep, 0, fwd), at(ep, 0, -fwd)) {
-            if pos.piece_at(pawn) == Some(Piece::new(x, Role::Pawn))
+            if pos.piece_at(pawn) == Some(Piece::new(self.x, Role::Pawn))
                 && pos.piece_at(ep).is_none()
                 && pos.piece_at(origin).is_none()
             {
-                ctx.push(
-                    &mut out,
+                self.push(
+                    out,
                     origin,
                     pawn,
                     Role::Pawn,
@@ -177,149 +212,140 @@ fn candidates(pos: &Setup, chess960: bool) -> Vec<Candidate> {
                 );
             }
         }
-        return out;
     }
-    for to in Square::all() {
-        let Some(p) = pos.piece_at(to) else { continue };
-        if p.color != x {
-            continue;
-        }
+
+    /// Un-moves of the pawn on `to`: straight back one or two squares (FIDE 3.7.1, 3.7.2), diagonally back
+    /// with an un-capture (3.7.3) or un-e.p. (3.7.4).
+    fn unmove_pawn(&self, pos: &Setup, to: Square, out: &mut Vec<Candidate>) {
+        let (x, fwd) = (self.x, self.forward());
         let empty = |sq: Square| pos.piece_at(sq).is_none();
-        match p.role {
-            Role::Pawn => {
-                // FIDE 3.7.1 / 3.7.2: straight back one or two squares.
-                if let Some(from) = at(to, 0, -fwd).filter(|&s| empty(s)) {
-                    if from.rank() != x.back_rank() {
-                        ctx.push(
-                            &mut out,
-                            from,
-                            to,
-                            Role::Pawn,
-                            Move::normal(from, to),
-                            Uncapture::Never,
-                        );
-                        let double_rank = if x == Color::White { 3 } else { 4 };
-                        if to.rank() == double_rank {
-                            if let Some(from2) = at(from, 0, -fwd).filter(|&s| empty(s)) {
-                                ctx.push(
-                                    &mut out,
-                                    from2,
-                                    to,
-                                    Role::Pawn,
-                                    Move::normal(from2, to),
-                                    Uncapture::Never,
-                                );
-                            }
-                        }
-                    }
-                }
-                // FIDE 3.7.3: diagonally back with an un-capture; 3.7.4: un-e.p.
-                for df in [-1, 1] {
-                    let Some(from) = at(to, df, -fwd).filter(|&s| empty(s)) else {
-                        continue;
-                    };
-                    if from.rank() == x.back_rank() {
-                        continue;
-                    }
-                    for cap in UNCAPTURE.into_iter().flatten() {
-                        let mut b = ctx.base.clone();
-                        b.board[from.index()] = Some(Piece::new(x, Role::Pawn));
-                        b.board[to.index()] = Some(Piece::new(y, cap));
-                        out.push(Candidate {
-                            before: b,
-                            mv: Move::normal(from, to),
-                        });
-                    }
-                    let ep_rank = if x == Color::White { 5 } else { 2 };
-                    let (Some(victim), Some(origin)) = (at(to, 0, -fwd), at(to, 0, fwd)) else {
-                        continue;
-                    };
-                    if to.rank() == ep_rank && empty(victim) && empty(origin) {
-                        let mut b = ctx.base.clone();
-                        b.board[from.index()] = Some(Piece::new(x, Role::Pawn));
-                        b.board[to.index()] = None;
-                        b.board[victim.index()] = Some(Piece::new(y, Role::Pawn));
-                        b.ep_square = Some(to);
-                        out.push(Candidate {
-                            before: b,
-                            mv: Move::en_passant(from, to),
-                        });
-                    }
-                }
-            }
-            Role::King => {
-                for (df, dr) in KING {
-                    if let Some(from) = at(to, df, dr).filter(|&s| empty(s)) {
-                        ctx.push(
-                            &mut out,
-                            from,
-                            to,
-                            Role::King,
-                            Move::normal(from, to),
-                            Uncapture::Maybe,
-                        );
-                    }
-                }
-                uncastle(pos, to, chess960, &mut out);
-            }
-            Role::Knight => {
-                for (df, dr) in KNIGHT {
-                    if let Some(from) = at(to, df, dr).filter(|&s| empty(s)) {
-                        ctx.push(
-                            &mut out,
-                            from,
-                            to,
-                            Role::Knight,
-                            Move::normal(from, to),
-                            Uncapture::Maybe,
-                        );
-                    }
-                }
-            }
-            Role::Bishop | Role::Rook | Role::Queen => {
-                let dirs: Vec<(i32, i32)> = match p.role {
-                    Role::Bishop => DIAG.to_vec(),
-                    Role::Rook => ORTH.to_vec(),
-                    _ => DIAG.iter().chain(ORTH.iter()).copied().collect(),
-                };
-                for (df, dr) in dirs {
-                    let mut cur = at(to, df, dr);
-                    while let Some(from) = cur.filter(|&s| empty(s)) {
-                        ctx.push(
-                            &mut out,
-                            from,
-                            to,
-                            p.role,
-                            Move::normal(from, to),
-                            Uncapture::Maybe,
-                        );
-                        cur = at(from, df, dr);
-                    }
-                }
-            }
-        }
-        // FIDE 3.7.5: un-promotion of a piece on the last rank, straight or with an un-capture.
-        if p.role != Role::Pawn && p.role != Role::King && to.rank() == last {
-            for df in [-1, 0, 1] {
-                let Some(from) = at(to, df, -fwd).filter(|&s| empty(s)) else {
-                    continue;
-                };
-                ctx.push(
-                    &mut out,
+        if let Some(from) = at(to, 0, -fwd).filter(|&s| empty(s)) {
+            if from.rank() != x.back_rank() {
+                self.push(
+                    out,
                     from,
                     to,
                     Role::Pawn,
-                    Move::promotion(from, to, p.role),
-                    if df == 0 {
-                        Uncapture::Never
-                    } else {
-                        Uncapture::Always
-                    },
+                    Move::normal(from, to),
+                    Uncapture::Never,
+                );
+                let double_rank = if x == Color::White { 3 } else { 4 };
+                if to.rank() == double_rank {
+                    if let Some(from2) = at(from, 0, -fwd).filter(|&s| empty(s)) {
+                        self.push(
+                            out,
+                            from2,
+                            to,
+                            Role::Pawn,
+                            Move::normal(from2, to),
+                            Uncapture::Never,
+                        );
+                    }
+                }
+            }
+        }
+        for df in [-1, 1] {
+            let Some(from) = at(to, df, -fwd).filter(|&s| empty(s)) else {
+                continue;
+            };
+            if from.rank() == x.back_rank() {
+                continue;
+            }
+            for cap in UNCAPTURE.into_iter().flatten() {
+                let mut b = self.base.clone();
+                b.board[from.index()] = Some(Piece::new(x, Role::Pawn));
+                b.board[to.index()] = Some(Piece::new(!x, cap));
+                out.push(Candidate {
+                    before: b,
+                    mv: Move::normal(from, to),
+                });
+            }
+            let ep_rank = if x == Color::White { 5 } else { 2 };
+            let (Some(victim), Some(origin)) = (at(to, 0, -fwd), at(to, 0, fwd)) else {
+                continue;
+            };
+            if to.rank() == ep_rank && empty(victim) && empty(origin) {
+                let mut b = self.base.clone();
+                b.board[from.index()] = Some(Piece::new(x, Role::Pawn));
+                b.board[to.index()] = None;
+                b.board[victim.index()] = Some(Piece::new(!x, Role::Pawn));
+                b.ep_square = Some(to);
+                out.push(Candidate {
+                    before: b,
+                    mv: Move::en_passant(from, to),
+                });
+            }
+        }
+    }
+
+    /// Un-moves of the king or knight (`role`) on `to` by one of its `steps` (FIDE 3.6, 3.8.1).
+    fn unmove_leaper(
+        &self,
+        pos: &Setup,
+        to: Square,
+        role: Role,
+        steps: &[(i32, i32); 8],
+        out: &mut Vec<Candidate>,
+    ) {
+        for &(df, dr) in steps {
+            if let Some(from) = at(to, df, dr).filter(|&s| pos.piece_at(s).is_none()) {
+                self.push(
+                    out,
+                    from,
+                    to,
+                    role,
+                    Move::normal(from, to),
+                    Uncapture::Maybe,
                 );
             }
         }
     }
-    out
+
+    /// Un-moves of the bishop, rook or queen (`role`) on `to` along its lines over empty squares (FIDE 3.2–3.4).
+    fn unmove_slider(&self, pos: &Setup, to: Square, role: Role, out: &mut Vec<Candidate>) {
+        let dirs: Vec<(i32, i32)> = match role {
+            Role::Bishop => DIAG.to_vec(),
+            Role::Rook => ORTH.to_vec(),
+            _ => DIAG.iter().chain(ORTH.iter()).copied().collect(),
+        };
+        for (df, dr) in dirs {
+            let mut cur = at(to, df, dr);
+            while let Some(from) = cur.filter(|&s| pos.piece_at(s).is_none()) {
+                self.push(
+                    out,
+                    from,
+                    to,
+                    role,
+                    Move::normal(from, to),
+                    Uncapture::Maybe,
+                );
+                cur = at(from, df, dr);
+            }
+        }
+    }
+
+    /// FIDE 3.7.5: the piece (`role`) on the last rank square `to` back to a pawn, straight or with an
+    /// un-capture.
+    fn unpromote(&self, pos: &Setup, to: Square, role: Role, out: &mut Vec<Candidate>) {
+        let fwd = self.forward();
+        for df in [-1, 0, 1] {
+            let Some(from) = at(to, df, -fwd).filter(|&s| pos.piece_at(s).is_none()) else {
+                continue;
+            };
+            self.push(
+                out,
+                from,
+                to,
+                Role::Pawn,
+                Move::promotion(from, to, role),
+                if df == 0 {
+                    Uncapture::Never
+                } else {
+                    Uncapture::Always
+                },
+            );
+        }
+    }
 }
 
 /// Un-castling (FIDE 3.8.2): the king of the side that moved on the g- or c-file of its back rank, its rook on
