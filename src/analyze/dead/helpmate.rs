@@ -119,6 +119,22 @@ impl Table {
     }
 }
 
+/// Moves a per-ply buffer of the search is made for (most positions have fewer; a buffer grows when needed).
+const LIST_CAPACITY: usize = 128;
+
+thread_local! {
+    /// The last search's per-ply move buffers on this thread, reused: a query's searches allocate none once
+    /// an earlier query went as deep (a line of 44 plies, the median helpmate on CHA-Solver's
+    /// tests/lichess.txt, used to allocate and grow 44 buffers in each of a query's two searches).
+    static LISTS: std::cell::Cell<Vec<Vec<u32>>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Drop for Search<'_> {
+    fn drop(&mut self) {
+        LISTS.set(std::mem::take(&mut self.lists));
+    }
+}
+
 impl Drop for Table {
     fn drop(&mut self) {
         SPARE.set(Some((std::mem::take(&mut self.buckets), self.generation)));
@@ -206,7 +222,8 @@ impl Search<'_> {
         // whether it is progress in the high byte (the packed move uses bits 0-18).
         let ply = self.path.len();
         if self.lists.len() <= ply {
-            self.lists.resize_with(ply + 1, Vec::new);
+            self.lists
+                .resize_with(ply + 1, || Vec::with_capacity(LIST_CAPACITY));
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
@@ -495,7 +512,7 @@ impl<'a> Helpmate<'a> {
                 stopped: None,
                 tt: Table::new(size_hint),
                 path: Vec::new(),
-                lists: Vec::new(),
+                lists: LISTS.take(),
                 ordered: true,
             },
             root: *root,

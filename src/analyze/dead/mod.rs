@@ -385,13 +385,20 @@ impl Query<'_> {
 
     /// The verdict and the nodes visited: the static proofs, then the quick and scan paths' small search or
     /// the full search.
+    ///
+    /// The full search puts the costly proofs that the fast paths' gates hold back (the short lines where the
+    /// winner has more heavy units than plies and the side to move many moves, the fortress where a pawn runs
+    /// free or few pawns stand blocked: [`Proofs::HeldBack`]) after its helpmate probe: a helpmate found
+    /// first makes them moot (no proof of unwinnability holds where a helpmate exists, and every helpmate is
+    /// replayed), and on real game positions the probe finds one at once. They still run, in the same order,
+    /// before any longer search.
     fn decide(&self, memo: &mut Memo) -> (Verdict, u64) {
-        let line_nodes = match self.static_proofs() {
+        let line_nodes = match self.static_proofs(Proofs::Gated, self.total()) {
             Ok(decided) => return decided,
             Err(line_nodes) => line_nodes,
         };
         // The root counted one node (the short lines visited it first).
-        let nodes = line_nodes.max(1);
+        let mut nodes = line_nodes.max(1);
         if self.limits.scan || self.limits.quick {
             let root = &self.shared.board;
             let (outcome, used) = fast_path::small_search(
@@ -405,19 +412,74 @@ impl Query<'_> {
             );
             return (self.of_closure(outcome), nodes + used);
         }
-        self.search(nodes)
+        nodes = match self.probe(nodes) {
+            Ok(decided) => return decided,
+            Err(nodes) => nodes,
+        };
+        match self.static_proofs(Proofs::HeldBack, self.total() - nodes) {
+            Ok((verdict, used)) => (verdict, nodes + used),
+            Err(line_nodes) => self.search(nodes + line_nodes),
+        }
     }
 
     /// The proofs that need no search, in order: a forced line that repeats, the game over, material, every
-    /// short line ends, the blocked structure, the fortress over pawn configurations. `Err` with the nodes
-    /// the short-lines proof visited when none holds.
-    fn static_proofs(&self) -> std::result::Result<(Verdict, u64), u64> {
+    /// short line ends, the blocked structure, the fortress over pawn configurations; the costly two only
+    /// where the fast paths' gates let them through ([`Proofs::Gated`]), or only where they hold them back
+    /// ([`Proofs::HeldBack`]: then nothing else), the short-lines proof visiting at most `left` positions. `Err`
+    /// with the nodes the short-lines proof visited when none holds. The nodes of a proof: the positions it
+    /// visited, or the root for a static one (counted in the first pass only, so that the node limit holds).
+    fn static_proofs(&self, which: Proofs, left: u64) -> std::result::Result<(Verdict, u64), u64> {
         let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
+        let gated = which == Proofs::Gated;
+        let root_node = u64::from(gated);
+        if gated {
+            if let Some(decided) = self.cheap_proofs() {
+                return Ok(decided);
+            }
+        }
+        // The short-lines proof needs every line to end within a few plies; the gate holds it back where the
+        // winner has more pawns, rooks and queens than plies and the side to move many moves ([`lines::may_end`]).
+        let (proof, line_nodes) =
+            if left == 0 || lines::may_end(root, winner, self.shared.count as usize) != gated {
+                (None, 0)
+            } else {
+                let moves = self
+                    .shared
+                    .moves
+                    .get_or_init(|| legal(root, cd).as_slice().to_vec());
+                lines::every_line(root, cd, winner, left, moves)
+            };
+        if let Some(positions) = proof {
+            let reason = Reason::EveryLine {
+                plies: lines::PLIES,
+                positions,
+            };
+            return Ok((self.unwinnable(reason), positions));
+        }
+        if gated {
+            if let Some(reason) = blocked_reason(root, winner) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+        }
+        // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The
+        // gate holds it back where a pawn has an empty file ahead ([`fast_path::free_pawn`]) or few pawns stand
+        // blocked ([`fast_path::mostly_blocked`]).
+        if fast_path::fortress_may_hold(root) == gated {
+            if let Some(reason) = fortress_reason(root, winner, self.deadline) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+        }
+        Err(line_nodes)
+    }
+
+    /// The proofs that cost next to nothing: a forced line that repeats, the game over, material.
+    fn cheap_proofs(&self) -> Option<(Verdict, u64)> {
+        let (root, winner) = (&self.shared.board, self.winner);
         if let Some(positions) = self.shared.repeated {
             let verdict = Verdict::Unwinnable {
                 reason: Reason::ExhaustedSearch { positions },
             };
-            return Ok((verdict, positions));
+            return Some((verdict, positions));
         }
         // The game is over already (FIDE 5.1.1, 5.2.1).
         if self.shared.count == 0 {
@@ -428,65 +490,36 @@ impl Query<'_> {
             } else {
                 self.winnable(Vec::new())
             };
-            return Ok((verdict, 1));
+            return Some((verdict, 1));
         }
-        if let Some(text) = material_reason(root, winner) {
-            return Ok((self.unwinnable(Reason::InsufficientMaterial(text)), 1));
-        }
-        let fast = self.limits.scan || self.limits.quick;
-        // The short-lines proof needs every line to end within a few plies; the fast paths skip it where the
-        // winner has more pawns, rooks and queens than plies and the side to move many moves ([`lines::may_end`]).
-        let (proof, line_nodes) =
-            if fast && !lines::may_end(root, winner, self.shared.count as usize) {
-                (None, 0)
-            } else {
-                let moves = self
-                    .shared
-                    .moves
-                    .get_or_init(|| legal(root, cd).as_slice().to_vec());
-                lines::every_line(root, cd, winner, self.total(), moves)
-            };
-        if let Some(positions) = proof {
-            let reason = Reason::EveryLine {
-                plies: lines::PLIES,
-                positions,
-            };
-            return Ok((self.unwinnable(reason), positions));
-        }
-        if let Some(reason) = blocked_reason(root, winner) {
-            return Ok((self.unwinnable(reason), 1));
-        }
-        // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The
-        // quick and scan paths skip it where a pawn has an empty file ahead ([`fast_path::free_pawn`]) or few
-        // pawns stand blocked ([`fast_path::mostly_blocked`]).
-        if !fast || fast_path::fortress_may_hold(root) {
-            if let Some(reason) = fortress_reason(root, winner, self.deadline) {
-                return Ok((self.unwinnable(reason), 1));
-            }
-        }
-        Err(line_nodes)
+        let text = material_reason(root, winner)?;
+        Some((self.unwinnable(Reason::InsufficientMaterial(text)), 1))
     }
 
-    /// The full search after the static proofs, `nodes` visited so far: a short helpmate probe, then the
-    /// closure and the helpmate search in turn ([`SHARES`]), then the search with the nodes left.
-    fn search(&self, mut nodes: u64) -> (Verdict, u64) {
+    /// A short helpmate probe, `nodes` visited so far: most positions with material to mate have one within a
+    /// few plies. `Err` with the nodes visited when it decides nothing. (The root counted one node; every stage
+    /// gets at most the nodes left, so the limit holds exactly.)
+    fn probe(&self, nodes: u64) -> std::result::Result<(Verdict, u64), u64> {
         let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
-        let total = self.total();
-        // A short helpmate probe: most positions with material to mate have one within a few plies.
-        // (The root counted one node; every stage below gets at most the nodes left, so the limit holds
-        // exactly.)
-        let probe = (total - nodes).min(5_000);
+        let probe = (self.total() - nodes).min(5_000);
         let (found, used) = if probe > 0 {
             helpmate_search(root, cd, winner, probe, probe, 2, self.deadline)
         } else {
             (Err(Limit::Nodes), 0)
         };
-        nodes += used;
+        let nodes = nodes + used;
         match found {
-            Ok(line) => return (self.winnable(line), nodes),
-            Err(Limit::Time) => return (Verdict::Undetermined { limit: Limit::Time }, nodes),
-            Err(_) => {}
+            Ok(line) => Ok((self.winnable(line), nodes)),
+            Err(Limit::Time) => Ok((Verdict::Undetermined { limit: Limit::Time }, nodes)),
+            Err(_) => Err(nodes),
         }
+    }
+
+    /// The full search after the static proofs and the probe, `nodes` visited so far: the closure and the
+    /// helpmate search in turn ([`SHARES`]), then the search with the nodes left.
+    fn search(&self, mut nodes: u64) -> (Verdict, u64) {
+        let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
+        let total = self.total();
         let mut run: Option<closure::Run> = None;
         // One helpmate search for the two search stages: the second goes on where the first stopped.
         let mut search: Option<Helpmate> = None;
@@ -542,6 +575,15 @@ impl Query<'_> {
             Err(limit) => (Verdict::Undetermined { limit }, nodes),
         }
     }
+}
+
+/// Which of the costly static proofs (the short lines, the fortress) a call of [`Query::static_proofs`] tries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Proofs {
+    /// Those the fast paths' gates let through, with the cheap proofs and the blocked structure.
+    Gated,
+    /// Only those the gates hold back (the full search tries them after its helpmate probe).
+    HeldBack,
 }
 
 /// The stages of the full search after the probe ([`Query::search`]): a closure (`true`, resumed up to each
