@@ -27,7 +27,7 @@ mod magics;
 pub mod movegen;
 pub mod zobrist;
 
-use crate::types::{Color, Piece, Role, Square};
+use crate::types::{Color, Move, Piece, Role, Square};
 use board::Board;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
@@ -108,6 +108,115 @@ impl Bitboard {
     pub const fn iter(self) -> Squares {
         Squares(self.0)
     }
+
+    /// Whether the set has at least two squares.
+    #[inline]
+    pub const fn more_than_one(self) -> bool {
+        self.0 & self.0.wrapping_sub(1) != 0
+    }
+
+    /// The only square of the set, when it has exactly one.
+    #[inline]
+    pub const fn single(self) -> Option<Square> {
+        if self.0 != 0 && !self.more_than_one() {
+            self.first()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the two sets share a square.
+    #[inline]
+    pub const fn intersects(self, other: Bitboard) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The set moved one rank toward `color`'s last rank (squares leaving the board dropped): the squares in
+    /// front of `color`'s pawns.
+    #[inline]
+    pub const fn forward(self, color: Color) -> Bitboard {
+        match color {
+            Color::White => Bitboard(self.0 << 8),
+            Color::Black => Bitboard(self.0 >> 8),
+        }
+    }
+
+    /// The squares pawns of `color` on this set attack (FIDE 3.7.3), by two shifts: the union of
+    /// [`pawn_attacks`] over the set.
+    #[inline]
+    pub const fn pawn_attacks(self, color: Color) -> Bitboard {
+        const NOT_A: u64 = !0x0101_0101_0101_0101;
+        const NOT_H: u64 = !0x8080_8080_8080_8080;
+        let (west, east) = (self.0 & NOT_A, self.0 & NOT_H);
+        match color {
+            Color::White => Bitboard(west << 7 | east << 9),
+            Color::Black => Bitboard(west >> 9 | east >> 7),
+        }
+    }
+
+    /// The files (bit `f` for file `f`, 0 = a) that hold a square of the set.
+    #[inline]
+    pub fn files(self) -> u8 {
+        let mut bb = self.0;
+        // Fold the ranks onto the first.
+        bb |= bb >> 32;
+        bb |= bb >> 16;
+        bb |= bb >> 8;
+        bb as u8
+    }
+}
+
+/// The squares a `role` on `sq` attacks, lines stopped by `occupied` (FIDE 3.2–3.6, 3.8; a pawn: none, see
+/// [`pawn_attacks`]).
+#[inline]
+pub fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
+    use attacks::{MagicSliders, Sliders};
+    let (s, occ) = (sq.index(), occupied.0);
+    Bitboard(match role {
+        Role::Pawn => 0,
+        Role::Knight => attacks::KNIGHT[s],
+        Role::Bishop => MagicSliders::bishop(s, occ),
+        Role::Rook => MagicSliders::rook(s, occ),
+        Role::Queen => MagicSliders::bishop(s, occ) | MagicSliders::rook(s, occ),
+        Role::King => attacks::KING[s],
+    })
+}
+
+/// The squares next to `sq` (a king's moves, FIDE 3.8.1).
+#[inline]
+pub fn king_attacks(sq: Square) -> Bitboard {
+    Bitboard(attacks::KING[sq.index()])
+}
+
+/// The squares a knight on `sq` attacks (FIDE 3.6).
+#[inline]
+pub fn knight_attacks(sq: Square) -> Bitboard {
+    Bitboard(attacks::KNIGHT[sq.index()])
+}
+
+/// The squares a pawn of `color` on `sq` attacks (diagonally forward, FIDE 3.7.3).
+#[inline]
+pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
+    Bitboard(attacks::PAWN[color.index()][sq.index()])
+}
+
+/// The squares strictly between `a` and `b` when they share a rank, file or diagonal, else none.
+#[inline]
+pub fn between(a: Square, b: Square) -> Bitboard {
+    Bitboard(attacks::between(a.index(), b.index()))
+}
+
+/// The whole line (edge to edge) through `a` and `b` when they share one, else none.
+#[inline]
+pub fn line(a: Square, b: Square) -> Bitboard {
+    Bitboard(attacks::line(a.index(), b.index()))
+}
+
+/// A move as the move generator packs it (`movegen`: a [`Move`] in the low 16 bits, the moving role in bits
+/// 16–18), read back: the move and the role that moves.
+#[inline]
+pub fn unpack(m: u32) -> (Move, Role) {
+    (Move(m as u16), Role::ALL[(m >> 16 & 7) as usize])
 }
 
 /// The squares of a [`Bitboard`], lowest first.
@@ -217,6 +326,41 @@ impl Board {
     #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
         self.pieces(color, Role::King).first()
+    }
+
+    /// The role on `sq`, if any.
+    #[inline]
+    pub fn role_at(&self, sq: Square) -> Option<Role> {
+        let bit = 1u64 << sq.index();
+        if (self.colors[0] | self.colors[1]) & bit == 0 {
+            return None;
+        }
+        Some(Role::ALL[self.role_on(bit)])
+    }
+
+    /// The colour of the piece on `sq`, if any.
+    #[inline]
+    pub fn color_at(&self, sq: Square) -> Option<Color> {
+        let bit = 1u64 << sq.index();
+        if self.colors[0] & bit != 0 {
+            Some(Color::White)
+        } else if self.colors[1] & bit != 0 {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// The en-passant square, when an enemy pawn could capture there.
+    #[inline]
+    pub fn ep_square(&self) -> Option<Square> {
+        Square::try_new(self.ep)
+    }
+
+    /// Whether any castling right remains.
+    #[inline]
+    pub fn has_castling(&self) -> bool {
+        self.castling != 0
     }
 
     /// The piece on `sq`, if any.

@@ -1,19 +1,18 @@
 //! (c) Blocked structure (semi-static, FIDE 1.5): pawns that can never move again, the squares each piece can
 //! ever reach, and the proof that the winner can never give mate inside them.
 
-use super::{attacks, pawn_attacks, squares_of, Reason, Region};
-use crate::bitboard::attacks::{KING, PAWN};
-use crate::bitboard::board::{Board, BISHOP_I, KING_I, NO_EP, PAWN_I, QUEEN_I, ROOK_I};
-use crate::types::{Color, Piece, Role, Square};
+use super::{Reason, Region};
+use crate::bitboard::board::Board;
+use crate::bitboard::{king_attacks, pawn_attacks, piece_attacks, unpack, Bitboard};
+use crate::types::{Color, MoveKind, Piece, Role, Square};
 
 /// Squares `role` can reach from `start` moving through `passable` squares, with slider lines stopped by `occ`.
-pub(super) fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
-    let mut reach = 1u64 << start;
+pub(super) fn flood(role: Role, start: Square, passable: Bitboard, occ: Bitboard) -> Bitboard {
+    let mut reach = Bitboard::from_square(start);
     let mut frontier = reach;
-    while frontier != 0 {
-        let s = frontier.trailing_zeros() as usize;
-        frontier &= frontier - 1;
-        let next = attacks(role, s, occ) & passable & !reach;
+    while let Some(s) = frontier.first() {
+        frontier = frontier.without(s);
+        let next = piece_attacks(role, s, occ) & passable & !reach;
         reach |= next;
         frontier |= next;
     }
@@ -33,87 +32,70 @@ pub(super) fn flood(role: usize, start: usize, passable: u64, occ: u64) -> u64 {
 /// only: other pieces can move away or be captured, which only shrinks the region), its region never attacks an enemy
 /// pawn and never contains a square an enemy pawn attacks. Then no move can ever capture a pawn or be a pawn move, so
 /// the pawns stand forever and every piece stays in its region.
-fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
-    let r = &b.roles;
-    let pawns = r[PAWN_I];
-    let kings = r[KING_I];
+fn blocked_structure(b: &Board) -> Option<(Bitboard, Vec<Region>)> {
+    let pawns = b.role(Role::Pawn);
+    let kings = b.role(Role::King);
+    let pawns_of = |c: Color| b.pieces(c, Role::Pawn);
     let mut fixed = pawns;
     loop {
-        let white = fixed & b.colors[0] & ((fixed | kings) >> 8);
-        let black = fixed & b.colors[1] & ((fixed | kings) << 8);
-        let next = white | black;
+        let in_front = |c: Color| (fixed | kings).forward(!c);
+        let next = (fixed & b.occupied(Color::White) & in_front(Color::White))
+            | (fixed & b.occupied(Color::Black) & in_front(Color::Black));
         if next == fixed {
             break;
         }
         fixed = next;
     }
-    if fixed != pawns || b.ep != NO_EP {
+    if fixed != pawns || b.ep_square().is_some() {
         return None;
     }
     // Kings standing right in front of a pawn: each must be unable to ever leave its square (checked below).
-    let blocking_kings = kings & (((pawns & b.colors[0]) << 8) | ((pawns & b.colors[1]) >> 8));
-    let pawn_att = [
-        pawn_attacks(pawns & b.colors[0], 0),
-        pawn_attacks(pawns & b.colors[1], 1),
-    ];
-    if pawn_att[0] & b.colors[1] != 0 || pawn_att[1] & b.colors[0] != 0 {
+    let blocking_kings = kings
+        & (pawns_of(Color::White).forward(Color::White)
+            | pawns_of(Color::Black).forward(Color::Black));
+    let pawn_att = Color::ALL.map(|c| pawns_of(c).pawn_attacks(c));
+    let attacked_by = |c: Color| pawn_att[c.index()];
+    if attacked_by(Color::White).intersects(b.occupied(Color::Black))
+        || attacked_by(Color::Black).intersects(b.occupied(Color::White))
+    {
         return None;
     }
     // A king that can never move guards its neighbours for good: the other king never stands next to it.
-    let guard = [0, 1].map(|c: usize| {
-        let k = kings & b.colors[c];
-        if k == 0 {
-            return 0;
-        }
-        let reach = flood(
-            KING_I,
-            k.trailing_zeros() as usize,
-            !(pawns | pawn_att[c ^ 1]),
-            pawns,
-        );
-        if reach.count_ones() == 1 {
-            KING[reach.trailing_zeros() as usize]
-        } else {
-            0
-        }
+    let guard = Color::ALL.map(|c| {
+        let Some(k) = b.king(c) else {
+            return Bitboard::EMPTY;
+        };
+        let reach = flood(Role::King, k, !(pawns | attacked_by(!c)), pawns);
+        reach.single().map_or(Bitboard::EMPTY, king_attacks)
     });
     let mut regions = Vec::new();
-    let mut pieces = (b.colors[0] | b.colors[1]) & !pawns;
-    while pieces != 0 {
-        let sq = pieces.trailing_zeros() as usize;
-        pieces &= pieces - 1;
-        let bit = 1u64 << sq;
-        let c = usize::from(b.colors[1] & bit != 0);
-        let role = b.role_on(bit);
-        let enemy_pawns = pawns & b.colors[c ^ 1];
-        let enemy_att = pawn_att[c ^ 1];
-        let reach = if role == KING_I {
-            let reach = flood(KING_I, sq, !(pawns | enemy_att), pawns);
-            let touch = squares_of(reach)
-                .iter()
-                .fold(0, |acc, s| acc | KING[s.index()]);
-            if touch & enemy_pawns & !(enemy_att | guard[c ^ 1]) != 0 {
+    for sq in b.occupied_all() & !pawns {
+        let piece = b.piece_at(sq)?;
+        let c = piece.color;
+        let enemy_pawns = pawns_of(!c);
+        let enemy_att = attacked_by(!c);
+        let reach = if piece.role == Role::King {
+            let reach = flood(Role::King, sq, !(pawns | enemy_att), pawns);
+            let touch = region_attacks(Role::King, reach, Bitboard::EMPTY);
+            if touch.intersects(enemy_pawns & !(enemy_att | guard[(!c).index()])) {
                 return None;
             }
-            if blocking_kings & bit != 0 && reach != bit {
+            if blocking_kings.contains(sq) && reach != Bitboard::from_square(sq) {
                 return None;
             }
             reach
         } else {
-            let reach = flood(role, sq, !pawns, pawns);
-            let att = squares_of(reach)
-                .iter()
-                .fold(0, |acc, s| acc | attacks(role, s.index(), pawns));
-            if att & enemy_pawns != 0 || reach & enemy_att != 0 {
+            let reach = flood(piece.role, sq, !pawns, pawns);
+            let att = region_attacks(piece.role, reach, pawns);
+            if att.intersects(enemy_pawns) || reach.intersects(enemy_att) {
                 return None;
             }
             reach
         };
-        let color = if c == 0 { Color::White } else { Color::Black };
         regions.push(Region {
-            piece: Piece::new(color, Role::ALL[role]),
-            square: Square::new(sq as u8),
-            reach,
+            piece,
+            square: sq,
+            reach: reach.0,
         });
     }
     Some((pawns, regions))
@@ -123,50 +105,45 @@ fn blocked_structure(b: &Board) -> Option<(u64, Vec<Region>)> {
 /// stays in its region forever, and [`flight_argument`] shows that the loser's king is never checkmated there.
 pub(super) fn blocked_reason(b: &Board, winner: Color) -> Option<Reason> {
     let (pawns, regions) = blocked_structure(b)?;
-    let w = winner.index();
-    let pieces: Vec<(usize, usize)> = regions
+    let pieces: Vec<Piece> = regions.iter().map(|r| r.piece).collect();
+    let reach: Vec<Bitboard> = regions.iter().map(|r| Bitboard(r.reach)).collect();
+    let att: Vec<Bitboard> = regions
         .iter()
-        .map(|r| (r.piece.color.index(), r.piece.role.index()))
+        .map(|r| region_attacks(r.piece.role, Bitboard(r.reach), pawns))
         .collect();
-    let reach: Vec<u64> = regions.iter().map(|r| r.reach).collect();
-    let att: Vec<u64> = regions
-        .iter()
-        .map(|r| region_attacks(r.piece.role.index(), r.reach, pawns))
-        .collect();
-    let winner_pawn_att = pawn_attacks(pawns & b.colors[w], w);
-    if !flight_argument(pawns, winner_pawn_att, w, &pieces, &reach, &att) {
+    let winner_pawn_att = b.pieces(winner, Role::Pawn).pawn_attacks(winner);
+    if !flight_argument(pawns, winner_pawn_att, winner, &pieces, &reach, &att) {
         return None;
     }
-    Some(Reason::Blocked { pawns, regions })
+    Some(Reason::Blocked {
+        pawns: pawns.0,
+        regions,
+    })
 }
 
 /// Every square `role` attacks from some square of `reach`, lines stopped by `pawns` only (a king: its
 /// neighbours).
-pub(super) fn region_attacks(role: usize, reach: u64, pawns: u64) -> u64 {
-    let mut att = 0;
-    let mut bits = reach;
-    while bits != 0 {
-        att |= attacks(role, bits.trailing_zeros() as usize, pawns);
-        bits &= bits - 1;
-    }
-    att
+pub(super) fn region_attacks(role: Role, reach: Bitboard, pawns: Bitboard) -> Bitboard {
+    reach.iter().fold(Bitboard::EMPTY, |att, s| {
+        att | piece_attacks(role, s, pawns)
+    })
 }
 
 /// What the pieces of one pawn configuration can do, from their regions (the inputs of [`flight_argument`] and
 /// of [`super::tempo::tempo_argument`]).
 pub(super) struct Cover {
     /// Every square a winner's pawn attacks or a winner's non-king piece attacks from its region.
-    pub(super) attacked: u64,
+    pub(super) attacked: Bitboard,
     /// Every square of a winner's non-king piece's region.
-    pub(super) occupied: u64,
+    pub(super) occupied: Bitboard,
     /// The region of the winner's king.
-    pub(super) winner_king: u64,
+    pub(super) winner_king: Bitboard,
     /// The region of the loser's king.
-    pub(super) loser_king: u64,
+    pub(super) loser_king: Bitboard,
     /// The regions of the winner's bishops and queens (diagonal lines).
-    pub(super) diag: u64,
+    pub(super) diag: Bitboard,
     /// The regions of the winner's rooks and queens (ranks and files).
-    pub(super) orth: u64,
+    pub(super) orth: Bitboard,
     /// The winner has a piece other than its king and pawns.
     pub(super) winner_pieces: bool,
     /// The loser has a piece other than its king and pawns.
@@ -174,36 +151,36 @@ pub(super) struct Cover {
 }
 
 impl Cover {
-    /// The cover of `pieces` (colour index, role index) with regions `reach` and their attacks `att`, and the
-    /// squares the winner's pawns attack, `winner_pawn_att`.
+    /// The cover of `pieces` with regions `reach` and their attacks `att`, and the squares the winner's pawns
+    /// attack, `winner_pawn_att`.
     pub(super) fn of(
-        winner_pawn_att: u64,
-        winner: usize,
-        pieces: &[(usize, usize)],
-        reach: &[u64],
-        att: &[u64],
+        winner_pawn_att: Bitboard,
+        winner: Color,
+        pieces: &[Piece],
+        reach: &[Bitboard],
+        att: &[Bitboard],
     ) -> Cover {
         let mut c = Cover {
             attacked: winner_pawn_att,
-            occupied: 0,
-            winner_king: 0,
-            loser_king: 0,
-            diag: 0,
-            orth: 0,
+            occupied: Bitboard::EMPTY,
+            winner_king: Bitboard::EMPTY,
+            loser_king: Bitboard::EMPTY,
+            diag: Bitboard::EMPTY,
+            orth: Bitboard::EMPTY,
             winner_pieces: false,
             loser_pieces: false,
         };
-        for (i, &(color, role)) in pieces.iter().enumerate() {
-            match (color == winner, role == KING_I) {
+        for (i, piece) in pieces.iter().enumerate() {
+            match (piece.color == winner, piece.role == Role::King) {
                 (true, true) => c.winner_king |= reach[i],
                 (true, false) => {
                     c.attacked |= att[i];
                     c.occupied |= reach[i];
                     c.winner_pieces = true;
-                    if role == BISHOP_I || role == QUEEN_I {
+                    if matches!(piece.role, Role::Bishop | Role::Queen) {
                         c.diag |= reach[i];
                     }
-                    if role == ROOK_I || role == QUEEN_I {
+                    if matches!(piece.role, Role::Rook | Role::Queen) {
                         c.orth |= reach[i];
                     }
                 }
@@ -236,12 +213,12 @@ impl Cover {
 /// squares the winner's king may ever touch all taken away: when it passes, every `q` passes too, since any
 /// subset of the free squares that must stay empty leaves a flight.)
 pub(super) fn flight_argument(
-    pawns: u64,
-    winner_pawn_att: u64,
-    winner: usize,
-    pieces: &[(usize, usize)],
-    reach: &[u64],
-    att: &[u64],
+    pawns: Bitboard,
+    winner_pawn_att: Bitboard,
+    winner: Color,
+    pieces: &[Piece],
+    reach: &[Bitboard],
+    att: &[Bitboard],
 ) -> bool {
     let Cover {
         attacked,
@@ -254,42 +231,35 @@ pub(super) fn flight_argument(
     let checks = attacked;
     // A winner's king that can never leave its square keeps the loser's king off that square and its neighbours
     // (kings never stand next to each other, FIDE 3.8.2).
-    if winner_king.count_ones() == 1 {
-        loser_king &= !(winner_king | KING[winner_king.trailing_zeros() as usize]);
+    if let Some(w) = winner_king.single() {
+        loser_king &= !(winner_king | king_attacks(w));
     }
-    let king_touch = region_attacks(KING_I, winner_king, 0);
-    let loser_reach = pieces
-        .iter()
-        .zip(reach)
-        .filter(|&(&(color, role), _)| color != winner && role != KING_I)
-        .fold(0, |acc, (_, &r)| acc | r);
-    let mut checkable = loser_king & checks;
-    while checkable != 0 {
-        let k = checkable.trailing_zeros() as usize;
-        checkable &= checkable - 1;
-        let free = KING[k] & !pawns & !attacked & !occupied;
+    let king_touch = region_attacks(Role::King, winner_king, Bitboard::EMPTY);
+    // The loser's non-king pieces' regions.
+    let blockers = || {
+        pieces
+            .iter()
+            .zip(reach)
+            .filter(|&(p, _)| p.color != winner && p.role != Role::King)
+            .map(|(_, &r)| r)
+    };
+    let loser_reach = blockers().fold(Bitboard::EMPTY, |acc, r| acc | r);
+    for k in loser_king & checks {
+        let free = king_attacks(k) & !pawns & !attacked & !occupied;
         // Whether some of the squares `rest` must stay empty: more of them than loser's pieces that can reach
         // any (each piece fills one square), or one that no loser's piece can reach.
-        let has_flight = |rest: u64| {
-            let blockers = pieces
-                .iter()
-                .zip(reach)
-                .filter(|&(&(color, role), &r)| color != winner && role != KING_I && r & rest != 0)
-                .count();
-            rest.count_ones() as usize > blockers || rest & !loser_reach != 0
+        let has_flight = |rest: Bitboard| {
+            let n = blockers().filter(|r| r.intersects(rest)).count();
+            rest.count() as usize > n || rest.intersects(!loser_reach)
         };
         // Wherever the winner's king is, the free squares it can never touch; else each square `q` it may stand
         // on in the mate (its region, not on or next to `k`), one at a time.
         if has_flight(free & !king_touch) {
             continue;
         }
-        let mut spots = winner_king & !KING[k] & !(1u64 << k);
-        while spots != 0 {
-            let q = spots.trailing_zeros() as usize;
-            spots &= spots - 1;
-            if !has_flight(free & !KING[q]) {
-                return false;
-            }
+        let spots = winner_king & !king_attacks(k) & !Bitboard::from_square(k);
+        if spots.iter().any(|q| !has_flight(free & !king_attacks(q))) {
+            return false;
         }
     }
     true
@@ -301,16 +271,12 @@ pub(super) fn flight_argument(
 /// piece, in the same region (regions are connected components of symmetric move graphs fixed by the pawns),
 /// and the argument depends only on the pawns, the regions and the e.p. square.
 pub(super) fn may_unblock(b: &Board, m: u32) -> bool {
-    let (from, to, role) = (
-        ((m >> 6) & 63) as usize,
-        (m & 63) as usize,
-        (m >> 16) as usize,
-    );
-    let us = b.turn as usize;
-    let them = b.colors[us ^ 1];
-    them & (1 << to) != 0
-        || role == PAWN_I
-        || (m >> 14) & 3 == 3
-        || b.ep != NO_EP
-        || (role == KING_I && PAWN[us][from] & them & b.roles[PAWN_I] != 0)
+    let (mv, role) = unpack(m);
+    let us = b.turn();
+    let them = b.occupied(!us);
+    them.contains(mv.to())
+        || role == Role::Pawn
+        || mv.kind() == MoveKind::Castling
+        || b.ep_square().is_some()
+        || (role == Role::King && pawn_attacks(us, mv.from()).intersects(them & b.role(Role::Pawn)))
 }

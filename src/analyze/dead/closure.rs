@@ -196,7 +196,7 @@ impl Run {
             let list = legal(&b, cd);
             let moves = list.as_slice();
             if moves.is_empty() {
-                if b.turn as usize != winner.index() && in_check(&b) {
+                if b.turn() != winner && in_check(&b) {
                     let mut line = Vec::new();
                     let mut j = i;
                     while self.states[j].parent != u32::MAX {

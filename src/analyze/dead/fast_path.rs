@@ -7,11 +7,12 @@
 
 use super::closure::{self, Closure};
 use super::helpmate::helpmate_search;
-use super::{attacks, pawn_attacks, Limit, Limits, Memo};
-use crate::bitboard::attacks::{MagicSliders, KING};
-use crate::bitboard::board::{Board, CastlingData, KING_I, PAWN_I};
+use super::{Limit, Limits, Memo};
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen as mg;
-use crate::types::Color;
+use crate::bitboard::{king_attacks, piece_attacks};
+use crate::types::{Color, Role};
 use std::time::Instant;
 
 /// Nodes of the quick path's closure (gated by [`CLOSURE_GATE_MOVES`]).
@@ -41,17 +42,16 @@ const KING_ROOM_GATE: u64 = 2_400;
 /// on CHA-Solver's test files (scan mode, 2026-12-03: tests/lichess.txt 2,409 and tests/positions.txt 2,369
 /// queries proved unwinnable with and without it).
 pub(super) fn free_pawn(root: &Board) -> bool {
-    let pawns = root.roles[PAWN_I];
-    let white = pawns & root.colors[Color::White.index()];
-    let black = pawns & root.colors[Color::Black.index()];
+    let white = root.pieces(Color::White, Role::Pawn);
+    let black = root.pieces(Color::Black, Role::Pawn);
     // The squares with a unit somewhere above (for White) and below (for Black) on the file.
-    let units = root.colors[0] | root.colors[1];
-    let (mut ahead_w, mut ahead_b) = (units >> 8, units << 8);
+    let units = root.occupied_all();
+    let (mut ahead_w, mut ahead_b) = (units.forward(Color::Black), units.forward(Color::White));
     for _ in 0..5 {
-        ahead_w |= ahead_w >> 8;
-        ahead_b |= ahead_b << 8;
+        ahead_w |= ahead_w.forward(Color::Black);
+        ahead_b |= ahead_b.forward(Color::White);
     }
-    white & !ahead_w != 0 || black & !ahead_b != 0
+    !(white & !ahead_w).is_empty() || !(black & !ahead_b).is_empty()
 }
 
 /// Whether at least max(1, pawns / 2 − 2) pawns stand blocked by an enemy pawn in front of them (after the
@@ -61,9 +61,9 @@ pub(super) fn free_pawn(root: &Board) -> bool {
 /// 1.79–1.83 s CPU before, 1.12–1.21 s with both gates, 2,410 proved either way; tests/positions.txt
 /// 2,419 proved before, 2,379 with both (CHA-Solver's fast check: 2,334).
 pub(super) fn mostly_blocked(root: &Board) -> bool {
-    let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
-    let blocked = ((pawns(Color::White) << 8) & pawns(Color::Black)).count_ones();
-    let all = root.roles[PAWN_I].count_ones();
+    let pawns = |c: Color| root.pieces(c, Role::Pawn);
+    let blocked = (pawns(Color::White).forward(Color::White) & pawns(Color::Black)).count();
+    let all = root.role(Role::Pawn).count();
     blocked >= (all / 2).saturating_sub(2).max(1)
 }
 
@@ -71,20 +71,16 @@ pub(super) fn mostly_blocked(root: &Board) -> bool {
 /// its own side, each pawn's push onto an empty square and captures): the side to move having few moves is not
 /// enough for the small closure when the other side moves freely.
 fn other_side_mobility(root: &Board) -> u32 {
-    let them = root.turn as usize ^ 1;
-    let (own, occ) = (root.colors[them], root.colors[0] | root.colors[1]);
-    let pawns = root.roles[PAWN_I] & own;
-    let ahead = if them == 0 { pawns << 8 } else { pawns >> 8 };
-    let pushes = ahead & !occ;
-    let mut count =
-        pushes.count_ones() + (pawn_attacks(pawns, them) & root.colors[them ^ 1]).count_ones();
-    let mut bits = own & !pawns;
-    while bits != 0 {
-        let sq = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        count += (attacks(root.role_on(1u64 << sq), sq, occ) & !own).count_ones();
-    }
-    count
+    let them = !root.turn();
+    let (own, occ) = (root.occupied(them), root.occupied_all());
+    let pawns = root.pieces(them, Role::Pawn);
+    let pushes = pawns.forward(them) & !occ;
+    let captures = pawns.pawn_attacks(them) & root.occupied(!them);
+    let pieces = (own & !pawns).iter().map(|sq| {
+        let role = root.role_at(sq).unwrap_or(Role::King);
+        (piece_attacks(role, sq, occ) & !own).count()
+    });
+    pushes.count() + captures.count() + pieces.sum::<u32>()
 }
 
 /// The gate of the quick and scan paths' small closure: the side to move has at most [`CLOSURE_GATE_MOVES`]
@@ -96,9 +92,9 @@ fn other_side_mobility(root: &Board) -> u32 {
 /// scan proves 2,399 queries unwinnable with the move gate alone and 2,369 with both (1,877 with no closure),
 /// and on the first 4,000 queries of its tests/lichess.txt the blocked-pawn gate halves the scan's time.
 fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
-    let pawns = |c: Color| root.colors[c.index()] & root.roles[PAWN_I];
-    let blocked = (pawns(Color::White) << 8) & pawns(Color::Black);
-    blocked != 0
+    let pawns = |c: Color| root.pieces(c, Role::Pawn);
+    let blocked = pawns(Color::White).forward(Color::White) & pawns(Color::Black);
+    !blocked.is_empty()
         && !free_pawn(root)
         && king_room(root) <= KING_ROOM_GATE
         && mg::count::<MagicSliders>(root, cd) <= CLOSURE_GATE_MOVES
@@ -121,7 +117,7 @@ pub(super) fn small_search(
     let mut used = 0;
     if !limits.scan {
         let probe = left.min(QUICK_PROBE_NODES);
-        let (found, n) = helpmate_search(root, cd, winner.index(), probe, probe, 2, deadline);
+        let (found, n) = helpmate_search(root, cd, winner, probe, probe, 2, deadline);
         used += n;
         match found {
             Ok(line) => return (Closure::Mate(line), used),
@@ -163,22 +159,19 @@ pub(super) fn fortress_may_hold(root: &Board) -> bool {
 /// at least about as many king placements as this product, and a fortress needs a wall between the kings; a
 /// rough size, used only as a gate.
 fn king_room(b: &Board) -> u64 {
-    let pawns = b.roles[PAWN_I];
+    let pawns = b.role(Role::Pawn);
     Color::ALL
         .iter()
         .map(|&c| {
-            let enemy_pawns = pawns & b.colors[(!c).index()];
-            let passable = !pawns & !b.colors[c.index()] & !pawn_attacks(enemy_pawns, (!c).index());
-            let mut room = b.roles[KING_I] & b.colors[c.index()];
+            let enemy_pawns = pawns & b.occupied(!c);
+            let passable = !pawns & !b.occupied(c) & !enemy_pawns.pawn_attacks(!c);
+            let mut room = b.pieces(c, Role::King);
             loop {
-                let mut next = room;
-                let mut bits = room;
-                while bits != 0 {
-                    next |= KING[bits.trailing_zeros() as usize] & passable;
-                    bits &= bits - 1;
-                }
+                let next = room
+                    .iter()
+                    .fold(room, |acc, s| acc | (king_attacks(s) & passable));
                 if next == room {
-                    break u64::from(room.count_ones());
+                    break u64::from(room.count());
                 }
                 room = next;
             }

@@ -4,12 +4,13 @@
 
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
-use super::{in_check, legal_into, no_legal_move, Limit, DARK, LIGHT};
-use crate::bitboard::attacks::{between, line, MagicSliders, Sliders, KNIGHT, PAWN};
-use crate::bitboard::board::{
-    Board, CastlingData, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I,
+use super::ordering::Progress;
+use super::{in_check, legal_into, no_legal_move, Limit};
+use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::{
+    between, knight_attacks, line, pawn_attacks, piece_attacks, unpack, Bitboard,
 };
-use crate::types::{Color, KNIGHT_STEPS};
+use crate::types::{Color, MoveKind, Role, Square};
 use std::time::Instant;
 
 /// Longest helpmate the depth-first search follows (plies).
@@ -23,111 +24,6 @@ const REWARD_PLY: usize = 400;
 /// steps of one left 15 undetermined with 177.2 million nodes in all; divisor 3: 14, 161.3M; 4: 8, 159.9M;
 /// 5: 14, 164.5M; 6: 11, 163.1M.
 const BUDGET_STEP_DIVISOR: i32 = 4;
-/// Depth cost of a move that undoes progress (measured on CHA's vectors: 1 found more helpmates than 2 or 3;
-/// such moves still lose the free move that follows progress).
-const PUNISH: i32 = 1;
-
-/// Distances between squares in king moves (`DISTANCE[0]`) and knight moves (`DISTANCE[1]`).
-static DISTANCE: [[[u8; 64]; 64]; 2] = distances();
-
-const fn distances() -> [[[u8; 64]; 64]; 2] {
-    let mut d = [[[u8::MAX; 64]; 64]; 2];
-    let mut a = 0;
-    while a < 64 {
-        let mut b = 0;
-        while b < 64 {
-            let (df, dr) = (
-                (a % 8) as i32 - (b % 8) as i32,
-                (a / 8) as i32 - (b / 8) as i32,
-            );
-            let (df, dr) = (if df < 0 { -df } else { df }, if dr < 0 { -dr } else { dr });
-            d[0][a][b] = if df > dr { df } else { dr } as u8;
-            b += 1;
-        }
-        // Knight: breadth-first from `a`.
-        d[1][a][a] = 0;
-        let mut k = 0u8;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            let mut s = 0;
-            while s < 64 {
-                if d[1][a][s] == k {
-                    let mut i = 0;
-                    while i < 8 {
-                        let (f, r) = (
-                            (s % 8) as i32 + KNIGHT_STEPS[i].0,
-                            (s / 8) as i32 + KNIGHT_STEPS[i].1,
-                        );
-                        if f >= 0 && f < 8 && r >= 0 && r < 8 {
-                            let t = (r * 8 + f) as usize;
-                            if d[1][a][t] == u8::MAX {
-                                d[1][a][t] = k + 1;
-                                changed = true;
-                            }
-                        }
-                        i += 1;
-                    }
-                }
-                s += 1;
-            }
-            k += 1;
-        }
-        a += 1;
-    }
-    d
-}
-
-/// Whether moving `role` from `from` to `to` brings it closer to `target` (slow pieces only; a bishop counts
-/// in king moves).
-#[inline]
-fn closer(role: usize, from: usize, to: usize, target: usize) -> bool {
-    let d = match role {
-        KING_I | BISHOP_I => &DISTANCE[0][target],
-        KNIGHT_I => &DISTANCE[1][target],
-        _ => return false,
-    };
-    d[to] < d[from]
-}
-
-/// The corner the search drives the loser's king to: on the winner's eighth rank, dark when the winner has a
-/// dark bishop (or no bishop while the loser has a light one), else light. Returns (corner, winner's king
-/// target two ranks off it, the loser's blocking square beside it).
-fn corner(b: &Board, winner: usize) -> (usize, usize, usize) {
-    let wb = b.roles[BISHOP_I] & b.colors[winner];
-    let lb = b.roles[BISHOP_I] & b.colors[winner ^ 1];
-    let dark = wb & DARK != 0 || (wb == 0 && lb & LIGHT != 0);
-    // White winner: h8 (dark) or a8 (light); Black winner: a1 (dark) or h1 (light).
-    let (corner, king, block): (usize, usize, usize) = match (winner, dark) {
-        (0, true) => (63, 47, 62),
-        (0, false) => (56, 40, 57),
-        (_, true) => (0, 16, 1),
-        (_, false) => (7, 23, 6),
-    };
-    (corner, king, block)
-}
-
-/// Whether the winner can only mate with the help of a piece the loser still has to promote (a heuristic for
-/// move ordering only, after CHA): the winner has king and one knight while the loser has no knight, bishop
-/// or rook; or the winner has only bishops of one colour while no bishop of the other colour and no loser's
-/// knight is on the board.
-fn loser_must_promote(b: &Board, winner: usize) -> bool {
-    let (wp, lp) = (b.colors[winner], b.colors[winner ^ 1]);
-    let r = &b.roles;
-    let w_count = wp.count_ones();
-    if w_count == 2
-        && (r[KNIGHT_I] & wp).count_ones() == 1
-        && lp & (r[KNIGHT_I] | r[BISHOP_I] | r[ROOK_I]) == 0
-    {
-        return true;
-    }
-    let wb = r[BISHOP_I] & wp;
-    if wb == 0 || w_count != wb.count_ones() + 1 {
-        return false;
-    }
-    let colour = if wb & DARK != 0 { DARK } else { LIGHT };
-    r[BISHOP_I] & !colour == 0 && lp & r[KNIGHT_I] == 0
-}
 
 /// The transposition table of one helpmate search: four-way buckets of one word per entry (40 bits of the
 /// position's check hash, an 8-bit generation, a 16-bit budget), fixed size. A bucket is 32 bytes, half a cache
@@ -223,6 +119,22 @@ impl Table {
     }
 }
 
+/// Moves a per-ply buffer of the search is made for (most positions have fewer; a buffer grows when needed).
+const LIST_CAPACITY: usize = 128;
+
+thread_local! {
+    /// The last search's per-ply move buffers on this thread, reused: a query's searches allocate none once
+    /// an earlier query went as deep (a line of 44 plies, the median helpmate on CHA-Solver's
+    /// tests/lichess.txt, used to allocate and grow 44 buffers in each of a query's two searches).
+    static LISTS: std::cell::Cell<Vec<Vec<u32>>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Drop for Search<'_> {
+    fn drop(&mut self) {
+        LISTS.set(std::mem::take(&mut self.lists));
+    }
+}
+
 impl Drop for Table {
     fn drop(&mut self) {
         SPARE.set(Some((std::mem::take(&mut self.buckets), self.generation)));
@@ -231,7 +143,7 @@ impl Drop for Table {
 
 struct Search<'a> {
     cd: &'a CastlingData,
-    winner: usize,
+    winner: Color,
     nodes: u64,
     node_limit: u64,
     /// Nodes of the current iteration, and the most one iteration may visit before the next, deeper one.
@@ -248,20 +160,36 @@ struct Search<'a> {
     ordered: bool,
 }
 
-impl Search<'_> {
-    /// The intended winner as a colour (`winner` is its index, used in the bit tests).
-    fn winner_color(&self) -> Color {
-        if self.winner == 0 {
-            Color::White
-        } else {
-            Color::Black
-        }
-    }
+/// A move's tag in the move list of [`Search::expand`]: its cost in bits 24–30 and whether it is progress in
+/// bit 31 (the packed move uses bits 0–18).
+#[inline]
+fn tagged(m: u32, cost: i32, reward: bool) -> u32 {
+    m | (cost as u32) << 24 | (reward as u32) << 31
+}
 
+/// The packed move of a tagged one.
+#[inline]
+fn untag(t: u32) -> u32 {
+    t & 0xFF_FFFF
+}
+
+/// The cost of a tagged move.
+#[inline]
+fn cost_of(t: u32) -> i32 {
+    (t >> 24 & 0x7F) as i32
+}
+
+/// Whether a tagged move is progress.
+#[inline]
+fn is_progress(t: u32) -> bool {
+    t >> 31 == 1
+}
+
+impl Search<'_> {
     /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing. `recheck`: the
     /// move that led here captured, moved a pawn or castled, so the blocked-structure proof may now hold (after
     /// any other move it cannot change: every piece stays in its region); `was_gap`: the line went through a
-    /// locked structure with a gap (see [`lock_state`]).
+    /// locked structure with a gap (see [`super::ordering::lock_state`]).
     fn search(
         &mut self,
         b: &Board,
@@ -276,13 +204,13 @@ impl Search<'_> {
         // A leaf: only a checkmate counts, and only the loser in check can be checkmated (no move list for the
         // other leaves, most of the tree; a mate needs no material test: a material rule covers the position
         // itself, so it never holds at a mate).
-        let loser_to_move = b.turn as usize != self.winner;
+        let loser_to_move = b.turn() != self.winner;
         if budget < 0 || self.path.len() >= MAX_PLY {
             return loser_to_move && in_check(b) && no_legal_move(b, self.cd);
         }
         // No checkmate of the loser where a material rule holds. Material only changes with a capture or a
         // promotion (both set `recheck`), and the root was tested before the search.
-        if recheck && material_rule(b, self.winner_color()).is_some() {
+        if recheck && material_rule(b, self.winner).is_some() {
             return false;
         }
         // Searched before with at least this budget (a mate found there would have ended the search): the
@@ -294,26 +222,22 @@ impl Search<'_> {
         // whether it is progress in the high byte (the packed move uses bits 0-18).
         let ply = self.path.len();
         if self.lists.len() <= ply {
-            self.lists.resize_with(ply + 1, Vec::new);
+            self.lists
+                .resize_with(ply + 1, || Vec::with_capacity(LIST_CAPACITY));
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
         legal_into(b, self.cd, &mut moves);
-        let found = self.expand(
-            b,
-            &mut moves,
-            budget,
-            progress,
-            recheck,
-            was_gap,
-            loser_to_move,
-        );
+        let found = if moves.is_empty() {
+            loser_to_move && in_check(b)
+        } else {
+            self.expand(b, &mut moves, budget, progress, recheck, was_gap)
+        };
         self.lists[ply] = moves;
         found
     }
 
-    /// The moves of a searched (not leaf) position `b`, in `moves`: see [`Search::search`].
-    #[allow(clippy::too_many_arguments)]
+    /// The moves of a searched (not leaf) position `b` that has some, in `moves`: see [`Search::search`].
     fn expand(
         &mut self,
         b: &Board,
@@ -322,170 +246,53 @@ impl Search<'_> {
         progress: bool,
         recheck: bool,
         was_gap: bool,
-        loser_to_move: bool,
     ) -> bool {
-        if moves.is_empty() {
-            return loser_to_move && in_check(b);
-        }
         // A sound cut: no mate below a proved blocked structure.
-        if recheck && blocked_reason(b, self.winner_color()).is_some() {
+        if recheck && blocked_reason(b, self.winner).is_some() {
             return false;
         }
-        let winners_turn = b.turn as usize == self.winner;
-        // The mating corner of this position (its colour follows the bishops on the board now: a promotion
-        // or a capture can change it, after CHA).
-        let (corner, king_target, block) = corner(b, self.winner);
-        let them = b.colors[b.turn as usize ^ 1];
-        let loser_must_promote = !winners_turn && loser_must_promote(b, self.winner);
-        let (locked, gap) = lock_state(b);
-        let in_gap = locked && (gap.is_some() || was_gap);
-        let loser_bishops = (b.roles[BISHOP_I] & b.colors[self.winner ^ 1]).count_ones();
-        let rewards = self.path.len() < REWARD_PLY;
-        let me = self.winner;
-        let classify = |m: u32| -> (i32, bool) {
-            let from = ((m >> 6) & 63) as usize;
-            let to = (m & 63) as usize;
-            let role = (m >> 16) as usize;
-            let capture = them & (1 << to) != 0 || (m >> 14) & 3 == 2;
-            let promotion = ((m >> 14) & 3 == 1).then_some((m >> 12) & 3);
-            // Progress (cost 0): the winner captures, pushes a pawn beyond its fifth rank, or brings its king
-            // (toward the square two ranks off the corner) or a knight (toward the corner) closer; the loser
-            // brings its king into the corner or a knight to the blocking square beside it, or pushes a
-            // pawn when only a promoted piece of its own could let the winner mate.
-            let slow = role == KING_I || role == KNIGHT_I;
-            let (mut reward, mut punish) = if winners_turn {
-                let rank = if me == 0 { to / 8 } else { 7 - to / 8 };
-                let target = if role == KING_I { king_target } else { corner };
-                (
-                    capture
-                        || (role == PAWN_I && rank >= 5)
-                        || (slow && closer(role, from, to, target)),
-                    false,
-                )
-            } else {
-                let target = if role == KING_I { corner } else { block };
-                if slow && closer(role, from, to, target) {
-                    (true, false)
-                } else if loser_must_promote {
-                    // Queen and rook promotions do not help (they are not what the winner needs).
-                    let useful = role == PAWN_I && !matches!(promotion, Some(2 | 3));
-                    (useful, !useful)
-                } else {
-                    (false, capture)
-                }
-            };
-            // Locked pawns and bishops only (after CHA's semi-blocked rule): once the line meets a gap
-            // between two facing pawns, only the winner's captures and the kings' walks toward the gap are
-            // progress, other king moves are normal and the rest is punished; before that, bishops heading
-            // for the mating corner are progress when the loser has more than one bishop.
-            if in_gap {
-                (reward, punish) = if capture && winners_turn {
-                    (true, false)
-                } else if role == KING_I {
-                    (gap.is_some_and(|g| closer(KING_I, from, to, g)), false)
-                } else {
-                    (false, true)
-                };
-            } else if locked && role == BISHOP_I && loser_bishops > 1 {
-                let target = if winners_turn { corner } else { block };
-                reward |= closer(BISHOP_I, from, to, target);
-            }
-            let reward = reward && rewards;
-            // Cost: 0 for progress, 1 normal (0 right after progress), more for moves that undo it.
-            let cost = if reward {
-                0
-            } else if punish {
-                PUNISH
-            } else if progress {
-                0
-            } else {
-                1
-            };
-            (cost, reward)
-        };
+        let order = Progress::new(
+            b,
+            self.winner,
+            progress,
+            was_gap,
+            self.path.len() < REWARD_PLY,
+        );
         // Progress first, then the rest, each in generation order (on CHA's vectors this found 21 more of the
         // 104 helpmates the generation order missed at the default limits). The short probe keeps generation
         // order: it looks for short mates, which progress-first lines would pass by for long ones. Each move
         // is tagged with its cost and whether it is progress here; the order is made by two passes below.
         for m in moves.iter_mut() {
-            let (cost, reward) = classify(*m);
-            *m |= (cost as u32) << 24 | (reward as u32) << 31;
+            let (cost, reward) = order.classify(*m);
+            *m = tagged(*m, cost, reward);
         }
-        let cost_of = |t: u32| (t >> 24 & 0x7F) as i32;
-        let deeper = self.path.len() + 1 < MAX_PLY;
-        // A loser's move into a leaf leaves the winner to move there: never a mate of the loser, so that child
-        // is not made.
-        let wanted = |t: u32| winners_turn || (deeper && budget - cost_of(t) >= 0);
-        // Ordered: progress moves first, then the rest, each in generation order (two passes over the list:
-        // `pass` 0 takes the progress moves, 1 the others; unordered, one pass takes all).
-        let two_passes = self.ordered;
-        let take = move |t: u32, pass: u8| !two_passes || (t >> 31 == 0) == (pass == 1);
-        // A winner's move into a leaf leaves the loser to move there, checkmated only when in check: where the
-        // children can be leaves, a move that gives no check (by the check info, without making it) is
-        // counted as a visited leaf and not made.
-        let checks = (winners_turn && (budget < 1 || !deeper)).then(|| CheckInfo::new(b));
+        let ply = self.path.len();
+        let winners_turn = order.winners_turn;
+        let mut children =
+            Children::new(b, self.cd, moves, budget, self.ordered, ply, winners_turn);
         // The next child is made (and its table slot fetched into the cache) before the search descends into
-        // the current one, so that the table's memory load overlaps with the work in between. A leaf child
-        // is made without its hashes (a leaf never reads the table).
-        let mut i = 0;
-        let mut pass = 0u8;
-        let mut quiet_leaves = 0u64;
-        // `room`: nodes left before the node limit; counting that many quiet leaves stops the search.
-        let make_next = |i: &mut usize,
-                         pass: &mut u8,
-                         quiet_leaves: &mut u64,
-                         tt: &Table,
-                         room: u64|
-         -> Option<(Board, u32)> {
-            loop {
-                while *i < moves.len() && !(wanted(moves[*i]) && take(moves[*i], *pass)) {
-                    *i += 1;
-                }
-                if *i == moves.len() {
-                    if !two_passes || *pass == 1 {
-                        return None;
-                    }
-                    (*i, *pass) = (0, 1);
-                    continue;
-                }
-                let t = moves[*i];
-                *i += 1;
-                let m = t & 0xFF_FFFF;
-                if deeper && budget - cost_of(t) >= 0 {
-                    let child = b.make::<true>(self.cd, m);
-                    tt.prefetch(child.key);
-                    return Some((child, t));
-                }
-                if checks.as_ref().and_then(|c| c.gives_check(m)) == Some(false) {
-                    *quiet_leaves += 1;
-                    if *quiet_leaves >= room {
-                        return None;
-                    }
-                    continue;
-                }
-                return Some((b.make::<false>(self.cd, m), t));
-            }
-        };
+        // the current one, so that the table's memory load overlaps with the work in between.
         let room = self.node_limit.saturating_sub(self.nodes);
-        let mut next = make_next(&mut i, &mut pass, &mut quiet_leaves, &self.tt, room);
-        if quiet_leaves > 0 && self.count(std::mem::take(&mut quiet_leaves)) {
+        let mut next = children.next(&self.tt, room);
+        if children.quiet_leaves > 0 && self.count(std::mem::take(&mut children.quiet_leaves)) {
             return false;
         }
         while let Some((child, t)) = next {
             let room = self.node_limit.saturating_sub(self.nodes);
-            next = make_next(&mut i, &mut pass, &mut quiet_leaves, &self.tt, room);
+            next = children.next(&self.tt, room);
             // The quiet leaves are counted before the descent, so that the node limit is kept exactly.
-            if quiet_leaves > 0 && self.count(std::mem::take(&mut quiet_leaves)) {
+            if children.quiet_leaves > 0 && self.count(std::mem::take(&mut children.quiet_leaves)) {
                 return false;
             }
-            let (m, reward) = (t & 0xFF_FFFF, t >> 31 == 1);
+            let m = untag(t);
             self.path.push(m);
+            let budget = budget - cost_of(t);
             if self.search(
                 &child,
-                budget - cost_of(t),
-                reward,
+                budget,
+                is_progress(t),
                 may_unblock(b, m),
-                in_gap,
+                order.in_gap,
             ) {
                 return true;
             }
@@ -517,43 +324,135 @@ impl Search<'_> {
     }
 }
 
+/// The children of a searched position, made one at a time in the search's order (progress moves first when
+/// ordered, then the rest, each in generation order: two passes over the tagged list, `pass` 0 taking the
+/// progress moves and 1 the others; unordered, one pass takes all).
+struct Children<'m> {
+    b: Board,
+    cd: &'m CastlingData,
+    moves: &'m [u32],
+    budget: i32,
+    two_passes: bool,
+    /// The children may be searched further (not leaves by the ply limit).
+    deeper: bool,
+    winners_turn: bool,
+    /// A winner's move into a leaf leaves the loser to move there, checkmated only when in check: where the
+    /// children can be leaves, a move that gives no check (by the check info, without making it) is counted
+    /// as a visited leaf ([`Children::quiet_leaves`]) and not made.
+    checks: Option<CheckInfo>,
+    i: usize,
+    pass: u8,
+    /// Quiet leaves counted and not yet reported to the node count.
+    quiet_leaves: u64,
+}
+
+impl<'m> Children<'m> {
+    fn new(
+        b: &Board,
+        cd: &'m CastlingData,
+        moves: &'m [u32],
+        budget: i32,
+        ordered: bool,
+        ply: usize,
+        winners_turn: bool,
+    ) -> Children<'m> {
+        let deeper = ply + 1 < MAX_PLY;
+        let checks = (winners_turn && (budget < 1 || !deeper)).then(|| CheckInfo::new(b));
+        Children {
+            b: *b,
+            cd,
+            moves,
+            budget,
+            two_passes: ordered,
+            deeper,
+            winners_turn,
+            checks,
+            i: 0,
+            pass: 0,
+            quiet_leaves: 0,
+        }
+    }
+
+    /// Whether the tagged move `t` is made at all: a loser's move into a leaf leaves the winner to move there,
+    /// never a mate of the loser, so that child is not made.
+    #[inline]
+    fn wanted(&self, t: u32) -> bool {
+        let pass_takes = !self.two_passes || (t >> 31 == 0) == (self.pass == 1);
+        pass_takes && (self.winners_turn || (self.deeper && self.budget - cost_of(t) >= 0))
+    }
+
+    /// The next child and its tagged move; `None` at the end, or when the quiet leaves counted reach `room`
+    /// (the nodes left before the node limit). A child to be searched further is made with its hashes and its
+    /// table slot fetched into the cache; a leaf child without hashes (a leaf never reads the table).
+    #[inline]
+    fn next(&mut self, tt: &Table, room: u64) -> Option<(Board, u32)> {
+        loop {
+            while self.i < self.moves.len() && !self.wanted(self.moves[self.i]) {
+                self.i += 1;
+            }
+            if self.i == self.moves.len() {
+                if !self.two_passes || self.pass == 1 {
+                    return None;
+                }
+                (self.i, self.pass) = (0, 1);
+                continue;
+            }
+            let t = self.moves[self.i];
+            self.i += 1;
+            let m = untag(t);
+            if self.deeper && self.budget - cost_of(t) >= 0 {
+                let child = self.b.make::<true>(self.cd, m);
+                tt.prefetch(child.key);
+                return Some((child, t));
+            }
+            if self.checks.as_ref().and_then(|c| c.gives_check(m)) == Some(false) {
+                self.quiet_leaves += 1;
+                if self.quiet_leaves >= room {
+                    return None;
+                }
+                continue;
+            }
+            return Some((self.b.make::<false>(self.cd, m), t));
+        }
+    }
+}
+
 /// What a move of the side to move must do to give check (after Stockfish's check info): the squares from
 /// which each role would attack the other king, and the side's own pieces whose leaving opens a line from
 /// one of its sliders to that king.
 struct CheckInfo {
-    king: usize,
-    squares: [u64; 6],
-    blockers: u64,
+    king: Square,
+    /// Per role (index), the squares it would give check from.
+    squares: [Bitboard; 6],
+    blockers: Bitboard,
 }
 
 impl CheckInfo {
     fn new(b: &Board) -> CheckInfo {
-        let us = b.turn as usize;
-        let them = us ^ 1;
-        let king = (b.roles[KING_I] & b.colors[them]).trailing_zeros() as usize;
-        let occ = b.colors[0] | b.colors[1];
+        let us = b.turn();
+        let king = b.king(!us).expect("a checked position has both kings");
+        let occ = b.occupied_all();
         let (diagonal, straight) = (
-            MagicSliders::bishop(king, occ),
-            MagicSliders::rook(king, occ),
+            piece_attacks(Role::Bishop, king, occ),
+            piece_attacks(Role::Rook, king, occ),
         );
-        let mut squares = [0; 6];
-        squares[PAWN_I] = PAWN[them][king];
-        squares[KNIGHT_I] = KNIGHT[king];
-        squares[BISHOP_I] = diagonal;
-        squares[ROOK_I] = straight;
-        squares[QUEEN_I] = diagonal | straight;
-        let r = &b.roles;
-        let ours = b.colors[us];
-        let mut snipers = ours
-            & ((MagicSliders::bishop(king, 0) & (r[BISHOP_I] | r[QUEEN_I]))
-                | (MagicSliders::rook(king, 0) & (r[ROOK_I] | r[QUEEN_I])));
-        let mut blockers = 0;
-        while snipers != 0 {
-            let between = between(king, snipers.trailing_zeros() as usize) & occ;
-            if between.count_ones() == 1 {
+        let mut squares = [Bitboard::EMPTY; 6];
+        squares[Role::Pawn.index()] = pawn_attacks(!us, king);
+        squares[Role::Knight.index()] = knight_attacks(king);
+        squares[Role::Bishop.index()] = diagonal;
+        squares[Role::Rook.index()] = straight;
+        squares[Role::Queen.index()] = diagonal | straight;
+        let ours = b.occupied(us);
+        let (queens, empty) = (b.role(Role::Queen), Bitboard::EMPTY);
+        let snipers = ours
+            & ((piece_attacks(Role::Bishop, king, empty) & (b.role(Role::Bishop) | queens))
+                | (piece_attacks(Role::Rook, king, empty) & (b.role(Role::Rook) | queens)));
+        let mut blockers = Bitboard::EMPTY;
+        for sniper in snipers {
+            let between = between(king, sniper) & occ;
+            if between.count() == 1 {
                 blockers |= between & ours;
             }
-            snipers &= snipers - 1;
         }
         CheckInfo {
             king,
@@ -562,52 +461,21 @@ impl CheckInfo {
         }
     }
 
-    /// Whether the legal move `m` gives check; `None` for castling, promotions and en passant (make them).
+    /// Whether the legal packed move `m` gives check; `None` for castling, promotions and en passant (make
+    /// them).
     #[inline]
     fn gives_check(&self, m: u32) -> Option<bool> {
-        if (m >> 14) & 3 != 0 {
+        let (mv, role) = unpack(m);
+        if mv.kind() != MoveKind::Normal {
             return None;
         }
-        let (from, to, role) = (
-            ((m >> 6) & 63) as usize,
-            (m & 63) as usize,
-            (m >> 16) as usize,
-        );
-        if self.squares[role] & (1 << to) != 0 {
+        let (from, to) = (mv.from(), mv.to());
+        if self.squares[role.index()].contains(to) {
             return Some(true);
         }
         // A blocker that leaves the line to the king uncovers check.
-        Some(self.blockers & (1 << from) != 0 && line(from, to) & (1 << self.king) == 0)
+        Some(self.blockers.contains(from) && !line(from, to).contains(self.king))
     }
-}
-
-/// Whether `b` is a locked pawn structure (no knights, rooks or queens; at least four White pawns each blocked
-/// by a Black pawn right in front; every file holds White pawns below the seventh rank exactly when it holds
-/// Black pawns above the second), and the lowest gap of such a structure: a square between a White pawn and a
-/// Black pawn two squares ahead of it, on ranks 3 to 6. For move ordering only (after CHA), never a proof.
-fn lock_state(b: &Board) -> (bool, Option<usize>) {
-    let r = &b.roles;
-    if r[KNIGHT_I] | r[ROOK_I] | r[QUEEN_I] != 0 {
-        return (false, None);
-    }
-    let (wp, bp) = (r[PAWN_I] & b.colors[0], r[PAWN_I] & b.colors[1]);
-    if ((wp << 8) & bp).count_ones() < 4 {
-        return (false, None);
-    }
-    let files = |bb: u64| {
-        let mut f = 0u8;
-        let mut bits = bb;
-        while bits != 0 {
-            f |= 1 << (bits.trailing_zeros() % 8);
-            bits &= bits - 1;
-        }
-        f
-    };
-    if files(wp & !0x00FF_0000_0000_0000) != files(bp & !0xFF00) {
-        return (false, None);
-    }
-    let gap = (wp << 8) & (bp >> 8) & 0x0000_FFFF_FFFF_0000;
-    (true, (gap != 0).then(|| gap.trailing_zeros() as usize))
 }
 
 /// A helpmate search from one root with iterative deepening (budgets from 0 up in growing steps, see
@@ -626,7 +494,7 @@ impl<'a> Helpmate<'a> {
     pub(super) fn new(
         root: &Board,
         cd: &'a CastlingData,
-        winner: usize,
+        winner: Color,
         local_limit: u64,
         max_budget: i32,
         size_hint: u64,
@@ -644,7 +512,7 @@ impl<'a> Helpmate<'a> {
                 stopped: None,
                 tt: Table::new(size_hint),
                 path: Vec::new(),
-                lists: Vec::new(),
+                lists: LISTS.take(),
                 ordered: true,
             },
             root: *root,
@@ -686,7 +554,7 @@ impl<'a> Helpmate<'a> {
 pub(super) fn helpmate_search(
     root: &Board,
     cd: &CastlingData,
-    winner: usize,
+    winner: Color,
     node_limit: u64,
     local_limit: u64,
     max_budget: i32,
@@ -747,7 +615,8 @@ mod tests {
                             assert_eq!(says, made, "{fen}: move {m:#x} in {b:?}");
                             tested += 1;
                             checks += usize::from(made);
-                            let direct = info.squares[(m >> 16) as usize] & 1 << (m & 63) != 0;
+                            let (mv, role) = unpack(m);
+                            let direct = info.squares[role.index()].contains(mv.to());
                             discovered += usize::from(made && !direct);
                         }
                     }

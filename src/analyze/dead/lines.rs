@@ -14,8 +14,8 @@
 
 use super::material::material_rule;
 use super::{in_check, legal};
-use crate::bitboard::board::{Board, CastlingData, PAWN_I, QUEEN_I, ROOK_I};
-use crate::types::Color;
+use crate::bitboard::board::{Board, CastlingData};
+use crate::types::{Color, Role};
 
 /// Plies of the lines explored.
 pub(super) const PLIES: u32 = 4;
@@ -47,9 +47,9 @@ pub(super) fn every_line(
 /// the 166 queries the scan proved by this proof, 12 have both more pawns, rooks and queens and more root
 /// moves.
 pub(super) fn may_end(root: &Board, winner: Color, root_moves: usize) -> bool {
-    let r = &root.roles;
-    let heavy = root.colors[winner.index()] & (r[PAWN_I] | r[ROOK_I] | r[QUEEN_I]);
-    heavy.count_ones() <= PLIES || root_moves <= GATE_MOVES
+    let heavy = root.occupied(winner)
+        & (root.role(Role::Pawn) | root.role(Role::Rook) | root.role(Role::Queen));
+    heavy.count() <= PLIES || root_moves <= GATE_MOVES
 }
 
 /// Root moves at most for the [`may_end`] gate with more heavy units than plies.
@@ -86,7 +86,7 @@ fn moves_end_well(
 ) -> bool {
     if moves.is_empty() {
         // Stalemate or the winner checkmated ends the game; the loser checkmated is the mate itself.
-        return b.turn as usize == winner.index() || !in_check(b);
+        return b.turn() == winner || !in_check(b);
     }
     plies > 0
         && moves.iter().all(|&m| {

@@ -1,8 +1,8 @@
 //! (a) Material: positions where a side can never checkmate whatever is played (FIDE 1.5, 5.2.2).
 
-use super::{DARK, LIGHT};
-use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
-use crate::types::Color;
+use crate::bitboard::board::Board;
+use crate::bitboard::Bitboard;
+use crate::types::{Color, Role};
 
 /// A material rule proving that `winner` can never checkmate in `b`, with its text; `None` when no rule applies.
 ///
@@ -83,41 +83,45 @@ pub(super) enum Rule {
 /// [`material_reason`] without its text.
 #[inline]
 pub(super) fn material_rule(b: &Board, winner: Color) -> Option<Rule> {
-    let w = winner.index();
-    let (wp, lp) = (b.colors[w], b.colors[w ^ 1]);
-    let r = &b.roles;
-    let w_others = wp & !r[KING_I];
-    if w_others == 0 {
+    let (wp, lp) = (b.occupied(winner), b.occupied(!winner));
+    let kings = b.role(Role::King);
+    let w_others = wp & !kings;
+    if w_others.is_empty() {
         return Some(Rule::OnlyKing);
     }
-    if r[PAWN_I] & wp != 0 || (r[ROOK_I] | r[QUEEN_I]) & wp != 0 {
+    if (b.role(Role::Pawn) | b.role(Role::Rook) | b.role(Role::Queen)).intersects(wp) {
         return None;
     }
-    let l_others = lp & !r[KING_I];
-    let (wn, wb) = (r[KNIGHT_I] & wp, r[BISHOP_I] & wp);
-    if wb == 0 && wn.count_ones() == 1 && l_others & !r[QUEEN_I] == 0 {
-        return Some(if l_others == 0 {
+    let l_others = lp & !kings;
+    let (wn, wb) = (
+        b.pieces(winner, Role::Knight),
+        b.pieces(winner, Role::Bishop),
+    );
+    if wb.is_empty() && wn.count() == 1 && (l_others & !b.role(Role::Queen)).is_empty() {
+        return Some(if l_others.is_empty() {
             Rule::KnightVsBareKing
         } else {
             Rule::KnightVsQueens
         });
     }
-    if wn == 0 && wb != 0 {
-        let colour = if wb & LIGHT == 0 {
-            DARK
-        } else if wb & DARK == 0 {
-            LIGHT
+    if wn.is_empty() && !wb.is_empty() {
+        let colour = if !wb.intersects(Bitboard::LIGHT) {
+            Bitboard::DARK
+        } else if !wb.intersects(Bitboard::DARK) {
+            Bitboard::LIGHT
         } else {
             return None;
         };
-        let l_bad = r[PAWN_I] | r[KNIGHT_I] | (r[BISHOP_I] & !colour);
-        let light = colour == LIGHT;
-        if l_others & l_bad == 0 {
-            return Some(if l_others & (r[ROOK_I] | r[QUEEN_I]) == 0 {
-                Rule::SameColourBishops { light }
-            } else {
-                Rule::BishopsAgainstHeavyPieces { light }
-            });
+        let l_bad = b.role(Role::Pawn) | b.role(Role::Knight) | (b.role(Role::Bishop) & !colour);
+        let light = colour == Bitboard::LIGHT;
+        if !l_others.intersects(l_bad) {
+            return Some(
+                if l_others.intersects(b.role(Role::Rook) | b.role(Role::Queen)) {
+                    Rule::BishopsAgainstHeavyPieces { light }
+                } else {
+                    Rule::SameColourBishops { light }
+                },
+            );
         }
     }
     None

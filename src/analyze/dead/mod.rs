@@ -9,15 +9,18 @@
 //! - [`Verdict::Winnable`] with a helpmate: legal moves from the position (both sides cooperating) that end in
 //!   checkmate of the other side. Every helpmate is replayed by the reference generator
 //!   ([`crate::reference`]) before it is returned; a failed replay is a bug and an [`Error::Mismatch`].
-//! - [`Verdict::Unwinnable`] with a [`Reason`]: insufficient material (a rule proved in the comments at
-//!   [`material_reason`]), a blocked structure (every pawn can never move or capture; the squares each piece
-//!   can ever reach are listed, and none lets the winner give check), or an exhausted search (every position
-//!   reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
+//! - [`Verdict::Unwinnable`] with a [`Reason`], each a proof written out where it is made: the game over
+//!   already (FIDE 5.1.1, 5.2.1); insufficient material ([`material_reason`]); every short line ends without
+//!   mate (`lines`); a blocked structure (`blocked`: every pawn can never move or capture; the squares each
+//!   piece can ever reach are listed, and none lets the winner give check); a fortress over the reachable pawn
+//!   configurations (`saturate`, with the tempo argument of `tempo`); or an exhausted search (`closure`: every
+//!   position reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
 //! - [`Verdict::Undetermined`]: a node or time limit was reached first.
 //!
-//! Soundness comes first: `Unwinnable` is only returned with one of the three proofs above; the helpmate
-//! search itself never proves anything unwinnable. The 50/75-move and repetition rules (FIDE 9) are ignored,
-//! as by the Chess Unwinnability Analyzer (CHA): the question is whether a mate exists at all.
+//! Soundness comes first: `Unwinnable` is only returned with one of the proofs above; the helpmate search
+//! itself (`helpmate`, ordered by the heuristics of `ordering`) never proves anything unwinnable. The
+//! 50/75-move and repetition rules (FIDE 9) are ignored, as by the Chess Unwinnability Analyzer (CHA): the
+//! question is whether a mate exists at all.
 //!
 //! Method (ideas from CHA by Miguel Ambrona, written afresh): material rules first, then the semi-static
 //! blocked-structure argument, then a cooperative helpmate search (iterative deepening where moves that make
@@ -31,13 +34,13 @@ mod fast_path;
 mod helpmate;
 mod lines;
 mod material;
+mod ordering;
 mod saturate;
 mod tempo;
 mod verdict;
 
 pub use material::material_reason;
 pub use saturate::fortress;
-use verdict::squares_of;
 pub use verdict::{DeadReport, Decision, Limit, Reason, Region, SideReport, Sides, Verdict};
 
 use blocked::blocked_reason;
@@ -45,21 +48,17 @@ use closure::Closure;
 use helpmate::{helpmate_search, Helpmate};
 use saturate::fortress_reason;
 
-use crate::bitboard::attacks::{MagicSliders, Sliders, KING, KNIGHT, PAWN};
-use crate::bitboard::board::{Board, CastlingData, BISHOP_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen::{self as mg};
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference::Mailbox;
-use crate::types::{Color, Move};
+use crate::types::{Color, Move, Role};
 use crate::validate::Checked;
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 
-/// Light squares (b1, a2, …, h8 is dark).
-pub(super) const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
-/// Dark squares (a1, h8, …).
-pub(super) const DARK: u64 = !LIGHT;
 /// Nodes of one iteration of the deepening helpmate search before it moves on to the next budget: half the
 /// query's node limit, at least this many. Measured on the 67 queries of CHA's vectors that a fixed share of
 /// 20,000 left undetermined, at 5,000,000 nodes: shares of 5,000, 20,000, 40,000, 160,000, 1,000,000 and
@@ -134,26 +133,6 @@ pub fn dead_report(pos: &Checked, limits: &Limits, chess960: bool) -> Result<Dea
 // ---------------------------------------------------------------------------------------------------------
 // Bitboard helpers.
 
-pub(super) fn attacks(role: usize, sq: usize, occ: u64) -> u64 {
-    match role {
-        KNIGHT_I => KNIGHT[sq],
-        BISHOP_I => MagicSliders::bishop(sq, occ),
-        ROOK_I => MagicSliders::rook(sq, occ),
-        QUEEN_I => MagicSliders::bishop(sq, occ) | MagicSliders::rook(sq, occ),
-        _ => KING[sq],
-    }
-}
-
-pub(super) fn pawn_attacks(pawns: u64, color: usize) -> u64 {
-    let mut out = 0;
-    let mut bits = pawns;
-    while bits != 0 {
-        out |= PAWN[color][bits.trailing_zeros() as usize];
-        bits &= bits - 1;
-    }
-    out
-}
-
 pub(super) fn in_check(b: &Board) -> bool {
     mg::checkers::<MagicSliders>(b) != 0
 }
@@ -181,15 +160,15 @@ pub(super) fn legal_into(b: &Board, cd: &CastlingData, out: &mut Vec<u32>) {
 
 /// The exact identity of a position (pieces, side to move, e.p. square, castling rights): no hash.
 pub(super) fn exact_key(b: &Board) -> [u64; 8] {
-    let r = &b.roles;
+    let role = |r: Role| b.role(r).0;
     [
-        r[PAWN_I],
-        r[KNIGHT_I],
-        r[BISHOP_I],
-        r[ROOK_I],
-        r[QUEEN_I],
-        b.colors[0],
-        b.colors[1],
+        role(Role::Pawn),
+        role(Role::Knight),
+        role(Role::Bishop),
+        role(Role::Rook),
+        role(Role::Queen),
+        b.occupied(Color::White).0,
+        b.occupied(Color::Black).0,
         b.turn as u64 | (b.ep as u64) << 8 | (b.castling as u64) << 16,
     ]
 }
@@ -335,260 +314,297 @@ fn decide_from(
     shared: &Root,
     deadline: Option<Instant>,
 ) -> Result<Decision> {
-    let (root, cd, prefix) = (shared.board, &shared.cd, &shared.prefix);
-    let finish = |verdict: Verdict, nodes: u64| -> Result<Decision> {
-        if let Verdict::Winnable { helpmate } = &verdict {
-            replay(pos, winner, helpmate)?;
-        }
-        Ok(Decision {
-            winner,
-            verdict,
-            nodes,
-        })
+    let query = Query {
+        winner,
+        limits,
+        shared,
+        deadline,
+        forced: shared.prefix.iter().map(|&m| mg::to_move(m)).collect(),
     };
-    if let Some(positions) = shared.repeated {
-        return finish(
-            Verdict::Unwinnable {
-                reason: Reason::ExhaustedSearch { positions },
-            },
-            positions,
-        );
+    let (verdict, nodes) = query.decide(memo);
+    if let Verdict::Winnable { helpmate } = &verdict {
+        replay(pos, winner, helpmate)?;
     }
-    let forced: Vec<Move> = prefix.iter().map(|&m| mg::to_move(m)).collect();
-    let wrap = |reason: Reason| {
-        if forced.is_empty() {
+    Ok(Decision {
+        winner,
+        verdict,
+        nodes,
+    })
+}
+
+/// One query of [`decide_from`]: the position after its forced moves and what the answer is wrapped in.
+struct Query<'a> {
+    winner: Color,
+    limits: &'a Limits,
+    shared: &'a Root,
+    deadline: Option<Instant>,
+    /// The forced moves played before `shared.board`.
+    forced: Vec<Move>,
+}
+
+impl Query<'_> {
+    /// The proof `reason` of the position after the forced moves, as a proof for the query's position.
+    fn unwinnable(&self, reason: Reason) -> Verdict {
+        let reason = if self.forced.is_empty() {
             reason
         } else {
             Reason::Forced {
-                moves: forced.clone(),
+                moves: self.forced.clone(),
                 then: Box::new(reason),
             }
-        }
-    };
-    let to_moves = |line: Vec<u32>| {
-        prefix
+        };
+        Verdict::Unwinnable { reason }
+    }
+
+    /// A helpmate `line` from the position after the forced moves, as a helpmate from the query's position.
+    fn winnable(&self, line: Vec<u32>) -> Verdict {
+        let helpmate = self
+            .shared
+            .prefix
             .iter()
             .copied()
             .chain(line)
             .map(mg::to_move)
-            .collect::<Vec<_>>()
-    };
-    // The game is over already (FIDE 5.1.1, 5.2.1).
-    if shared.count == 0 {
-        let verdict = if !in_check(&root) {
-            Verdict::Unwinnable {
-                reason: wrap(Reason::GameOver("stalemate")),
-            }
-        } else if root.turn as usize == winner.index() {
-            Verdict::Unwinnable {
-                reason: wrap(Reason::GameOver("checkmated")),
-            }
-        } else {
-            Verdict::Winnable {
-                helpmate: to_moves(Vec::new()),
-            }
-        };
-        return finish(verdict, 1);
+            .collect();
+        Verdict::Winnable { helpmate }
     }
-    if let Some(text) = material_reason(&root, winner) {
-        return finish(
-            Verdict::Unwinnable {
-                reason: wrap(Reason::InsufficientMaterial(text)),
-            },
-            1,
-        );
-    }
-    let total = limits.nodes.max(1);
-    // The short-lines proof needs every line to end within a few plies; the fast paths skip it where the
-    // winner has more pawns, rooks and queens than plies and the side to move many moves ([`lines::may_end`]).
-    let (proof, line_nodes) =
-        if (limits.scan || limits.quick) && !lines::may_end(&root, winner, shared.count as usize) {
-            (None, 0)
-        } else {
-            let moves = shared
-                .moves
-                .get_or_init(|| legal(&root, cd).as_slice().to_vec());
-            lines::every_line(&root, cd, winner, total, moves)
-        };
-    if let Some(positions) = proof {
-        return finish(
-            Verdict::Unwinnable {
-                reason: wrap(Reason::EveryLine {
-                    plies: lines::PLIES,
-                    positions,
-                }),
-            },
-            positions,
-        );
-    }
-    if let Some(reason) = blocked_reason(&root, winner) {
-        return finish(
-            Verdict::Unwinnable {
-                reason: wrap(reason),
-            },
-            1,
-        );
-    }
-    // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The quick
-    // and scan paths skip it where a pawn has an empty file ahead ([`free_pawn`]) or few pawns stand blocked
-    // ([`mostly_blocked`]).
-    let gated = (limits.scan || limits.quick) && !fast_path::fortress_may_hold(&root);
-    let fortress = if gated {
-        None
-    } else {
-        fortress_reason(&root, winner, deadline)
-    };
-    if let Some(reason) = fortress {
-        return finish(
-            Verdict::Unwinnable {
-                reason: wrap(reason),
-            },
-            1,
-        );
-    }
-    // The root counted one node (the short lines visited it first).
-    let mut nodes = line_nodes.max(1);
-    if limits.scan || limits.quick {
-        let (outcome, used) =
-            fast_path::small_search(&root, cd, winner, limits, total - nodes, deadline, memo);
-        let verdict = match outcome {
-            Closure::Mate(line) => Verdict::Winnable {
-                helpmate: to_moves(line),
-            },
-            Closure::Closed(positions) => Verdict::Unwinnable {
-                reason: wrap(Reason::ExhaustedSearch { positions }),
-            },
+
+    /// The verdict of a closure's outcome.
+    fn of_closure(&self, outcome: Closure) -> Verdict {
+        match outcome {
+            Closure::Mate(line) => self.winnable(line),
+            Closure::Closed(positions) => self.unwinnable(Reason::ExhaustedSearch { positions }),
             Closure::Stopped(limit) => Verdict::Undetermined { limit },
+        }
+    }
+
+    /// The node limit of the query.
+    fn total(&self) -> u64 {
+        self.limits.nodes.max(1)
+    }
+
+    /// The verdict and the nodes visited: the static proofs, then the quick and scan paths' small search or
+    /// the full search.
+    ///
+    /// The full search puts the costly proofs that the fast paths' gates hold back (the short lines where the
+    /// winner has more heavy units than plies and the side to move many moves, the fortress where a pawn runs
+    /// free or few pawns stand blocked: [`Proofs::HeldBack`]) after its helpmate probe: a helpmate found
+    /// first makes them moot (no proof of unwinnability holds where a helpmate exists, and every helpmate is
+    /// replayed), and on real game positions the probe finds one at once. They still run, in the same order,
+    /// before any longer search.
+    fn decide(&self, memo: &mut Memo) -> (Verdict, u64) {
+        let line_nodes = match self.static_proofs(Proofs::Gated, self.total()) {
+            Ok(decided) => return decided,
+            Err(line_nodes) => line_nodes,
         };
-        return finish(verdict, nodes + used);
+        // The root counted one node (the short lines visited it first).
+        let mut nodes = line_nodes.max(1);
+        if self.limits.scan || self.limits.quick {
+            let root = &self.shared.board;
+            let (outcome, used) = fast_path::small_search(
+                root,
+                &self.shared.cd,
+                self.winner,
+                self.limits,
+                self.total() - nodes,
+                self.deadline,
+                memo,
+            );
+            return (self.of_closure(outcome), nodes + used);
+        }
+        nodes = match self.probe(nodes) {
+            Ok(decided) => return decided,
+            Err(nodes) => nodes,
+        };
+        match self.static_proofs(Proofs::HeldBack, self.total() - nodes) {
+            Ok((verdict, used)) => (verdict, nodes + used),
+            Err(line_nodes) => self.search(nodes + line_nodes),
+        }
     }
-    // A short helpmate probe: most positions with material to mate have one within a few plies.
-    // (The root counted one node; every stage below gets at most the nodes left, so the limit holds exactly.)
-    let probe = (total - nodes).min(5_000);
-    let (found, used) = if probe > 0 {
-        helpmate_search(&root, cd, winner.index(), probe, probe, 2, deadline)
-    } else {
-        (Err(Limit::Nodes), 0)
-    };
-    nodes += used;
-    if let Ok(line) = found {
-        return finish(
-            Verdict::Winnable {
-                helpmate: to_moves(line),
-            },
-            nodes,
-        );
+
+    /// The proofs that need no search, in order: a forced line that repeats, the game over, material, every
+    /// short line ends, the blocked structure, the fortress over pawn configurations; the costly two only
+    /// where the fast paths' gates let them through ([`Proofs::Gated`]), or only where they hold them back
+    /// ([`Proofs::HeldBack`]: then nothing else), the short-lines proof visiting at most `left` positions. `Err`
+    /// with the nodes the short-lines proof visited when none holds. The nodes of a proof: the positions it
+    /// visited, or the root for a static one (counted in the first pass only, so that the node limit holds).
+    fn static_proofs(&self, which: Proofs, left: u64) -> std::result::Result<(Verdict, u64), u64> {
+        let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
+        let gated = which == Proofs::Gated;
+        let root_node = u64::from(gated);
+        if gated {
+            if let Some(decided) = self.cheap_proofs() {
+                return Ok(decided);
+            }
+        }
+        // The short-lines proof needs every line to end within a few plies; the gate holds it back where the
+        // winner has more pawns, rooks and queens than plies and the side to move many moves ([`lines::may_end`]).
+        let (proof, line_nodes) =
+            if left == 0 || lines::may_end(root, winner, self.shared.count as usize) != gated {
+                (None, 0)
+            } else {
+                let moves = self
+                    .shared
+                    .moves
+                    .get_or_init(|| legal(root, cd).as_slice().to_vec());
+                lines::every_line(root, cd, winner, left, moves)
+            };
+        if let Some(positions) = proof {
+            let reason = Reason::EveryLine {
+                plies: lines::PLIES,
+                positions,
+            };
+            return Ok((self.unwinnable(reason), positions));
+        }
+        if gated {
+            if let Some(reason) = blocked_reason(root, winner) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+        }
+        // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The
+        // gate holds it back where a pawn has an empty file ahead ([`fast_path::free_pawn`]) or few pawns stand
+        // blocked ([`fast_path::mostly_blocked`]).
+        if fast_path::fortress_may_hold(root) == gated {
+            if let Some(reason) = fortress_reason(root, winner, self.deadline) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+        }
+        Err(line_nodes)
     }
-    if matches!(found, Err(Limit::Time)) {
-        return finish(Verdict::Undetermined { limit: Limit::Time }, nodes);
+
+    /// The proofs that cost next to nothing: a forced line that repeats, the game over, material.
+    fn cheap_proofs(&self) -> Option<(Verdict, u64)> {
+        let (root, winner) = (&self.shared.board, self.winner);
+        if let Some(positions) = self.shared.repeated {
+            let verdict = Verdict::Unwinnable {
+                reason: Reason::ExhaustedSearch { positions },
+            };
+            return Some((verdict, positions));
+        }
+        // The game is over already (FIDE 5.1.1, 5.2.1).
+        if self.shared.count == 0 {
+            let verdict = if !in_check(root) {
+                self.unwinnable(Reason::GameOver("stalemate"))
+            } else if root.turn() == winner {
+                self.unwinnable(Reason::GameOver("checkmated"))
+            } else {
+                self.winnable(Vec::new())
+            };
+            return Some((verdict, 1));
+        }
+        let text = material_reason(root, winner)?;
+        Some((self.unwinnable(Reason::InsufficientMaterial(text)), 1))
     }
-    // Then alternate the closure (resumed up to each size: positions stored in all) with the helpmate search
-    // (each stage at most half the nodes left, and the number given): small positions are decided by the first
-    // closure, most winnable ones by the first search; a larger closure, a longer search, the largest closure,
-    // then the search with the rest. On CHA's vectors at 2,000,000 nodes, against one closure of 10,000 and one
-    // of 200,000 around a search of 100,000 (25 undetermined, 25.5 s, median of 5 runs): a middle search of
-    // 300,000 gave 26 and 21.7 s (median of 3), of 500,000 (kept) 25 and 19.6 s (one run); a noisy machine.
-    //
-    // The first stage is a search of 10,000 nodes: real game positions the probe misses are mostly found within
-    // it (the first 4,000 queries of CHA-Solver's tests/lichess.txt: 6.05 M nodes in all with the closure
-    // first, 4.38 M with this search first; the same verdicts), and small positions pay 10,000 nodes more.
-    let shares: &[(bool, u64)] = &[
-        (false, 10_000),
-        (true, 10_000),
-        (false, 100_000),
-        (true, 50_000),
-        (false, 500_000),
-        (true, 200_000),
-    ];
-    let mut run: Option<closure::Run> = None;
-    // One helpmate search for the two search stages: the second goes on where the first stopped.
-    let mut search: Option<Helpmate> = None;
-    let new_search = || {
-        Helpmate::new(
-            &root,
-            cd,
-            winner.index(),
-            (total / 2).max(ITERATION_NODES_MIN),
-            i32::MAX - 1,
-            total,
-            deadline,
-        )
-    };
-    for &(is_closure, share) in shares {
+
+    /// A short helpmate probe, `nodes` visited so far: most positions with material to mate have one within a
+    /// few plies. `Err` with the nodes visited when it decides nothing. (The root counted one node; every stage
+    /// gets at most the nodes left, so the limit holds exactly.)
+    fn probe(&self, nodes: u64) -> std::result::Result<(Verdict, u64), u64> {
+        let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
+        let probe = (self.total() - nodes).min(5_000);
+        let (found, used) = if probe > 0 {
+            helpmate_search(root, cd, winner, probe, probe, 2, self.deadline)
+        } else {
+            (Err(Limit::Nodes), 0)
+        };
+        let nodes = nodes + used;
+        match found {
+            Ok(line) => Ok((self.winnable(line), nodes)),
+            Err(Limit::Time) => Ok((Verdict::Undetermined { limit: Limit::Time }, nodes)),
+            Err(_) => Err(nodes),
+        }
+    }
+
+    /// The full search after the static proofs and the probe, `nodes` visited so far: the closure and the
+    /// helpmate search in turn ([`SHARES`]), then the search with the nodes left.
+    fn search(&self, mut nodes: u64) -> (Verdict, u64) {
+        let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
+        let total = self.total();
+        let mut run: Option<closure::Run> = None;
+        // One helpmate search for the two search stages: the second goes on where the first stopped.
+        let mut search: Option<Helpmate> = None;
+        let new_search = || {
+            Helpmate::new(
+                root,
+                cd,
+                winner,
+                (total / 2).max(ITERATION_NODES_MIN),
+                i32::MAX - 1,
+                total,
+                self.deadline,
+            )
+        };
+        for &(is_closure, share) in SHARES {
+            let left = total.saturating_sub(nodes);
+            if left == 0 {
+                break;
+            }
+            if is_closure {
+                let run = run.get_or_insert_with(|| closure::Run::new(root));
+                let before = run.len();
+                let outcome = run.run(cd, winner, share.min(before + left), self.deadline);
+                nodes += run.len() - before;
+                match outcome {
+                    Closure::Stopped(Limit::Nodes | Limit::Quick) => {}
+                    decided => return (self.of_closure(decided), nodes),
+                }
+            } else {
+                let (found, used) = search
+                    .get_or_insert_with(new_search)
+                    .run((left / 2).clamp(1, share));
+                nodes += used;
+                match found {
+                    Ok(line) => return (self.winnable(line), nodes),
+                    Err(Limit::Time) => {
+                        return (Verdict::Undetermined { limit: Limit::Time }, nodes)
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        // Out of nodes (said first: with `--quick` and a tiny limit, the limit is what stopped it).
         let left = total.saturating_sub(nodes);
         if left == 0 {
-            break;
+            let limit = Limit::Nodes;
+            return (Verdict::Undetermined { limit }, nodes);
         }
-        if is_closure {
-            let run = run.get_or_insert_with(|| closure::Run::new(&root));
-            let before = run.len();
-            let outcome = run.run(cd, winner, share.min(before + left), deadline);
-            nodes += run.len() - before;
-            match outcome {
-                Closure::Mate(line) => {
-                    return finish(
-                        Verdict::Winnable {
-                            helpmate: to_moves(line),
-                        },
-                        nodes,
-                    )
-                }
-                Closure::Closed(positions) => {
-                    return finish(
-                        Verdict::Unwinnable {
-                            reason: wrap(Reason::ExhaustedSearch { positions }),
-                        },
-                        nodes,
-                    )
-                }
-                Closure::Stopped(Limit::Time) => {
-                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
-                }
-                Closure::Stopped(_) => {}
-            }
-        } else {
-            let (found, used) = search
-                .get_or_insert_with(new_search)
-                .run((left / 2).clamp(1, share));
-            nodes += used;
-            match found {
-                Ok(line) => {
-                    return finish(
-                        Verdict::Winnable {
-                            helpmate: to_moves(line),
-                        },
-                        nodes,
-                    )
-                }
-                Err(Limit::Time) => {
-                    return finish(Verdict::Undetermined { limit: Limit::Time }, nodes)
-                }
-                Err(_) => {}
-            }
+        let (found, used) = search.get_or_insert_with(new_search).run(left);
+        nodes += used;
+        match found {
+            Ok(line) => (self.winnable(line), nodes),
+            Err(limit) => (Verdict::Undetermined { limit }, nodes),
         }
-    }
-    // Out of nodes (said first: with `--quick` and a tiny limit, the limit is what stopped it).
-    let left = total.saturating_sub(nodes);
-    if left == 0 {
-        return finish(
-            Verdict::Undetermined {
-                limit: Limit::Nodes,
-            },
-            nodes,
-        );
-    }
-    let (found, used) = search.get_or_insert_with(new_search).run(left);
-    nodes += used;
-    match found {
-        Ok(line) => finish(
-            Verdict::Winnable {
-                helpmate: to_moves(line),
-            },
-            nodes,
-        ),
-        Err(limit) => finish(Verdict::Undetermined { limit }, nodes),
     }
 }
+
+/// Which of the costly static proofs (the short lines, the fortress) a call of [`Query::static_proofs`] tries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Proofs {
+    /// Those the fast paths' gates let through, with the cheap proofs and the blocked structure.
+    Gated,
+    /// Only those the gates hold back (the full search tries them after its helpmate probe).
+    HeldBack,
+}
+
+/// The stages of the full search after the probe ([`Query::search`]): a closure (`true`, resumed up to each
+/// size: positions stored in all) or the helpmate search (`false`, each stage at most half the nodes left, and
+/// the number given). Small positions are decided by the first closure, most winnable ones by the first search;
+/// a larger closure, a longer search, the largest closure, then the search with the rest. On CHA's vectors at
+/// 2,000,000 nodes, against one closure of 10,000 and one of 200,000 around a search of 100,000 (25
+/// undetermined, 25.5 s, median of 5 runs): a middle search of 300,000 gave 26 and 21.7 s (median of 3), of
+/// 500,000 (kept) 25 and 19.6 s (one run); a noisy machine.
+///
+/// The first stage is a search of 10,000 nodes: real game positions the probe misses are mostly found within
+/// it (the first 4,000 queries of CHA-Solver's tests/lichess.txt: 6.05 M nodes in all with the closure first,
+/// 4.38 M with this search first; the same verdicts), and small positions pay 10,000 nodes more.
+const SHARES: &[(bool, u64)] = &[
+    (false, 10_000),
+    (true, 10_000),
+    (false, 100_000),
+    (true, 50_000),
+    (false, 500_000),
+    (true, 200_000),
+];
 
 /// A shortest helpmate for `winner` from `pos` (FIDE 1.5, 6.9), by the breadth-first closure over every
 /// reachable position with at most `max_positions` stored: `Ok(None)` when none is found within them (none
@@ -617,14 +633,14 @@ pub fn mate_within(pos: &Checked, winner: Color, plies: u32) -> bool {
     fn walk(
         b: &Board,
         cd: &CastlingData,
-        winner: usize,
+        winner: Color,
         left: u32,
         seen: &mut HashMap<[u64; 8], u32>,
     ) -> bool {
         let list = legal(b, cd);
         let moves = list.as_slice();
         if moves.is_empty() {
-            return b.turn as usize != winner && in_check(b);
+            return b.turn() != winner && in_check(b);
         }
         if left == 0 {
             return false;
@@ -640,5 +656,5 @@ pub fn mate_within(pos: &Checked, winner: Color, plies: u32) -> bool {
             .any(|&m| walk(&b.make::<false>(cd, m), cd, winner, left - 1, seen))
     }
     let (root, cd) = Board::from_setup(pos.setup());
-    walk(&root, &cd, winner.index(), plies, &mut HashMap::new())
+    walk(&root, &cd, winner, plies, &mut HashMap::new())
 }

@@ -11,10 +11,9 @@
 
 use super::blocked::{blocked_reason, flight_argument, region_attacks};
 use super::tempo::{tempo_argument, Entry};
-use super::{attacks, in_check, pawn_attacks, Reason, Region};
-use crate::bitboard::attacks::KING;
-use crate::bitboard::attacks::PAWN;
-use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
+use super::{in_check, Reason, Region};
+use crate::bitboard::board::Board;
+use crate::bitboard::{between, king_attacks, line, pawn_attacks, piece_attacks, Bitboard};
 use crate::types::{Color, Piece, Role, Square};
 use crate::validate::Checked;
 use hashbrown::HashMap;
@@ -28,31 +27,34 @@ const MAX_VISITS: usize = 60_000;
 /// Configurations decided by the tempo argument ([`tempo_argument`]) at most.
 const MAX_TEMPO: usize = 32;
 
-const RANK_1: u64 = 0xFF;
-const RANK_8: u64 = 0xFF << 56;
-
 /// The squares reachable from `seeds` by steps of `role` onto `passable` squares (lines stopped by `pawns`).
 /// The seeds themselves are kept even when not passable (a king standing in check from a pawn that just moved).
-fn flood(role: usize, seeds: u64, passable: u64, pawns: u64) -> u64 {
+fn flood(role: Role, seeds: Bitboard, passable: Bitboard, pawns: Bitboard) -> Bitboard {
     let mut reach = seeds;
     let mut frontier = seeds;
-    while frontier != 0 {
-        let mut next = 0;
-        let mut bits = frontier;
-        while bits != 0 {
-            next |= attacks(role, bits.trailing_zeros() as usize, pawns);
-            bits &= bits - 1;
-        }
-        next &= passable & !reach;
+    while !frontier.is_empty() {
+        let next = region_attacks(role, frontier, pawns) & passable & !reach;
         reach |= next;
         frontier = next;
     }
     reach
 }
 
+/// A pawn configuration: the squares of the white and of the black pawns (indexed by [`Color::index`]).
+type Pawns = [Bitboard; 2];
+
+/// The pieces of a set of piece indices (bit i = piece i) as a set.
+type PieceSet = u64;
+
 /// One abstract move: the pawn configuration after it; for a piece capturing a pawn, that piece (index) and the
-/// square it lands on; the pieces that may have been captured by then (bit i = piece i); the colour that moved.
-type Step = ([u64; 2], Option<(usize, usize)>, u64, usize);
+/// square it lands on; the pieces that may have been captured by then; the colour that moved.
+#[derive(Clone, Copy)]
+struct Step {
+    pawns: Pawns,
+    capturer: Option<(usize, Square)>,
+    captured: PieceSet,
+    color: Color,
+}
 
 /// The squares `defender`'s pieces (its king and other pieces, not its pawns) can never reach in `pos`, when
 /// the blocked-structure argument, or else the fortress proof over pawn configurations
@@ -61,19 +63,19 @@ type Step = ([u64; 2], Option<(usize, usize)>, u64, usize);
 /// current pawn squares are left out.
 pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
     let (root, _) = Board::from_setup(pos.setup());
-    let pawns = root.roles[PAWN_I];
-    if pawns == 0 {
+    let pawns = root.role(Role::Pawn);
+    if pawns.is_empty() {
         return None;
     }
     if let Some(Reason::Blocked { regions, .. }) = blocked_reason(&root, !defender) {
         let reach = regions
             .iter()
             .filter(|r| r.piece.color == defender)
-            .fold(0, |acc, r| acc | r.reach);
-        return Some(!reach & !pawns);
+            .fold(Bitboard::EMPTY, |acc, r| acc | Bitboard(r.reach));
+        return Some((!reach & !pawns).0);
     }
     let proof = saturate(&root, !defender, None)?;
-    Some(!proof.ever[defender.index()] & !pawns)
+    Some((!proof.ever[defender.index()] & !pawns).0)
 }
 
 /// Whether a king of colour `c`, standing on a square of `from`, that captures the pawn on `p` (pawns `after`
@@ -93,101 +95,83 @@ pub fn fortress(pos: &Checked, defender: Color) -> Option<u64> {
 /// (before a pawn or `p`) meets the region of a winner's bishop, rook or queen moving along it. When no such
 /// line exists the position is stalemate (5.2.1).
 fn capture_ends_game(
-    c: usize,
-    p: usize,
-    from: u64,
-    after: [u64; 2],
-    pieces: &[(usize, usize)],
-    reg: &[u64],
-    winner: usize,
+    c: Color,
+    p: Square,
+    from: Bitboard,
+    after: Pawns,
+    pieces: &[Piece],
+    reg: &[Bitboard],
+    winner: Color,
 ) -> bool {
-    let them = c ^ 1;
+    let them = !c;
     if pieces
         .iter()
-        .any(|&(color, role)| color == them && role != KING_I)
+        .any(|piece| piece.color == them && piece.role != Role::King)
     {
         return false;
     }
-    let Some(king) = pieces.iter().position(|&(color, _)| color == them) else {
+    let Some(king) = pieces.iter().position(|piece| piece.color == them) else {
         return false;
     };
-    let (own, theirs) = (after[them], after[c]);
+    let (own, theirs) = (after[them.index()], after[c.index()]);
     let pawns = own | theirs;
-    let pbit = 1u64 << p;
+    let walls = pawns.with(p);
     let capturer_pieces = pieces
         .iter()
         .zip(reg)
-        .filter(|&(&(color, role), _)| color == c && role != KING_I)
-        .fold(0, |acc, (_, &r)| acc | r);
-    let mut bits = own;
-    while bits != 0 {
-        let s = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        let front = if them == 0 { s + 8 } else { s - 8 };
-        if (pawns | pbit) & (1u64 << front) == 0 || PAWN[them][s] & (theirs | capturer_pieces) != 0
-        {
-            return false;
-        }
+        .filter(|&(piece, _)| piece.color == c && piece.role != Role::King)
+        .fold(Bitboard::EMPTY, |acc, (_, &r)| acc | r);
+    // Every pawn of the opponent stopped: the square in front filled, nothing to capture diagonally ahead.
+    if own.iter().any(|s| {
+        !walls.intersects(Bitboard::from_square(s).forward(them))
+            || pawn_attacks(them, s).intersects(theirs | capturer_pieces)
+    }) {
+        return false;
     }
-    let illegal = own | pawn_attacks(theirs, c) | KING[p] | pbit;
-    let places = reg[king] & !KING[p] & !pbit;
-    let mut qs = places;
-    while qs != 0 {
-        let q = qs.trailing_zeros() as usize;
-        qs &= qs - 1;
-        if KING[q] & !illegal != 0 {
-            return false;
-        }
+    let illegal = own | theirs.pawn_attacks(c) | king_attacks(p) | Bitboard::from_square(p);
+    let places = reg[king] & !king_attacks(p) & !Bitboard::from_square(p);
+    if places
+        .iter()
+        .any(|q| !(king_attacks(q) & !illegal).is_empty())
+    {
+        return false;
     }
     if them == winner {
         return true;
     }
-    let on_board = |f: i32, r: i32| (0..8).contains(&f) && (0..8).contains(&r);
-    let mut qs = places;
-    while qs != 0 {
-        let q = qs.trailing_zeros() as i32;
-        qs &= qs - 1;
-        let mut origins = from & KING[p];
-        while origins != 0 {
-            let f = origins.trailing_zeros() as i32;
-            origins &= origins - 1;
-            let (df, dr) = (f % 8 - q % 8, f / 8 - q / 8);
-            if !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
-                continue;
-            }
-            let (sf, sr) = (df.signum(), dr.signum());
-            let mover = if sf != 0 && sr != 0 { BISHOP_I } else { ROOK_I };
-            let (mut cf, mut cr) = (q % 8 + sf, q / 8 + sr);
-            let mut clear = true;
-            while (cf, cr) != (f % 8, f / 8) {
-                if (pawns | pbit) & (1u64 << (cr * 8 + cf)) != 0 {
-                    clear = false;
-                    break;
-                }
-                cf += sf;
-                cr += sr;
-            }
-            if !clear {
-                continue;
-            }
-            let (mut cf, mut cr) = (f % 8 + sf, f / 8 + sr);
-            while on_board(cf, cr) {
-                let bit = 1u64 << (cr * 8 + cf);
-                if (pawns | pbit) & bit != 0 {
-                    break;
-                }
-                let checker = pieces.iter().zip(reg).any(|(&(color, role), &r)| {
-                    color == c && (role == mover || role == QUEEN_I) && r & bit != 0
-                });
-                if checker {
-                    return false;
-                }
-                cf += sf;
-                cr += sr;
-            }
+    // A check discovered by the capturing king's leaving `f`: from a capturer's slider beyond `f`, on the line
+    // from the opponent's king on `q` through `f`.
+    let discovered = |q: Square, f: Square| {
+        if line(q, f).is_empty() || between(q, f).intersects(walls) {
+            return false;
         }
-    }
-    true
+        let (sf, sr) = (
+            (i32::from(f.file()) - i32::from(q.file())).signum(),
+            (i32::from(f.rank()) - i32::from(q.rank())).signum(),
+        );
+        let mover = if sf != 0 && sr != 0 {
+            Role::Bishop
+        } else {
+            Role::Rook
+        };
+        let beyond = std::iter::successors(Some(f), |s| {
+            Square::from_coords(i32::from(s.file()) + sf, i32::from(s.rank()) + sr)
+        })
+        .skip(1)
+        .take_while(|&s| !walls.contains(s));
+        let checker = |s: Square| {
+            pieces.iter().zip(reg).any(|(piece, r)| {
+                piece.color == c
+                    && (piece.role == mover || piece.role == Role::Queen)
+                    && r.contains(s)
+            })
+        };
+        { beyond }.any(checker)
+    };
+    let origins = from & king_attacks(p);
+    !places
+        .iter()
+        .any(|q| origins.iter().any(|f| discovered(q, f)))
 }
 
 /// The fortress proof for `winner` in `b`: `Some(Reason::Fortress)` when, in every pawn configuration reachable
@@ -264,377 +248,539 @@ pub(super) struct Saturated {
     /// The proof (a [`Reason::Fortress`]).
     pub(super) reason: Reason,
     /// Per colour, every square one of its non-pawn pieces may ever stand on, in any pawn configuration.
-    pub(super) ever: [u64; 2],
+    pub(super) ever: [Bitboard; 2],
 }
 
 /// The fortress proof ([`fortress_reason`]) with the union of all regions.
 pub(super) fn saturate(b: &Board, winner: Color, deadline: Option<Instant>) -> Option<Saturated> {
-    let pawns0 = b.roles[PAWN_I];
-    if pawns0 == 0 {
-        return None;
-    }
-    let w = winner.index();
-    // The root's non-pawn pieces: (colour, role) and square.
-    let mut pieces: Vec<(usize, usize)> = Vec::new();
-    let mut squares: Vec<usize> = Vec::new();
-    let mut bits = (b.colors[0] | b.colors[1]) & !pawns0;
-    while bits != 0 {
-        let sq = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        let bit = 1u64 << sq;
-        pieces.push((usize::from(b.colors[1] & bit != 0), b.role_on(bit)));
-        squares.push(sq);
-    }
-    let n = pieces.len();
-    if n > 64 {
-        return None;
-    }
-    let mut keys: Vec<[u64; 2]> = vec![[pawns0 & b.colors[0], pawns0 & b.colors[1]]];
-    let mut index: HashMap<[u64; 2], u32> = HashMap::new();
-    index.insert(keys[0], 0);
-    let mut seeds: Vec<u64> = squares.iter().map(|&s| 1u64 << s).collect();
-    let mut regions: Vec<u64> = vec![0; n];
-    // Per state, the pieces (bit i = pieces[i]) that may have been captured on some way to it.
-    let mut captured: Vec<u64> = vec![0];
-    let mut visited = vec![false];
-    let mut queued = vec![true];
-    let mut queue: VecDeque<usize> = VecDeque::from([0]);
-    let mut att = vec![0u64; n];
-    let mut reach = vec![0u64; n];
-    let mut steps: Vec<Step> = Vec::new();
+    let mut search = Search::new(b, winner)?;
     let mut visits = 0;
-    let kings: u64 = (0..n)
-        .filter(|&i| pieces[i].1 == KING_I)
-        .fold(0, |acc, i| acc | 1 << i);
-    // The tempo argument (tempo.rs) for configurations where the final step fails: only when the loser has
-    // nothing but its king and pawns, and no castling right remains. Per configuration, the colours whose move
-    // may enter it (bit c), and the configurations it decided.
-    let loser_king = pieces.iter().position(|&(c, r)| c != w && r == KING_I);
-    let winner_king = pieces.iter().position(|&(c, r)| c == w && r == KING_I);
-    let tempo_kings = match (loser_king, winner_king) {
-        (Some(l), Some(k))
-            if b.castling == 0 && pieces.iter().all(|&(c, r)| c == w || r == KING_I) =>
-        {
-            Some((l, k))
-        }
-        _ => None,
-    };
-    let root_check = in_check(b);
-    let root_loser_to_move = b.turn as usize != w;
-    let mut entered_by: Vec<u8> = vec![0];
-    let mut flagged: Vec<usize> = Vec::new();
-    // Every way play may enter configuration `s`: the root (configuration 0 is never entered again: every
-    // transition advances a pawn or removes one), or a move of a colour in `entered_by[s]` (the other colour then
-    // to move; the loser possibly in check after the winner's), with the kings on their seed squares.
-    let entries = |s: usize, seeds: &[u64], entered_by: &[u8], (l, k): (usize, usize)| {
-        let (loser, winner) = (seeds[s * n + l], seeds[s * n + k]);
-        let mut out = Vec::new();
-        if s == 0 {
-            out.push(Entry {
-                loser,
-                winner,
-                loser_to_move: root_loser_to_move,
-                check: root_check,
-            });
-        }
-        for c in 0..2 {
-            if entered_by[s] & (1 << c) != 0 {
-                out.push(Entry {
-                    loser,
-                    winner,
-                    loser_to_move: c == w,
-                    check: true,
-                });
-            }
-        }
-        out
-    };
-    while let Some(s) = queue.pop_front() {
-        queued[s] = false;
+    while let Some(s) = search.queue.pop_front() {
+        search.states[s].queued = false;
         visits += 1;
         if visits > MAX_VISITS
             || (visits % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d))
         {
             return None;
         }
-        let [wp, bp] = keys[s];
-        let pawns = wp | bp;
-        let patt = [pawn_attacks(wp, 0), pawn_attacks(bp, 1)];
-        let seed = &seeds[s * n..(s + 1) * n];
-        // Sure pieces: on one square for as long as these pawns stand (region one square), never captured on
-        // the way here (kings never are) and never capturable here (no enemy region meets their square).
-        // Start from every candidate and drop those the regions refute, until the two agree.
-        // (None while castling rights remain: in Chess960 castling may swap a king and a rook, both one-square
-        // regions otherwise.)
-        let mut sure: u64 = (0..n)
-            .filter(|&i| {
-                b.castling == 0
-                    && seed[i].count_ones() == 1
-                    && (kings | !captured[s]) & (1 << i) != 0
-            })
-            .fold(0, |acc, i| acc | 1 << i);
-        loop {
-            let mut on = [0u64; 2];
-            // Squares each king may not step on beyond the pawn attacks: next to a sure enemy king (FIDE
-            // 3.8.2), attacked by a sure enemy knight.
-            let mut guarded = [patt[1], patt[0]];
-            for i in 0..n {
-                if sure & (1 << i) != 0 {
-                    let (color, role) = pieces[i];
-                    on[color] |= seed[i];
-                    let sq = seed[i].trailing_zeros() as usize;
-                    if role == KING_I || role == KNIGHT_I {
-                        guarded[color ^ 1] |= attacks(role, sq, 0);
-                    }
-                }
-            }
-            let occ = pawns | on[0] | on[1];
-            for i in 0..n {
-                let (color, role) = pieces[i];
-                let mut passable = !pawns & !(on[color] & !seed[i]);
-                if role == KING_I {
-                    passable &= !guarded[color];
-                }
-                reach[i] = flood(role, seed[i], passable, occ);
-            }
-            let mut side = [0u64; 2];
-            for i in 0..n {
-                side[pieces[i].0] |= reach[i];
-            }
-            let still = (0..n)
-                .filter(|&i| {
-                    sure & (1 << i) != 0
-                        && reach[i].count_ones() == 1
-                        && reach[i] & side[pieces[i].0 ^ 1] == 0
-                })
-                .fold(0, |acc, i| acc | 1 << i);
-            if still == sure {
-                break;
-            }
-            sure = still;
+        search.visit(s)?;
+    }
+    search.finish()
+}
+
+/// One pawn configuration of the search ([`Search`]).
+struct State {
+    pawns: Pawns,
+    /// The pieces that may have been captured on some way to it.
+    captured: PieceSet,
+    /// The colours whose move may enter it (bit [`Color::index`]).
+    entered_by: u8,
+    visited: bool,
+    queued: bool,
+}
+
+impl State {
+    fn new(pawns: Pawns) -> State {
+        State {
+            pawns,
+            captured: 0,
+            entered_by: 0,
+            visited: false,
+            queued: false,
         }
-        let mut changed = !visited[s];
-        visited[s] = true;
+    }
+}
+
+/// The fortress proof's search over pawn configurations ([`fortress_reason`] proves it): the configurations
+/// met, and per configuration and per non-pawn piece of the root its seed squares (where it may stand on
+/// entering) and its region (the flood of the seeds).
+struct Search<'b> {
+    b: &'b Board,
+    winner: Color,
+    /// The root's non-pawn pieces and their squares.
+    pieces: Vec<Piece>,
+    squares: Vec<Square>,
+    /// The kings among them.
+    kings: PieceSet,
+    states: Vec<State>,
+    index: HashMap<Pawns, u32>,
+    /// Per configuration `s`, `pieces.len()` entries from `s * pieces.len()`.
+    seeds: Vec<Bitboard>,
+    regions: Vec<Bitboard>,
+    queue: VecDeque<usize>,
+    /// Scratch: the regions being computed, their attacks, the transitions of one configuration.
+    reach: Vec<Bitboard>,
+    att: Vec<Bitboard>,
+    steps: Vec<Step>,
+    /// The tempo argument (tempo.rs) for configurations where the final step fails: only when the loser has
+    /// nothing but its king and pawns, and no castling right remains; (loser's king, winner's king) indices.
+    tempo_kings: Option<(usize, usize)>,
+    root_check: bool,
+    /// The configurations the tempo argument decided.
+    flagged: Vec<usize>,
+}
+
+impl<'b> Search<'b> {
+    fn new(b: &'b Board, winner: Color) -> Option<Search<'b>> {
+        let pawns0 = b.role(Role::Pawn);
+        if pawns0.is_empty() {
+            return None;
+        }
+        let squares: Vec<Square> = (b.occupied_all() & !pawns0).iter().collect();
+        let pieces = squares
+            .iter()
+            .map(|&sq| b.piece_at(sq))
+            .collect::<Option<Vec<Piece>>>()?;
+        let n = pieces.len();
+        if n > 64 {
+            return None;
+        }
+        let root = Color::ALL.map(|c| b.pieces(c, Role::Pawn));
+        let king_of = |c: Color| {
+            pieces
+                .iter()
+                .position(|p| p.color == c && p.role == Role::King)
+        };
+        let tempo_kings = match (king_of(!winner), king_of(winner)) {
+            (Some(l), Some(k))
+                if !b.has_castling()
+                    && pieces
+                        .iter()
+                        .all(|p| p.color == winner || p.role == Role::King) =>
+            {
+                Some((l, k))
+            }
+            _ => None,
+        };
+        let mut root_state = State::new(root);
+        root_state.queued = true;
+        Some(Search {
+            b,
+            winner,
+            kings: (0..n)
+                .filter(|&i| pieces[i].role == Role::King)
+                .fold(0, |acc, i| acc | 1 << i),
+            seeds: squares.iter().map(|&s| Bitboard::from_square(s)).collect(),
+            regions: vec![Bitboard::EMPTY; n],
+            pieces,
+            squares,
+            states: vec![root_state],
+            index: HashMap::from_iter([(root, 0)]),
+            queue: VecDeque::from([0]),
+            reach: vec![Bitboard::EMPTY; n],
+            att: vec![Bitboard::EMPTY; n],
+            steps: Vec::new(),
+            tempo_kings,
+            root_check: in_check(b),
+            flagged: Vec::new(),
+        })
+    }
+
+    fn n(&self) -> usize {
+        self.pieces.len()
+    }
+
+    fn seeds(&self, s: usize) -> &[Bitboard] {
+        &self.seeds[s * self.n()..(s + 1) * self.n()]
+    }
+
+    fn regions(&self, s: usize) -> &[Bitboard] {
+        &self.regions[s * self.n()..(s + 1) * self.n()]
+    }
+
+    /// Every way play may enter configuration `s`: the root (configuration 0 is never entered again: every
+    /// transition advances a pawn or removes one), or a move of a colour in its `entered_by` (the other colour
+    /// then to move; the loser possibly in check after the winner's), with the kings on their seed squares.
+    fn entries(&self, s: usize, (l, k): (usize, usize)) -> Vec<Entry> {
+        let seed = self.seeds(s);
+        let (loser, winner) = (seed[l], seed[k]);
+        let mut out = Vec::new();
+        if s == 0 {
+            out.push(Entry {
+                loser,
+                winner,
+                loser_to_move: self.b.turn() != self.winner,
+                check: self.root_check,
+            });
+        }
+        for c in Color::ALL {
+            if self.states[s].entered_by & (1 << c.index()) != 0 {
+                out.push(Entry {
+                    loser,
+                    winner,
+                    loser_to_move: c == self.winner,
+                    check: true,
+                });
+            }
+        }
+        out
+    }
+
+    /// (Re)compute configuration `s`: its regions and sure pieces, the final step (or the tempo argument), and
+    /// its transitions to the next configurations. `None` when the proof fails.
+    fn visit(&mut self, s: usize) -> Option<()> {
+        let sure = self.sure_regions(s);
+        let mut changed = !self.states[s].visited;
+        self.states[s].visited = true;
+        let n = self.n();
         for i in 0..n {
-            if reach[i] != regions[s * n + i] {
-                regions[s * n + i] = reach[i];
+            if self.reach[i] != self.regions[s * n + i] {
+                self.regions[s * n + i] = self.reach[i];
                 changed = true;
             }
         }
         if !changed {
-            continue;
+            return Some(());
         }
-        let reg = &regions[s * n..(s + 1) * n];
-        for i in 0..n {
-            att[i] = region_attacks(pieces[i].1, reg[i], pawns);
-        }
-        if !flight_argument(pawns, patt[w], w, &pieces, reg, &att) {
-            // The tempo argument instead; it is monotone too, so a failure now is final. It is repeated at the
-            // end with the final regions and entries (so here only the first time a state needs it).
-            let kings = tempo_kings?;
-            if !flagged.contains(&s) {
-                if flagged.len() >= MAX_TEMPO {
-                    return None;
+        self.final_step(s)?;
+        self.transitions(s, sure)?;
+        self.apply(s)
+    }
+
+    /// The regions of configuration `s` from its seeds, into `reach`, and its sure pieces: on one square for as
+    /// long as these pawns stand (region one square), never captured on the way here (kings never are) and
+    /// never capturable here (no enemy region meets their square). Start from every candidate and drop those
+    /// the regions refute, until the two agree. (None while castling rights remain: in Chess960 castling may
+    /// swap a king and a rook, both one-square regions otherwise.)
+    fn sure_regions(&mut self, s: usize) -> PieceSet {
+        let n = self.n();
+        let [wp, bp] = self.states[s].pawns;
+        let pawns = wp | bp;
+        let patt = [wp.pawn_attacks(Color::White), bp.pawn_attacks(Color::Black)];
+        let seed = &self.seeds[s * n..(s + 1) * n];
+        let captured = self.states[s].captured;
+        let castling = self.b.has_castling();
+        let mut sure: PieceSet = (0..n)
+            .filter(|&i| {
+                !castling && seed[i].count() == 1 && (self.kings | !captured) & (1 << i) != 0
+            })
+            .fold(0, |acc, i| acc | 1 << i);
+        loop {
+            let mut on = [Bitboard::EMPTY; 2];
+            // Squares each king may not step on beyond the pawn attacks: next to a sure enemy king (FIDE
+            // 3.8.2), attacked by a sure enemy knight.
+            let mut guarded = [patt[1], patt[0]];
+            for (i, piece) in self.pieces.iter().enumerate() {
+                if sure & (1 << i) != 0 {
+                    on[piece.color.index()] |= seed[i];
+                    if let (Role::King | Role::Knight, Some(sq)) = (piece.role, seed[i].first()) {
+                        guarded[(!piece.color).index()] |=
+                            piece_attacks(piece.role, sq, Bitboard::EMPTY);
+                    }
                 }
-                let entry = entries(s, &seeds, &entered_by, kings);
-                tempo_argument(pawns, patt[w], w, &pieces, reg, &att, &entry)?;
-                flagged.push(s);
             }
+            let occ = pawns | on[0] | on[1];
+            for (i, piece) in self.pieces.iter().enumerate() {
+                let mut passable = !pawns & !(on[piece.color.index()] & !seed[i]);
+                if piece.role == Role::King {
+                    passable &= !guarded[piece.color.index()];
+                }
+                self.reach[i] = flood(piece.role, seed[i], passable, occ);
+            }
+            let mut side = [Bitboard::EMPTY; 2];
+            for (i, piece) in self.pieces.iter().enumerate() {
+                side[piece.color.index()] |= self.reach[i];
+            }
+            let still = (0..n)
+                .filter(|&i| {
+                    sure & (1 << i) != 0
+                        && self.reach[i].count() == 1
+                        && !self.reach[i].intersects(side[(!self.pieces[i].color).index()])
+                })
+                .fold(0, |acc, i| acc | 1 << i);
+            if still == sure {
+                return sure;
+            }
+            sure = still;
         }
+    }
+
+    /// The final step in configuration `s` ([`flight_argument`]), else the tempo argument; both are monotone, so
+    /// a failure now is final. The tempo argument is repeated at the end with the final regions and entries
+    /// (so here only the first time a configuration needs it).
+    fn final_step(&mut self, s: usize) -> Option<()> {
+        let n = self.n();
+        let pawns = self.states[s].pawns;
+        let all = pawns[0] | pawns[1];
+        let w = self.winner;
+        let winner_pawn_att = pawns[w.index()].pawn_attacks(w);
+        for i in 0..n {
+            self.att[i] = region_attacks(self.pieces[i].role, self.regions[s * n + i], all);
+        }
+        let reg = self.regions(s);
+        if flight_argument(all, winner_pawn_att, w, &self.pieces, reg, &self.att) {
+            return Some(());
+        }
+        let kings = self.tempo_kings?;
+        if !self.flagged.contains(&s) {
+            if self.flagged.len() >= MAX_TEMPO {
+                return None;
+            }
+            let entry = self.entries(s, kings);
+            tempo_argument(
+                all,
+                winner_pawn_att,
+                w,
+                &self.pieces,
+                reg,
+                &self.att,
+                &entry,
+            )?;
+            self.flagged.push(s);
+        }
+        Some(())
+    }
+
+    /// The transitions out of configuration `s` (steps 2 and 3 of the proof), into `steps`; `None` when one
+    /// reaches the last rank (a promotion ends the proof).
+    fn transitions(&mut self, s: usize, sure: PieceSet) -> Option<()> {
+        let n = self.n();
+        let pawns = self.states[s].pawns;
+        let reg = &self.regions[s * n..(s + 1) * n];
         // What a king may not capture or step next to, and the pieces that may be captured while these pawns
         // stand (some enemy region meets theirs).
-        let mut side = [0u64; 2];
-        let mut sure_sq = 0;
-        let mut guarded = [patt[1], patt[0]];
-        for i in 0..n {
-            side[pieces[i].0] |= reg[i];
+        let mut side = [Bitboard::EMPTY; 2];
+        let mut sure_sq = Bitboard::EMPTY;
+        let mut guarded = [
+            pawns[1].pawn_attacks(Color::Black),
+            pawns[0].pawn_attacks(Color::White),
+        ];
+        for (i, piece) in self.pieces.iter().enumerate() {
+            side[piece.color.index()] |= reg[i];
             if sure & (1 << i) != 0 {
                 sure_sq |= reg[i];
-                let (color, role) = pieces[i];
-                if role == KING_I || role == KNIGHT_I {
-                    guarded[color ^ 1] |= attacks(role, reg[i].trailing_zeros() as usize, 0);
+                if let (Role::King | Role::Knight, Some(sq)) = (piece.role, reg[i].first()) {
+                    guarded[(!piece.color).index()] |=
+                        piece_attacks(piece.role, sq, Bitboard::EMPTY);
                 }
             }
         }
-        let mut maybe = captured[s];
-        for i in 0..n {
-            if pieces[i].1 != KING_I && reg[i] & side[pieces[i].0 ^ 1] != 0 {
+        let mut maybe = self.states[s].captured;
+        for (i, piece) in self.pieces.iter().enumerate() {
+            if piece.role != Role::King && reg[i].intersects(side[(!piece.color).index()]) {
                 maybe |= 1 << i;
             }
         }
-        let blocked = pawns | sure_sq;
+        let blocked = pawns[0] | pawns[1] | sure_sq;
+        let mut steps = std::mem::take(&mut self.steps);
         steps.clear();
-        for c in 0..2 {
-            let own = [wp, bp][c];
-            let enemy = [wp, bp][c ^ 1];
-            let enemy_pieces = pieces
-                .iter()
-                .zip(reg)
-                .filter(|&(&(color, role), _)| color != c && role != KING_I)
-                .fold(0, |acc, (_, &r)| acc | r);
-            let (last, ep_rank) = if c == 0 {
-                (RANK_8, 0xFFu64 << 32)
-            } else {
-                (RANK_1, 0xFFu64 << 24)
-            };
-            let ahead = |sq: usize| if c == 0 { sq + 8 } else { sq - 8 };
-            // The enemy pieces a pawn capture on `bit` may take.
-            let victims = |bit: u64| {
-                (0..n)
-                    .filter(|&i| pieces[i].0 != c && pieces[i].1 != KING_I && reg[i] & bit != 0)
-                    .fold(0u64, |acc, i| acc | 1 << i)
-            };
-            let mut bits = own;
-            while bits != 0 {
-                let from = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let without = own & !(1u64 << from);
-                let with = |to: usize, taken: u64| {
-                    let mut k = [0u64; 2];
-                    k[c] = without | 1u64 << to;
-                    k[c ^ 1] = enemy & !taken;
-                    k
-                };
-                // Pushes (FIDE 3.7.1, 3.7.2).
-                let one = ahead(from);
-                if blocked & (1u64 << one) == 0 {
-                    if last & (1u64 << one) != 0 {
-                        return None;
-                    }
-                    steps.push((with(one, 0), None, maybe, c));
-                    let start = if c == 0 { from / 8 == 1 } else { from / 8 == 6 };
-                    let two = ahead(one);
-                    if start && blocked & (1u64 << two) == 0 {
-                        steps.push((with(two, 0), None, maybe, c));
-                    }
+        for c in Color::ALL {
+            self.pawn_steps(reg, pawns, c, blocked, maybe, &mut steps)?;
+            self.capture_steps(reg, pawns, c, &guarded, maybe, &mut steps);
+        }
+        self.steps = steps;
+        Some(())
+    }
+
+    /// The pawn moves of colour `c` (step 2): pushes (FIDE 3.7.1, 3.7.2) onto squares not `blocked`, captures
+    /// (FIDE 3.7.3) of an enemy pawn or non-king piece's region, en passant (3.7.3.2).
+    fn pawn_steps(
+        &self,
+        reg: &[Bitboard],
+        pawns: Pawns,
+        c: Color,
+        blocked: Bitboard,
+        maybe: PieceSet,
+        steps: &mut Vec<Step>,
+    ) -> Option<()> {
+        let (own, enemy) = (pawns[c.index()], pawns[(!c).index()]);
+        let all = own | enemy;
+        let enemy_pieces = self
+            .pieces
+            .iter()
+            .zip(reg)
+            .filter(|&(piece, _)| piece.color != c && piece.role != Role::King)
+            .fold(Bitboard::EMPTY, |acc, (_, &r)| acc | r);
+        let (last, ep_rank, start) = match c {
+            Color::White => (Bitboard::rank(7), Bitboard::rank(4), 1),
+            Color::Black => (Bitboard::rank(0), Bitboard::rank(3), 6),
+        };
+        // The enemy pieces a pawn capture on `to` may take.
+        let victims = |to: Square| {
+            (0..self.n())
+                .filter(|&i| {
+                    let piece = self.pieces[i];
+                    piece.color != c && piece.role != Role::King && reg[i].contains(to)
+                })
+                .fold(0, |acc: PieceSet, i| acc | 1 << i)
+        };
+        let ahead = |sq: Square| Bitboard::from_square(sq).forward(c).first();
+        for from in own {
+            let without = own.without(from);
+            let step = |to: Square, taken: Bitboard, captured: PieceSet| {
+                let mut k = [Bitboard::EMPTY; 2];
+                k[c.index()] = without.with(to);
+                k[(!c).index()] = enemy & !taken;
+                Step {
+                    pawns: k,
+                    capturer: None,
+                    captured,
+                    color: c,
                 }
-                // Captures (FIDE 3.7.3), en passant included (3.7.3.2).
-                let mut targets = PAWN[c][from];
-                while targets != 0 {
-                    let to = targets.trailing_zeros() as usize;
-                    targets &= targets - 1;
-                    let bit = 1u64 << to;
-                    if (enemy | enemy_pieces) & bit != 0 {
-                        if last & bit != 0 {
-                            return None;
-                        }
-                        steps.push((with(to, enemy & bit), None, maybe | victims(bit), c));
-                    }
-                    if ep_rank & (1u64 << from) != 0 {
-                        let (beside, origin) = if c == 0 {
-                            (to - 8, to + 8)
-                        } else {
-                            (to + 8, to - 8)
-                        };
-                        if enemy & (1u64 << beside) != 0 && pawns & (bit | 1u64 << origin) == 0 {
-                            steps.push((with(to, 1u64 << beside), None, maybe, c));
-                        }
-                    }
+            };
+            // Pushes (FIDE 3.7.1, 3.7.2).
+            let one = ahead(from)?;
+            if !blocked.contains(one) {
+                if last.contains(one) {
+                    return None;
+                }
+                steps.push(step(one, Bitboard::EMPTY, maybe));
+                let two = ahead(one)?;
+                if from.rank() == start && !blocked.contains(two) {
+                    steps.push(step(two, Bitboard::EMPTY, maybe));
                 }
             }
-            // Pieces capturing a pawn (FIDE 3.1; a king only one that no enemy pawn, sure knight or sure king
-            // guards, 3.8.2).
-            for i in 0..n {
-                let (color, role) = pieces[i];
-                if color != c {
-                    continue;
-                }
-                let mut prey = att[i] & enemy;
-                if role == KING_I {
-                    prey &= !guarded[c];
-                }
-                while prey != 0 {
-                    let p = prey.trailing_zeros() as usize;
-                    prey &= prey - 1;
-                    let mut k = [0u64; 2];
-                    k[c] = own;
-                    k[c ^ 1] = enemy & !(1u64 << p);
-                    if role == KING_I && capture_ends_game(c, p, reg[i], k, &pieces, reg, w) {
-                        continue;
+            // Captures (FIDE 3.7.3), en passant included (3.7.3.2).
+            for to in pawn_attacks(c, from) {
+                if (enemy | enemy_pieces).contains(to) {
+                    if last.contains(to) {
+                        return None;
                     }
-                    steps.push((k, Some((i, p)), maybe, c));
+                    let taken = enemy & Bitboard::from_square(to);
+                    steps.push(step(to, taken, maybe | victims(to)));
+                }
+                if ep_rank.contains(from) {
+                    // The enemy pawn beside, and the square it came from (behind `to`).
+                    let beside = Bitboard::from_square(to).forward(!c);
+                    let origin = Bitboard::from_square(to).forward(c);
+                    if enemy.intersects(beside) && !all.intersects(origin.with(to)) {
+                        steps.push(step(to, beside, maybe));
+                    }
                 }
             }
         }
-        for &(key, mover, gone, color) in &steps {
-            let t = match index.get(&key) {
+        Some(())
+    }
+
+    /// The pieces of colour `c` capturing a pawn (step 3, FIDE 3.1; a king only one that no enemy pawn, sure
+    /// knight or sure king guards, 3.8.2).
+    fn capture_steps(
+        &self,
+        reg: &[Bitboard],
+        pawns: Pawns,
+        c: Color,
+        guarded: &[Bitboard; 2],
+        maybe: PieceSet,
+        steps: &mut Vec<Step>,
+    ) {
+        let (own, enemy) = (pawns[c.index()], pawns[(!c).index()]);
+        for (i, piece) in self.pieces.iter().enumerate() {
+            if piece.color != c {
+                continue;
+            }
+            let mut prey = self.att[i] & enemy;
+            if piece.role == Role::King {
+                prey &= !guarded[c.index()];
+            }
+            for p in prey {
+                let mut k = [Bitboard::EMPTY; 2];
+                k[c.index()] = own;
+                k[(!c).index()] = enemy.without(p);
+                if piece.role == Role::King
+                    && capture_ends_game(c, p, reg[i], k, &self.pieces, reg, self.winner)
+                {
+                    continue;
+                }
+                steps.push(Step {
+                    pawns: k,
+                    capturer: Some((i, p)),
+                    captured: maybe,
+                    color: c,
+                });
+            }
+        }
+    }
+
+    /// Follow the transitions out of configuration `s`: each target configuration (new ones added, at most
+    /// [`MAX_STATES`]) gets the moved pieces' seeds, the colour that entered it and the pieces that may have
+    /// been captured, and is queued when any of them grew or it was never visited.
+    fn apply(&mut self, s: usize) -> Option<()> {
+        let n = self.n();
+        let steps = std::mem::take(&mut self.steps);
+        for step in &steps {
+            let t = match self.index.get(&step.pawns) {
                 Some(&t) => t as usize,
                 None => {
-                    if keys.len() >= MAX_STATES {
+                    if self.states.len() >= MAX_STATES {
                         return None;
                     }
-                    let t = keys.len();
-                    keys.push(key);
-                    index.insert(key, t as u32);
-                    seeds.extend(std::iter::repeat_n(0, n));
-                    regions.extend(std::iter::repeat_n(0, n));
-                    captured.push(0);
-                    entered_by.push(0);
-                    visited.push(false);
-                    queued.push(false);
+                    let t = self.states.len();
+                    self.states.push(State::new(step.pawns));
+                    self.index.insert(step.pawns, t as u32);
+                    self.seeds.extend(std::iter::repeat_n(Bitboard::EMPTY, n));
+                    self.regions.extend(std::iter::repeat_n(Bitboard::EMPTY, n));
                     t
                 }
             };
-            let after = key[0] | key[1];
-            entered_by[t] |= 1 << color;
-            let mut grew = gone & !captured[t] != 0;
-            captured[t] |= gone;
+            let after = step.pawns[0] | step.pawns[1];
+            let state = &mut self.states[t];
+            state.entered_by |= 1 << step.color.index();
+            let mut grew = step.captured & !state.captured != 0;
+            state.captured |= step.captured;
             for i in 0..n {
-                let seed = match mover {
-                    Some((x, p)) if x == i => 1u64 << p,
-                    _ => regions[s * n + i] & !after,
+                let seed = match step.capturer {
+                    Some((x, p)) if x == i => Bitboard::from_square(p),
+                    _ => self.regions[s * n + i] & !after,
                 };
-                let old = seeds[t * n + i];
-                if seed & !old != 0 {
-                    seeds[t * n + i] = old | seed;
+                let old = self.seeds[t * n + i];
+                if !(seed & !old).is_empty() {
+                    self.seeds[t * n + i] = old | seed;
                     grew = true;
                 }
             }
-            if (grew || !visited[t]) && !queued[t] {
-                queued[t] = true;
-                queue.push_back(t);
+            let state = &mut self.states[t];
+            if (grew || !state.visited) && !state.queued {
+                state.queued = true;
+                self.queue.push_back(t);
             }
         }
+        self.steps = steps;
+        Some(())
     }
-    // The configurations decided by the tempo argument, again with their final regions and entries.
-    let mut king_positions = 0;
-    for &s in &flagged {
-        let [wp, bp] = keys[s];
-        let pawns = wp | bp;
-        let reg = &regions[s * n..(s + 1) * n];
-        let att: Vec<u64> = (0..n)
-            .map(|i| region_attacks(pieces[i].1, reg[i], pawns))
+
+    /// The proof once every configuration is closed: the configurations decided by the tempo argument again,
+    /// with their final regions and entries, then the reason and the union of the regions.
+    fn finish(self) -> Option<Saturated> {
+        let n = self.n();
+        let w = self.winner;
+        let mut king_positions = 0;
+        for &s in &self.flagged {
+            let pawns = self.states[s].pawns;
+            let all = pawns[0] | pawns[1];
+            let reg = self.regions(s);
+            let att: Vec<Bitboard> = (0..n)
+                .map(|i| region_attacks(self.pieces[i].role, reg[i], all))
+                .collect();
+            let entry = self.entries(s, self.tempo_kings?);
+            let winner_pawn_att = pawns[w.index()].pawn_attacks(w);
+            king_positions +=
+                tempo_argument(all, winner_pawn_att, w, &self.pieces, reg, &att, &entry)?;
+        }
+        let regions = (0..n)
+            .map(|i| Region {
+                piece: self.pieces[i],
+                square: self.squares[i],
+                reach: self.regions[i].0,
+            })
             .collect();
-        let entry = entries(s, &seeds, &entered_by, tempo_kings?);
-        let winner_pawn_att = pawn_attacks([wp, bp][w], w);
-        king_positions += tempo_argument(pawns, winner_pawn_att, w, &pieces, reg, &att, &entry)?;
-    }
-    let root_regions = pieces
-        .iter()
-        .enumerate()
-        .map(|(i, &(color, role))| Region {
-            piece: Piece::new(Color::ALL[color], Role::ALL[role]),
-            square: Square::new(squares[i] as u8),
-            reach: regions[i],
-        })
-        .collect();
-    let mut ever = [0u64; 2];
-    for (j, &r) in regions.iter().enumerate() {
-        ever[pieces[j % n].0] |= r;
-    }
-    let pawn_states = keys.len() as u64;
-    let reason = if flagged.is_empty() {
-        Reason::Fortress {
-            pawn_states,
-            regions: root_regions,
+        let mut ever = [Bitboard::EMPTY; 2];
+        for (j, &r) in self.regions.iter().enumerate() {
+            ever[self.pieces[j % n].color.index()] |= r;
         }
-    } else {
-        Reason::Tempo {
-            pawn_states,
-            tempo_states: flagged.len() as u64,
-            king_positions,
-            regions: root_regions,
-        }
-    };
-    Some(Saturated { reason, ever })
+        let pawn_states = self.states.len() as u64;
+        let reason = if self.flagged.is_empty() {
+            Reason::Fortress {
+                pawn_states,
+                regions,
+            }
+        } else {
+            Reason::Tempo {
+                pawn_states,
+                tempo_states: self.flagged.len() as u64,
+                king_positions,
+                regions,
+            }
+        };
+        Some(Saturated { reason, ever })
+    }
 }

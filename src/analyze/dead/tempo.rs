@@ -10,7 +10,8 @@
 //! such a configuration exactly on an abstract game of the two kings and the side to move.
 
 use super::blocked::Cover;
-use crate::bitboard::attacks::KING;
+use crate::bitboard::{king_attacks, Bitboard};
+use crate::types::{Color, Piece, Square};
 
 /// Abstract positions: the loser king's square × the winner king's square × the side to move.
 const STATES: usize = 64 * 64 * 2;
@@ -23,9 +24,9 @@ const MAX_LOSER_SQUARES: u32 = 8;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
     /// The squares the loser's king may stand on.
-    pub(super) loser: u64,
+    pub(super) loser: Bitboard,
     /// The squares the winner's king may stand on.
-    pub(super) winner: u64,
+    pub(super) winner: Bitboard,
     /// The loser is to move.
     pub(super) loser_to_move: bool,
     /// The loser's king may be in check (only with the loser to move).
@@ -35,34 +36,31 @@ pub(super) struct Entry {
 /// Whether a king of the winner leaving `from` may discover a check on a king on `l`: `from` on a line from `l`
 /// (rank, file or diagonal) with no pawn strictly between them, and beyond `from`, before the first pawn, a
 /// square of `diag` (bishop or queen regions) on a diagonal, of `orth` (rook or queen regions) on a rank or file.
-fn discovers(l: usize, from: usize, pawns: u64, diag: u64, orth: u64) -> bool {
-    let (lf, lr) = ((l % 8) as i32, (l / 8) as i32);
-    let (ff, fr) = ((from % 8) as i32, (from / 8) as i32);
+fn discovers(l: Square, from: Square, pawns: Bitboard, diag: Bitboard, orth: Bitboard) -> bool {
+    let (lf, lr) = (i32::from(l.file()), i32::from(l.rank()));
+    let (ff, fr) = (i32::from(from.file()), i32::from(from.rank()));
     let (df, dr) = (ff - lf, fr - lr);
     if (df, dr) == (0, 0) || !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
         return false;
     }
     let (sf, sr) = (df.signum(), dr.signum());
     let sliders = if sf != 0 && sr != 0 { diag } else { orth };
-    let bit = |f: i32, r: i32| 1u64 << (r * 8 + f);
-    let (mut f, mut r) = (lf + sf, lr + sr);
-    while (f, r) != (ff, fr) {
-        if pawns & bit(f, r) != 0 {
+    // The squares from `l` (excluded) along the line through `from`, to the edge.
+    let ray = std::iter::successors(Square::from_coords(lf + sf, lr + sr), |s| {
+        Square::from_coords(i32::from(s.file()) + sf, i32::from(s.rank()) + sr)
+    });
+    let mut passed = false;
+    for sq in ray {
+        if sq == from {
+            passed = true;
+            continue;
+        }
+        if pawns.contains(sq) {
             return false;
         }
-        f += sf;
-        r += sr;
-    }
-    let (mut f, mut r) = (ff + sf, fr + sr);
-    while (0..8).contains(&f) && (0..8).contains(&r) {
-        if pawns & bit(f, r) != 0 {
-            return false;
-        }
-        if sliders & bit(f, r) != 0 {
+        if passed && sliders.contains(sq) {
             return true;
         }
-        f += sf;
-        r += sr;
     }
     false
 }
@@ -105,12 +103,12 @@ fn discovers(l: usize, from: usize, pawns: u64, diag: u64, orth: u64) -> bool {
 /// reachable position of this configuration is a checkmate of the loser. Larger regions or more entries only
 /// add abstract positions and attacks, so the argument is monotone like the fortress proof's final step.
 pub(super) fn tempo_argument(
-    pawns: u64,
-    winner_pawn_att: u64,
-    winner: usize,
-    pieces: &[(usize, usize)],
-    reach: &[u64],
-    att: &[u64],
+    pawns: Bitboard,
+    winner_pawn_att: Bitboard,
+    winner: Color,
+    pieces: &[Piece],
+    reach: &[Bitboard],
+    att: &[Bitboard],
     entries: &[Entry],
 ) -> Option<u64> {
     let Cover {
@@ -123,106 +121,122 @@ pub(super) fn tempo_argument(
         winner_pieces: can_pass,
         loser_pieces,
     } = Cover::of(winner_pawn_att, winner, pieces, reach, att);
-    if loser_pieces {
-        return None;
-    }
-    if loser_king.count_ones() > MAX_LOSER_SQUARES {
+    if loser_pieces || loser_king.count() > MAX_LOSER_SQUARES {
         return None;
     }
     // A checkmate of a king on `l` with the winner's king on `w` is possible: `l` attackable and no sure flight.
-    let mate = |l: usize, w: usize| {
-        attacked & (1u64 << l) != 0
-            && KING[l] & !pawns & !attacked & !occupied & !KING[w] & !(1u64 << w) == 0
+    let mate = |l: Square, w: Square| {
+        let touched = king_attacks(w).with(w);
+        attacked.contains(l)
+            && (king_attacks(l) & !pawns & !attacked & !occupied & !touched).is_empty()
     };
-    let index =
-        |l: usize, w: usize, loser_to_move: bool| (l * 64 + w) * 2 + usize::from(loser_to_move);
-    let mut seen = vec![0u64; STATES / 64];
-    let mut queue: Vec<u16> = Vec::new();
-    let mut add = |l: usize, w: usize, loser_to_move: bool, queue: &mut Vec<u16>| {
-        let i = index(l, w, loser_to_move);
-        if seen[i / 64] & (1u64 << (i % 64)) == 0 {
-            seen[i / 64] |= 1u64 << (i % 64);
-            queue.push(i as u16);
-        }
+    // The squares a king may step to next to `from`, within `region`, not on or next to the other king `other`.
+    let steps = |from: Square, region: Bitboard, other: Square| {
+        king_attacks(from) & region & !king_attacks(other).with(other)
     };
+    let mut game = Abstract::default();
     for e in entries {
-        let mut ls = e.loser & loser_king;
-        while ls != 0 {
-            let l = ls.trailing_zeros() as usize;
-            ls &= ls - 1;
-            let mut ws = e.winner & winner_king & !KING[l] & !(1u64 << l);
-            while ws != 0 {
-                let w = ws.trailing_zeros() as usize;
-                ws &= ws - 1;
+        for l in e.loser & loser_king {
+            for w in e.winner & winner_king & !king_attacks(l).with(l) {
                 if e.loser_to_move && e.check && mate(l, w) {
                     return None;
                 }
-                add(l, w, e.loser_to_move, &mut queue);
+                game.add(l, w, e.loser_to_move);
             }
         }
     }
-    let mut done = 0;
-    while done < queue.len() {
-        let i = queue[done] as usize;
-        done += 1;
-        let (l, w, loser_to_move) = (i / 128, (i / 2) % 64, i % 2 == 1);
+    while let Some((l, w, loser_to_move)) = game.next() {
         if loser_to_move {
-            let mut to = KING[l] & loser_king & !KING[w] & !(1u64 << w);
-            while to != 0 {
-                let l2 = to.trailing_zeros() as usize;
-                to &= to - 1;
-                add(l2, w, false, &mut queue);
+            for l2 in steps(l, loser_king, w) {
+                game.add(l2, w, false);
             }
             continue;
         }
-        let mut to = KING[w] & winner_king & !KING[l] & !(1u64 << l);
-        if to != 0 && discovers(l, w, pawns, diag, orth) {
-            // A discovered check is possible after any king move: every destination must leave a flight.
-            let mut t = to;
-            while t != 0 {
-                if mate(l, t.trailing_zeros() as usize) {
-                    return None;
-                }
-                t &= t - 1;
-            }
+        let to = steps(w, winner_king, l);
+        // A discovered check is possible after any king move: every destination must leave a flight.
+        if !to.is_empty() && discovers(l, w, pawns, diag, orth) && to.iter().any(|w2| mate(l, w2)) {
+            return None;
         }
-        while to != 0 {
-            let w2 = to.trailing_zeros() as usize;
-            to &= to - 1;
-            add(l, w2, true, &mut queue);
+        for w2 in to {
+            game.add(l, w2, true);
         }
         if can_pass {
             if mate(l, w) {
                 return None;
             }
-            add(l, w, true, &mut queue);
+            game.add(l, w, true);
         }
     }
-    Some(queue.len() as u64)
+    Some(game.queue.len() as u64)
+}
+
+/// The abstract positions of [`tempo_argument`] met so far (a bit each) and the queue of those to expand.
+struct Abstract {
+    seen: [u64; STATES / 64],
+    queue: Vec<u16>,
+    done: usize,
+}
+
+impl Default for Abstract {
+    fn default() -> Abstract {
+        Abstract {
+            seen: [0; STATES / 64],
+            queue: Vec::new(),
+            done: 0,
+        }
+    }
+}
+
+impl Abstract {
+    /// Add the loser's king on `l`, the winner's on `w`, `loser_to_move`, when not met yet.
+    fn add(&mut self, l: Square, w: Square, loser_to_move: bool) {
+        let i = (l.index() * 64 + w.index()) * 2 + usize::from(loser_to_move);
+        if self.seen[i / 64] & (1u64 << (i % 64)) == 0 {
+            self.seen[i / 64] |= 1u64 << (i % 64);
+            self.queue.push(i as u16);
+        }
+    }
+
+    /// The next abstract position to expand, in the order they were met.
+    fn next(&mut self) -> Option<(Square, Square, bool)> {
+        let i = *self.queue.get(self.done)? as usize;
+        self.done += 1;
+        Some((
+            Square::new((i / 128) as u8),
+            Square::new((i / 2 % 64) as u8),
+            i % 2 == 1,
+        ))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn sq(name: &str) -> usize {
-        let b = name.as_bytes();
-        usize::from(b[1] - b'1') * 8 + usize::from(b[0] - b'a')
+    fn sq(name: &str) -> Square {
+        Square::parse(name).expect("a square name")
     }
 
     #[test]
     fn discovered_checks_need_a_slider_region_beyond_the_king() {
-        let bit = |s: &str| 1u64 << sq(s);
+        let e = Bitboard::EMPTY;
+        let bit = |s: &str| Bitboard::from_square(sq(s));
         // King on h1, winner's king on h4 leaving: a rook region on h6 beyond it discovers; a pawn on h5 stops it.
-        assert!(discovers(sq("h1"), sq("h4"), 0, 0, bit("h6")));
-        assert!(!discovers(sq("h1"), sq("h4"), bit("h5"), 0, bit("h6")));
+        assert!(discovers(sq("h1"), sq("h4"), e, e, bit("h6")));
+        assert!(!discovers(sq("h1"), sq("h4"), bit("h5"), e, bit("h6")));
         // A pawn between the two kings stops it too, and a bishop region does not act along a file.
-        assert!(!discovers(sq("h1"), sq("h4"), bit("h2"), 0, bit("h6")));
-        assert!(!discovers(sq("h1"), sq("h4"), 0, bit("h6"), 0));
+        assert!(!discovers(sq("h1"), sq("h4"), bit("h2"), e, bit("h6")));
+        assert!(!discovers(sq("h1"), sq("h4"), e, bit("h6"), e));
         // Diagonals: a1 through c3 to a bishop region on f6.
-        assert!(discovers(sq("a1"), sq("c3"), 0, bit("f6"), 0));
-        assert!(!discovers(sq("a1"), sq("c3"), 0, 0, bit("f6")));
+        assert!(discovers(sq("a1"), sq("c3"), e, bit("f6"), e));
+        assert!(!discovers(sq("a1"), sq("c3"), e, e, bit("f6")));
         // Not on a line.
-        assert!(!discovers(sq("a1"), sq("b3"), 0, !0, !0));
+        assert!(!discovers(
+            sq("a1"),
+            sq("b3"),
+            Bitboard::EMPTY,
+            Bitboard::ALL,
+            Bitboard::ALL
+        ));
     }
 }

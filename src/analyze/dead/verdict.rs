@@ -2,6 +2,7 @@
 //! unwinnable verdict as the text a person reads, and the serializable reports of `analyze --json` and
 //! `dead --json`.
 
+use crate::bitboard::Bitboard;
 use crate::types::{Color, Move, Piece, Square};
 use serde::Serialize;
 use std::fmt;
@@ -79,14 +80,8 @@ pub enum Reason {
     },
 }
 
-pub(super) fn squares_of(bb: u64) -> Vec<Square> {
-    let mut out = Vec::new();
-    let mut bits = bb;
-    while bits != 0 {
-        out.push(Square::new(bits.trailing_zeros() as u8));
-        bits &= bits - 1;
-    }
-    out
+fn squares_of(bb: u64) -> Vec<Square> {
+    Bitboard(bb).iter().collect()
 }
 
 fn square_list(bb: u64) -> String {
