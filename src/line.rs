@@ -50,6 +50,12 @@ pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
                 cur.to_fen()
             )));
         }
+        if is_result(text) {
+            return Err(Error::Usage(format!(
+                "--moves: move {} '{text}': a result ends the movetext; no move may follow it",
+                i + 1
+            )));
+        }
         let m = Move::find_uci(&legal, text)
             .or_else(|| san::parse_san(cur, &legal, text))
             .ok_or_else(|| {
@@ -79,14 +85,54 @@ fn game_over(pos: &Checked) -> &'static str {
     }
 }
 
+/// A PGN game termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`).
+fn is_result(word: &str) -> bool {
+    matches!(word, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*")
+}
+
+/// `text` without PGN comments (`{…}`) and variations (`(…)`, nested), each replaced by a space. An opening
+/// brace or parenthesis that is never closed is kept, so the move it hides is named in the error.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['{', '(']) {
+        let close = if rest[at..].starts_with('{') {
+            rest[at..].find('}').map(|e| at + e)
+        } else {
+            // The matching parenthesis (variations nest).
+            let mut depth = 0usize;
+            rest[at..].char_indices().find_map(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(at + i)
+            })
+        };
+        let Some(end) = close else { break };
+        out.push_str(&rest[..at]);
+        out.push(' ');
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Split `--moves` values that hold several moves separated by spaces, reading them as PGN movetext does:
 /// move numbers (`1.`, `1...`, also glued as `1.e4`), a lone `...`, check and annotation marks (`+ # ! ?`
-/// after a move) and a result token (`1-0`, `0-1`, `1/2-1/2`, `*`) are dropped, so a numbered SAN line (as
-/// `reachable` prints) can be pasted back.
+/// after a move), numeric annotation glyphs (`$1`), comments (`{…}`), variations (`(…)`) and a result token
+/// at the end (`1-0`, `0-1`, `1/2-1/2`, `*`) are dropped, so a numbered SAN line (as `reachable` prints) or a
+/// game's movetext can be pasted. A result before the last word is kept: [`play_line`] refuses a move after it.
 pub fn split_moves(moves: &[String]) -> Vec<String> {
-    moves
+    let mut words: Vec<String> = moves
         .iter()
-        .flat_map(|m| m.split_whitespace())
+        .flat_map(|m| {
+            without_comments(m)
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
         .filter_map(|w| {
             let digits = w.bytes().take_while(u8::is_ascii_digit).count();
             let w = if digits > 0 && w[digits..].starts_with('.') {
@@ -95,10 +141,15 @@ pub fn split_moves(moves: &[String]) -> Vec<String> {
                 w.trim_start_matches("...")
             };
             let w = w.trim_end_matches(['+', '#', '!', '?']);
-            let result = matches!(w, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*");
-            (!w.is_empty() && !result).then(|| w.to_string())
+            let nag =
+                w.len() > 1 && w.starts_with('$') && w[1..].bytes().all(|b| b.is_ascii_digit());
+            (!w.is_empty() && !nag).then(|| w.to_string())
         })
-        .collect()
+        .collect();
+    if words.last().is_some_and(|w| is_result(w)) {
+        words.pop();
+    }
+    words
 }
 
 /// [`play_line`] of `--moves` values ([`split_moves`] first): the helper every command with `--moves` uses.
@@ -142,6 +193,23 @@ mod tests {
         assert_eq!(
             split_moves(&["1... e5 2. Qh5+ Ke7 *".to_string()]),
             ["e5", "Qh5", "Ke7"]
+        );
+        // Comments, variations (nested) and numeric annotation glyphs, as a game's PGN export has them.
+        assert_eq!(
+            split_moves(&[
+                "1. e4 {best by test} e5 $1 (1... c5 2. Nf3 (2. c3)) 2. Nf3 1-0".to_string()
+            ]),
+            ["e4", "e5", "Nf3"]
+        );
+        // An unclosed comment is kept, to be named by the player.
+        assert_eq!(split_moves(&["e4 {e5".to_string()]), ["e4", "{e5"]);
+        // A move after the result is refused, not played.
+        assert_eq!(split_moves(&["e4 0-1 e5".to_string()]), ["e4", "0-1", "e5"]);
+        let err = play_moves(&Checked::startpos(), &["1. e4 0-1 e5".to_string()]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("--moves: move 2 '0-1': a result ends the movetext"),
+            "{err}"
         );
         let err = play_moves(&Checked::startpos(), &["f3 e5 g4 Qh4# a3".to_string()]).unwrap_err();
         assert!(

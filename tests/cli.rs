@@ -1265,3 +1265,73 @@ fn setting_errors_keep_their_cli_messages() {
     );
     let _ = std::fs::remove_file(&journal);
 }
+
+/// The `--flag`s in `text` (`--max-nodes`, not the `--` of a range).
+fn long_flags(text: &str) -> std::collections::BTreeSet<String> {
+    let mut flags = std::collections::BTreeSet::new();
+    for (i, _) in text.match_indices("--") {
+        let name: String = text[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+            flags.insert(format!("--{name}"));
+        }
+    }
+    flags
+}
+
+// docs/commands.md's `reachable` synopsis lacked `--max-nodes` and `--shortest` (issue 37 item 14), and
+// `dead`'s lacked `--chess960` and `--quiet`: the synopsis of each analysis command lists every flag its
+// `--help` lists.
+#[test]
+fn the_analysis_commands_synopses_list_every_flag_of_their_help() {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.md")).unwrap();
+    for cmd in ["dead", "reachable", "analyze"] {
+        let head = format!("## `perftlab {cmd}`");
+        let at = page
+            .find(&head)
+            .unwrap_or_else(|| panic!("no section '{head}' in docs/commands.md"));
+        let section = &page[at..];
+        let synopsis = section
+            .split("```")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no synopsis block under '{head}'"));
+        assert!(
+            synopsis
+                .trim_start()
+                .starts_with(&format!("perftlab {cmd} ")),
+            "{synopsis}"
+        );
+        let (code, help, err) = run(&[cmd, "--help"]);
+        assert_eq!(code, 0, "{err}");
+        // The options of the help: lines `  -x, --flag …` or `      --flag …`.
+        let options: String = help
+            .lines()
+            .filter_map(|l| {
+                let t = l.trim_start();
+                let t = t.split_once(", ").map_or(t, |(short, rest)| {
+                    if short.len() == 2 && short.starts_with('-') {
+                        rest
+                    } else {
+                        t
+                    }
+                });
+                t.starts_with("--")
+                    .then(|| t.split_whitespace().next().unwrap().to_string())
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut missing: Vec<String> = long_flags(&options)
+            .difference(&long_flags(synopsis))
+            .filter(|f| !matches!(f.as_str(), "--help" | "--version"))
+            .cloned()
+            .collect();
+        missing.sort();
+        assert!(
+            missing.is_empty(),
+            "docs/commands.md's synopsis of `{cmd}` lacks {missing:?}:\n{synopsis}"
+        );
+    }
+}

@@ -56,6 +56,41 @@ fn closed_pipe_never_reports_success() {
     assert!(out.ends_with("0 passed, 4000 failed, 0 skipped\n"), "{out}");
 }
 
+// `dead FILE | head -1` exited 2 with "cannot write the answers: Broken pipe" (bad input) once `dead` streamed
+// its answers; a closed pipe is 141, silent, as for `suite` above and `reachable`.
+#[test]
+fn dead_into_a_closed_pipe_exits_141() {
+    let one = std::fs::read_to_string(common::data("dead-positions.txt")).unwrap();
+    let file = temp_file("dead-pipe.txt", &one.repeat(100)); // 7,400 queries: far more than a pipe buffers
+    let mut child = perftlab()
+        .args(["dead", file.to_str().unwrap(), "--threads", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains(" unwinnable: "), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{err}");
+    assert!(!err.contains("error"), "{err}");
+    // A full disk is still an error naming standard output, exit 2.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let out = perftlab()
+        .args(["dead", file.to_str().unwrap(), "--threads", "1"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+}
+
 #[test]
 fn closed_stdout_is_refused() {
     let bin = env!("CARGO_BIN_EXE_perftlab");

@@ -226,6 +226,19 @@ fn moves_read_pgn_movetext() {
     let (code, out, err) = run(&["perft", "--moves", "1.e4 e5 2.Nf3 *", "--depth", "2"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Nodes searched: 779"), "{out}");
+    // A game's PGN export: comments, numeric annotation glyphs and variations are skipped (they were read as
+    // moves: "move 4 '{a' is not a legal move").
+    let pgn = "1. e4 {[%clk 0:03:00]} e5 $1 (1... c5 2. Nf3 (2. c3)) 2. Nf3 1-0";
+    let (code, out, err) = run(&["perft", "--moves", pgn, "--depth", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Nodes searched: 779"), "{out}");
+    // A move after the result is refused (it was played).
+    let (code, _, err) = run(&["perft", "--moves", "1. e4 e5 0-1 2. Nf3", "--depth", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("move 3 '0-1': a result ends the movetext"),
+        "{err}"
+    );
     // A move after checkmate (fool's mate) is told the game is over.
     let (code, _, err) = run(&[
         "perft",
@@ -371,6 +384,26 @@ fn verify_suite_warnings_name_file_line_and_fen() {
     assert!(
         line.contains("verify-warn.epd:2: ") && line.contains(fen),
         "{line}"
+    );
+    // An invalid position is skipped naming its file and line too (it named only the FEN), and the summary
+    // counts the roots checked ("1 positions … (2 roots)" counted the skipped one).
+    let invalid = "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1";
+    let file = temp_file(
+        "verify-skip.epd",
+        &format!("{invalid} ;D1 5\n{START} ;D1 20\n"),
+    );
+    let (code, out, err) = run(&["verify", "--suite", file.to_str().unwrap(), "--depth", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "skipped {}:1: invalid position '{invalid}'",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        out.contains("1 position checked against reference to depth 1: all legal move sets agree (1 root, 1 skipped as invalid)"),
+        "{out}"
     );
 }
 

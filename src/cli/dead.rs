@@ -495,10 +495,9 @@ fn print_in_order(
             }
         }
         if let Err(e) = written.and_then(|()| out.flush()) {
-            return (
-                tally,
-                Some(Error::Usage(format!("cannot write the answers: {e}"))),
-            );
+            // As every command's `println!` (cli::write_error_exit): a closed pipe (`dead FILE | head -1`) is
+            // exit 141 without a message, a full disk a message and exit 2.
+            std::process::exit(super::write_error_exit(&e.to_string()));
         }
         let at = match next
             .checked_sub(1)

@@ -66,11 +66,14 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
     let oracle = a.backend.create_kind(a.against)?;
     let mut checked = 0u64;
     let root_count = roots.len();
+    let mut skipped = 0usize;
     for (fen, setup, at) in roots {
         let pos = match Checked::new(setup) {
             Ok(pos) => pos,
+            // Named by its file and line, as the warnings are (the error quotes the FEN as typed).
             Err(e) if a.suite.is_some() => {
-                eprintln!("skipped {fen}: {e}");
+                skipped += 1;
+                eprintln!("skipped {}: {e}", at.as_deref().unwrap_or(&fen));
                 continue;
             }
             Err(e) => return Err(e),
@@ -146,12 +149,19 @@ pub fn run(a: VerifyArgs) -> Result<i32> {
         );
         return Ok(0);
     }
+    let plural = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    let roots = (root_count - skipped) as u64;
+    let skipped = if skipped > 0 {
+        format!(", {skipped} skipped as invalid")
+    } else {
+        String::new()
+    };
     println!(
-        "{} positions checked against {} to depth {}: all legal move sets agree ({} roots)",
-        checked,
+        "{checked} {} checked against {} to depth {}: all legal move sets agree ({roots} {}{skipped})",
+        plural(checked, "position", "positions"),
         oracle.name(),
         a.depth,
-        root_count
+        plural(roots, "root", "roots"),
     );
     Ok(0)
 }
