@@ -3,7 +3,7 @@
 //! passes through, each checked again (a legal move, FIDE 3.1–3.9, keeps a valid position valid).
 //! [`play_moves`] is the same for the command line's `--moves` values, which may hold several moves each.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, SettingError};
 use crate::san;
 use crate::types::Move;
 use crate::validate::Checked;
@@ -32,19 +32,25 @@ impl Line {
     }
 }
 
+/// A move of a line that cannot be played: an error of [`Setting::Moves`].
+fn moves_error(why: String) -> Error {
+    SettingError::new(Setting::Moves, None, why).into()
+}
+
 /// The one move-line player of every command: play `moves` (each UCI in either castling notation, or SAN)
 /// from `root`.
 ///
 /// # Errors
-/// [`Error::Usage`] naming `--moves`, the move number, its text and the position when a move is not legal.
+/// [`Error::Setting`] of [`Setting::Moves`] (the CLI's `--moves`) with the move number, its text and the
+/// position when a move is not legal.
 pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
     let mut line = Line::new(root.clone());
     for (i, text) in moves.iter().enumerate() {
         let cur = line.end();
         let legal = cur.legal_moves();
         if legal.is_empty() {
-            return Err(Error::Usage(format!(
-                "--moves: move {} '{text}': the game is over ({}) in '{}'",
+            return Err(moves_error(format!(
+                "move {} '{text}': the game is over ({}) in '{}'",
                 i + 1,
                 game_over(cur),
                 cur.to_fen()
@@ -59,8 +65,8 @@ pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
         let m = Move::find_uci(&legal, text)
             .or_else(|| san::parse_san(cur, &legal, text))
             .ok_or_else(|| {
-                Error::Usage(format!(
-                    "--moves: move {} '{text}' is not a legal move (UCI or SAN) in '{}'",
+                moves_error(format!(
+                    "move {} '{text}' is not a legal move (UCI or SAN) in '{}'",
                     i + 1,
                     cur.to_fen()
                 ))
@@ -177,9 +183,10 @@ mod tests {
         let err = play_moves(&Checked::startpos(), &["e2e4 e2e4".to_string()]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "--moves: move 2 'e2e4' is not a legal move (UCI or SAN) in \
+            "moves: move 2 'e2e4' is not a legal move (UCI or SAN) in \
              'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'"
         );
+        assert!(matches!(&err, Error::Setting(s) if s.setting == Setting::Moves));
         assert_eq!(err.exit_code(), 2);
     }
 
@@ -214,7 +221,7 @@ mod tests {
         let err = play_moves(&Checked::startpos(), &["f3 e5 g4 Qh4# a3".to_string()]).unwrap_err();
         assert!(
             err.to_string()
-                .starts_with("--moves: move 5 'a3': the game is over (checkmate)"),
+                .starts_with("moves: move 5 'a3': the game is over (checkmate)"),
             "{err}"
         );
     }

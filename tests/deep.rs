@@ -1548,9 +1548,10 @@ fn gpu_checkpoint_counts_in_batches_and_resumes() {
 }
 
 // Issue 31 item 3: a depth-7 count went through the split frontier when standard error was a terminal, and
-// directly otherwise. Now the route is chosen by the flags and the depth alone: under a terminal (`script`
-// from util-linux gives the command one) the count is the direct one (no `batches` in its JSON, which only a
-// split run reports) and the same as without a terminal; with `--split-depth` it is split either way.
+// directly otherwise (2ef71b3 did, drawing the split's "N/M positions" bar). Now the route is chosen by the
+// flags and the depth alone: under a terminal (`script` from util-linux gives the command one) a count
+// without split flags is the direct one (no split bar, no `batches` in its JSON, which only a split run
+// reports) and the same as without a terminal; with `--split-depth` it is split either way.
 #[test]
 fn a_count_takes_the_same_route_whether_or_not_a_terminal_watches() {
     if Command::new("script").arg("--version").output().is_err() {
@@ -1564,16 +1565,15 @@ fn a_count_takes_the_same_route_whether_or_not_a_terminal_watches() {
     let bin = env!("CARGO_BIN_EXE_perftlab");
     // Two kings and a rook: depth 7 is a small tree.
     let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    // The JSON line (on a terminal it follows the progress bar's last erase).
-    let json_of = |text: &str| -> Value {
-        let from = text
-            .rfind("{\"")
-            .unwrap_or_else(|| panic!("no JSON in {text:?}"));
-        let line = text[from..].lines().next().unwrap();
-        serde_json::from_str(line.trim()).unwrap_or_else(|e| panic!("{e}: {text:?}"))
+    let nodes_of = |text: &str| -> String {
+        let at = text
+            .rfind("Nodes searched: ")
+            .unwrap_or_else(|| panic!("no count in {text:?}"));
+        text[at..].lines().next().unwrap().trim().to_string()
     };
     for extra in ["", " --split-depth 2"] {
-        let args = format!("perft --fen '{fen}' --depth 7 --json{extra}");
+        let split = !extra.is_empty();
+        let args = format!("perft --fen '{fen}' --depth 7{extra}");
         let plain = Command::new("sh")
             .arg("-c")
             .arg(format!("'{bin}' {args}"))
@@ -1586,12 +1586,28 @@ fn a_count_takes_the_same_route_whether_or_not_a_terminal_watches() {
             .output()
             .unwrap();
         assert_eq!(watched.status.code(), Some(0), "{watched:?}");
-        let plain = json_of(&String::from_utf8_lossy(&plain.stdout));
-        let watched = json_of(&String::from_utf8_lossy(&watched.stdout));
-        assert_eq!(plain["nodes"], watched["nodes"], "{args}");
-        let split = !extra.is_empty();
-        for v in [&plain, &watched] {
-            assert_eq!(v.get("batches").is_some(), split, "{args}: {v}");
-        }
+        let (plain, watched) = (
+            String::from_utf8_lossy(&plain.stdout).into_owned(),
+            String::from_utf8_lossy(&watched.stdout).into_owned(),
+        );
+        assert_eq!(nodes_of(&plain), nodes_of(&watched), "{args}");
+        assert_eq!(
+            watched.contains(" positions"),
+            split,
+            "{args}: the split bar shows {}: {watched:?}",
+            if split {
+                "only on a split run"
+            } else {
+                "a split"
+            }
+        );
+        // The JSON says the same: `batches` only on a split run, terminal or not.
+        let json = Command::new("sh")
+            .arg("-c")
+            .arg(format!("'{bin}' {args} --json"))
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(v.get("batches").is_some(), split, "{args}: {v}");
     }
 }

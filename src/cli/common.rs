@@ -39,6 +39,9 @@ pub fn flag(s: Setting) -> &'static str {
         Setting::Backend => "--backend",
         Setting::ZobristSeed => "--zobrist-seed",
         Setting::MaxPlies => "--max-plies",
+        Setting::Moves => "--moves",
+        Setting::Plot => "--plot",
+        Setting::Depths => "--depths",
     }
 }
 

@@ -486,36 +486,38 @@ pub(crate) fn play_moves(root: &Checked, values: &[String]) -> Result<crate::lin
 /// As [`crate::line::play_line`].
 pub(crate) fn play_line(root: &Checked, moves: &[String]) -> Result<crate::line::Line> {
     crate::line::play_line(root, moves).map_err(|e| {
-        let Error::Usage(msg) = e else { return e };
-        // The first move that does not play, and the position it was tried in.
-        let mut line = crate::line::Line::new(root.clone());
-        for text in moves {
-            let cur = line.end().clone();
-            let legal = cur.legal_moves();
-            let Some(m) = crate::types::Move::find_uci(&legal, text)
-                .or_else(|| crate::san::parse_san(&cur, &legal, text))
-            else {
-                let promotion = legal
-                    .iter()
-                    .map(|m| m.to_uci(false))
-                    .find(|u| u.len() == 5 && u.starts_with(text.as_str()) && text.len() == 4);
-                return match promotion {
-                    Some(_) => Error::Usage(format!(
-                        "{msg}; a promotion names its piece: add it, as in '{text}q' (q, r, b or n)"
-                    )),
-                    None => Error::Usage(msg),
-                };
-            };
-            match cur.play(m) {
-                Ok(next) => {
-                    line.moves.push(m);
-                    line.positions.push(next);
-                }
-                Err(_) => break,
-            }
+        let unplayable = match &e {
+            Error::Setting(s) => s.setting == crate::error::Setting::Moves,
+            Error::Usage(_) => true,
+            _ => false,
+        };
+        match promotion_without_piece(root, moves) {
+            Some(text) if unplayable => Error::Usage(format!(
+                "{e}; a promotion names its piece: add it, as in '{text}q' (q, r, b or n)"
+            )),
+            _ => e,
         }
-        Error::Usage(msg)
     })
+}
+
+/// The first move of `moves` from `root` that does not play, when it is a promotion without its piece
+/// (`a7a8` where `a7a8q` is legal).
+fn promotion_without_piece<'a>(root: &Checked, moves: &'a [String]) -> Option<&'a str> {
+    let mut cur = root.clone();
+    for text in moves {
+        let legal = cur.legal_moves();
+        let Some(m) = crate::types::Move::find_uci(&legal, text)
+            .or_else(|| crate::san::parse_san(&cur, &legal, text))
+        else {
+            let promotion = legal
+                .iter()
+                .map(|m| m.to_uci(false))
+                .any(|u| u.len() == 5 && u.starts_with(text.as_str()) && text.len() == 4);
+            return promotion.then_some(text.as_str());
+        };
+        cur = cur.play(m).ok()?;
+    }
+    None
 }
 
 /// Show characters that print as nothing (U+200B and the other zero-width and direction marks, control

@@ -186,9 +186,12 @@ pub fn compare(
         chess960,
     } = *request;
     if depth == 0 {
-        return Err(Error::Usage(
-            "--depth: '0' cannot be compared (use 1 or more)".into(),
-        ));
+        return Err(crate::error::SettingError::new(
+            crate::error::Setting::Depth,
+            Some("0".into()),
+            "cannot be compared (use 1 or more)",
+        )
+        .into());
     }
     let root_fen = line.positions[0].to_fen();
     let start = line.end();

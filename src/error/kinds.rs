@@ -43,6 +43,12 @@ pub enum Setting {
     ZobristSeed,
     /// The longest random playout, in plies.
     MaxPlies,
+    /// The moves played before a count.
+    Moves,
+    /// The chart file of a depth sweep.
+    Plot,
+    /// The depths of a sweep.
+    Depths,
 }
 
 impl Setting {
@@ -66,6 +72,9 @@ impl Setting {
             Setting::Backend => "backend",
             Setting::ZobristSeed => "Zobrist seed",
             Setting::MaxPlies => "playout length",
+            Setting::Moves => "moves",
+            Setting::Plot => "chart",
+            Setting::Depths => "depths",
         }
     }
 }

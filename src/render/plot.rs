@@ -2,7 +2,7 @@
 //! text metrics size the labels, and the SVG names the generic `sans-serif` family): nodes/s per position
 //! with Stockfish's beside it and the aggregate, or nodes/s against depth for one position.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, SettingError};
 use plotters::prelude::*;
 
 /// Colour of perftlab's bars and line.
@@ -25,13 +25,13 @@ pub struct Bar {
 pub type DepthPoint = (u32, f64, Option<f64>);
 
 fn plot_error(e: impl std::fmt::Display) -> Error {
-    Error::Usage(format!("--plot: cannot draw the chart: {e}"))
+    SettingError::new(Setting::Plot, None, format!("cannot draw the chart: {e}")).into()
 }
 
 /// A bar chart (SVG document) of nodes/s per position; `backend` names perftlab's bars.
 ///
 /// # Errors
-/// [`Error::Usage`] when plotters fails.
+/// [`Error::Setting`] of [`Setting::Plot`] when plotters fails.
 pub fn speed_bars(title: &str, backend: &str, bars: &[Bar]) -> Result<String> {
     let mut svg = String::new();
     {
@@ -130,10 +130,11 @@ fn legend(
 /// A line chart (SVG document) of nodes/s against depth.
 ///
 /// # Errors
-/// [`Error::Usage`] when plotters fails or there are no points.
+/// [`Error::Setting`] (the chart, [`Setting::Plot`]) when plotters fails; [`Setting::Depths`] when there are
+/// no points.
 pub fn speed_by_depth(title: &str, backend: &str, points: &[DepthPoint]) -> Result<String> {
     let (Some(first), Some(last)) = (points.first(), points.last()) else {
-        return Err(Error::Usage("--depths: no depth to plot".into()));
+        return Err(SettingError::new(Setting::Depths, None, "no depth to plot").into());
     };
     let mut svg = String::new();
     {
