@@ -138,6 +138,14 @@ fn shortest_prints_a_shortest_helpmate() {
         "{n}"
     );
     assert!(perftlab::analyze::dead::mate_within(&root, Color::White, n));
+    // The text form says so in one parenthesis, the node count's (it printed "(shortest) (496 nodes)").
+    let (code, out, err) = run(&["dead", "--fen", fen, "--side", "white", "--shortest"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("helpmate {}, shortest (", moves.join(" "))),
+        "{out}"
+    );
+    assert!(!out.contains(") ("), "{out}");
 }
 
 // `analyze` printed a blocked structure's square lists three times (white, black, dead) and the initial

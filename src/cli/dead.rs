@@ -272,8 +272,8 @@ fn print_answer(
         (Some(h), _) if h.is_empty() => "already checkmate on the board".to_string(),
         (Some(h), _) => {
             let note = match shortest {
-                Some(true) => " (shortest)",
-                Some(false) => " (not proved shortest: the closure ran out of positions)",
+                Some(true) => ", shortest",
+                Some(false) => ", not proved shortest (the closure ran out of positions)",
                 None => "",
             };
             format!("helpmate {}{note}", h.join(" "))
