@@ -143,14 +143,6 @@ pub fn checked(data: &[u8]) {
         setup.castling.set(color, side, square(head[1 + i]));
     }
     setup.ep_square = square(head[5]);
-    const ROLES: [Role; 6] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
     for pair in pieces.chunks_exact(2) {
         let sq = Square::new(pair[0] & 63);
         let color = if pair[1] & 8 == 0 {
@@ -158,7 +150,7 @@ pub fn checked(data: &[u8]) {
         } else {
             Color::Black
         };
-        setup.board[sq.index()] = ROLES
+        setup.board[sq.index()] = Role::ALL
             .get(usize::from(pair[1] & 7))
             .map(|&role| Piece::new(color, role));
     }

@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{assert_usage, data, gpu_available, perftlab, scratch, temp_file, PRISON, START};
+use common::{
+    assert_usage, between, data, gpu_available, perftlab, scratch, temp_file, PRISON, START,
+};
 use proptest::prelude::*;
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -1172,16 +1174,6 @@ fn stress_refuses_zero_positions() {
         ],
         "--positions: '0'",
     );
-}
-
-/// The part of `text` between `before` and `after` (both must be there): a machine-dependent figure of a
-/// message whose other words are checked exactly.
-fn between<'a>(text: &'a str, before: &str, after: &str) -> &'a str {
-    let rest = text
-        .strip_prefix(before)
-        .unwrap_or_else(|| panic!("{text:?} does not start with {before:?}"));
-    rest.strip_suffix(after)
-        .unwrap_or_else(|| panic!("{text:?} does not end with {after:?}"))
 }
 
 // Issue 31 item 4: the library's errors about settings became kinds with the offending values (no flag in

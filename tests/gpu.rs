@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::data;
+use common::{between, data};
 use perftlab::backend::{Backend, Detail, ReferenceBackend};
 use perftlab::cpw::{KIWIPETE, POSITIONS};
 use perftlab::error::AdapterError;
@@ -2066,13 +2066,4 @@ fn gpu_setting_errors_keep_their_cli_messages() {
     for n in [max, levels, binding] {
         assert!(n.parse::<u64>().is_ok(), "{err}");
     }
-}
-
-/// The part of `text` between `before` and `after` (both must be there).
-fn between<'a>(text: &'a str, before: &str, after: &str) -> &'a str {
-    let rest = text
-        .strip_prefix(before)
-        .unwrap_or_else(|| panic!("{text:?} does not start with {before:?}"));
-    rest.strip_suffix(after)
-        .unwrap_or_else(|| panic!("{text:?} does not end with {after:?}"))
 }

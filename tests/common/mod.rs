@@ -285,3 +285,13 @@ pub fn spawn(args: &[&str]) -> std::process::Child {
 pub fn run_within(args: &[&str], secs: u64) -> (i32, String, String) {
     finish(spawn(args), secs)
 }
+
+/// The part of `text` between `before` and `after` (both must be there): a machine-dependent figure of a
+/// message whose other words are checked exactly.
+pub fn between<'a>(text: &'a str, before: &str, after: &str) -> &'a str {
+    let rest = text
+        .strip_prefix(before)
+        .unwrap_or_else(|| panic!("{text:?} does not start with {before:?}"));
+    rest.strip_suffix(after)
+        .unwrap_or_else(|| panic!("{text:?} does not end with {after:?}"))
+}
