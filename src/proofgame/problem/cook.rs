@@ -39,6 +39,15 @@ pub(super) struct Spend {
     pub deadline: Option<Instant>,
 }
 
+impl Spend {
+    /// Whether `nodes` positions use the budget up, the deadline has passed or the user stops the run.
+    pub fn spent(&self, nodes: u64) -> bool {
+        nodes >= self.max_nodes
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::interrupt::stopping()
+    }
+}
+
 /// A second game of `p` from `game` (one of its solutions), by an exchange or a splice (module docs), and the
 /// positions the splice's counts entered.
 pub(super) fn second(p: &Problem, game: &[Move], spend: Spend) -> (Option<Vec<Move>>, u64) {
@@ -66,56 +75,68 @@ fn exchanged(p: &Problem, game: &[Move]) -> Option<Vec<Move>> {
     None
 }
 
-/// The game's positions on the fast generator's boards and its moves in that generator's encoding (`None` when
-/// a move is not among the generator's: the caller has replayed the game, so only a generator bug gives it).
-pub(super) fn encode(
-    game: &[Move],
-    cd: &CastlingData,
-    root: &Board,
-) -> Option<(Vec<Board>, Vec<u32>)> {
-    let mut boards = vec![*root];
-    let mut moves = Vec::with_capacity(game.len());
-    for &mv in game {
-        let b = *boards.last().expect("nonempty");
-        let m = *movegen::moves::<MagicSliders>(&b, cd)
-            .as_slice()
-            .iter()
-            .find(|&&m| movegen::to_move(m) == mv)?;
-        moves.push(m);
-        boards.push(b.make::<true>(cd, m));
+/// A game from the initial position as the windows need it: its positions on the fast generator's boards, its
+/// moves in that generator's encoding, and its positions as setups (the windows' targets).
+pub(super) struct Encoded {
+    pub cd: CastlingData,
+    pub boards: Vec<Board>,
+    pub moves: Vec<u32>,
+    pub setups: Vec<Setup>,
+}
+
+impl Encoded {
+    /// `game` encoded (`None` when a move is not among the generator's, or the reference generator does not
+    /// replay it: the caller has replayed the game, so only a generator bug gives it).
+    pub fn new(game: &[Move]) -> Option<Encoded> {
+        let start = Setup::startpos();
+        let (root, cd) = Board::from_setup(&start);
+        let setups = crate::proofgame::replay(&start, game).ok()?;
+        let mut boards = vec![root];
+        let mut moves = Vec::with_capacity(game.len());
+        for &mv in game {
+            let b = *boards.last().expect("nonempty");
+            let m = *movegen::moves::<MagicSliders>(&b, &cd)
+                .as_slice()
+                .iter()
+                .find(|&&m| movegen::to_move(m) == mv)?;
+            moves.push(m);
+            boards.push(b.make::<true>(&cd, m));
+        }
+        Some(Encoded {
+            cd,
+            boards,
+            moves,
+            setups,
+        })
     }
-    Some((boards, moves))
+
+    /// The game with its plies `i..i + w` replaced by `seg`.
+    pub fn splice(&self, i: usize, w: usize, seg: &[u32]) -> Vec<Move> {
+        self.moves[..i]
+            .iter()
+            .chain(seg)
+            .chain(&self.moves[i + w..])
+            .map(|&m| movegen::to_move(m))
+            .collect()
+    }
 }
 
 /// The splice (module docs): windows of 2 plies and up (to [`MAX_WINDOW`]), each start in turn, until a second
 /// game replays or `spend` is used up.
 fn spliced(p: &Problem, game: &[Move], spend: Spend) -> (Option<Vec<Move>>, u64) {
-    let start = Setup::startpos();
-    let (root, cd) = Board::from_setup(&start);
-    let (Some((boards, moves)), Ok(setups)) = (
-        encode(game, &cd, &root),
-        crate::proofgame::replay(&start, game),
-    ) else {
+    let Some(e) = Encoded::new(game) else {
         return (None, 0);
     };
     let mut nodes = 0u64;
     for w in 2..game.len().min(MAX_WINDOW + 1) {
         for i in 0..=game.len() - w {
-            if nodes >= spend.max_nodes
-                || spend.deadline.is_some_and(|d| Instant::now() >= d)
-                || crate::interrupt::stopping()
-            {
+            if spend.spent(nodes) {
                 return (None, nodes);
             }
-            let (others, n) = window(&cd, &boards[i], &setups[i + w], w as u32, 2, spend);
+            let (others, n) = window(&e.cd, &e.boards[i], &e.setups[i + w], w as u32, 2, spend);
             nodes += n;
-            for seg in others.iter().filter(|s| s[..] != moves[i..i + w]) {
-                let g: Vec<Move> = moves[..i]
-                    .iter()
-                    .chain(seg)
-                    .chain(&moves[i + w..])
-                    .map(|&m| movegen::to_move(m))
-                    .collect();
+            for seg in others.iter().filter(|s| s[..] != e.moves[i..i + w]) {
+                let g = e.splice(i, w, seg);
                 if g != game && replays(p, &g) {
                     return (Some(g), nodes);
                 }

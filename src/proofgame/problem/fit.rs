@@ -9,13 +9,11 @@
 //! the initial position to the diagram ([`super::replays`]) — and every intermediate game is replayed too, so
 //! each window is cut out of a real game.
 
-use super::cook::{encode, window, Spend, MAX_WINDOW};
+use super::cook::{window, Encoded, Spend, MAX_WINDOW};
 use super::{replays, Problem};
-use crate::bitboard::board::Board;
 use crate::position::Setup;
 use crate::proofgame::guided::{self, FastLimits, FastResult};
 use crate::types::{Color, Move, Role, Square};
-use std::time::Instant;
 
 /// The diagram as the guided search's target: the placement and side to move, the stipulated castling rights
 /// and e.p. square, and else every castling right whose king and rook stand on their initial squares (losing a
@@ -91,12 +89,7 @@ pub(super) fn first_game(p: &Problem, spend: Spend) -> (Option<Vec<Move>>, u64) 
 /// `game` with one window replaced by a game `delta` plies longer between the same placements, the smallest
 /// window first, replayed from the initial position to the diagram; and the positions spent.
 fn step(p: &Problem, game: &[Move], delta: i32, spend: Spend) -> (Option<Vec<Move>>, u64) {
-    let start = Setup::startpos();
-    let (root, cd) = Board::from_setup(&start);
-    let (Some((boards, moves)), Ok(setups)) = (
-        encode(game, &cd, &root),
-        crate::proofgame::replay(&start, game),
-    ) else {
+    let Some(e) = Encoded::new(game) else {
         return (None, 0);
     };
     let shorter = Problem {
@@ -107,22 +100,14 @@ fn step(p: &Problem, game: &[Move], delta: i32, spend: Spend) -> (Option<Vec<Mov
     let smallest = if delta < 0 { 3 } else { 1 };
     for w in smallest..=MAX_WINDOW.min(game.len()) {
         for i in 0..=game.len() - w {
-            if nodes >= spend.max_nodes
-                || spend.deadline.is_some_and(|d| Instant::now() >= d)
-                || crate::interrupt::stopping()
-            {
+            if spend.spent(nodes) {
                 return (None, nodes);
             }
             let plies = (w as i32 + delta) as u32;
-            let (others, n) = window(&cd, &boards[i], &setups[i + w], plies, 1, spend);
+            let (others, n) = window(&e.cd, &e.boards[i], &e.setups[i + w], plies, 1, spend);
             nodes += n;
             for seg in &others {
-                let g: Vec<Move> = moves[..i]
-                    .iter()
-                    .chain(seg)
-                    .chain(&moves[i + w..])
-                    .map(|&m| crate::bitboard::movegen::to_move(m))
-                    .collect();
+                let g = e.splice(i, w, seg);
                 if replays(&shorter, &g) {
                     return (Some(g), nodes);
                 }
