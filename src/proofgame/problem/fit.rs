@@ -1,9 +1,10 @@
 //! A first game of exactly N plies from a game of another length: when the first-solution search finds none,
 //! the guided search of `reachable` ([`crate::proofgame::guided`]) finds *a* game to the diagram's placement
 //! (usually longer than N: its estimate is not a bound). A longer game is first trimmed of both sides' wasted
-//! moves at once ([`super::trim`]); else windows of it are replaced, one at a time, by games two plies shorter
-//! (or longer, when it is short) between the same two placements, found by the counting search
-//! ([`super::cook`]'s windows), until the game has N plies.
+//! moves at once ([`super::trim`]), to N plies or else as close to N as a trim reaches; then windows of it are
+//! replaced, one at a time, by games two plies shorter (or longer, when it is short) between the same two
+//! placements, found by the counting search ([`super::cook`]'s windows), and the trim tried again, until the
+//! game has N plies.
 //!
 //! A heuristic finder: it claims nothing but the game it returns, which the reference generator replays from
 //! the initial position to the diagram ([`super::replays`]) — and every intermediate game is replayed too, so
@@ -66,9 +67,9 @@ pub(super) fn first_game(p: &Problem, spend: Spend) -> (Option<Vec<Move>>, u64) 
     }
     while game.len() != n {
         if game.len() > n {
-            if let Some(g) = super::trim::trimmed(p, &game, spend.deadline) {
+            if let Some(g) = trim_toward(p, &game, spend) {
                 game = g;
-                break;
+                continue;
             }
         }
         let delta: i32 = if game.len() > n { -2 } else { 2 };
@@ -84,6 +85,22 @@ pub(super) fn first_game(p: &Problem, spend: Spend) -> (Option<Vec<Move>>, u64) 
         }
     }
     (replays(p, &game).then_some(game), nodes)
+}
+
+/// `game` (longer than `p.plies`) trimmed ([`super::trim`]) to `p.plies` plies, else to the fewest plies above
+/// it that a trim reaches (the windows then take it on from a game closer to N), replayed to the diagram.
+fn trim_toward(p: &Problem, game: &[Move], spend: Spend) -> Option<Vec<Move>> {
+    let n = p.plies as usize;
+    (n..game.len()).step_by(2).find_map(|len| {
+        if spend.spent(0) {
+            return None;
+        }
+        let shorter = Problem {
+            plies: len as u32,
+            ..p.clone()
+        };
+        super::trim::trimmed(&shorter, game, spend.deadline)
+    })
 }
 
 /// `game` with one window replaced by a game `delta` plies longer between the same placements, the smallest
