@@ -44,6 +44,7 @@ import time
 
 import chess
 
+
 def within_promotion_bounds(board):
     """Per side, the pawns plus the pieces beyond the initial ones (a queen beyond one; rooks, knights beyond
     two; bishops beyond one per square colour) at most 8: each extra piece is a promoted pawn (FIDE 3.7.5)."""
