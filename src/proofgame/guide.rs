@@ -25,13 +25,16 @@
 //!   every way out is held by its own units, all on their target squares (a rook on h8 behind its king on g8
 //!   and pawn on h7), looks close to its target while one of them must first step away and come back: two
 //!   moves more.
+//! - **Blocked ways** ([`Guide::blocked`]): likewise a rook, bishop or queen one move from its target square
+//!   with its own settled unit in between (a rook on h1, its king already on g1, the target castled `…RK1`),
+//!   and a pawn whose target square on its file lies beyond another pawn (either colour): two moves more.
 //!
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
 
 use super::assign::assignment;
 use super::plan::{CapturePlan, PlannedCapture};
-use crate::bitboard::attacks::{bishop_walk, rook_walk};
+use crate::bitboard::attacks::{between, bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
 use crate::types::{Color, Role, Square, KING_STEPS, KNIGHT_STEPS};
@@ -260,10 +263,11 @@ impl Guide {
         let mut total = 0u32;
         for c in 0..2 {
             // With units left over the part depends on the opponent's units too (who captures them).
+            // Enemy pawns always: they block this side's pawns ([`Guide::blocked`]).
             let seen = if b.colors[c].count_ones() as usize > self.wanted[c].len() {
                 b.colors[0] | b.colors[1]
             } else {
-                b.colors[c]
+                b.colors[c] | (b.roles[PAWN_I] & b.colors[c ^ 1])
             };
             let mut key = seen.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ c as u64;
             for r in 0..6 {
@@ -308,6 +312,7 @@ impl Guide {
             .iter()
             .map(|t| units.iter().map(|&(s, r)| t[r][s]).collect())
             .collect();
+        self.blocked(b, c, &units, &mut cost);
         // Each unit left over is captured: one row per capture, its cost the capture move and the moves the
         // nearest enemy unit needs to reach the unit; for the capture plan's captures the enemy's pawns still
         // have to make, the unit may instead go to the planned square (its moves there, capped).
@@ -363,6 +368,41 @@ impl Guide {
             }
         }
         extra
+    }
+
+    /// Two moves more for a way the distances count as open but the board blocks (the distances ignore the
+    /// units on the board): a rook, bishop or queen one move from a target square of its kind whose line
+    /// there is held by its own unit, or an enemy pawn, standing on a target square of that unit's kind (a
+    /// rook on h1 with its king on g1 and the target `…RK1`: the king steps away and back, or the rook goes
+    /// round; FIDE 3.2–3.4), and a pawn whose target square on its own file lies beyond another pawn on that
+    /// file, of either colour, or on an enemy pawn (pawns move straight only onto an empty square and never
+    /// back, FIDE 3.7.1: the other pawn must leave by a capture, or this pawn goes round by two; doubled pawns
+    /// keep their order unless one captures). `cost`: per target unit, per unit of `units`.
+    fn blocked(&self, b: &Board, c: usize, units: &[(usize, usize)], cost: &mut [Vec<i32>]) {
+        let own = b.colors[c];
+        let enemy_pawns = b.roles[PAWN_I] & b.colors[c ^ 1];
+        let settled = (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.at[c][r]))
+            | (enemy_pawns & self.at[c ^ 1][PAWN_I]);
+        let pawns = b.roles[PAWN_I];
+        for (row, &(t, tr)) in cost.iter_mut().zip(&self.wanted[c]) {
+            for (v, &(s, r)) in row.iter_mut().zip(units) {
+                if r != tr || *v >= INF {
+                    continue;
+                }
+                let held = match r {
+                    BISHOP_I | ROOK_I | QUEEN_I => *v == 1 && between(s, t) & settled != 0,
+                    PAWN_I => {
+                        s % 8 == t % 8
+                            && rel_rank(c, t) > rel_rank(c, s)
+                            && ((between(s, t) & pawns) | ((1 << t) & enemy_pawns)) != 0
+                    }
+                    _ => false,
+                };
+                if held {
+                    *v += 2;
+                }
+            }
+        }
     }
 
     /// The squares of the capture plan's captures of `c`'s units still to come: an enemy pawn still stands on
@@ -488,6 +528,41 @@ mod tests {
             }
         }
         assert_eq!(hungarian(&cost), best);
+    }
+
+    /// Side `c`'s part of the estimate for `fen` towards `target`.
+    fn part(target: &str, fen: &str, c: usize) -> u32 {
+        let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
+        let (b, _) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+        g.side(&b, c, false)
+    }
+
+    #[test]
+    fn a_king_on_its_square_blocks_the_rook_behind_it() {
+        // The rook on h1 is one move from f1 on an empty board, but the king already stands on g1: it must
+        // step away and back, or the rook goes round by h2 and f2 (three moves).
+        let target = "4k3/8/8/8/8/8/8/5RK1 w - - 0 1";
+        assert_eq!(part(target, "4k3/8/8/8/8/8/8/6KR w - - 0 1", 0), 3);
+        // With the king still on e1 the way is open: the rook's move and the king's two.
+        assert_eq!(part(target, "4k3/8/8/8/8/8/8/4K2R w - - 0 1", 0), 3);
+        // A rook on h2 is two moves from f1 whatever stands on g1.
+        assert_eq!(part(target, "4k3/8/8/8/8/8/7R/6K1 w - - 0 1", 0), 2);
+    }
+
+    #[test]
+    fn a_pawn_cannot_pass_an_enemy_pawn_on_its_file() {
+        // White's pawn on f3 must reach f5, but Black's pawn stands on f4 (FIDE 3.7.1): two moves more.
+        let target = "4k3/8/8/5P2/8/8/8/4K3 w - - 0 1";
+        assert_eq!(part(target, "4k3/8/8/8/8/5P2/8/4K3 w - - 0 1", 0), 2);
+        assert_eq!(part(target, "4k3/8/8/8/5p2/5P2/8/4K3 w - - 0 1", 0), 4);
+    }
+
+    #[test]
+    fn doubled_pawns_keep_their_order() {
+        // Target f3 and f5; on the board f2 and f3. Matching f2 to f5 (a double step and a step: 2) and f3 to
+        // f3 (0) is cheapest on an empty file, but f2 cannot pass f3: f3 goes on to f5 (2) and f2 to f3 (1).
+        let target = "4k3/8/8/5P2/8/5P2/8/4K3 w - - 0 1";
+        assert_eq!(part(target, "4k3/8/8/8/8/5P2/5P2/4K3 w - - 0 1", 0), 3);
     }
 
     #[test]
