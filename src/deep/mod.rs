@@ -25,7 +25,6 @@ pub mod work;
 
 use crate::backend::{Backend, Detail};
 use crate::error::{Error, Part, Result, Setting, SettingError};
-use crate::position::Setup;
 use crate::validate::Checked;
 use journal::Journal;
 use serde_json::json;
@@ -147,24 +146,28 @@ pub fn perft_split(
     if let Some(s) = o.split {
         check_split_depth(s, depth)?;
     }
-    let frontier = match o.split {
-        Some(s) => (s, split::frontier(root, s, o.chess960, o.split_mem)?),
-        None if o.checkpoint.is_some() && depth >= CHECKPOINT_PLY4_DEPTH => {
-            (4, split::frontier(root, 4, o.chess960, o.split_mem)?)
-        }
+    let make = |s| split::frontier_with_boards(root, s, o.chess960, o.split_mem);
+    let (s, (f, boards)) = match o.split {
+        Some(s) => (s, make(s)?),
+        None if o.checkpoint.is_some() && depth >= CHECKPOINT_PLY4_DEPTH => (4, make(4)?),
         None => {
             let mut s = 1;
             loop {
-                let f = split::frontier(root, s, o.chess960, o.split_mem)?;
-                if f.len() >= AUTO_SPLIT_POSITIONS || s + 1 >= depth || s >= AUTO_SPLIT_MAX_PLY {
+                let f = make(s)?;
+                if f.0.len() >= AUTO_SPLIT_POSITIONS || s + 1 >= depth || s >= AUTO_SPLIT_MAX_PLY {
                     break (s, f);
                 }
                 s += 1;
             }
         }
     };
-    let (s, f) = frontier;
-    let mut fens: Vec<String> = f.pieces().map(|p| p.fen.to_string()).collect();
+    // The FEN texts only for the journal (its records name their positions); a count without one makes its
+    // positions from the frontier's boards alone.
+    let mut fens: Vec<String> = if o.checkpoint.is_some() {
+        f.pieces().map(|p| p.fen.to_string()).collect()
+    } else {
+        vec![String::new(); f.len()]
+    };
     let mut journal = match o.checkpoint {
         Some(path) => {
             let mut identity = json!({
@@ -206,16 +209,14 @@ pub fn perft_split(
     };
     // In the order the expansion found the positions (siblings together, as a plain count walks them), so
     // that the one hash table of the run still holds the transpositions they share
-    // ([`split::Frontier::count_order`]).
+    // ([`split::Frontier::count_order`]); made from the boards, not parsed back from their FEN text.
     let todo: Vec<(usize, Checked, String)> = f
         .count_order()
         .into_iter()
-        .map(|i| {
-            let fen = std::mem::take(&mut fens[i]);
-            Ok((i, Checked::reached(Setup::from_fen(&fen)?)?, fen))
-        })
+        .enumerate()
+        .map(|(j, i)| Ok((i, boards.checked(j)?, std::mem::take(&mut fens[i]))))
         .collect::<Result<_>>()?;
-    drop(fens);
+    drop((fens, boards));
     let resume = match o.checkpoint {
         Some(p) => format!(
             "; they are saved in {}: run the same command again to resume",

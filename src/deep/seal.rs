@@ -21,11 +21,30 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// An object's fields but `sha256`, serialized as the object without that field would be (serde_json's
+/// text of a map: keys in order), without copying the object (journals and results seal and check one
+/// record per position).
+struct Unsealed<'a>(&'a Map<String, Value>);
+
+impl serde::Serialize for Unsealed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().filter(|(k, _)| k.as_str() != "sha256"))
+    }
+}
+
+/// The hex SHA-256 of an object's text without its `sha256` field.
+fn content_sha(obj: &Map<String, Value>) -> String {
+    sha256_hex(
+        serde_json::to_string(&Unsealed(obj))
+            .unwrap_or_default()
+            .as_bytes(),
+    )
+}
+
 /// Add the `sha256` field to a JSON object (replacing an old one).
 pub fn seal(mut obj: Map<String, Value>) -> Value {
-    obj.remove("sha256");
-    let text = Value::Object(obj.clone()).to_string();
-    obj.insert("sha256".into(), Value::String(sha256_hex(text.as_bytes())));
+    let sum = content_sha(&obj);
+    obj.insert("sha256".into(), Value::String(sum));
     Value::Object(obj)
 }
 
@@ -37,9 +56,7 @@ pub fn is_sealed(v: &Value) -> bool {
     let Some(Value::String(sum)) = obj.get("sha256") else {
         return false;
     };
-    let mut rest = obj.clone();
-    rest.remove("sha256");
-    sha256_hex(Value::Object(rest).to_string().as_bytes()) == *sum
+    content_sha(obj) == *sum
 }
 
 /// A JSON number as u128 (exact beyond u64: serde_json keeps the digits with `arbitrary_precision`).
@@ -98,6 +115,22 @@ mod tests {
         let text = v.to_string().replace("119060324", "119060325");
         let edited: Value = serde_json::from_str(&text).unwrap();
         assert!(!is_sealed(&edited));
+    }
+
+    #[test]
+    fn the_checksum_is_of_the_objects_text_without_its_sha256_field() {
+        // As journals and results written before were sealed: the SHA-256 of `Value::Object` without the field.
+        let mut m = Map::new();
+        m.insert("zeta".into(), Value::from("last"));
+        m.insert("i".into(), Value::from(7));
+        m.insert("nodes".into(), u128_value(2_015_099_950_053_364_471_960));
+        m.insert("sha256".into(), Value::from("an old sum"));
+        let mut rest = m.clone();
+        rest.remove("sha256");
+        let want = sha256_hex(Value::Object(rest).to_string().as_bytes());
+        let v = seal(m);
+        assert_eq!(v["sha256"], Value::from(want));
+        assert!(is_sealed(&v));
     }
 
     #[test]

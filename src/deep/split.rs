@@ -18,7 +18,7 @@
 //! does not fit is refused with the memory it needs (estimated from the share of root moves done).
 
 use crate::bitboard::attacks::MagicSliders;
-use crate::bitboard::board::Board;
+use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::frontier::{self, Merger, TooBig};
 use crate::bitboard::movegen;
 use crate::error::{Error, MemoryError, Result, Setting, SettingError};
@@ -179,6 +179,49 @@ fn too_big(plies: u32, budget_mib: u64, positions: usize, bytes: u64, needed: u6
 /// # Errors
 /// [`MemoryError::SplitFrontier`] with the memory needed for a frontier that does not fit.
 pub fn frontier(root: &Checked, plies: u32, chess960: bool, budget_mib: u64) -> Result<Frontier> {
+    Ok(frontier_with_boards(root, plies, chess960, budget_mib)?.0)
+}
+
+/// The frontier's positions as boards of the bitboard core, in the order the expansion found them (the
+/// order of [`Frontier::count_order`]): a split count makes its backend positions from these, without a
+/// round trip through FEN text.
+pub struct Boards {
+    boards: Vec<Board>,
+    cd: CastlingData,
+}
+
+impl Boards {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.boards.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.boards.is_empty()
+    }
+
+    /// The `j`-th position found, checked as a position reached by legal moves from the checked root
+    /// ([`Checked::reached`]: the king checks only).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator).
+    pub fn checked(&self, j: usize) -> Result<Checked> {
+        Checked::reached(self.boards[j].to_setup(&self.cd))
+    }
+}
+
+/// [`frontier`], and its positions as boards in the order they were found ([`Boards`]; about 88 bytes per
+/// position more, held by the caller until it has made its positions).
+///
+/// # Errors
+/// As [`frontier`].
+pub fn frontier_with_boards(
+    root: &Checked,
+    plies: u32,
+    chess960: bool,
+    budget_mib: u64,
+) -> Result<(Frontier, Boards)> {
     let budget = budget_mib.saturating_mul(1 << 20);
     let (mut b0, cd) = Board::from_setup(root.setup());
     frontier::usable_ep(&mut b0, &cd);
@@ -268,7 +311,10 @@ pub fn frontier(root: &Checked, plies: u32, chess960: bool, budget_mib: u64) -> 
         ends.push(fens.len());
     }
     let held = boards.capacity() as u64 * std::mem::size_of::<(Board, u64)>() as u64;
-    drop(boards);
+    let boards = Boards {
+        boards: boards.into_iter().map(|(b, _)| b).collect(),
+        cd: cd.clone(),
+    };
     let mut f = Frontier {
         root_moves: root_moves.into_iter().map(|(u, _)| u).collect(),
         fens,
@@ -297,7 +343,7 @@ pub fn frontier(root: &Checked, plies: u32, chess960: bool, budget_mib: u64) -> 
             f.bytes(),
         ));
     }
-    Ok(f)
+    Ok((f, boards))
 }
 
 #[cfg(test)]

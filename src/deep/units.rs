@@ -25,6 +25,7 @@ use super::seal::{as_u128, is_sealed, seal, sha256_hex, write_atomic};
 use super::work::{self, PieceResult, Totals};
 use crate::backend::{Backend, Detail};
 use crate::error::{named, Error, Result, Setting, SettingError};
+use crate::position::Setup;
 use crate::validate::Checked;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -143,27 +144,23 @@ impl Plan {
                 p.display()
             ));
         }
-        let v: Value =
+        // Read into typed records, not a tree of JSON values: a unit has tens of thousands of positions.
+        let raw: RawUnit =
             serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
         let bad = || format!("{}: malformed unit", p.display());
-        let mut positions = Vec::new();
-        for x in v["positions"].as_array().ok_or_else(bad)? {
-            let i = x["i"].as_u64().ok_or_else(bad)? as usize;
-            let fen = x["fen"].as_str().ok_or_else(bad)?.to_string();
-            let setup = Checked::from_fen(&fen).map_err(|_| bad())?;
-            let mult = as_u128(&x["mult"]).ok_or_else(bad)?;
-            let by_move = x["by_move"]
-                .as_object()
-                .ok_or_else(bad)?
-                .iter()
-                .map(|(m, c)| as_u128(c).map(|c| (m.clone(), c)))
+        let number = |n: serde_json::Number| as_u128(&Value::Number(n));
+        let mut positions = Vec::with_capacity(raw.positions.len());
+        for x in raw.positions {
+            let by_move = x
+                .by_move
+                .into_iter()
+                .map(|(m, c)| number(c).map(|c| (m, c)))
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(bad)?;
             positions.push(UnitPosition {
-                i,
-                fen,
-                setup,
-                mult,
+                i: x.i,
+                fen: x.fen,
+                mult: number(x.mult).ok_or_else(bad)?,
                 by_move,
             });
         }
@@ -178,10 +175,27 @@ fn tag_suffix(tag: Option<&str>) -> String {
     tag.map(|t| format!(".tag-{t}")).unwrap_or_default()
 }
 
+/// A unit file as written by `plan` (other keys ignored).
+#[derive(serde::Deserialize)]
+struct RawUnit {
+    positions: Vec<RawPosition>,
+}
+
+/// One position of a unit file.
+#[derive(serde::Deserialize)]
+struct RawPosition {
+    i: usize,
+    fen: String,
+    mult: serde_json::Number,
+    by_move: BTreeMap<String, serde_json::Number>,
+}
+
+/// A position of a unit. Its FEN is parsed only by `run-unit` (`status` and `merge` need none), and checked
+/// there with the king checks only ([`Checked::reached`]): the unit file matched the SHA-256 its sealed plan
+/// gives it, so it holds the positions `plan` made by legal moves from the checked root.
 struct UnitPosition {
     i: usize,
     fen: String,
-    setup: Checked,
     mult: u128,
     by_move: Vec<(String, u128)>,
 }
@@ -463,8 +477,20 @@ pub fn run_unit(
     let todo: Vec<(usize, Checked, String)> = unit
         .positions
         .iter()
-        .map(|p| (p.i, p.setup.clone(), p.fen.clone()))
-        .collect();
+        .map(|p| {
+            let pos = Setup::from_fen(&p.fen)
+                .map_err(Error::from)
+                .and_then(Checked::reached)
+                .map_err(|e| {
+                    Error::Usage(format!(
+                        "{}: malformed unit (position {}: {e})",
+                        plan.unit_path(k).display(),
+                        p.i
+                    ))
+                })?;
+            Ok((p.i, pos, p.fen.clone()))
+        })
+        .collect::<Result<_>>()?;
     let run = work::run_positions(
         engine,
         &todo,
