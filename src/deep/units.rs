@@ -191,8 +191,9 @@ struct RawPosition {
 }
 
 /// A position of a unit. Its FEN is parsed only by `run-unit` (`status` and `merge` need none), and checked
-/// there with the king checks only ([`Checked::reached`]): the unit file matched the SHA-256 its sealed plan
-/// gives it, so it holds the positions `plan` made by legal moves from the checked root.
+/// there by [`Checked::new`] (the cheap error checks, no retro-analysis): the unit file matched the SHA-256 its
+/// sealed plan gives it, but a plan edited and sealed again by hand must still not hand the generator a
+/// position it cannot play (a pawn on a back rank, a castling right without its rook).
 struct UnitPosition {
     i: usize,
     fen: String,
@@ -480,7 +481,7 @@ pub fn run_unit(
         .map(|p| {
             let pos = Setup::from_fen(&p.fen)
                 .map_err(Error::from)
-                .and_then(Checked::reached)
+                .and_then(Checked::new)
                 .map_err(|e| {
                     Error::Usage(format!(
                         "{}: malformed unit (position {}: {e})",
