@@ -9,7 +9,8 @@ binary (`cargo build --release`) for the CLI comparisons. Each figure is a same-
   small      the cost of one small call: perft(fen, 1), legal_moves(fen), perft(board, 1)
   calls      analyze-sized calls: legal moves in UCI and SAN, check, outcome, for perftlab and python-chess
   dead       dead_many over real-game positions vs `perftlab dead FILE`'s CPU time (user+sys), both sides
-  dask       the Dask recipe on one vs two local worker processes (wall time)
+  dask       the Dask recipe on one vs two local worker processes (wall time; the workers read their
+             partitions of the file themselves), beside the same dead_many in one process
 
 Node counts are asserted (CPW: perft(start, 5) = 4,865,609). Real-game positions: --positions FILE, one
 FEN per line, optionally after a two-letter label (CHA's tests/lichess.txt format: `WB fen`).
@@ -117,6 +118,9 @@ def game_positions(path, limit):
     return fens
 
 
+BLOCKS = 20
+
+
 def bench_calls(fens, n, chess_n):
     import chess
 
@@ -138,16 +142,21 @@ def bench_calls(fens, n, chess_n):
         ("legal_moves(fen)", lambda i: perftlab.legal_moves(fens[i % k]),
          lambda i: [m.uci() for m in chess.Board(fens[i % k]).legal_moves]),
     ]:
-        t = time.perf_counter()
-        for i in range(n):
-            ours(i)
-        a = (time.perf_counter() - t) / n
-        t = time.perf_counter()
-        for i in range(chess_n):
-            theirs(i)
-        b = (time.perf_counter() - t) / chess_n
+        # Interleaved: 20 blocks of each, alternating, so that a change of the machine's load falls on both.
+        a = b = 0.0
+        for block in range(BLOCKS):
+            t = time.perf_counter()
+            for i in range(block * n // BLOCKS, (block + 1) * n // BLOCKS):
+                ours(i)
+            a += time.perf_counter() - t
+            t = time.perf_counter()
+            for i in range(block * chess_n // BLOCKS, (block + 1) * chess_n // BLOCKS):
+                theirs(i)
+            b += time.perf_counter() - t
+        a, b = a / n, b / chess_n
         print(f"{name}: perftlab {a * 1e6:.1f} us per call over {n} calls, python-chess {b * 1e6:.1f} us over "
-              f"{chess_n} calls: perftlab {b / a:.1f}x faster")
+              f"{chess_n} calls ({BLOCKS} alternating blocks, load {os.getloadavg()[0]:.1f} at the end): "
+              f"perftlab {b / a:.1f}x faster")
 
 
 def cpu_self():
@@ -182,34 +191,76 @@ def bench_dead(fens, runs, threads):
     print(f"  dead_many: {counts[0]} winnable, {counts[1]} unwinnable, {counts[2]} undetermined; CLI: {summary}")
 
 
-def dask_run(fens, workers, partitions):
+def dask_partition(lines):
+    """The recipe's per-partition function, as the bench runs it: the partition's lines (read by the worker
+    from the file, not shipped from the client), decided by one dead_many call on one thread with a node
+    limit only (verdicts independent of load); returns a summary row, so that little travels back."""
+    import hashlib
+
+    import perftlab
+
+    fens = [line.strip() for line in lines if line.strip()]
+    results = [v.result for v in perftlab.dead_many(fens, "white", threads=1, time_limit=0)]
+    digest = hashlib.sha256("\n".join(results).encode()).hexdigest()
+    return [(len(fens), results.count("winnable"), results.count("unwinnable"), digest)]
+
+
+def dask_warm():
+    """Import perftlab in a worker and decide one position (its tables built), before the clock starts."""
+    import perftlab
+
+    return list(perftlab.dead_many([perftlab.STARTPOS], "white", threads=1))[0].result
+
+
+def dask_run(path, workers, blocksize):
     import dask.bag as db
     from distributed import Client, LocalCluster
 
-    def verdicts(part):
-        import perftlab
-
-        return [v.result for v in perftlab.dead_many(part, "white", threads=1)]
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster):
-            bag = db.from_sequence(fens, npartitions=partitions).map_partitions(verdicts)
-            bag.count().compute()  # warm the workers (imports)
+        with Client(cluster) as client:
+            client.wait_for_workers(workers)
+            client.run(dask_warm)
+            bag = db.read_text(path, blocksize=blocksize).map_partitions(dask_partition)
+            before = client.run(cpu)
             t = time.perf_counter()
             out = bag.compute()
-            return time.perf_counter() - t, out
+            wall = time.perf_counter() - t
+            after = client.run(cpu)
+            return wall, sum(after[w] - before[w] for w in after), out
 
 
-def bench_dask(fens, runs):
-    one, two = [], []
+def bench_dask(fens, runs, partitions):
+    """One worker against two on the same partitions of the same file, alternating, medians; the single
+    process's dead_many on the same positions (one thread, one call) says what Dask adds to one worker."""
+    with tempfile.NamedTemporaryFile("w", suffix=".fen", delete=False) as f:
+        f.write("\n".join(fens) + "\n")
+        path = f.name
+    blocksize = -(-os.path.getsize(path) // partitions)
+    single, one, two, cpu1, cpu2 = [], [], [], [], []
     for _ in range(runs):
-        t1, r1 = dask_run(fens, 1, 32)
-        t2, r2 = dask_run(fens, 2, 32)
-        assert r1 == r2
+        t = time.perf_counter()
+        base = [v.result for v in perftlab.dead_many(fens, "white", threads=1, time_limit=0)]
+        single.append(time.perf_counter() - t)
+        t1, c1, r1 = dask_run(path, 1, blocksize)
+        t2, c2, r2 = dask_run(path, 2, blocksize)
+        assert r1 == r2, "one and two workers disagree"
+        assert sum(r[0] for r in r1) == len(fens)
+        assert (sum(r[1] for r in r1), sum(r[2] for r in r1)) == (base.count("winnable"), base.count("unwinnable"))
         one.append(t1)
         two.append(t2)
-    print(f"Dask recipe over {len(fens)} positions (white): 1 worker {median(one):.1f} s, 2 workers "
-          f"{median(two):.1f} s (medians of {runs}): {median(one) / median(two):.2f}x")
+        cpu1.append(c1)
+        cpu2.append(c2)
+    os.unlink(path)
+    print(f"Dask recipe over {len(fens)} positions (white), {len(r1)} partitions read by the workers, "
+          f"load {os.getloadavg()[0]:.1f}: 1 worker {median(one):.2f} s, 2 workers {median(two):.2f} s "
+          f"(wall, medians of {runs}, alternating): {median(one) / median(two):.2f}x")
+    print(f"  the same dead_many in this process (1 thread, 1 call): {median(single):.2f} s, so one worker takes "
+          f"{median(one) / median(single):.2f}x that; workers' CPU (user+sys): 1 worker {median(cpu1):.2f} s, "
+          f"2 workers {median(cpu2):.2f} s in all")
 
 
 def main():
@@ -222,6 +273,7 @@ def main():
     p.add_argument("--calls", type=int, default=1_000_000)
     p.add_argument("--chess-calls", type=int, default=50_000)
     p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--partitions", type=int, default=8, help="dask: partitions of the positions file")
     a = p.parse_args()
     fens = game_positions(a.positions, a.count) if a.positions else None
     print(f"python {sys.version.split()[0]}, perftlab {perftlab.__file__}, {os.cpu_count()} cores")
@@ -234,7 +286,7 @@ def main():
     if fens and "dead" in a.which:
         bench_dead(fens, a.runs, a.threads)
     if fens and "dask" in a.which:
-        bench_dask(fens, a.runs)
+        bench_dask(fens, a.runs, a.partitions)
 
 
 if __name__ == "__main__":

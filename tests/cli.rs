@@ -1258,6 +1258,108 @@ fn setting_errors_keep_their_cli_messages() {
     let _ = std::fs::remove_file(&journal);
 }
 
+// Issue 31 item 4 for external engines: `engines/` returns kinds (`perftlab::error::EngineError`, a
+// `Setting::Engine`/`PerftCommand` error) and names no flag; the CLI's messages, below, are the ones perftlab
+// printed before the change (main at 92f68df), word for word, each with exit code 2.
+#[test]
+fn engine_errors_keep_their_cli_messages() {
+    let hung = common::hung_engine("unknown", None);
+    let sleeper = "sh -c 'sleep 5' s";
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["--engine", "sf 'a b"],
+            "--engine: unclosed quote in 'sf 'a b'".into(),
+        ),
+        (vec!["--engine", "   "], "--engine: the command is empty".into()),
+        (
+            vec!["--engine", "/nonexistent/engine"],
+            "--engine: cannot start '/nonexistent/engine': No such file or directory (os error 2)".into(),
+        ),
+        (
+            vec!["--protocol", "script", "--engine", "/nonexistent/engine"],
+            "--engine: cannot start '/nonexistent/engine': No such file or directory (os error 2)".into(),
+        ),
+        (
+            vec!["--protocol", "script", "--engine", sleeper, "--timeout", "0.2"],
+            format!("script '{sleeper} 1 '{start}' ''' did not finish within 0.2 s (--timeout)"),
+        ),
+        (
+            vec!["--engine", sleeper, "--timeout", "0.2"],
+            format!("engine '{sleeper}' gave no answer to 'uci' within 0.2 s (--timeout); last it said: nothing"),
+        ),
+        (
+            vec!["--protocol", "script", "--perft-command", "perft {depth}", "--engine", "/nonexistent/engine"],
+            "--perft-command: only for UCI engines (--protocol uci)".into(),
+        ),
+        (
+            vec!["--perft-command", "perft", "--engine", "/nonexistent/engine"],
+            "--perft-command: 'perft' must be one line holding {depth}, e.g. 'perft {depth}'".into(),
+        ),
+        (
+            vec!["--perft-command", "perft {depth}", "--engine", &hung],
+            format!(
+                "engine '{hung}' answered 'position fen {start}; perft 1' with an unreadable line 'Unknown \
+                 command: 'perft 1'. Type help for more information.' (it does not know the command: \
+                 --perft-command must be the engine's own perft command); it said: 'id name hung_engine', \
+                 'uciok', 'readyok', 'Unknown command: 'perft 1'. Type help for more information.' (the \
+                 engine's perft command must print the node count, alone on a line or as the last number of a \
+                 line such as 'Nodes searched: 8902', and the engine must answer 'isready' with 'readyok')"
+            ),
+        ),
+    ];
+    for (args, message) in cases {
+        let args = [&["compare", "--depth", "1"][..], &args].concat();
+        let (code, out, err) = common::run_within(&args, 60);
+        assert_eq!(
+            (code, err),
+            (2, format!("error: {message}\n")),
+            "{args:?}: {out}"
+        );
+    }
+    // Stockfish's Debian path, named with the flag (where /usr/games/stockfish exists and PATH lacks it).
+    if std::path::Path::new("/usr/games/stockfish").exists() {
+        let out = perftlab()
+            .args(["compare", "--depth", "1", "--engine", "stockfish"])
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: --engine: cannot start 'stockfish': No such file or directory (os error 2) (Debian \
+             installs it as /usr/games/stockfish: add /usr/games to PATH or pass --engine \
+             /usr/games/stockfish)\n"
+        );
+    }
+    // A stress run reports a script's timeout on its position and goes on (the kind is an engine failure).
+    let (code, _, err) = common::run_within(
+        &[
+            "stress",
+            "--positions",
+            "1",
+            "--depth",
+            "1",
+            "--protocol",
+            "script",
+            "--engine",
+            sleeper,
+            "--timeout",
+            "0.2",
+        ],
+        60,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with(&format!("position 1 of seed 1: script '{sleeper} 1 '")),
+        "{err}"
+    );
+    assert!(
+        err.contains("' did not finish within 0.2 s (--timeout) (ep position "),
+        "{err}"
+    );
+}
+
 /// The `--flag`s in `text` (`--max-nodes`, not the `--` of a range).
 fn long_flags(text: &str) -> std::collections::BTreeSet<String> {
     let mut flags = std::collections::BTreeSet::new();

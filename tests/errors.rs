@@ -86,11 +86,97 @@ fn exit_codes_by_kind() {
     assert_eq!(Error::Mismatch("counts differ".into()).exit_code(), 1);
     assert_eq!(Error::Usage("--depth".into()).exit_code(), 2);
     assert_eq!(Error::Backend("no adapter".into()).exit_code(), 2);
-    assert_eq!(Error::Engine("engine died".into()).exit_code(), 2);
+    assert_eq!(Error::Interrupted("stopped".into()).exit_code(), 130);
+}
+
+// Issue 31 item 4 for external engines: a command that cannot be used is a setting's error with the command as
+// its value, an engine that does not answer in time a kind with its timeout; no message names a flag (the CLI's
+// words, with `--engine`, `--perft-command`, `--timeout`: tests/cli.rs `engine_errors_keep_their_cli_messages`).
+#[test]
+fn engine_errors_keep_their_values_and_name_no_flag() {
+    use perftlab::engines::{
+        split_command, start_with_perft_command, Engine, Protocol, ScriptEngine,
+    };
+    use perftlab::error::{EngineFailure, Setting};
+    use std::time::Duration;
+    let e = split_command("sf 'a b").unwrap_err();
+    match &e {
+        Error::Setting(s) => assert_eq!(
+            (s.setting, s.value.as_deref()),
+            (Setting::Engine, Some("sf 'a b"))
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.to_string(), "engine command: unclosed quote in 'sf 'a b'");
     assert_eq!(
-        Error::Engine("engine died".into()).to_string(),
-        "engine died"
+        e.message(&|s| if s == Setting::Engine { "E" } else { "?" }),
+        "E: unclosed quote in 'sf 'a b'"
     );
+    assert_eq!(e.exit_code(), 2);
+    let e = split_command("  ").unwrap_err();
+    assert_eq!(e.to_string(), "engine command: the command is empty");
+    let missing = "/nonexistent/perftlab-engine";
+    let Err(e) =
+        start_with_perft_command(Protocol::Uci, missing, None, false, Duration::from_secs(5))
+    else {
+        panic!("started {missing}")
+    };
+    assert!(
+        matches!(&e, Error::Setting(s) if s.value.as_deref() == Some(missing)),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("engine command: cannot start '/nonexistent/perftlab-engine': "),
+        "{e}"
+    );
+    let Err(e) = start_with_perft_command(
+        Protocol::Script,
+        missing,
+        Some("perft {depth}"),
+        false,
+        Duration::from_secs(5),
+    ) else {
+        panic!("started {missing}")
+    };
+    assert_eq!(
+        e.to_string(),
+        "perft command: only for UCI engines (the UCI protocol)"
+    );
+    let Err(e) = start_with_perft_command(
+        Protocol::Uci,
+        missing,
+        Some("perft"),
+        false,
+        Duration::from_secs(5),
+    ) else {
+        panic!("started {missing}")
+    };
+    assert_eq!(
+        e.to_string(),
+        "perft command: 'perft' must be one line holding {depth}, e.g. 'perft {depth}'"
+    );
+    // A script that outlives its timeout: the kind keeps the timeout and the request.
+    let mut script =
+        ScriptEngine::new("sh -c 'sleep 5' script", Duration::from_millis(200)).unwrap();
+    let fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+    let e = script.divide(fen, &[], 1).unwrap_err();
+    let Error::Engine(engine) = &e else {
+        panic!("{e:?}")
+    };
+    let EngineFailure::ScriptTimeout { request, timeout } = &engine.failure else {
+        panic!("{engine:?}")
+    };
+    assert_eq!(*timeout, Duration::from_millis(200));
+    assert!(
+        request.starts_with("sh -c 'sleep 5' script 1 '"),
+        "{request}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("script '{request}' did not finish within 0.2 s (engine timeout)")
+    );
+    assert_eq!(e.exit_code(), 2);
 }
 
 // Issue 31 item 4: an error about a setting is a kind with the offending values; its message names no flag of

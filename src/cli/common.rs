@@ -42,6 +42,10 @@ pub fn flag(s: Setting) -> &'static str {
         Setting::Moves => "--moves",
         Setting::Plot => "--plot",
         Setting::Depths => "--depths",
+        Setting::Engine => "--engine",
+        Setting::PerftCommand => "--perft-command",
+        Setting::Timeout => "--timeout",
+        Setting::UciProtocol => "--protocol uci",
     }
 }
 

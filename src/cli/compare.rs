@@ -116,7 +116,8 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 Ok(c) => c,
                 // The engine failed on this position (some crash on impossible ones): report it, start a
                 // fresh engine and go on; the run then ends with exit 2.
-                Err(Error::Backend(msg)) => {
+                Err(failed @ (Error::Backend(_) | Error::Engine(_))) => {
+                    let msg = failed.to_string();
                     crate::interrupt::park_if_stopping();
                     bar.suspend(|| eprintln!("{}:{}: {msg}", path.display(), e.line));
                     summary

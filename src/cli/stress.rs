@@ -157,7 +157,8 @@ pub fn run(a: StressArgs) -> Result<i32> {
             Ok(c) => c,
             // The engine crashed, hung or printed garbage on this position: report it, start a fresh
             // engine and go on (as `compare --suite` does); the run then ends with exit 2.
-            Err(Error::Backend(msg)) => {
+            Err(e @ (Error::Backend(_) | Error::Engine(_))) => {
+                let msg = e.to_string();
                 let msg = format!(
                     "{name}: {msg} ({} position {})",
                     kind.name(),

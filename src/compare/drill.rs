@@ -225,7 +225,11 @@ pub fn compare(
         let theirs = match (engine.divide(&root_fen, &sent, d), &parent, totals) {
             (Ok(t), _, _) => t,
             // The engine failed below a count that differed: that difference is the deepest one known.
-            (Err(Error::Backend(msg)), Some((pset, wrong, pd)), Some((engine_nodes, nodes))) => {
+            (
+                Err(e @ (Error::Backend(_) | Error::Engine(_))),
+                Some((pset, wrong, pd)),
+                Some((engine_nodes, nodes)),
+            ) => {
                 path.pop();
                 return Ok(Comparison {
                     root: start.to_fen(),
@@ -240,7 +244,7 @@ pub fn compare(
                         vec![],
                         vec![wrong.clone()],
                     )),
-                    engine_error: Some(msg),
+                    engine_error: Some(e.to_string()),
                 });
             }
             (Err(e), _, _) => return Err(e),

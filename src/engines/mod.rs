@@ -1,6 +1,6 @@
 //! External move generators ("engines"), apart from the divide diff that compares them with perftlab
 //! (`compare`): the [`Engine`] trait (a program that can divide), the [`Divide`] it reports, the
-//! [`Protocol`]s it may speak, its factory [`start`], and splitting an `--engine` command line into words;
+//! [`Protocol`]s it may speak, its factory [`start`], and splitting an engine's command line into words;
 //! the protocols in `uci` (a UCI program answering `go perft N`), `script` (a perftree-style script) and
 //! `total` ([`TotalOnlyEngine`], a UCI engine whose perft command prints only a total).
 
@@ -9,7 +9,7 @@ mod script;
 mod total;
 mod uci;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Part, Result, Setting, SettingError};
 use crate::types::Square;
 pub use divide::{read_divide, DivideError, DivideReader};
 pub use script::ScriptEngine;
@@ -35,8 +35,8 @@ pub trait Engine {
     /// for) from `fen`, at `depth` (at least 1).
     ///
     /// # Errors
-    /// [`Error::Backend`] when the engine dies, hangs past the timeout, or prints something unreadable; the
-    /// message quotes what it said.
+    /// [`Error::Backend`] when the engine dies or prints something unreadable, [`Error::Engine`] when it
+    /// hangs past the timeout; the message quotes what it said.
     fn divide(&mut self, fen: &str, moves: &[String], depth: u32) -> Result<Divide>;
 
     /// The engine's total alone, for an engine that reports only totals (`--perft-command`): the
@@ -58,8 +58,8 @@ pub enum Protocol {
 /// Start an engine.
 ///
 /// # Errors
-/// [`Error::Usage`] when the command cannot be parsed or started; [`Error::Backend`] when it does not
-/// complete the UCI handshake.
+/// [`Error::Setting`] ([`Setting::Engine`]) when the command cannot be parsed or started;
+/// [`Error::Backend`] or [`Error::Engine`] when it does not complete the UCI handshake.
 pub fn start(
     protocol: Protocol,
     command: &str,
@@ -107,7 +107,8 @@ pub(crate) fn unregister(child: &std::process::Child) {
 /// quotes group; backslash escapes the next character outside single quotes).
 ///
 /// # Errors
-/// [`Error::Usage`] for an empty command or an unclosed quote.
+/// [`Error::Setting`] ([`Setting::Engine`], the command as its value) for an empty command or an unclosed
+/// quote.
 pub fn split_command(text: &str) -> Result<Vec<String>> {
     let mut words = Vec::new();
     let mut cur = String::new();
@@ -142,17 +143,36 @@ pub fn split_command(text: &str) -> Result<Vec<String>> {
         }
     }
     if quote.is_some() {
-        return Err(Error::Usage(format!(
-            "--engine: unclosed quote in '{text}'"
-        )));
+        return Err(SettingError {
+            setting: Setting::Engine,
+            value: Some(text.to_string()),
+            reason: vec![Part::Text("unclosed quote in ".into()), Part::Value],
+        }
+        .into());
     }
     if in_word {
         words.push(cur);
     }
     if words.is_empty() {
-        return Err(Error::Usage("--engine: the command is empty".into()));
+        return Err(SettingError::new(Setting::Engine, None, "the command is empty").into());
     }
     Ok(words)
+}
+
+/// The engine `command` could not start (`error`), with `hint` after the operating system's words.
+fn cannot_start(command: &str, error: &std::io::Error, hint: Vec<Part>) -> Error {
+    let mut reason = vec![
+        Part::Text("cannot start ".into()),
+        Part::Value,
+        Part::Text(format!(": {error}")),
+    ];
+    reason.extend(hint);
+    SettingError {
+        setting: Setting::Engine,
+        value: Some(command.to_string()),
+        reason,
+    }
+    .into()
 }
 
 /// Whether `text` looks like a UCI move (`e2e4`, `e7e8q`): two squares and an optional

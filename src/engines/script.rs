@@ -10,10 +10,10 @@
 //! for scripts that would rather not look. Castling printed back in either notation is accepted.
 
 use super::{
-    kill_group, looks_like_uci, own_process_group, register, split_command, unregister, Divide,
-    Engine,
+    cannot_start, kill_group, looks_like_uci, own_process_group, register, split_command,
+    unregister, Divide, Engine,
 };
-use crate::error::{Error, Result};
+use crate::error::{EngineError, EngineFailure, Error, Result};
 use crate::position::Setup;
 use crate::reference;
 use crate::types::{CastlingSide, Color, Move};
@@ -32,7 +32,7 @@ impl ScriptEngine {
     /// A script run as `command depth fen moves`.
     ///
     /// # Errors
-    /// [`Error::Usage`] for an empty or badly quoted command.
+    /// [`Error::Setting`] for an empty or badly quoted command.
     pub fn new(command: &str, timeout: Duration) -> Result<ScriptEngine> {
         Ok(ScriptEngine {
             command: command.to_string(),
@@ -148,7 +148,7 @@ impl Engine for ScriptEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| Error::Usage(format!("--engine: cannot start '{}': {e}", self.command)))?;
+            .map_err(|e| cannot_start(&self.command, &e, vec![]))?;
         register(&child);
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
@@ -171,10 +171,11 @@ impl Engine for ScriptEngine {
             }
             if Instant::now() >= deadline {
                 kill_group(&mut child);
-                return Err(Error::Backend(format!(
-                    "script '{request}' did not finish within {} s (--timeout)",
-                    self.timeout.as_secs_f64()
-                )));
+                return Err(EngineError::new(EngineFailure::ScriptTimeout {
+                    request,
+                    timeout: self.timeout,
+                })
+                .into());
             }
             std::thread::sleep(Duration::from_millis(2));
         };

@@ -12,7 +12,7 @@
 //! counts a move it should not, or misses one).
 
 use super::{Divide, Engine, UciEngine};
-use crate::error::{Error, Result};
+use crate::error::{Error, Part, Result, Setting, SettingError};
 use crate::line::play_line;
 use crate::validate::Checked;
 use std::time::Duration;
@@ -34,8 +34,8 @@ impl TotalOnlyEngine {
     /// `{depth}` where the depth goes.
     ///
     /// # Errors
-    /// [`Error::Usage`] when `template` has no `{depth}` or the command cannot start; [`Error::Backend`]
-    /// when the handshake fails.
+    /// [`Error::Setting`] when `template` has no `{depth}` ([`Setting::PerftCommand`]) or the command
+    /// cannot start ([`Setting::Engine`]); [`Error::Backend`] or [`Error::Engine`] when the handshake fails.
     pub fn start(
         command: &str,
         template: &str,
@@ -43,9 +43,12 @@ impl TotalOnlyEngine {
         timeout: Duration,
     ) -> Result<TotalOnlyEngine> {
         if !template.contains("{depth}") || template.contains('\n') {
-            return Err(Error::Usage(format!(
-                "--perft-command: '{template}' must be one line holding {{depth}}, e.g. 'perft {{depth}}'"
-            )));
+            return Err(SettingError::new(
+                Setting::PerftCommand,
+                Some(template.to_string()),
+                "must be one line holding {depth}, e.g. 'perft {depth}'",
+            )
+            .into());
         }
         Ok(TotalOnlyEngine {
             uci: UciEngine::start(command, chess960, timeout)?,
@@ -97,7 +100,7 @@ impl Engine for TotalOnlyEngine {
                 }
                 // The engine cannot play this move (it died or choked on it): it does not know the move,
                 // which the drill-down then reports as missing. A fresh engine takes over.
-                Err(Error::Backend(_)) => {
+                Err(Error::Backend(_) | Error::Engine(_)) => {
                     self.uci = UciEngine::start(&self.command, self.chess960, self.timeout)?;
                 }
                 Err(e) => return Err(e),
@@ -116,7 +119,8 @@ impl Engine for TotalOnlyEngine {
 /// else as [`super::start`].
 ///
 /// # Errors
-/// As the engines' `start`; [`Error::Usage`] for `--perft-command` with the script protocol.
+/// As the engines' `start`; [`Error::Setting`] ([`Setting::PerftCommand`]) for a perft command with the
+/// script protocol.
 pub fn start_with_perft_command(
     protocol: super::Protocol,
     command: &str,
@@ -129,8 +133,15 @@ pub fn start_with_perft_command(
         (Some(t), super::Protocol::Uci) => Ok(Box::new(TotalOnlyEngine::start(
             command, t, chess960, timeout,
         )?)),
-        (Some(_), super::Protocol::Script) => Err(Error::Usage(
-            "--perft-command: only for UCI engines (--protocol uci)".into(),
-        )),
+        (Some(_), super::Protocol::Script) => Err(SettingError {
+            setting: Setting::PerftCommand,
+            value: None,
+            reason: vec![
+                Part::Text("only for UCI engines (".into()),
+                Part::Setting(Setting::UciProtocol),
+                Part::Text(")".into()),
+            ],
+        }
+        .into()),
     }
 }

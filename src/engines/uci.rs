@@ -9,7 +9,7 @@ use super::divide::DivideReader;
 use super::{
     kill_group, looks_like_uci, own_process_group, register, split_command, Divide, Engine,
 };
-use crate::error::{Error, Result};
+use crate::error::{EngineError, EngineFailure, Error, Part, Result, Setting};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -33,8 +33,8 @@ impl UciEngine {
     /// Start `command` and complete the UCI handshake (with `UCI_Chess960` set when `chess960`).
     ///
     /// # Errors
-    /// [`Error::Usage`] when the command cannot be started; [`Error::Backend`] when the engine exits, hangs
-    /// or never says `uciok`/`readyok`.
+    /// [`Error::Setting`] ([`Setting::Engine`]) when the command cannot be started; [`Error::Backend`]
+    /// when the engine exits or never says `uciok`/`readyok`, [`Error::Engine`] when it hangs.
     pub fn start(command: &str, chess960: bool, timeout: Duration) -> Result<UciEngine> {
         let words = split_command(command)?;
         let mut child = own_process_group(&mut Command::new(&words[0]))
@@ -49,13 +49,22 @@ impl UciEngine {
                     && !words[0].contains('/')
                     && std::path::Path::new("/usr/games").join(&words[0]).exists()
                 {
-                    format!(" (Debian installs it as /usr/games/{0}: add /usr/games to PATH or pass --engine /usr/games/{0})", words[0])
+                    vec![
+                        Part::Text(format!(
+                            " (Debian installs it as /usr/games/{0}: add /usr/games to PATH or pass ",
+                            words[0]
+                        )),
+                        Part::Setting(Setting::Engine),
+                        Part::Text(format!(" /usr/games/{})", words[0])),
+                    ]
                 } else if e.kind() == std::io::ErrorKind::NotFound && words[0] == "stockfish" {
-                    " (Debian's package 'stockfish' installs it as /usr/games/stockfish)".to_string()
+                    vec![Part::Text(
+                        " (Debian's package 'stockfish' installs it as /usr/games/stockfish)".into(),
+                    )]
                 } else {
-                    String::new()
+                    vec![]
                 };
-                Error::Usage(format!("--engine: cannot start '{command}': {e}{hint}"))
+                super::cannot_start(command, &e, hint)
             })?;
         register(&child);
         let stdin = child.stdin.take().expect("stdin is piped");
@@ -164,12 +173,13 @@ impl UciEngine {
                 self.remember(line.clone());
                 Ok(line)
             }
-            Err(RecvTimeoutError::Timeout) => Err(Error::Backend(format!(
-                "engine '{}' gave no answer to '{waiting_for}' within {} s (--timeout); last it said: {}",
-                self.command,
-                self.timeout.as_secs_f64(),
-                self.said()
-            ))),
+            Err(RecvTimeoutError::Timeout) => Err(EngineError::new(EngineFailure::NoAnswer {
+                engine: self.command.clone(),
+                waiting_for: waiting_for.to_string(),
+                timeout: self.timeout,
+                said: self.said(),
+            })
+            .into()),
             Err(RecvTimeoutError::Disconnected) => Err(self.died(waiting_for)),
         }
     }
@@ -234,7 +244,8 @@ impl UciEngine {
     /// read as the answer to the next question.
     ///
     /// # Errors
-    /// [`Error::Backend`] when the engine dies, hangs, does not know the command, or prints no number.
+    /// [`Error::Backend`] when the engine dies or prints no number; [`Error::Engine`] when it hangs or does
+    /// not know the command.
     pub fn total(&mut self, fen: &str, moves: &[String], command: &str) -> Result<u128> {
         let position = if moves.is_empty() {
             format!("position fen {fen}")
@@ -256,11 +267,15 @@ impl UciEngine {
             } else if line.starts_with("(stderr)") {
                 continue;
             } else if t.to_ascii_lowercase().contains("unknown command") {
-                return Err(must(self.garbage(
-                    &request,
-                    t,
-                    "it does not know the command: --perft-command must be the engine's own perft command",
-                )));
+                return Err(must(
+                    EngineError::new(EngineFailure::UnknownPerftCommand {
+                        engine: self.command.clone(),
+                        request: request.clone(),
+                        line: t.to_string(),
+                        said: self.said(),
+                    })
+                    .into(),
+                ));
             } else if t
                 .split_once(':')
                 .is_some_and(|(m, _)| looks_like_uci(m.trim()))
@@ -296,6 +311,10 @@ impl UciEngine {
 fn must(e: Error) -> Error {
     match e {
         Error::Backend(m) => Error::Backend(format!("{m} ({PERFT_COMMAND_MUST})")),
+        Error::Engine(mut e) => {
+            e.note = Some(PERFT_COMMAND_MUST.to_string());
+            Error::Engine(e)
+        }
         other => other,
     }
 }

@@ -49,6 +49,14 @@ pub enum Setting {
     Plot,
     /// The depths of a sweep.
     Depths,
+    /// The command line that starts an external engine.
+    Engine,
+    /// A UCI engine's own perft command, `{depth}` where the depth goes.
+    PerftCommand,
+    /// How long an external engine may take for one answer.
+    Timeout,
+    /// The UCI protocol, as the choice another setting needs.
+    UciProtocol,
 }
 
 impl Setting {
@@ -75,6 +83,10 @@ impl Setting {
             Setting::Moves => "moves",
             Setting::Plot => "chart",
             Setting::Depths => "depths",
+            Setting::Engine => "engine command",
+            Setting::PerftCommand => "perft command",
+            Setting::Timeout => "engine timeout",
+            Setting::UciProtocol => "the UCI protocol",
         }
     }
 }
@@ -373,6 +385,8 @@ pub enum Part {
     Text(String),
     /// A setting, called by the caller's name for it.
     Setting(Setting),
+    /// The [`SettingError`]'s value, quoted, where the reason places it (then not before the reason).
+    Value,
 }
 
 /// A setting's value the library cannot use: which setting, the value (if the message quotes it) and why.
@@ -396,19 +410,120 @@ impl SettingError {
         }
     }
 
-    /// The message (`NAME: 'VALUE' REASON`), settings called by `name`.
+    /// The message (`NAME: 'VALUE' REASON`, or `NAME: REASON` with the value where [`Part::Value`] places
+    /// it), settings called by `name`.
     pub fn message(&self, name: &dyn Fn(Setting) -> &'static str) -> String {
         let mut m = format!("{}: ", name(self.setting));
-        if let Some(v) = &self.value {
-            m.push_str(&format!("'{v}' "));
+        let quoted = self.value.as_ref().map(|v| format!("'{v}'"));
+        if let (Some(q), false) = (&quoted, self.reason.contains(&Part::Value)) {
+            m.push_str(q);
+            m.push(' ');
         }
         for p in &self.reason {
             match p {
                 Part::Text(t) => m.push_str(t),
                 Part::Setting(s) => m.push_str(name(*s)),
+                Part::Value => m.push_str(quoted.as_deref().unwrap_or_default()),
             }
         }
         m
+    }
+}
+
+/// How an external engine failed to answer (an [`Error::Engine`](crate::Error::Engine)): the values behind
+/// the message, which calls the engine's settings by the caller's names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EngineFailure {
+    /// A UCI engine gave no line within its timeout.
+    NoAnswer {
+        /// The engine's command.
+        engine: String,
+        /// The request it did not answer.
+        waiting_for: String,
+        /// The timeout.
+        timeout: std::time::Duration,
+        /// Its last lines, quoted (`nothing` when it said none).
+        said: String,
+    },
+    /// A script engine did not finish within its timeout.
+    ScriptTimeout {
+        /// The script's invocation (command, depth, FEN, moves).
+        request: String,
+        /// The timeout.
+        timeout: std::time::Duration,
+    },
+    /// A UCI engine answered its perft command with `Unknown command`.
+    UnknownPerftCommand {
+        /// The engine's command.
+        engine: String,
+        /// The request.
+        request: String,
+        /// The line it answered.
+        line: String,
+        /// Its last lines, quoted.
+        said: String,
+    },
+}
+
+/// An external engine's failure, and what the caller must know about answers of its kind (the perft
+/// command's contract), if anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineError {
+    /// What happened.
+    pub failure: EngineFailure,
+    /// Added in parentheses after the message.
+    pub note: Option<String>,
+}
+
+impl EngineError {
+    /// `failure`, with no note.
+    pub fn new(failure: EngineFailure) -> EngineError {
+        EngineError {
+            failure,
+            note: None,
+        }
+    }
+
+    /// The message, settings called by `name`.
+    pub fn message(&self, name: &dyn Fn(Setting) -> &'static str) -> String {
+        let mut m = match &self.failure {
+            EngineFailure::NoAnswer {
+                engine,
+                waiting_for,
+                timeout,
+                said,
+            } => format!(
+                "engine '{engine}' gave no answer to '{waiting_for}' within {} s ({}); last it said: {said}",
+                timeout.as_secs_f64(),
+                name(Setting::Timeout)
+            ),
+            EngineFailure::ScriptTimeout { request, timeout } => format!(
+                "script '{request}' did not finish within {} s ({})",
+                timeout.as_secs_f64(),
+                name(Setting::Timeout)
+            ),
+            EngineFailure::UnknownPerftCommand {
+                engine,
+                request,
+                line,
+                said,
+            } => format!(
+                "engine '{engine}' answered '{request}' with an unreadable line '{line}' (it does not know the \
+                 command: {} must be the engine's own perft command); it said: {said}",
+                name(Setting::PerftCommand)
+            ),
+        };
+        if let Some(note) = &self.note {
+            m.push_str(&format!(" ({note})"));
+        }
+        m
+    }
+}
+
+impl From<EngineError> for crate::Error {
+    fn from(e: EngineError) -> crate::Error {
+        crate::Error::Engine(Box::new(e))
     }
 }
 
