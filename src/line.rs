@@ -57,8 +57,8 @@ pub fn play_line(root: &Checked, moves: &[String]) -> Result<Line> {
             )));
         }
         if is_result(text) {
-            return Err(Error::Usage(format!(
-                "--moves: move {} '{text}': a result ends the movetext; no move may follow it",
+            return Err(moves_error(format!(
+                "move {} '{text}': a result ends the movetext; no move may follow it",
                 i + 1
             )));
         }
@@ -215,7 +215,7 @@ mod tests {
         let err = play_moves(&Checked::startpos(), &["1. e4 0-1 e5".to_string()]).unwrap_err();
         assert!(
             err.to_string()
-                .starts_with("--moves: move 2 '0-1': a result ends the movetext"),
+                .starts_with("moves: move 2 '0-1': a result ends the movetext"),
             "{err}"
         );
         let err = play_moves(&Checked::startpos(), &["f3 e5 g4 Qh4# a3".to_string()]).unwrap_err();

@@ -256,10 +256,8 @@ pub fn analyze<'py>(
         vec![root]
     } else {
         let start = Checked::new(root).map_err(|e| errors::from_core(py, e))?;
-        let line = perftlab::line::play_line(&start, &moves).map_err(|e| match e {
-            perftlab::Error::Usage(m) => errors::usage(py, &m.replacen("--moves:", "moves:", 1)),
-            e => errors::from_core(py, e),
-        })?;
+        let line =
+            perftlab::line::play_line(&start, &moves).map_err(|e| errors::from_core(py, e))?;
         line.positions
             .into_iter()
             .map(Checked::into_setup)

@@ -240,7 +240,7 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
         answer.nodes = first_nodes;
         answer.reason = format!(
             "at least {} solutions, found by the first-solution search ({first_nodes} positions expanded); \
-             --stop-at-cook stopped there",
+             the stop at a cook ended the search there",
             first.len()
         );
         answer.solutions = first;
@@ -422,7 +422,7 @@ fn decide(a: &mut Solved, budget: &Budget, plies: u32) {
     let limit = match budget.why.load(Ordering::Relaxed) {
         1 => format!("the node limit ({} nodes)", budget.max_nodes),
         2 => "the time limit".to_string(),
-        4 => "--stop-at-cook (two games counted)".to_string(),
+        4 => "the stop at a cook (two games counted)".to_string(),
         _ => "an interruption".to_string(),
     };
     (a.verdict, a.reason) = match (a.exhaustive, a.count) {
