@@ -212,7 +212,7 @@ def dask_warm():
     return list(perftlab.dead_many([perftlab.STARTPOS], "white", threads=1))[0].result
 
 
-def dask_run(path, workers, blocksize):
+def dask_run(paths, workers):
     import dask.bag as db
     from distributed import Client, LocalCluster
 
@@ -224,7 +224,7 @@ def dask_run(path, workers, blocksize):
         with Client(cluster) as client:
             client.wait_for_workers(workers)
             client.run(dask_warm)
-            bag = db.read_text(path, blocksize=blocksize).map_partitions(dask_partition)
+            bag = db.read_text(paths).map_partitions(dask_partition)  # one partition per file
             before = client.run(cpu)
             t = time.perf_counter()
             out = bag.compute()
@@ -236,17 +236,22 @@ def dask_run(path, workers, blocksize):
 def bench_dask(fens, runs, partitions):
     """One worker against two on the same partitions of the same file, alternating, medians; the single
     process's dead_many on the same positions (one thread, one call) says what Dask adds to one worker."""
-    with tempfile.NamedTemporaryFile("w", suffix=".fen", delete=False) as f:
-        f.write("\n".join(fens) + "\n")
-        path = f.name
-    blocksize = -(-os.path.getsize(path) // partitions)
+    # Equal partitions by line count, one file each (`read_text` of a byte blocksize gives uneven ones, e.g. 7 for
+    # 8 asked, which leaves one worker a partition more than the other).
+    tmp = tempfile.TemporaryDirectory()
+    paths = []
+    for k in range(partitions):
+        part = fens[k * len(fens) // partitions:(k + 1) * len(fens) // partitions]
+        paths.append(os.path.join(tmp.name, f"part-{k:03}.fen"))
+        with open(paths[-1], "w") as f:
+            f.write("\n".join(part) + "\n")
     single, one, two, cpu1, cpu2 = [], [], [], [], []
     for _ in range(runs):
         t = time.perf_counter()
         base = [v.result for v in perftlab.dead_many(fens, "white", threads=1, time_limit=0)]
         single.append(time.perf_counter() - t)
-        t1, c1, r1 = dask_run(path, 1, blocksize)
-        t2, c2, r2 = dask_run(path, 2, blocksize)
+        t1, c1, r1 = dask_run(paths, 1)
+        t2, c2, r2 = dask_run(paths, 2)
         assert r1 == r2, "one and two workers disagree"
         assert sum(r[0] for r in r1) == len(fens)
         assert (sum(r[1] for r in r1), sum(r[2] for r in r1)) == (base.count("winnable"), base.count("unwinnable"))
@@ -254,7 +259,7 @@ def bench_dask(fens, runs, partitions):
         two.append(t2)
         cpu1.append(c1)
         cpu2.append(c2)
-    os.unlink(path)
+    tmp.cleanup()
     print(f"Dask recipe over {len(fens)} positions (white), {len(r1)} partitions read by the workers, "
           f"load {os.getloadavg()[0]:.1f}: 1 worker {median(one):.2f} s, 2 workers {median(two):.2f} s "
           f"(wall, medians of {runs}, alternating): {median(one) / median(two):.2f}x")
