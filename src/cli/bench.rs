@@ -5,11 +5,11 @@
 //! (bounded by [`MAX_TIMED`] and [`MAX_REPEATS`]), and the time per count is reported, so a ratio of short
 //! counts is not one of clock ticks.
 
-use super::common::{timeout, BackendKind};
+use super::common::{flag, timeout, BackendKind};
 use super::{write_file, BackendArgs};
 use crate::cpw::POSITIONS;
 use crate::engines::{Engine, UciEngine};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::render::plot::{self, Bar};
 use crate::validate::Checked;
 use clap::Args;
@@ -208,12 +208,14 @@ impl Stockfish {
             let command = format!("'{}'", c.replace('\'', "'\\''"));
             match UciEngine::start(&command, false, timeout) {
                 Ok(uci) => return Ok(Stockfish { uci }),
-                // The engine's message names `--engine` and the quoted command: say `--stockfish` and the
-                // path as typed.
-                Err(Error::Usage(e)) => {
-                    last = e
-                        .replace(&format!("'{command}'"), &format!("'{c}'"))
-                        .replace("--engine", "--stockfish")
+                // The engine's error is about its command (`--engine` in the CLI's words) as quoted here:
+                // say `--stockfish` and the path as typed.
+                Err(Error::Setting(mut e)) if e.setting == Setting::Engine => {
+                    e.value = Some(c.to_string());
+                    last = e.message(&|s| match s {
+                        Setting::Engine => "--stockfish",
+                        other => flag(other),
+                    });
                 }
                 Err(e) => return Err(e),
             }
