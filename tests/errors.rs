@@ -130,30 +130,24 @@ fn engine_errors_keep_their_values_and_name_no_flag() {
             .starts_with("engine command: cannot start '/nonexistent/perftlab-engine': "),
         "{e}"
     );
-    let Err(e) = start_with_perft_command(
-        Protocol::Script,
-        missing,
-        Some("perft {depth}"),
-        false,
-        Duration::from_secs(5),
-    ) else {
-        panic!("started {missing}")
+    let refused = |protocol, perft| {
+        let Err(e) = start_with_perft_command(
+            protocol,
+            missing,
+            Some(perft),
+            false,
+            Duration::from_secs(5),
+        ) else {
+            panic!("started {missing}")
+        };
+        e.to_string()
     };
     assert_eq!(
-        e.to_string(),
+        refused(Protocol::Script, "perft {depth}"),
         "perft command: only for UCI engines (the UCI protocol)"
     );
-    let Err(e) = start_with_perft_command(
-        Protocol::Uci,
-        missing,
-        Some("perft"),
-        false,
-        Duration::from_secs(5),
-    ) else {
-        panic!("started {missing}")
-    };
     assert_eq!(
-        e.to_string(),
+        refused(Protocol::Uci, "perft"),
         "perft command: 'perft' must be one line holding {depth}, e.g. 'perft {depth}'"
     );
     // A script that outlives its timeout: the kind keeps the timeout and the request.
