@@ -485,7 +485,7 @@ fn stop_at_cook_stops_the_count() {
     let n = v["count"].as_u64().expect("count");
     assert!((2..16).contains(&n), "{v}");
     assert!(
-        v["reason"].as_str().unwrap().contains("--stop-at-cook"),
+        v["reason"].as_str().unwrap().contains("the stop at a cook"),
         "{v}"
     );
 }
