@@ -40,6 +40,18 @@ pub(super) struct Spend {
 }
 
 impl Spend {
+    /// `share` (0–1) of what is left: of `nodes_left` positions and of the time until `deadline`, from now.
+    pub fn share(nodes_left: u64, deadline: Option<Instant>, share: f64) -> Spend {
+        let now = Instant::now();
+        Spend {
+            max_nodes: (nodes_left as f64 * share) as u64,
+            deadline: deadline.map(|d| {
+                let left = d.saturating_duration_since(now).as_secs_f64();
+                now + std::time::Duration::from_secs_f64(left * share)
+            }),
+        }
+    }
+
     /// Whether `nodes` positions use the budget up, the deadline has passed or the user stops the run.
     pub fn spent(&self, nodes: u64) -> bool {
         nodes >= self.max_nodes

@@ -357,14 +357,8 @@ fn first_phase(
         if games.len() == 1 && !spliced {
             spliced = true;
             let mut one = replayed(p, &games)?;
-            let now = Instant::now();
-            let spend = cook::Spend {
-                max_nodes: (o.max_nodes.saturating_sub(nodes) as f64 * SPLICE_SHARE) as u64,
-                deadline: o.deadline.map(|d| {
-                    let left = d.saturating_duration_since(now).as_secs_f64();
-                    now + Duration::from_secs_f64(left * SPLICE_SHARE)
-                }),
-            };
+            let spend =
+                cook::Spend::share(o.max_nodes.saturating_sub(nodes), o.deadline, SPLICE_SHARE);
             let (g, n) = cook::second(p, &one[0], spend);
             nodes += n;
             if let Some(g) = g {
@@ -375,14 +369,7 @@ fn first_phase(
     }
     let mut games = replayed(p, &games)?;
     if games.is_empty() && o.stop_at_cook {
-        let now = Instant::now();
-        let spend = cook::Spend {
-            max_nodes: (o.max_nodes.saturating_sub(nodes) as f64 * FIT_SHARE) as u64,
-            deadline: o.deadline.map(|d| {
-                let left = d.saturating_duration_since(now).as_secs_f64();
-                now + Duration::from_secs_f64(left * FIT_SHARE)
-            }),
-        };
+        let spend = cook::Spend::share(o.max_nodes.saturating_sub(nodes), o.deadline, FIT_SHARE);
         let (g, n) = fit::first_game(p, spend);
         nodes += n;
         if let Some(g) = g {
