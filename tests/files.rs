@@ -12,6 +12,15 @@ use common::{
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
+/// The first line `child` writes to its piped standard output; the pipe is closed when this returns.
+fn first_line(child: &mut std::process::Child) -> String {
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout piped"))
+        .read_line(&mut first)
+        .expect("a line");
+    first
+}
+
 // Defect 4: a full disk panicked (101).
 #[test]
 fn full_disk_is_an_error_not_a_panic() {
@@ -42,10 +51,7 @@ fn closed_pipe_never_reports_success() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let first = first_line(&mut child);
     assert!(first.starts_with("FAIL"), "{first}");
     // The reader is gone now (the pipe was dropped with the BufReader).
     let status = child.wait().unwrap();
@@ -68,10 +74,7 @@ fn dead_into_a_closed_pipe_exits_141() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let first = first_line(&mut child);
     assert!(first.contains(" unwinnable: "), "{first}");
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -253,10 +256,7 @@ fn interrupted_runs_keep_finished_work() {
     );
     let p = suite.to_str().unwrap();
     let mut child = spawn(&["suite", p, "--backend", "reference", "--quiet"]);
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let first = first_line(&mut child);
     assert!(
         first.starts_with("FAIL") && first.contains(":1 "),
         "{first}"
