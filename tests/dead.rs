@@ -4,6 +4,9 @@
 //! cooperative search), a seeded property test over positions from random games, and the `dead` and `analyze`
 //! commands end to end.
 
+mod common;
+
+use common::Rng;
 use perftlab::analyze::dead::{self, Limits, Reason, Verdict};
 use perftlab::reference::Mailbox;
 use perftlab::types::{Color, Move, MoveKind, Role, Square};
@@ -254,18 +257,6 @@ fn quick_path_is_sound() {
             }
             check_verdict(&pos, winner, &d.verdict, 4);
         }
-    }
-}
-
-/// A small seeded generator (xorshift64*), so the random games are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 }
 

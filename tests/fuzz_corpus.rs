@@ -6,6 +6,9 @@
 //! fixed seed (bytes flipped, inserted, dropped, lines spliced) and replayed, a bounded fuzz run on every
 //! `cargo test` for machines without cargo-fuzz.
 
+mod common;
+
+use common::Rng;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -61,22 +64,6 @@ fn positions_corpus_is_read_or_refused() {
 #[test]
 fn checked_corpus_is_decided() {
     replay("checked", perftlab::fuzzing::checked);
-}
-
-/// xorshift64*: a fixed sequence, so a failing mutation is found again by the same test.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// `count` mutations of the corpus of `target` (seeded by the target's name) through `entry`; the mutated

@@ -295,3 +295,22 @@ pub fn between<'a>(text: &'a str, before: &str, after: &str) -> &'a str {
     rest.strip_suffix(after)
         .unwrap_or_else(|| panic!("{text:?} does not end with {after:?}"))
 }
+
+/// xorshift64*: a small seeded generator, so a test's random inputs (games, mutations) are the same on every
+/// run and a failure is found again by the same test.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
