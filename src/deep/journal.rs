@@ -64,7 +64,7 @@ impl Journal {
     /// # Errors
     /// [`Error::Usage`] for an unreadable, foreign or damaged journal, naming the file and the line; a count's
     /// journal of other arguments is [`Error::Setting`] of [`Setting::Checkpoint`].
-    pub fn open(path: &Path, identity: Value, fens: &[String]) -> Result<Journal> {
+    pub fn open<S: AsRef<str>>(path: &Path, identity: Value, fens: &[S]) -> Result<Journal> {
         let name = path.display().to_string();
         let io = |e: std::io::Error| Error::Usage(format!("{name}: {e}"));
         // A journal is a regular file (or not there yet) of bounded size: a device such as /dev/full or
@@ -156,7 +156,7 @@ impl Journal {
                         .map(|i| i as usize)
                         .filter(|&i| i < fens.len())
                         .ok_or_else(|| damaged("position index out of range"))?;
-                    if v["fen"].as_str() != Some(fens[i].as_str()) {
+                    if v["fen"].as_str() != Some(fens[i].as_ref()) {
                         return Err(damaged("FEN is not that of the position"));
                     }
                     let r = PieceResult::from_json(&v).ok_or_else(|| damaged("bad result"))?;

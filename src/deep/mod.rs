@@ -119,6 +119,30 @@ pub fn check_split_depth(split: u32, depth: u32) -> Result<()> {
     Ok(())
 }
 
+/// The frontier's positions in counting order ([`split::Frontier::count_order`]), made from its boards when
+/// their batch is counted.
+struct FrontierPositions<'a> {
+    /// `order[k]`: the index (FEN order) of the `k`-th position counted, the `k`-th board.
+    order: Vec<usize>,
+    f: &'a split::Frontier,
+    boards: split::Boards,
+}
+
+impl work::Positions for FrontierPositions<'_> {
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+    fn index(&self, k: usize) -> usize {
+        self.order[k]
+    }
+    fn fen(&self, k: usize) -> &str {
+        self.f.piece(self.order[k]).fen
+    }
+    fn position(&self, k: usize) -> Result<Checked> {
+        self.boards.checked(k)
+    }
+}
+
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
 /// exists). `depth` must be at least 2. The positions are counted in batches ([`work::run_positions`]).
 /// Returns the totals, the leaves counted by this run (less than the total when positions came from the
@@ -161,12 +185,11 @@ pub fn perft_split(
             }
         }
     };
-    // The FEN texts only for the journal (its records name their positions); a count without one makes its
-    // positions from the frontier's boards alone.
-    let mut fens: Vec<String> = if o.checkpoint.is_some() {
-        f.pieces().map(|p| p.fen.to_string()).collect()
+    // The journal names its positions by their FEN texts, which the frontier holds.
+    let fens: Vec<&str> = if o.checkpoint.is_some() {
+        f.pieces().map(|p| p.fen).collect()
     } else {
-        vec![String::new(); f.len()]
+        Vec::new()
     };
     let mut journal = match o.checkpoint {
         Some(path) => {
@@ -207,16 +230,16 @@ pub fn perft_split(
         }
         None => None,
     };
+    drop(fens);
     // In the order the expansion found the positions (siblings together, as a plain count walks them), so
     // that the one hash table of the run still holds the transpositions they share
-    // ([`split::Frontier::count_order`]); made from the boards, not parsed back from their FEN text.
-    let todo: Vec<(usize, Checked, String)> = f
-        .count_order()
-        .into_iter()
-        .enumerate()
-        .map(|(j, i)| Ok((i, boards.checked(j)?, std::mem::take(&mut fens[i]))))
-        .collect::<Result<_>>()?;
-    drop((fens, boards));
+    // ([`split::Frontier::count_order`]); made from the boards one batch at a time, not parsed back from their
+    // FEN text.
+    let todo = FrontierPositions {
+        order: f.count_order(),
+        f: &f,
+        boards,
+    };
     let resume = match o.checkpoint {
         Some(p) => format!(
             "; they are saved in {}: run the same command again to resume",

@@ -14,8 +14,10 @@
 //! **Memory** is bounded by a budget (`--split-mem`, [`DEFAULT_BUDGET_MIB`] MiB by default): while the
 //! frontier is made, about 102 bytes per distinct position and 16 per (position, root move) pair, plus the
 //! current root move's subtree; once made, its FEN text (about 60 bytes), multiplicity, offsets and the pairs:
-//! about 100 bytes per position in all for the start position's ply 5 (822,518 positions). A frontier that
-//! does not fit is refused with the memory it needs (estimated from the share of root moves done).
+//! about 100 bytes per position in all for the start position's ply 5 (822,518 positions), and, while a split
+//! count runs, the positions' boards (88 bytes each, [`Boards`]; the backend positions are made from them one
+//! batch at a time). A frontier that does not fit, boards included, is refused with the memory it needs
+//! (estimated from the share of root moves done).
 
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
@@ -201,6 +203,11 @@ impl Boards {
         self.boards.is_empty()
     }
 
+    /// Bytes held (counted against the frontier's budget).
+    pub fn bytes(&self) -> u64 {
+        (self.boards.capacity() * std::mem::size_of::<Board>()) as u64
+    }
+
     /// The `j`-th position found, checked as a position reached by legal moves from the checked root
     /// ([`Checked::reached`]: the king checks only).
     ///
@@ -212,7 +219,7 @@ impl Boards {
 }
 
 /// [`frontier`], and its positions as boards in the order they were found ([`Boards`]; about 88 bytes per
-/// position more, held by the caller until it has made its positions).
+/// position more, held by the caller while it counts, and counted against the budget).
 ///
 /// # Errors
 /// As [`frontier`].
@@ -234,8 +241,14 @@ pub fn frontier_with_boards(
     let mut all: Merger<u64> = Merger::new(budget);
     let mut pairs: Vec<Pair> = Vec::new();
     let pair_bytes = std::mem::size_of::<Pair>() as u64;
-    let used =
-        |all: &Merger<u64>, pairs: &Vec<Pair>| all.bytes() + pairs.capacity() as u64 * pair_bytes;
+    // What the finished frontier holds per distinct position beyond the merger's board and count (which
+    // become its boards and multiplicities): the FEN text (about 60 bytes), its end offset and the start and
+    // order indices; counted while the frontier is made, so that a budget it fits in while being made also
+    // holds the finished frontier.
+    const AFTER: u64 = 80;
+    let used = |all: &Merger<u64>, pairs: &Vec<Pair>| {
+        all.bytes() + all.len() as u64 * AFTER + pairs.capacity() as u64 * pair_bytes
+    };
     // The estimate of the whole from the root moves done so far.
     let scale = |bytes: u64, done: usize| {
         (bytes as u128 * root_moves.len().max(1) as u128 / done.max(1) as u128)
@@ -270,7 +283,10 @@ pub fn frontier_with_boards(
                     budget_mib,
                     e.positions,
                     bytes,
-                    scale(e.needed + pairs.len() as u64 * pair_bytes, k + 1),
+                    scale(
+                        e.needed + e.positions as u64 * AFTER + pairs.len() as u64 * pair_bytes,
+                        k + 1,
+                    ),
                 )
             })?;
             if pairs.len() == pairs.capacity() {
@@ -334,14 +350,10 @@ pub fn frontier_with_boards(
         order.par_sort_unstable_by(|&a, &b| fen(a).cmp(fen(b)));
     }
     f.order = order;
-    if f.bytes() > budget {
-        return Err(too_big(
-            plies,
-            budget_mib,
-            f.len(),
-            f.bytes().max(held),
-            f.bytes(),
-        ));
+    // The boards are held beside the frontier until the count is done: both count against the budget.
+    let whole = f.bytes() + boards.bytes();
+    if whole > budget {
+        return Err(too_big(plies, budget_mib, f.len(), whole.max(held), whole));
     }
     Ok((f, boards))
 }

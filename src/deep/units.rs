@@ -452,10 +452,10 @@ pub fn run_unit(
         .map(|p| (p.i, p.fen.as_str()))
         .collect();
     let n_all = plan.json["positions"].as_u64().unwrap_or(0) as usize;
-    let mut fen_list = vec![String::new(); n_all];
+    let mut fen_list = vec![""; n_all];
     for (&i, &f) in &fens {
         if i < n_all {
-            fen_list[i] = f.to_string();
+            fen_list[i] = f;
         }
     }
     let jpath = plan.journal_path(k, tag);

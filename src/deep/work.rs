@@ -237,17 +237,54 @@ pub struct Counted {
     pub batches: usize,
 }
 
-/// Count the positions `setups` (index, position, FEN) not already recorded, in batches of one backend call
-/// each ([`evaluate_many`], sized by [`Batching::of`] the engine), each batch recorded in one journal write
-/// when its call returns; returns every result (the recorder's included) and the time spent in and out of
-/// the backend. `what` names the run in the interruption message; `resume` says how to resume.
+/// The positions a run counts, by their place `k` in the counting order: the index of each one's result, its
+/// FEN (named in the journal) and the position itself, made when its batch is counted, so that a run holds
+/// one batch of backend positions at a time, not the whole frontier.
+pub trait Positions: Sync {
+    /// Number of positions.
+    fn len(&self) -> usize;
+    /// Whether there is none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The index of the `k`-th position's result.
+    fn index(&self, k: usize) -> usize;
+    /// The `k`-th position's FEN (for the journal).
+    fn fen(&self, k: usize) -> &str;
+    /// The `k`-th position.
+    ///
+    /// # Errors
+    /// When it cannot be made (a bug of the caller's generator).
+    fn position(&self, k: usize) -> Result<Checked>;
+}
+
+/// Positions made beforehand: (index, position, FEN).
+impl Positions for Vec<(usize, Checked, String)> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn index(&self, k: usize) -> usize {
+        self[k].0
+    }
+    fn fen(&self, k: usize) -> &str {
+        &self[k].2
+    }
+    fn position(&self, k: usize) -> Result<Checked> {
+        Ok(self[k].1.clone())
+    }
+}
+
+/// Count the positions `setups` not already recorded, in batches of one backend call each
+/// ([`evaluate_many`], sized by [`Batching::of`] the engine), each batch recorded in one journal write when
+/// its call returns; returns every result (the recorder's included) and the time spent in and out of the
+/// backend. `what` names the run in the interruption message; `resume` says how to resume.
 ///
 /// # Errors
-/// A backend failure or a journal write error.
+/// A backend failure, a position that cannot be made, or a journal write error.
 #[allow(clippy::too_many_arguments)]
 pub fn run_positions(
     engine: &dyn Backend,
-    setups: &[(usize, Checked, String)],
+    setups: &dyn Positions,
     rest: u32,
     stats: Option<Detail>,
     mut journal: Option<&mut dyn Recorder>,
@@ -255,12 +292,14 @@ pub fn run_positions(
     what: &str,
     resume: &str,
 ) -> Result<Counted> {
+    use rayon::prelude::*;
     let clock = Instant::now();
     let mut out = Counted::default();
     if let Some(j) = journal.as_deref() {
-        for (i, _, _) in setups {
-            if let Some(r) = j.done().get(i) {
-                out.results.insert(*i, r.clone());
+        for k in 0..setups.len() {
+            let i = setups.index(k);
+            if let Some(r) = j.done().get(&i) {
+                out.results.insert(i, r.clone());
             }
         }
     }
@@ -272,28 +311,31 @@ pub fn run_positions(
         ))
     };
     status(out.results.len());
-    let todo: Vec<&(usize, Checked, String)> = setups
-        .iter()
-        .filter(|(i, _, _)| !out.results.contains_key(i))
+    let todo: Vec<usize> = (0..total)
+        .filter(|&k| !out.results.contains_key(&setups.index(k)))
         .collect();
     let batching = Batching::of(engine);
     let mut size = batching.first;
     let mut last_sync = Instant::now();
-    let mut k = 0;
+    let mut at = 0;
     let finished = (|| -> Result<()> {
-        while k < todo.len() {
-            let batch = &todo[k..(k + size).min(todo.len())];
-            let positions: Vec<Checked> = batch.iter().map(|t| t.1.clone()).collect();
+        while at < todo.len() {
+            let batch = &todo[at..(at + size).min(todo.len())];
+            let positions: Vec<Checked> = batch
+                .par_iter()
+                .map(|&k| setups.position(k))
+                .collect::<Result<_>>()?;
             let call = Instant::now();
             let counted = evaluate_many(engine, &positions, rest, stats)?;
             let seconds = call.elapsed().as_secs_f64();
+            drop(positions);
             out.backend_seconds += seconds;
             out.batches += 1;
             if let Some(j) = journal.as_deref_mut() {
                 let rows: Vec<(usize, &str, &PieceResult)> = batch
                     .iter()
                     .zip(&counted)
-                    .map(|((i, _, fen), r)| (*i, fen.as_str(), r))
+                    .map(|(&k, r)| (setups.index(k), setups.fen(k), r))
                     .collect();
                 j.record(&rows)?;
                 if last_sync.elapsed() > Duration::from_secs(2) {
@@ -301,12 +343,12 @@ pub fn run_positions(
                     last_sync = Instant::now();
                 }
             }
-            for ((i, _, _), r) in batch.iter().zip(counted) {
-                out.results.insert(*i, r);
+            for (&k, r) in batch.iter().zip(counted) {
+                out.results.insert(setups.index(k), r);
             }
             status(out.results.len());
             progress.advance(batch.len() as u64);
-            k += batch.len();
+            at += batch.len();
             size = batching.next(size, seconds);
         }
         Ok(())
