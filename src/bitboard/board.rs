@@ -188,15 +188,15 @@ impl Board {
     #[allow(clippy::wrong_self_convention)] // an 88-byte board: by reference, though it is `Copy`
     pub fn to_setup(&self, cd: &CastlingData) -> Setup {
         let mut s = Setup::empty();
-        for sq in 0..64 {
-            let bit = 1u64 << sq;
-            if let Some(r) = (0..6).find(|&r| self.roles[r] & bit != 0) {
-                let color = if self.colors[0] & bit != 0 {
+        let white = super::Bitboard(self.colors[0]);
+        for (role, &bits) in Role::ALL.iter().zip(&self.roles) {
+            for sq in super::Bitboard(bits) {
+                let color = if white.contains(sq) {
                     Color::White
                 } else {
                     Color::Black
                 };
-                s.board[sq] = Some(Piece::new(color, Role::ALL[r]));
+                s.board[sq.index()] = Some(Piece::new(color, *role));
             }
         }
         s.turn = if self.turn == 0 {

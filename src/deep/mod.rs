@@ -170,7 +170,9 @@ pub fn perft_split(
     if let Some(s) = o.split {
         check_split_depth(s, depth)?;
     }
-    let make = |s| split::frontier_with_boards(root, s, o.chess960, o.split_mem);
+    // Only a journal names the positions (by FEN): a count without one skips their text.
+    let named = o.checkpoint.is_some();
+    let make = |s| split::frontier_with_boards(root, s, o.chess960, o.split_mem, named);
     let (s, (f, boards)) = match o.split {
         Some(s) => (s, make(s)?),
         None if o.checkpoint.is_some() && depth >= CHECKPOINT_PLY4_DEPTH => (4, make(4)?),

@@ -228,7 +228,9 @@ impl Setup {
     /// Write FEN with all six fields. Castling is written as `KQkq` when each right's rook is the outermost on
     /// its side of the king (X-FEN), else as the rook's file letter (Shredder-FEN).
     pub fn to_fen(&self) -> String {
-        let mut out = String::new();
+        use std::fmt::Write;
+        // 64 squares' worth of placement text, the side, castling, e.p. square and clocks: one allocation.
+        let mut out = String::with_capacity(96);
         for rank in (0..8).rev() {
             let mut empty = 0;
             for file in 0..8 {
@@ -253,7 +255,7 @@ impl Setup {
         out.push(' ');
         out.push(if self.turn == Color::White { 'w' } else { 'b' });
         out.push(' ');
-        let mut castling = String::new();
+        let rights_at = out.len();
         for color in Color::ALL {
             for side in CastlingSide::ALL {
                 if let Some(rook) = self.castling.rook(color, side) {
@@ -272,7 +274,7 @@ impl Setup {
                     } else {
                         (b'a' + rook.file()) as char
                     };
-                    castling.push(if color == Color::White {
+                    out.push(if color == Color::White {
                         c.to_ascii_uppercase()
                     } else {
                         c
@@ -280,13 +282,19 @@ impl Setup {
                 }
             }
         }
-        out.push_str(if castling.is_empty() { "-" } else { &castling });
+        if out.len() == rights_at {
+            out.push('-');
+        }
         out.push(' ');
         match self.ep_square {
-            Some(sq) => out.push_str(&sq.to_string()),
+            Some(sq) => {
+                out.push(char::from(b'a' + sq.file()));
+                out.push(char::from(b'1' + sq.rank()));
+            }
             None => out.push('-'),
         }
-        out.push_str(&format!(" {} {}", self.halfmoves, self.fullmoves));
+        // Writing to a String cannot fail.
+        let _ = write!(out, " {} {}", self.halfmoves, self.fullmoves);
         out
     }
 }
@@ -409,14 +417,12 @@ fn resolve_xfen(setup: &Setup, color: Color, side: CastlingSide) -> Option<Squar
     let rook = Some(Piece::new(color, Role::Rook));
     let king_file = (0..8)
         .find(|&f| setup.board[(rank * 8 + f) as usize] == Some(Piece::new(color, Role::King)))?;
-    let files: Vec<u8> = match side {
-        CastlingSide::KingSide => (king_file + 1..8).rev().collect(),
-        CastlingSide::QueenSide => (0..king_file).collect(),
+    let is_rook = |&f: &u8| setup.board[(rank * 8 + f) as usize] == rook;
+    let file = match side {
+        CastlingSide::KingSide => (king_file + 1..8).rev().find(is_rook),
+        CastlingSide::QueenSide => (0..king_file).find(is_rook),
     };
-    files
-        .into_iter()
-        .map(|f| Square::new(rank * 8 + f))
-        .find(|&sq| setup.piece_at(sq) == rook)
+    file.map(|f| Square::new(rank * 8 + f))
 }
 
 fn parse_castling(text: &str, setup: &mut Setup) -> Result<(), FenError> {
