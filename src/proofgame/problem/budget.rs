@@ -6,8 +6,8 @@
 //! the diagram's units, with the captures assigned, whose cost estimates the plies both sides still need. From a
 //! position with r plies left, a move is tried only when
 //! - the sound deductions ([`super::bound`], D1–D9) admit the position after it: each side can still make the
-//!   moves they ask of it in its share of the r − 1 plies left (the side to move ⌈(r − 1)/2⌉ … the parity
-//!   of every unit's tempo follows);
+//!   moves they ask of it in its share of the r − 1 plies left (the side to move after it ⌈(r − 1)/2⌉, the
+//!   other ⌊(r − 1)/2⌋: each side's tempo is counted; no per-unit parity argument is used);
 //! - the guide's estimate after it is at most r − 1 + `slack`: the spare tempi (r − estimate) are spent only
 //!   where the estimate allows it, and `slack` admits the estimate's errors, as IDA* raises its threshold:
 //!   the search runs again with `slack` 0, 1, 2, 4, 6 … until it finds a game or the budget is spent.
