@@ -11,6 +11,7 @@
 //! end on the diagram.
 
 pub mod bound;
+mod budget;
 mod cook;
 mod first;
 mod fit;
@@ -28,11 +29,25 @@ use std::time::{Duration, Instant};
 /// Problems of at least this many plies are first searched for two games by the first-solution search
 /// ([`first`]); shorter ones are counted at once (their trees are tiny).
 const FIRST_FROM: u32 = 5;
-/// The first-solution search's orders, each with the share of the time and node budget left when it starts
-/// (together about 0.4 of the whole: the count has the rest). Measured on the bench (docs/proofgames.md):
-/// each order finds cooks the other misses.
-const FIRST_ORDERS: [(first::Order, f64); 2] =
-    [(first::Order::Weighted, 0.15), (first::Order::Deepest, 0.3)];
+/// The first-solution search's phases, each with the share of the time and node budget left when it starts
+/// (together about 0.6 of the whole at most: the count has the rest): the budget search, which builds a game
+/// from the plan, then the two best-first orders. Measured on the bench (docs/proofgames.md): each finds
+/// games the others miss.
+const FIRST_ORDERS: [(Phase, f64); 3] = [
+    (Phase::Budget, 0.3),
+    (Phase::Best(first::Order::Weighted), 0.15),
+    (Phase::Best(first::Order::Deepest), 0.3),
+];
+
+/// A phase of the first-solution search: the budget search ([`budget`], IDA*-style depth-first on the plies
+/// left against the guide's estimate) or a best-first order ([`first`]).
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// [`budget::games`].
+    Budget,
+    /// [`first::games`] in that order.
+    Best(first::Order),
+}
 /// The share of the time and node budget left that the splice ([`cook`]) may spend on a first game's second: small,
 /// since a unique problem tries every window in vain and its proof (the count) needs the time (at 0.2, two
 /// unique verdicts of Euclide's collection found near the 10 s limit were lost; docs/proofgames.md).
@@ -334,7 +349,7 @@ fn first_phase(
     }
     let guide = crate::proofgame::guide::Guide::new(&Setup::startpos(), &p.diagram);
     let (mut games, mut nodes, mut spliced) = (Vec::new(), 0, false);
-    for (order, share) in FIRST_ORDERS {
+    for (phase, share) in FIRST_ORDERS {
         let now = Instant::now();
         let limits = first::Limits {
             max_nodes: (o.max_nodes as f64 * share) as u64,
@@ -344,7 +359,12 @@ fn first_phase(
             }),
             store: FIRST_STORE,
         };
-        let (found, n) = first::games(diagram, &guide, cd, finish, root, p.plies, limits, order, 2);
+        let (found, n) = match phase {
+            Phase::Budget => budget::games(diagram, &guide, cd, finish, root, p.plies, limits, 2),
+            Phase::Best(order) => {
+                first::games(diagram, &guide, cd, finish, root, p.plies, limits, order, 2)
+            }
+        };
         nodes += n;
         for g in found {
             if !games.contains(&g) {
