@@ -15,7 +15,7 @@ use crate::analyze::dead::{self, Limits};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::position_file::{self, FenWords, LineError};
-use crate::types::Color;
+use crate::types::{Color, Move, MoveKind};
 use crate::validate::Checked;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
@@ -243,31 +243,20 @@ fn print_answer(
         Ok(x) => x,
     };
     let chess960 = a.chess960 || p.pos.as_ref().is_ok_and(|p| p.needs_chess960_notation());
-    let rep = done.decision.report(chess960);
     let shortest = done.shortest;
-    match rep.result {
+    let result = done.decision.result();
+    match result {
         "winnable" => t.winnable += 1,
         "unwinnable" => t.unwinnable += 1,
         _ => t.undetermined += 1,
     }
-    if a.scan && rep.result != "unwinnable" {
+    if a.scan && result != "unwinnable" {
         return Ok(());
     }
     if a.json {
-        let mut o = json!({
-            "fen": p.fen.to_string(),
-            "side": q.side.name(),
-            "result": rep.result,
-            "helpmate": rep.helpmate,
-            "reason": rep.reason,
-            "nodes": rep.nodes,
-            "microseconds": done.micros,
-        });
-        if let Some(s) = shortest {
-            o["shortest"] = json!(s);
-        }
-        return writeln!(out, "{o}");
+        return print_json(out, p, q, done, chess960);
     }
+    let rep = done.decision.report(chess960);
     let detail = match (&rep.helpmate, &rep.reason) {
         (Some(h), _) if h.is_empty() => "already checkmate on the board".to_string(),
         (Some(h), _) => {
@@ -289,6 +278,95 @@ fn print_answer(
         rep.result,
         rep.nodes
     )
+}
+
+/// One `--json` answer line, written straight into `out` (a printed helpmate is a few dozen moves: no `String`
+/// per move, no JSON tree). The keys in sorted order, as `json!` printed them.
+fn print_json(
+    out: &mut impl Write,
+    p: &Position,
+    q: &Query,
+    done: &Done,
+    chess960: bool,
+) -> std::io::Result<()> {
+    let (helpmate, reason): (_, Option<&dyn std::fmt::Display>) = match &done.decision.verdict {
+        dead::Verdict::Winnable { helpmate } => (Some(UciLine(helpmate, chess960)), None),
+        dead::Verdict::Unwinnable { reason } => (None, Some(reason)),
+        dead::Verdict::Undetermined { limit } => (None, Some(limit_text(*limit))),
+    };
+    let line = JsonAnswer {
+        fen: Shown(&p.fen),
+        helpmate,
+        microseconds: done.micros,
+        nodes: done.decision.nodes,
+        reason: reason.map(Shown),
+        result: done.decision.result(),
+        shortest: done.shortest,
+        side: q.side.name(),
+    };
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
+}
+
+/// The text of an undetermined answer's limit (as [`dead::Decision::report`] gives it).
+fn limit_text(limit: dead::Limit) -> &'static &'static str {
+    match limit {
+        dead::Limit::Nodes => &"node limit reached",
+        dead::Limit::Time => &"time limit reached",
+        dead::Limit::Quick => &"not decided by the quick path",
+    }
+}
+
+/// A `--json` answer line (see [`print_json`]).
+#[derive(serde::Serialize)]
+struct JsonAnswer<'a> {
+    fen: Shown<&'a FenWords<'a>>,
+    helpmate: Option<UciLine<'a>>,
+    microseconds: u128,
+    nodes: u64,
+    reason: Option<Shown<&'a dyn std::fmt::Display>>,
+    result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shortest: Option<bool>,
+    side: &'static str,
+}
+
+/// A value serialized as a JSON string of its text (escaped by the serializer, with no `String` made).
+struct Shown<T>(T);
+
+impl<T: std::fmt::Display> serde::Serialize for Shown<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// A helpmate as a JSON array of UCI moves (`chess960`: king-takes-rook castling), as [`Move::to_uci`] writes
+/// them.
+struct UciLine<'a>(&'a [Move], bool);
+
+impl serde::Serialize for UciLine<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|&m| Shown(Uci(m, self.1))))
+    }
+}
+
+/// One move in UCI, the text of [`Move::to_uci`].
+struct Uci(Move, bool);
+
+impl std::fmt::Display for Uci {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Uci(m, chess960) = *self;
+        let to = if m.kind() == MoveKind::Castling && !chess960 {
+            m.castling_king_target()
+        } else {
+            m.to()
+        };
+        write!(f, "{}{to}", m.from())?;
+        match m.promotion_role() {
+            Some(role) => write!(f, "{}", role.char()),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The per-position line of `--side both`: dead (FIDE 1.5) when neither side can win.
@@ -517,3 +595,39 @@ fn print_in_order(
 
 /// How long the printer waits between two looks at the answers (a bound on how late a line is printed).
 const NAP: Duration = Duration::from_millis(2);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::Setup;
+
+    /// The `--json` writer's UCI text is [`Move::to_uci`]'s, in both castling notations, on every legal move
+    /// of positions with castling (both wings, both colours), promotions, under-promotions with capture and
+    /// en passant; and the JSON array is the one `json!` made of those strings.
+    #[test]
+    fn json_uci_text_is_to_uci() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ];
+        let mut seen = 0;
+        for fen in fens {
+            let moves = crate::reference::legal_moves(&Setup::from_fen(fen).unwrap());
+            for chess960 in [false, true] {
+                let ours: Vec<String> = moves
+                    .iter()
+                    .map(|&m| Uci(m, chess960).to_string())
+                    .collect();
+                let theirs: Vec<String> = moves.iter().map(|m| m.to_uci(chess960)).collect();
+                assert_eq!(ours, theirs, "{fen}");
+                let array = serde_json::to_string(&UciLine(&moves, chess960)).unwrap();
+                assert_eq!(array, json!(theirs).to_string(), "{fen}");
+                seen += moves.len();
+            }
+        }
+        assert!(seen > 150, "{seen}");
+    }
+}

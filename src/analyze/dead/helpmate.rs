@@ -48,25 +48,49 @@ thread_local! {
 struct Bucket([u64; 4]);
 
 impl Table {
-    fn new(node_limit: u64) -> Table {
-        // Entries: the node limit, from 2^10 to 2^18 (measured: 2^16 missed helpmates, 2^20 found no more).
-        let size = (node_limit.clamp(1 << 10, 1 << 18) as usize).next_power_of_two() / 4;
-        let (mut buckets, mut generation) = SPARE.take().unwrap_or_default();
-        if buckets.len() < size {
-            buckets = vec![Bucket::default(); size];
-            generation = 0;
+    /// Buckets for a search of `nodes` nodes: one entry a node, from 2^10 to 2^18 entries (measured: 2^16 missed
+    /// helpmates, 2^20 found no more).
+    fn buckets_for(nodes: u64) -> usize {
+        (nodes.clamp(1 << 10, 1 << 18) as usize).next_power_of_two() / 4
+    }
+
+    /// A table sized for `nodes` nodes, on this thread's spare entries (their older generations are stale).
+    fn new(nodes: u64) -> Table {
+        let (buckets, generation) = SPARE.take().unwrap_or_default();
+        let mut t = Table {
+            buckets,
+            mask: 0,
+            generation,
+        };
+        t.resize(Table::buckets_for(nodes));
+        t
+    }
+
+    /// Use `size` buckets (a power of two) from now on, every entry stale: the entries in use are the first
+    /// `size` of the allocation, which is grown when it is smaller. A search of a few thousand nodes thus
+    /// touches a table that stays in the core's cache (128 KiB for 10,000 nodes) instead of scattering its
+    /// loads over 2 MiB; a search resumed with more nodes gets a larger one (its earlier entries are dropped,
+    /// which only costs work: the table prunes, it proves nothing).
+    fn resize(&mut self, size: usize) {
+        if self.buckets.len() < size {
+            self.buckets = vec![Bucket::default(); size];
+            self.generation = 0;
         }
+        self.mask = size - 1;
         // Entries of earlier searches carry older generations: stale. The generation has 8 bits: when it
         // wraps, the table is cleared, so an old entry can never look live again.
-        generation = (generation + 1) & 0xFF;
-        if generation == 0 {
-            buckets.fill(Bucket::default());
-            generation = 1;
+        self.generation = (self.generation + 1) & 0xFF;
+        if self.generation == 0 {
+            self.buckets.fill(Bucket::default());
+            self.generation = 1;
         }
-        Table {
-            buckets,
-            mask: size - 1,
-            generation,
+    }
+
+    /// Make room for a search that will have visited `nodes` nodes in all (never smaller than now).
+    fn reserve(&mut self, nodes: u64) {
+        let size = Table::buckets_for(nodes);
+        if size > self.mask + 1 {
+            self.resize(size);
         }
     }
 
@@ -259,9 +283,9 @@ impl Search<'_> {
             self.path.len() < REWARD_PLY,
         );
         // Progress first, then the rest, each in generation order (on CHA's vectors this found 21 more of the
-        // 104 helpmates the generation order missed at the default limits). The short probe keeps generation
-        // order: it looks for short mates, which progress-first lines would pass by for long ones. Each move
-        // is tagged with its cost and whether it is progress here; the order is made by two passes below.
+        // 104 helpmates the generation order missed at the default limits). The quick path's probe keeps
+        // generation order: it looks for short mates, which progress-first lines would pass by for long ones. Each
+        // move is tagged with its cost and whether it is progress here; the order is made by two passes below.
         for m in moves.iter_mut() {
             let (cost, reward) = order.classify(*m);
             *m = tagged(*m, cost, reward);
@@ -487,10 +511,13 @@ pub(super) struct Helpmate<'a> {
     root: Board,
     next_budget: i32,
     max_budget: i32,
+    /// The most nodes it will be given in all (bounds the table).
+    size_hint: u64,
 }
 
 impl<'a> Helpmate<'a> {
-    /// `size_hint`: the most nodes it will be given in all (sizes the table).
+    /// `size_hint`: the most nodes it will be given in all (bounds the table, which grows with the nodes each
+    /// [`Helpmate::run`] is given).
     pub(super) fn new(
         root: &Board,
         cd: &'a CastlingData,
@@ -510,7 +537,7 @@ impl<'a> Helpmate<'a> {
                 local_limit,
                 deadline,
                 stopped: None,
-                tt: Table::new(size_hint),
+                tt: Table::new(0),
                 path: Vec::new(),
                 lists: LISTS.take(),
                 ordered: true,
@@ -518,6 +545,7 @@ impl<'a> Helpmate<'a> {
             root: *root,
             next_budget: 0,
             max_budget,
+            size_hint,
         }
     }
 
@@ -533,6 +561,13 @@ impl<'a> Helpmate<'a> {
         let s = &mut self.s;
         let start = s.nodes;
         s.node_limit = start.saturating_add(nodes);
+        // The first call's table is sized for its nodes; a search resumed grows it at once to the size for all
+        // it may be given, so that a search resumed stage after stage drops its entries once.
+        s.tt.reserve(if start == 0 {
+            s.node_limit
+        } else {
+            self.size_hint.max(s.node_limit)
+        });
         s.stopped = None;
         while self.next_budget <= self.max_budget {
             let budget = self.next_budget;
@@ -550,7 +585,7 @@ impl<'a> Helpmate<'a> {
     }
 }
 
-/// One [`Helpmate`] search with at most `node_limit` nodes, moves in generation order (the short probe).
+/// One [`Helpmate`] search with at most `node_limit` nodes, moves in generation order (the quick path's probe).
 pub(super) fn helpmate_search(
     root: &Board,
     cd: &CastlingData,

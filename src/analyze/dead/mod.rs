@@ -45,7 +45,7 @@ pub use verdict::{DeadReport, Decision, Limit, Reason, Region, SideReport, Sides
 
 use blocked::blocked_reason;
 use closure::Closure;
-use helpmate::{helpmate_search, Helpmate};
+use helpmate::Helpmate;
 use saturate::fortress_reason;
 
 use crate::bitboard::attacks::MagicSliders;
@@ -388,10 +388,10 @@ impl Query<'_> {
     ///
     /// The full search puts the costly proofs that the fast paths' gates hold back (the short lines where the
     /// winner has more heavy units than plies and the side to move many moves, the fortress where a pawn runs
-    /// free or few pawns stand blocked: [`Proofs::HeldBack`]) after its helpmate probe: a helpmate found
-    /// first makes them moot (no proof of unwinnability holds where a helpmate exists, and every helpmate is
-    /// replayed), and on real game positions the probe finds one at once. They still run, in the same order,
-    /// before any longer search.
+    /// free or few pawns stand blocked: [`Proofs::HeldBack`]) after the first stage of its helpmate search
+    /// ([`SHARES`]): a helpmate found first makes them moot (no proof of unwinnability holds where a helpmate
+    /// exists, and every helpmate is replayed), and on real game positions that stage finds one at once. They
+    /// still run, in the same order, before any longer search.
     fn decide(&self, memo: &mut Memo) -> (Verdict, u64) {
         let line_nodes = match self.static_proofs(Proofs::Gated, self.total()) {
             Ok(decided) => return decided,
@@ -412,13 +412,51 @@ impl Query<'_> {
             );
             return (self.of_closure(outcome), nodes + used);
         }
-        nodes = match self.probe(nodes) {
+        let mut search: Option<Helpmate> = None;
+        nodes = match self.first_search(nodes, &mut search) {
             Ok(decided) => return decided,
             Err(nodes) => nodes,
         };
         match self.static_proofs(Proofs::HeldBack, self.total() - nodes) {
             Ok((verdict, used)) => (verdict, nodes + used),
-            Err(line_nodes) => self.search(nodes + line_nodes),
+            Err(line_nodes) => self.search(nodes + line_nodes, search),
+        }
+    }
+
+    /// The helpmate search of the full path, fresh (its table sized for the query's node limit).
+    fn new_search(&self) -> Helpmate<'_> {
+        let total = self.total();
+        Helpmate::new(
+            &self.shared.board,
+            &self.shared.cd,
+            self.winner,
+            (total / 2).max(ITERATION_NODES_MIN),
+            i32::MAX - 1,
+            total,
+            self.deadline,
+        )
+    }
+
+    /// The first stage of [`SHARES`], a helpmate search, `nodes` visited so far; `Err` with the nodes visited
+    /// when it decides nothing (the search is kept in `search` to be resumed).
+    fn first_search<'s>(
+        &'s self,
+        nodes: u64,
+        search: &mut Option<Helpmate<'s>>,
+    ) -> std::result::Result<(Verdict, u64), u64> {
+        let left = self.total().saturating_sub(nodes);
+        if left == 0 {
+            return Err(nodes);
+        }
+        let (_, share) = SHARES[0];
+        let (found, used) = search
+            .get_or_insert_with(|| self.new_search())
+            .run((left / 2).clamp(1, share));
+        let nodes = nodes + used;
+        match found {
+            Ok(line) => Ok((self.winnable(line), nodes)),
+            Err(Limit::Time) => Ok((Verdict::Undetermined { limit: Limit::Time }, nodes)),
+            Err(_) => Err(nodes),
         }
     }
 
@@ -496,45 +534,15 @@ impl Query<'_> {
         Some((self.unwinnable(Reason::InsufficientMaterial(text)), 1))
     }
 
-    /// A short helpmate probe, `nodes` visited so far: most positions with material to mate have one within a
-    /// few plies. `Err` with the nodes visited when it decides nothing. (The root counted one node; every stage
-    /// gets at most the nodes left, so the limit holds exactly.)
-    fn probe(&self, nodes: u64) -> std::result::Result<(Verdict, u64), u64> {
-        let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
-        let probe = (self.total() - nodes).min(5_000);
-        let (found, used) = if probe > 0 {
-            helpmate_search(root, cd, winner, probe, probe, 2, self.deadline)
-        } else {
-            (Err(Limit::Nodes), 0)
-        };
-        let nodes = nodes + used;
-        match found {
-            Ok(line) => Ok((self.winnable(line), nodes)),
-            Err(Limit::Time) => Ok((Verdict::Undetermined { limit: Limit::Time }, nodes)),
-            Err(_) => Err(nodes),
-        }
-    }
-
-    /// The full search after the static proofs and the probe, `nodes` visited so far: the closure and the
-    /// helpmate search in turn ([`SHARES`]), then the search with the nodes left.
-    fn search(&self, mut nodes: u64) -> (Verdict, u64) {
+    /// The full search after the static proofs and [`SHARES`]' first stage (kept in `search`), `nodes` visited
+    /// so far: the closure and the helpmate search in turn (the rest of [`SHARES`]), then the search with the
+    /// nodes left.
+    fn search<'s>(&'s self, mut nodes: u64, mut search: Option<Helpmate<'s>>) -> (Verdict, u64) {
         let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
         let total = self.total();
         let mut run: Option<closure::Run> = None;
-        // One helpmate search for the two search stages: the second goes on where the first stopped.
-        let mut search: Option<Helpmate> = None;
-        let new_search = || {
-            Helpmate::new(
-                root,
-                cd,
-                winner,
-                (total / 2).max(ITERATION_NODES_MIN),
-                i32::MAX - 1,
-                total,
-                self.deadline,
-            )
-        };
-        for &(is_closure, share) in SHARES {
+        let new_search = || self.new_search();
+        for &(is_closure, share) in &SHARES[1..] {
             let left = total.saturating_sub(nodes);
             if left == 0 {
                 break;
@@ -582,11 +590,12 @@ impl Query<'_> {
 enum Proofs {
     /// Those the fast paths' gates let through, with the cheap proofs and the blocked structure.
     Gated,
-    /// Only those the gates hold back (the full search tries them after its helpmate probe).
+    /// Only those the gates hold back (the full search tries them after the first stage of its helpmate search).
     HeldBack,
 }
 
-/// The stages of the full search after the probe ([`Query::search`]): a closure (`true`, resumed up to each
+/// The stages of the full search after the static proofs ([`Query::first_search`], then [`Query::search`]; the
+/// proofs the gates hold back run after the first stage): a closure (`true`, resumed up to each
 /// size: positions stored in all) or the helpmate search (`false`, each stage at most half the nodes left, and
 /// the number given). Small positions are decided by the first closure, most winnable ones by the first search;
 /// a larger closure, a longer search, the largest closure, then the search with the rest. On CHA's vectors at
@@ -594,9 +603,12 @@ enum Proofs {
 /// undetermined, 25.5 s, median of 5 runs): a middle search of 300,000 gave 26 and 21.7 s (median of 3), of
 /// 500,000 (kept) 25 and 19.6 s (one run); a noisy machine.
 ///
-/// The first stage is a search of 10,000 nodes: real game positions the probe misses are mostly found within
-/// it (the first 4,000 queries of CHA-Solver's tests/lichess.txt: 6.05 M nodes in all with the closure first,
-/// 4.38 M with this search first; the same verdicts), and small positions pay 10,000 nodes more.
+/// The first stage is a search of 10,000 nodes: real game positions are mostly found within it (the first 4,000
+/// queries of CHA-Solver's tests/lichess.txt: 6.05 M nodes in all with the closure first, 4.38 M with this
+/// search first; the same verdicts), and small positions pay 10,000 nodes more. It replaced a 5,000-node
+/// probe in generation order before it (issue 33; every third position of tests/lichess.txt, 43,692 queries,
+/// `--time-limit 0`: 25.06 M nodes with the probe, 17.13 M without, CPU 3.13/2.99 s against 2.84/2.77 s; the
+/// same verdicts there, on tests/positions.txt (95 undetermined each) and on CHA's vectors (7 each)).
 const SHARES: &[(bool, u64)] = &[
     (false, 10_000),
     (true, 10_000),
