@@ -340,6 +340,7 @@ impl GpuDevice {
     }
 
     /// The device, for [`block_on`] (a handle: the device lives as long as any).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn handle(&self) -> wgpu::Device {
         self.device.clone()
     }

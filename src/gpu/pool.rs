@@ -12,6 +12,7 @@ use super::planner::{
     host_plies, plan_deeper as make_plan, stop_if_asked, Counting, GpuProgress, Progress, Settings,
     MAX_UNITS, MAX_UNIT_LEAVES, MIN_UNIT_LEAVES,
 };
+#[cfg(not(target_arch = "wasm32"))]
 use crate::backend::Stats;
 use crate::error::Result;
 use crate::position::Setup;
@@ -408,6 +409,7 @@ pub fn tree_stats(
 ///
 /// # Errors
 /// A GPU failure.
+#[cfg(not(target_arch = "wasm32"))]
 pub async fn tree_stats_async(
     ctx: &mut GpuContext,
     roots: &[Setup],
