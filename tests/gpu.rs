@@ -354,127 +354,6 @@ fn stats_match_cpw_tables_deeper() {
     assert_eq!(check_cpw_tables(&g, 5_000_000), 9);
 }
 
-/// Trees deeper than one run may count are split on the host by root move (u128 sums); with the limit set to
-/// 2 plies, perft 5 goes through three levels of host splitting.
-#[test]
-fn host_split_above_run_depth_stays_exact() {
-    if gpu("host_split").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.ensure_cache(4).unwrap();
-    for (merge, cache) in [(true, true), (false, false)] {
-        let s = perftlab::gpu::planner::Settings {
-            merge,
-            cache,
-            budget_bytes: 64 << 20,
-            max_run_depth: 2,
-            host_plies: 0,
-        };
-        let roots = [
-            Setup::startpos(),
-            Setup::from_fen(POSITIONS[2].fen).unwrap(),
-        ];
-        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
-        assert_eq!(counts, vec![4_865_609, 674_624]);
-    }
-}
-
-/// Host levels with the host table: startpos perft 6 with the top 3 plies expanded on the host (transpositions
-/// merged: 8,902 positions at ply 3, 5,362 distinct) and counted in GPU runs; then the 20 root moves to depth 5
-/// (as `--divide` asks) and Kiwipete perft 4 twice: the root moves and the repeated root come from the host
-/// table. Counts from CPW ("Perft Results"; startpos perft 5 after each root move sums to perft 6).
-#[test]
-fn host_levels_and_host_table_stay_exact() {
-    if gpu("host_table").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.ensure_cache(4).unwrap();
-    let s = perftlab::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 3,
-    };
-    let start = Setup::startpos();
-    let six =
-        perftlab::gpu::pool::subtree_counts(&mut ctx, std::slice::from_ref(&start), 6, &s).unwrap();
-    assert_eq!(six, vec![119_060_324]);
-    let r = ctx.report().unwrap();
-    // Host levels: 1 + 20 + 400 positions expanded on the host; 5,362 distinct ply-3 positions in one GPU run.
-    assert_eq!(
-        (r.host_positions, r.host_hits, r.runs),
-        (421, 0, 1),
-        "{r:?}"
-    );
-    let kids: Vec<Setup> = perftlab::reference::legal_moves(&start)
-        .into_iter()
-        .map(|m| perftlab::reference::play(&start, m))
-        .collect();
-    let five = perftlab::gpu::pool::subtree_counts(&mut ctx, &kids, 5, &s).unwrap();
-    assert_eq!(five.iter().sum::<u128>(), 119_060_324);
-    let r = ctx.report().unwrap();
-    assert_eq!(
-        (r.host_hits, r.runs),
-        (20, 1),
-        "the root moves come from the host table: {r:?}"
-    );
-    let kiwipete = Setup::from_fen(KIWIPETE.fen).unwrap();
-    for _ in 0..2 {
-        let four =
-            perftlab::gpu::pool::subtree_counts(&mut ctx, std::slice::from_ref(&kiwipete), 4, &s)
-                .unwrap();
-        assert_eq!(four, vec![4_085_603]);
-    }
-    let r = ctx.report().unwrap();
-    assert!(r.host_hits > 20, "{r:?}");
-    assert_eq!(r.retries, 0);
-}
-
-/// Inside a run, a level larger than the budget is expanded in slices: with a 256 KiB budget, perft 5 (8902
-/// positions at remaining depth 2, 104 bytes each) cannot hold its last level at once; counts stay exact, the
-/// run is not abandoned (one run per batch, no retries) and the buffers held stay below what the unsliced level
-/// would need.
-#[test]
-fn levels_are_sliced_within_a_tiny_budget() {
-    if gpu("levels_are_sliced").is_none() {
-        return;
-    }
-    for merge in [true, false] {
-        let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-        let s = perftlab::gpu::planner::Settings {
-            merge,
-            cache: false,
-            budget_bytes: 256 << 10,
-            max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-            host_plies: 0,
-        };
-        let roots = [
-            Setup::startpos(),
-            Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-                .unwrap(),
-        ];
-        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
-        // CPW "Perft Results": startpos perft 4, Kiwipete perft 4.
-        assert_eq!(counts, vec![197_281, 4_085_603]);
-        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-        assert_eq!(counts, vec![4_865_609]);
-        let r = ctx.report().unwrap();
-        // One run per batch; without merging (and tables) each root is a run of its own (one-total mode).
-        let runs = if merge { 2 } else { 3 };
-        assert_eq!((r.runs, r.retries), (runs, 0), "{r:?}");
-        let level2 = r.levels.iter().find(|l| l.remaining == 2).unwrap();
-        // Remaining 2 of the perft-4 run: perft 2 of each root (400 + 2039); of the perft-5 run: perft 3 (8902).
-        assert_eq!(level2.positions, 8902 + 400 + 2039, "{r:?}");
-        // Sliced: the level buffers held at once stay below what the whole remaining-2 level would take
-        // (the attack tables, a fixed 0.9 MiB outside the budget, are part of `peak_bytes`).
-        let tables = (perftlab::gpu::attack_tables::LEN * 8) as u64;
-        assert!(r.peak_bytes < 8902 * 104 + tables, "{r:?}");
-    }
-}
-
 /// `perft --json` carries the `gpu` object; startpos perft 5 without merging or cache writes at most 0.25 byte
 /// per counted node, with no retries, also with the smallest `--gpu-mem`; `--verbose` prints it as a table.
 #[test]
@@ -562,421 +441,29 @@ fn divide_matches_cpu_backend_deep() {
     }
 }
 
-/// Transposition tables of 1024 entries (512 for remaining depth 2) under startpos perft 5 and Kiwipete perft 4
-/// (8,902 and 2,039 positions stored at remaining depth 2 alone): entries are evicted all the time, counts stay
-/// exact, and the second run of each finds hits there.
+/// From the CLI, transposition tables beyond one storage binding (`--hash 320`; the tables themselves:
+/// `gpu::tests::tables::cache_tables_are_separate_buffers_beyond_one_binding`): Kiwipete perft 4 stays exact,
+/// `peak_bytes` holds the GPU tables (320 MiB less the host table's 32 MiB, less the at most 1 MiB the split
+/// rounds off) and the `--verbose` line shows remaining depth 2 in as many buffers as its half of the tables
+/// needs bindings, every deeper depth in one. A `--hash` beyond what the adapter can give (device memory, or on
+/// a software adapter the host's available memory) is refused naming the flag (exit 2).
 #[test]
-fn cache_forced_eviction_stays_exact() {
-    if gpu("cache_forced_eviction").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.ensure_cache_entries(1024);
-    let s = perftlab::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    let roots = [
-        Setup::startpos(),
-        Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-            .unwrap(),
-    ];
-    for _ in 0..2 {
-        // The host table would answer the repeated roots: empty it, so the GPU tables are probed.
-        ctx.host_table_mut().clear();
-        let five = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-        let four = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
-        // CPW "Perft Results": startpos perft 5, Kiwipete perft 4.
-        assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
-    }
-    let r = ctx.report().unwrap();
-    assert!(r.levels.iter().any(|l| l.cache_hits > 0), "{r:?}");
-    assert_eq!(r.retries, 0);
-}
-
-/// The device-memory query (Vulkan's device-local heaps) answers on a Vulkan adapter, and only a discrete GPU
-/// gets the large default tables (3/4 of its memory less the level budget, within what `--hash` may take): a
-/// software adapter (lavapipe, whose "device" memory is the host's) keeps 64 MiB.
-#[test]
-fn device_memory_and_default_tables() {
-    if gpu("device_memory").is_none() {
-        return;
-    }
-    let ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    if ctx.info().backend == wgpu::Backend::Vulkan {
-        assert!(
-            ctx.device_memory().is_some_and(|b| b >= 1 << 20),
-            "{:?}",
-            ctx.device_memory()
-        );
-    }
-    let hash = ctx.default_hash_mb(512);
-    if ctx.info().device_type == wgpu::DeviceType::DiscreteGpu && ctx.device_memory().is_some() {
-        assert!(hash as u64 <= ctx.max_hash_mb().unwrap());
-    } else {
-        assert_eq!(hash, 64);
-    }
-    if ctx.info().device_type == wgpu::DeviceType::Cpu {
-        // A software adapter's limit is the host's available memory, checked when the tables are made.
-        assert_eq!(ctx.max_hash_mb(), None);
-    }
-}
-
-/// The split of `--hash` over the depths (halving, no cap per depth), and of a depth's share over its buffers
-/// (the fewest equal buffers within the per-buffer limit, any number of them) (no GPU needed).
-#[test]
-fn cache_split_halves_and_never_exceeds_the_budget() {
-    use perftlab::gpu::memory::{cache_parts, split_cache, CACHE_DEPTHS, CACHE_WEIGHTS};
-    assert_eq!(CACHE_WEIGHTS.len(), CACHE_DEPTHS.count());
-    // Remaining 2 gets half, 3 a quarter, …, the deepest two the same.
-    let s = split_cache(512 << 10);
-    assert_eq!(s[0], 256 << 10);
-    assert_eq!(s[1], 128 << 10);
-    assert_eq!(s[8], s[9]);
-    assert_eq!(s.iter().sum::<u64>(), 512 << 10);
-    // ≈ 100 GB of 16-byte entries (an H200's default): remaining 2 takes half, in 12 buffers of 4 GiB
-    // bindings (2^28 entries), remaining 3 a quarter in 6: no cap on the buffers of a depth.
-    let total = 100_000_000_000u64 / 16;
-    let s = split_cache(total);
-    let binding = 1u64 << 28;
-    assert_eq!(cache_parts(s[0], binding), (12, s[0] / 12));
-    assert_eq!(cache_parts(s[1], binding), (6, s[1] / 6));
-    assert_eq!(cache_parts(s[2], binding).0, 3);
-    // A share split into buffers: the fewest that hold it, equal, each within the limit, never more than
-    // the share and nothing lost beyond rounding.
-    let cap = 1000;
-    assert_eq!(cache_parts(2500, cap), (3, 833));
-    assert_eq!(cache_parts(1250, cap), (2, 625));
-    assert_eq!(cache_parts(625, cap), (1, 625));
-    for share in [0, 1, 999, 1000, 1001, 4000, 4001, 9999, 123_456, 1 << 40] {
-        let (parts, len) = cache_parts(share, cap);
-        assert!(
-            parts >= 1 && len <= cap && parts * len <= share.max(len),
-            "{share}: {parts} × {len}"
-        );
-        assert!(
-            parts == 1 || (parts - 1) * cap < share,
-            "{share}: {parts} × {len}: not the fewest"
-        );
-        assert!(parts * len + parts > share, "{share}: {parts} × {len}");
-    }
-    for total in [0, 1, 63, 1024, 12_345, 1 << 40, u64::MAX] {
-        assert!(split_cache(total).iter().sum::<u64>() <= total);
-    }
-}
-
-/// Distinct positions: startpos to ply 3 and Kiwipete to ply 2 (reference generator), in a fixed order.
-fn some_positions() -> Vec<perftlab::gpu::buffers::GpuPos> {
-    use perftlab::gpu::buffers::GpuPos;
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    let mut frontier = vec![
-        (Setup::startpos(), 3),
-        (Setup::from_fen(KIWIPETE.fen).unwrap(), 2),
-    ];
-    while let Some((p, plies)) = frontier.pop() {
-        if seen.insert(GpuPos::from_setup(&p)) {
-            out.push(GpuPos::from_setup(&p));
-        }
-        if plies > 0 {
-            for m in perftlab::reference::legal_moves(&p) {
-                frontier.push((perftlab::reference::play(&p, m), plies - 1));
-            }
-        }
-    }
-    out
-}
-
-/// The transposition-table slot (buffer and entry) is chosen by hashes independent of the 64-bit check: among
-/// positions that share a slot, the check words agree in the bits that would have chosen it (the entry index
-/// modulo the buffer's size, the buffer modulo the table's buffers) only as often as chance says. Before this
-/// test the slot WAS those bits (entry = second check word mod size, buffer = first word's bits 1.. mod
-/// buffers), so every position met in a slot agreed with the probe in them and the check had only
-/// ≈ 63 − log2(entries) independent bits; here that fraction would be 1. Runs the Rust twins of the WGSL hash
-/// functions (`tt_key`, `tt_slot`: `tt_mirror_matches_the_kernels` checks them against the kernels). Also:
-/// the four seeds differ at every remaining depth. No GPU needed.
-#[test]
-fn tt_slot_is_independent_of_the_check() {
-    use perftlab::gpu::buffers::{tt_key, tt_seeds, tt_slot};
-    for r in perftlab::gpu::memory::CACHE_DEPTHS {
-        let s = tt_seeds(r);
-        for i in 0..4 {
-            for j in 0..i {
-                assert_ne!(s[i], s[j], "remaining {r}: seeds {j} and {i}");
-            }
-        }
-    }
-    let positions = some_positions();
-    assert!(positions.len() > 5000, "{}", positions.len());
-    for (r, parts, len) in [(2, 1, 64), (2, 3, 61), (3, 7, 128), (5, 2, 1000)] {
-        let mut by_slot: std::collections::HashMap<(u32, u32), Vec<[u32; 2]>> = Default::default();
-        for p in &positions {
-            by_slot
-                .entry(tt_slot(p, r, parts, len))
-                .or_default()
-                .push(tt_key(p, r));
-        }
-        let (mut pairs, mut agree) = (0u64, 0u64);
-        for keys in by_slot.values() {
-            for (i, a) in keys.iter().enumerate() {
-                for b in &keys[..i] {
-                    pairs += 1;
-                    let old_slot = |k: &[u32; 2]| ((k[0] >> 1) % parts, k[1] % len);
-                    agree += u64::from(old_slot(a) == old_slot(b));
-                }
-            }
-        }
-        // Chance: 1 / (parts × len) of the pairs; allow four times that (and a few pairs).
-        let chance = pairs as f64 / f64::from(parts * len);
-        assert!(
-            pairs > 1000,
-            "remaining {r}, {parts} × {len}: {pairs} pairs"
-        );
-        assert!(
-            (agree as f64) < 4.0 * chance + 8.0,
-            "remaining {r}, {parts} × {len}: {agree} of {pairs} same-slot pairs agree in the old slot bits \
-             (chance ≈ {chance:.0})"
-        );
-        // The slots are spread: no entry holds more than a few times its share.
-        let most = by_slot.values().map(Vec::len).max().unwrap();
-        let share = positions.len() as f64 / f64::from(parts * len);
-        assert!((most as f64) < 3.0 * share + 10.0, "{most} vs {share:.1}");
-    }
-}
-
-/// The Rust twins of the WGSL table hashes (`tt_key`, `tt_slot` in `src/gpu/buffers.rs`) agree with the
-/// kernels, and a table of several buffer groups is filled and probed group by group: 1,000 positions stored
-/// (remaining depth 2, 64-bit counts) in a table of six buffers of 1,024 entries (two groups, the second short)
-/// lie exactly at the slots the twins give, with the check the twins give XOR the count, and nowhere else; a
-/// probe finds each of them (positions alone in their slot) with its count; the same positions probed at
-/// remaining depth 3 and 1,000 other positions at depth 2 (many sharing a slot with a stored one) all miss.
-#[test]
-fn tt_mirror_matches_the_kernels() {
-    use perftlab::gpu::buffers::{tt_key, tt_slot, GpuCacheEntry};
-    use perftlab::gpu::context::Kernel;
-    use perftlab::gpu::executor::table_pass;
-    if gpu("tt_mirror").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.set_table_buffer_bytes(Some(16 * 1024));
-    // split_cache: remaining 2 gets 6,144 entries (six buffers of 1,024), 3 gets 3,072 (three).
-    ctx.ensure_cache_entries(12_288);
-    let (parts, len) = {
-        let t = ctx.cache().unwrap().table(2).unwrap();
-        (t.parts.len() as u32, t.len)
-    };
-    assert_eq!((parts, len), (6, 1024));
-    let all = some_positions();
-    let (stored, others) = (&all[..1000], &all[1000..2000]);
-    let n = stored.len() as u64;
-    let counts: Vec<u64> = (0..n).map(|i| i * 0x1_0000_0003 + 7).collect();
-    let slots: Vec<(u32, u32)> = stored.iter().map(|p| tt_slot(p, 2, parts, len)).collect();
-    let alone = |i: usize| slots.iter().filter(|&&s| s == slots[i]).count() == 1;
-    ctx.ensure_level(0, n);
-    let ones = vec![1u32; n as usize];
-    let lv = ctx.level(0);
-    ctx.upload(&lv.pos, bytemuck::cast_slice(stored)).unwrap();
-    ctx.upload(&lv.flags, bytemuck::cast_slice(&ones)).unwrap();
-    ctx.upload(&lv.sub, bytemuck::cast_slice(&counts)).unwrap();
-    table_pass(&ctx, 0, n, 2, Kernel::CacheStore).unwrap();
-    let table = ctx.cache().unwrap().table(2).unwrap();
-    let mut filled = std::collections::HashSet::new();
-    for (b, buf) in table.parts.iter().enumerate() {
-        let bytes = ctx.download(buf, u64::from(len) * 16).unwrap();
-        let entries: Vec<GpuCacheEntry> = bytemuck::pod_collect_to_vec(&bytes);
-        for (j, e) in entries.iter().enumerate() {
-            if *e != GpuCacheEntry::default() {
-                filled.insert((b as u32, j as u32));
-            }
-        }
-        for (i, p) in stored.iter().enumerate() {
-            if slots[i].0 != b as u32 || !alone(i) {
-                continue;
-            }
-            let e = entries[slots[i].1 as usize];
-            let c = counts[i];
-            assert_eq!(e.count, [c as u32, (c >> 32) as u32], "position {i}");
-            let key = tt_key(p, 2);
-            assert_eq!(
-                [e.check[0] ^ e.count[0], e.check[1] ^ e.count[1]],
-                key,
-                "position {i}"
-            );
-        }
-    }
-    let want: std::collections::HashSet<(u32, u32)> = slots.iter().copied().collect();
-    assert_eq!(filled, want, "entries written outside the positions' slots");
-    assert!(want.iter().any(|s| s.0 >= 4), "the second group was used");
-    // Probe: the stored positions hit (those alone in their slot surely), at depth 3 nothing.
-    let zeros = vec![0u64; n as usize];
-    for (r, set, hits_expected) in [(2, stored, true), (3, stored, false), (2, others, false)] {
-        let lv = ctx.level(0);
-        ctx.upload(&lv.pos, bytemuck::cast_slice(set)).unwrap();
-        ctx.upload(&lv.flags, bytemuck::cast_slice(&ones)).unwrap();
-        ctx.upload(&lv.sub, bytemuck::cast_slice(&zeros)).unwrap();
-        table_pass(&ctx, 0, n, r, Kernel::CacheProbe).unwrap();
-        let flags = ctx.download_u32(&lv.flags, n).unwrap();
-        let sub: Vec<u64> = bytemuck::pod_collect_to_vec(&ctx.download(&lv.sub, n * 8).unwrap());
-        for i in 0..n as usize {
-            if hits_expected {
-                if alone(i) {
-                    assert_eq!((flags[i], sub[i]), (0, counts[i]), "position {i}");
-                } else {
-                    assert!(flags[i] == 1 || sub[i] == counts[i], "position {i}");
-                }
-            } else {
-                assert_eq!(
-                    (flags[i], sub[i]),
-                    (1, 0),
-                    "remaining {r}: false hit, position {i}"
-                );
-            }
-        }
-    }
-    let shared = others
-        .iter()
-        .filter(|p| want.contains(&tt_slot(p, 2, parts, len)))
-        .count();
-    assert!(shared > 50, "{shared} other positions share a slot");
-}
-
-/// Any number of buffers per depth: with buffers capped at 240 KiB (`GpuOptions::table_buffer_bytes`), 4 MiB
-/// of tables give remaining depth 2 nine buffers (three dispatch groups) and remaining 3 five (two groups);
-/// start position perft 6 in a 1 MiB level budget (remaining 2 sliced, so later slices hit entries of earlier
-/// ones) and Kiwipete perft 4 stay exact, with table hits at remaining 2; 4 KiB buffers make 512 of them at
-/// remaining 2. Then tiny tables of 64-entry buffers (2,048 entries at remaining 2: 32 buffers, 8 groups)
-/// evicting all the time: exact too. Counts: CPW "Perft Results".
-#[test]
-fn cache_many_buffer_groups_stay_exact() {
-    let opts = GpuOptions {
-        table_buffer_bytes: Some(240 << 10),
-        ..options(true, 4, Some(1))
-    };
-    let Some(g) = gpu_with(opts, "cache_many_groups") else {
+fn cli_hash_tables_beyond_one_binding() {
+    let Some(g) = gpu("cli_hash_tables_beyond_one_binding") else {
         return;
     };
-    let start = Checked::new(Setup::startpos()).unwrap();
-    let kiwipete = Checked::new(Setup::from_fen(KIWIPETE.fen).unwrap()).unwrap();
-    assert_eq!(g.perft(&start, 6).unwrap(), 119_060_324);
-    assert_eq!(g.perft(&kiwipete, 4).unwrap(), 4_085_603);
-    let r = g.work_report().unwrap();
-    assert!(
-        r.levels
-            .iter()
-            .any(|l| l.remaining == 2 && l.cache_hits > 0),
-        "{r:?}"
-    );
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.set_table_buffer_bytes(Some(240 << 10));
-    ctx.ensure_cache(4).unwrap();
-    let c = ctx.cache().unwrap();
-    let groups: Vec<(usize, usize)> = (2..=4)
-        .map(|r| {
-            (
-                c.table(r).unwrap().parts.len(),
-                c.table(r).unwrap().groups(),
-            )
-        })
-        .collect();
-    assert_eq!(groups, vec![(9, 3), (5, 2), (3, 1)]);
-    drop(ctx);
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.set_table_buffer_bytes(Some(4 << 10));
-    ctx.ensure_cache(4).unwrap();
-    let c = ctx.cache().unwrap();
-    let parts: Vec<usize> = (2..=4).map(|r| c.table(r).unwrap().parts.len()).collect();
-    assert_eq!(parts, vec![512, 256, 128]);
-    drop(ctx);
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.set_table_buffer_bytes(Some(64 * 16));
-    ctx.ensure_cache_entries(4096);
-    let c = ctx.cache().unwrap();
-    assert_eq!(c.table(2).unwrap().parts.len(), 32);
-    assert_eq!(c.table(2).unwrap().groups(), 8);
-    let s = perftlab::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 256 << 10,
-        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
-    let five = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
-    let four = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
-    assert_eq!((five[0], four[0]), (4_865_609, 4_085_603));
-    assert_eq!(ctx.report().unwrap().retries, 0);
-}
-
-/// The transposition tables are separate buffers, so their total may exceed one storage binding, and a
-/// depth's share above one binding is split over several buffers: 320 MiB on lavapipe (128 MiB largest
-/// binding) gives remaining 2 two buffers of 80 MiB and every other depth one, all distinct and each within
-/// one binding, halving from remaining depth 2 down, never more than asked in all; the counts stay exact
-/// with them, through the library and from the CLI (whose `--verbose` line and `peak_bytes` show the tables).
-/// A `--hash` beyond what the adapter can give (device memory, or on a software adapter the host's available
-/// memory) is refused naming the flag (exit 2).
-#[test]
-fn cache_tables_are_separate_buffers_beyond_one_binding() {
-    if gpu("cache_tables_separate").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    let binding = ctx.limits().max_storage_buffer_binding_size;
-    let mb = 320;
-    let asked = mb << 20;
-    if binding >= asked / 2 {
-        eprintln!(
-            "cache_tables_separate: the largest binding holds {} MiB: remaining depth 2 needs one buffer here",
-            mb / 2
-        );
-    }
-    ctx.ensure_cache(mb as usize).unwrap();
-    let cache = ctx.cache().unwrap();
-    let tables: Vec<_> = cache.tables.iter().flatten().collect();
-    assert_eq!(tables.len(), 10);
-    let buffers: Vec<_> = tables.iter().flat_map(|t| &t.parts).collect();
-    for (i, b) in buffers.iter().enumerate() {
-        assert!(b.size() <= binding);
-        for u in &buffers[..i] {
-            assert!(b != u, "buffers {i} shared");
-        }
-    }
-    for t in &tables {
-        for b in &t.parts {
-            assert_eq!(b.size(), 16 * u64::from(t.len));
-        }
-    }
+    // The largest storage binding of the adapter `perft` opens (the same choice as `g`'s).
+    let info = g.adapter_info();
+    let backend = format!("{:?}", info.backend).to_lowercase();
+    let binding = perftlab::gpu::list_adapters()
+        .into_iter()
+        .find(|a| a.name == info.name && a.backend == backend)
+        .expect("the backend's adapter is listed")
+        .max_storage_binding;
+    drop(g);
+    let asked: u64 = 320 << 20;
     let want_parts = (asked / 2).div_ceil(binding) as usize;
-    assert_eq!(tables[0].parts.len(), want_parts);
-    assert!(tables[1..].iter().all(|t| t.parts.len() == 1));
-    assert!(tables[0].entries().abs_diff(2 * tables[1].entries()) <= 4);
-    let total = cache.bytes();
-    assert!(total <= asked + 48 && total > asked - (1 << 20), "{total}");
-    let s = perftlab::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 256 << 10,
-        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    let counts =
-        perftlab::gpu::pool::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
-    // CPW "Perft Results": startpos perft 5.
-    assert_eq!(counts, vec![4_865_609]);
-    let r = ctx.report().unwrap();
-    assert!(r.peak_bytes >= total, "{r:?}");
-    // The small level budget cuts the levels into slices: later slices find transpositions stored by
-    // earlier ones in the split table of remaining 2.
-    assert!(
-        r.levels
-            .iter()
-            .any(|l| l.remaining == 2 && l.cache_hits > 0),
-        "{r:?}"
-    );
-    drop(ctx);
+    let total = asked - (1 << 20);
     // From the CLI: Kiwipete perft 4 (CPW "Perft Results") with the same tables.
     let out = perftlab(&[
         "perft",
@@ -1016,43 +503,6 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--hash") && err.contains("100000000"), "{err}");
-}
-
-/// Every `@binding(n) var<…> name` of every kernel's WGSL agrees with the Rust side: binding 0 is the attack
-/// tables (kernels that generate moves), 1 the parameters, 2, 3, … the buffers `Kernel::bindings` names in
-/// dispatch order; and the pipeline index of each kernel is its place in `Kernel::ALL`.
-#[test]
-fn shader_bindings_match_rust() {
-    use perftlab::gpu::context::Kernel;
-    for (i, k) in Kernel::ALL.iter().enumerate() {
-        assert_eq!(k.index(), i, "{k:?}");
-        let src = k.wgsl();
-        let mut found = Vec::new();
-        for line in src.lines() {
-            let Some(rest) = line.trim().strip_prefix("@group(0) @binding(") else {
-                continue;
-            };
-            let (n, rest) = rest.split_once(')').unwrap();
-            let n: usize = n.parse().unwrap();
-            let rest = rest.trim().strip_prefix("var<").unwrap();
-            let name = rest.split_once('>').unwrap().1;
-            let name = name.trim().split(':').next().unwrap().trim().to_string();
-            found.push((n, name));
-        }
-        found.sort();
-        let mut want = vec![(1, "params".to_string())];
-        if k.uses_tables() {
-            want.insert(0, (0, "tables".to_string()));
-        }
-        for (j, name) in k.bindings().iter().enumerate() {
-            want.push((2 + j, name.to_string()));
-        }
-        // common.wgsl declares bindings 0 and 1 for every kernel; kernels without tables leave 0 unused.
-        if !k.uses_tables() {
-            found.retain(|(n, _)| *n != 0);
-        }
-        assert_eq!(found, want, "kernel {}", k.name());
-    }
 }
 
 /// `--checked-shaders` builds every kernel with naga's runtime checks; counts are the same.
@@ -1190,95 +640,16 @@ fn gpu_check_dry_run_with_the_system_loader_hidden() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// The merge table is not cleared per level: slots carry a generation tag (1–255) and the table is cleared
-/// once when the tags wrap. 130 merged perft-4 runs on one context use 260 generations (the wrap), then perft 5
-/// runs must still merge (ply 3 has transpositions) over the stale slots and stay exact.
-#[test]
-fn merge_table_generations_wrap_and_stay_exact() {
-    if gpu("merge_table_generations").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    let s = perftlab::gpu::planner::Settings {
-        merge: true,
-        cache: false,
-        budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    let roots = [Setup::startpos()];
-    for run in 0..130 {
-        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
-        // CPW "Perft Results": startpos perft 4.
-        assert_eq!(counts, vec![197_281], "run {run}");
-    }
-    for run in 0..3 {
-        let counts = perftlab::gpu::pool::subtree_counts(&mut ctx, &roots, 5, &s).unwrap();
-        // CPW "Perft Results": startpos perft 5.
-        assert_eq!(counts, vec![4_865_609], "run {run}");
-    }
-    let r = ctx.report().unwrap();
-    let level2 = r.levels.iter().find(|l| l.remaining == 2).unwrap();
-    // Remaining 2: 130 × perft 2 (400, all distinct) + 3 × perft 3 (8902 slots, fewer distinct).
-    assert_eq!(level2.positions, 130 * 400 + 3 * 8902, "{r:?}");
-    assert!(level2.distinct < level2.positions, "{r:?}");
-}
-
-/// The fused leaves run the kernel specialised for the side to move at remaining depth 2 (pipeline constant
-/// `SIDE`) when all roots of a run share their side, else the generic one: each side alone (depth parity
-/// selects the white or the black kernel) and a batch mixing sides give the published counts, with the
-/// trusted and the checked builds. Counts: CPW "Perft Results" (start position; Position 4 mirrored, as in
-/// data/tricky.perft, pos-4).
-#[test]
-fn fused_leaf_kernels_per_side_and_generic() {
-    use perftlab::gpu::memory::MAX_RUN_DEPTH;
-    use perftlab::gpu::planner::Settings;
-    use perftlab::gpu::pool::subtree_counts;
-    if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
-        return;
-    }
-    let start = [Setup::startpos()];
-    let mirrored =
-        [
-            Setup::from_fen("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1")
-                .unwrap(),
-        ];
-    let both = [start[0].clone(), mirrored[0].clone()];
-    for checked in [false, true] {
-        let mut ctx = perftlab::gpu::GpuContext::with_checks(None, checked).unwrap();
-        for merge in [false, true] {
-            let s = Settings {
-                merge,
-                cache: false,
-                budget_bytes: 64 << 20,
-                max_run_depth: MAX_RUN_DEPTH,
-                host_plies: 0,
-            };
-            let mut run =
-                |roots: &[Setup], depth| subtree_counts(&mut ctx, roots, depth, &s).unwrap();
-            assert_eq!(run(&start, 3), [8_902]); // black at remaining 2
-            assert_eq!(run(&start, 4), [197_281]); // white
-            assert_eq!(run(&mirrored, 2), [264]); // black
-            assert_eq!(run(&mirrored, 3), [9_467]); // white
-            assert_eq!(run(&both, 3), [8_902, 9_467]); // mixed: the generic kernel
-            assert_eq!(run(&both, 2), [400, 264]);
-        }
-    }
-}
-
 // ---- leaf (issue 9): the fused kernel's one-total mode ----
 
 /// Without merging and tables (`--no-merge --hash 0`) a run needs only its total: the fused kernel sums each
 /// workgroup's counts and adds them to one accumulator, and no level keeps per-position counts. The standard
-/// suite (to 200 000 nodes, every 2nd entry), divide of startpos 5 and Kiwipete 4 (against the fast CPU
-/// backend, so the suite's published totals hold move by move), a tiny `--gpu-mem` (slices adding to the same
-/// accumulator) and the host split (a root's total summed over its host-level positions) stay exact, with
-/// the trusted and the checked builds; the bytes written drop below what per-position counts cost.
+/// suite (to 200 000 nodes, every 2nd entry) and divide of startpos 5 and Kiwipete 4 (against the fast CPU
+/// backend, so the suite's published totals hold move by move) stay exact, with the trusted and the checked
+/// builds. (Slices, the host split and the bytes written in this mode, through the driver:
+/// `gpu::tests::runs::one_total_mode_through_the_driver_trusted_and_checked`.)
 #[test]
 fn one_total_mode_stays_exact_trusted_and_checked() {
-    use perftlab::gpu::memory::MAX_RUN_DEPTH;
-    use perftlab::gpu::planner::Settings;
-    use perftlab::gpu::pool::subtree_counts;
     if gpu("one_total_mode").is_none() {
         return;
     }
@@ -1298,44 +669,7 @@ fn one_total_mode_stays_exact_trusted_and_checked() {
             b.sort();
             assert_eq!(a, b, "checked {checked} depth {depth}");
         }
-        let mut ctx = perftlab::gpu::GpuContext::with_checks(None, checked).unwrap();
-        for (budget, max_run_depth) in [
-            (64 << 20, MAX_RUN_DEPTH),
-            (256 << 10, MAX_RUN_DEPTH),
-            (64 << 20, 3),
-        ] {
-            let s = Settings {
-                merge: false,
-                cache: false,
-                budget_bytes: budget,
-                max_run_depth,
-                host_plies: 0,
-            };
-            assert_start5_kiwi4(&mut ctx, &s);
-        }
     }
-    // Bytes: startpos perft 5 writes levels of 1, 20, 400 and 8,902 positions. Each written position costs 64
-    // bytes (expand: the position; no parent index), 4 (merge pass: its flag; no representative) and, above
-    // remaining 2, 4 + 4 (move count, prefix sum) plus the scan's block sums; the fused kernel at most 12 bytes
-    // per workgroup. With per-position counts each position also cost 8 bytes more (parent, representative)
-    // and each remaining-2 position 24 more (clear, count, back-propagation).
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    let s = Settings {
-        merge: false,
-        cache: false,
-        budget_bytes: 64 << 20,
-        max_run_depth: MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    assert_eq!(
-        subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap(),
-        [4_865_609]
-    );
-    let r = ctx.report().unwrap();
-    let written: u64 = r.levels.iter().map(|l| l.positions).sum();
-    assert_eq!(written, 1 + 20 + 400 + 8902, "{r:?}");
-    assert!(r.bytes_written <= 76 * written + 1024, "{r:?}");
-    assert!(r.bytes_written > 68 * 8902, "{r:?}");
 }
 
 /// The one-total accumulator carries into its high words: Kiwipete perft 6 without merging and tables
@@ -1351,27 +685,12 @@ fn one_total_mode_carries_past_32_bits() {
     assert_eq!(g.work_report().unwrap().runs, 1);
 }
 
-/// The host table is counted within `--hash`: an eighth of it, at most 32 MiB (2^18 buckets of 97 bytes,
-/// 229,376 entries), the GPU tables the rest; a small `--hash` gives a smaller host table (none below 8 MiB),
-/// shown by `--verbose`, and counts stay exact with a host table that is emptied again and again.
+/// `--verbose` shows the host table within `--hash`: an eighth of it, at most 32 MiB (229,376 entries); a
+/// small `--hash` gives a smaller host table (8 MiB: 57,344 entries), none below 8 MiB. (The sizes and counts
+/// with a small host table: `gpu::tests::memory::host_table_within_hash`.)
 #[test]
-fn host_table_within_hash() {
-    use perftlab::gpu::memory::{host_table_entries, host_table_mb, HOST_BUCKET_BYTES};
-    assert_eq!(HOST_BUCKET_BYTES, 97);
-    assert_eq!(
-        [0, 7, 8, 64, 256, 100_000].map(host_table_mb),
-        [0, 0, 1, 8, 32, 32]
-    );
-    assert_eq!(host_table_entries(32), 229_376);
-    assert_eq!(host_table_entries(0), 0);
-    for mb in 1..=64 {
-        let n = host_table_entries(mb) as u64;
-        // 7/8 of a power of two of buckets, all within the share.
-        assert!(n == 0 || (n * 8 / 7).is_power_of_two());
-        assert!(n * 8 / 7 * HOST_BUCKET_BYTES <= mb << 20);
-        assert!(host_table_entries(mb + 1) as u64 >= n);
-    }
-    if gpu("host_table_within_hash").is_none() {
+fn cli_host_table_within_hash() {
+    if gpu("cli_host_table_within_hash").is_none() {
         return;
     }
     let max_for = |hash: &str| {
@@ -1402,29 +721,9 @@ fn host_table_within_hash() {
         n
     };
     assert_eq!(max_for("256"), 229_376);
-    assert_eq!(max_for("64"), host_table_entries(8) as u64);
+    assert_eq!(max_for("64"), 57_344); // an 8 MiB host table (the unit test checks the figure)
     assert!(max_for("64") < max_for("256"));
     assert_eq!(max_for("4"), 0);
-    // A host table of 1 MiB (7,168 entries) under host levels of 1 + 20 + 400 + 8,902 positions per run
-    // (merging off, so none is merged): emptied when full, counts exact (CPW "Perft Results": startpos
-    // perft 5 and 6), never above its bound.
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.ensure_cache(4).unwrap();
-    ctx.set_host_table_mb(1);
-    assert_eq!(ctx.host_table_max(), 7_168);
-    let s = perftlab::gpu::planner::Settings {
-        merge: false,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: perftlab::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 3,
-    };
-    let start = [Setup::startpos()];
-    for (depth, want) in [(5, 4_865_609u128), (6, 119_060_324)] {
-        let got = perftlab::gpu::pool::subtree_counts(&mut ctx, &start, depth, &s).unwrap();
-        assert_eq!(got, [want]);
-        assert!(ctx.host_table().len() <= 7_168);
-    }
 }
 
 /// `--gpu-mem` and `--hash` each within what the adapter has but together beyond it are refused, naming both
@@ -1457,121 +756,6 @@ fn gpu_mem_and_hash_together_beyond_the_device_are_refused() {
     assert!(
         err.contains("--gpu-mem + --hash") && err.contains(&hash),
         "{err}"
-    );
-}
-
-/// A level is prefix-summed and sliced in chunks (2^23 positions, so its u32 offsets cannot overflow however
-/// large a binding lets the level be): with chunks forced down to 64 positions (lavapipe's levels never reach
-/// one), merged or not, in a roomy and a tiny budget (slices inside chunks), and in statistics mode (every
-/// level written), counts stay exact (CPW "Perft Results": startpos perft 5, Kiwipete perft 4; statistics of
-/// startpos perft 4: 1,576 captures, 469 checks).
-#[test]
-fn levels_are_scanned_in_chunks() {
-    use perftlab::gpu::memory::MAX_RUN_DEPTH;
-    use perftlab::gpu::planner::Settings;
-    use perftlab::gpu::pool::tree_stats;
-    if gpu("levels_are_scanned_in_chunks").is_none() {
-        return;
-    }
-    let mut ctx = perftlab::gpu::GpuContext::new(None).unwrap();
-    ctx.set_scan_chunk(64);
-    let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
-    for merge in [false, true] {
-        for budget in [64 << 20, 256 << 10] {
-            let s = Settings {
-                merge,
-                cache: false,
-                budget_bytes: budget,
-                max_run_depth: MAX_RUN_DEPTH,
-                host_plies: 0,
-            };
-            assert_start5_kiwi4(&mut ctx, &s);
-        }
-    }
-    let s = Settings {
-        merge: false,
-        cache: false,
-        budget_bytes: 64 << 20,
-        max_run_depth: MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    let (leaves, stats) = tree_stats(&mut ctx, &roots[..1], 4, &s).unwrap();
-    assert_eq!(leaves, 197_281);
-    use perftlab::backend::Column;
-    assert_eq!(
-        (stats[Column::Captures], stats[Column::Checks]),
-        (1_576, 469),
-        "{stats:?}"
-    );
-    assert_eq!(ctx.report().unwrap().retries, 0);
-}
-
-/// The level cap and the default level budget (no GPU needed): lavapipe's limits (128 MiB bindings, 2 GiB
-/// buffers, a CPU device) keep 2,097,152 positions and 512 MiB. wgpu-hal 30 caps every Vulkan storage binding
-/// at 2^31 − 1 bytes (`MAX_I32_BINDING_SIZE`, wgpu issue #8105) even where the device reports 4 GiB (an H100
-/// or H200), so a discrete GPU gets 33,554,431 positions per level (not 67 M) and, with 141 GB (an H200), two
-/// such levels plus a quarter (7,487 MiB); a 24 GB one a quarter of its memory (6 GiB), one whose
-/// memory is unknown 4 GiB. The 4 GiB binding a backend without that cap could give is kept as the second
-/// case.
-#[test]
-fn level_cap_and_default_budget() {
-    use perftlab::gpu::memory::{default_level_budget_mb, level_positions};
-    use wgpu::DeviceType::{Cpu, DiscreteGpu};
-    let lavapipe = wgpu::Limits {
-        max_storage_buffer_binding_size: 128 << 20,
-        max_buffer_size: (2 << 30) - 1,
-        ..wgpu::Limits::default()
-    };
-    assert_eq!(level_positions(&lavapipe), 2_097_152);
-    assert_eq!(default_level_budget_mb(&lavapipe, Cpu, Some(2 << 30)), 512);
-    let h200 = 141_000_000_000u64;
-    // What wgpu 30 reports for an H200 on Vulkan: the binding capped at i32::MAX, a large buffer.
-    let vulkan = wgpu::Limits {
-        max_storage_buffer_binding_size: i32::MAX as u64,
-        max_buffer_size: 1 << 40,
-        ..wgpu::Limits::default()
-    };
-    let cap = level_positions(&vulkan);
-    assert_eq!(cap, 33_554_431);
-    let budget = default_level_budget_mb(&vulkan, DiscreteGpu, Some(h200));
-    assert_eq!(budget, (9 * cap * 104 / 4) >> 20);
-    assert_eq!(budget, 7_487);
-    assert_eq!(
-        default_level_budget_mb(&vulkan, DiscreteGpu, Some(24 << 30)),
-        6 << 10
-    );
-    assert_eq!(default_level_budget_mb(&vulkan, DiscreteGpu, None), 4096);
-    // A 4 GiB binding (no such cap): ≈ 67 M positions, 14,975 MiB, a 24 GB card a quarter of its memory.
-    let big = wgpu::Limits {
-        max_storage_buffer_binding_size: u64::from(u32::MAX),
-        max_buffer_size: 1 << 40,
-        ..wgpu::Limits::default()
-    };
-    assert_eq!(level_positions(&big), 67_108_863);
-    assert_eq!(
-        default_level_budget_mb(&big, DiscreteGpu, Some(h200)),
-        14_975
-    );
-    assert_eq!(
-        default_level_budget_mb(&big, DiscreteGpu, Some(24 << 30)),
-        6 << 10
-    );
-}
-
-/// Startpos perft 5 alone, then startpos and Kiwipete perft 4 as one batch of roots, through the driver with
-/// settings `s` (CPW "Perft Results": 4,865,609; 197,281 and 4,085,603).
-fn assert_start5_kiwi4(ctx: &mut perftlab::gpu::GpuContext, s: &perftlab::gpu::planner::Settings) {
-    use perftlab::gpu::pool::subtree_counts;
-    let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
-    assert_eq!(
-        subtree_counts(ctx, &roots[..1], 5, s).unwrap(),
-        [4_865_609],
-        "{s:?}"
-    );
-    assert_eq!(
-        subtree_counts(ctx, &roots, 4, s).unwrap(),
-        [197_281, 4_085_603],
-        "{s:?}"
     );
 }
 
@@ -1896,80 +1080,6 @@ fn async_counts_report_progress_and_stop_when_asked() {
     assert!(matches!(err, perftlab::Error::Interrupted(_)), "{err:?}");
     assert_eq!((calls, err.exit_code()), (2, 130));
     assert_eq!(g.perft(&start, 5).unwrap(), POSITIONS[2].nodes_by_depth[4]);
-}
-
-#[test]
-fn plans_are_values_that_print_and_cut_units() {
-    use perftlab::gpu::memory::MAX_RUN_DEPTH;
-    use perftlab::gpu::planner::{plan, plan_slices, Counting, Settings, Slice, PROGRESS_UNITS};
-    use perftlab::gpu::tables::HostTable;
-    // No GPU here: a plan is made on the host. Level sizes are perft counts from the CPW pages
-    // (`perftlab::cpw`): 20 and 400 for the start position, 48 for Kiwipete.
-    let s = Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
-    let start = [Setup::startpos()];
-    let mut host = HostTable::new(1 << 10);
-    let p = plan(&start, 5, 0, &s, 0, PROGRESS_UNITS, &mut host).unwrap();
-    let cpw = POSITIONS[0].nodes_by_depth;
-    assert_eq!(p.level_sizes(), [1, cpw[0] as usize, cpw[1] as usize]);
-    assert_eq!((p.host_plies(), p.remaining(), p.units()), (2, 3, 31));
-    assert_eq!(p.counting(), Counting::PerPosition);
-    assert_eq!(
-        p.to_string(),
-        "depth 5: host levels 1, 20, 400; 400 positions at remaining 3 on the GPU in 31 units of up to 13, \
-         counted per position"
-    );
-    // A blocking count: no host level below depth 12, one unit.
-    let p = plan(&start, 5, 0, &s, 0, 1, &mut host).unwrap();
-    assert_eq!((p.level_sizes(), p.units()), (vec![1], 1));
-    // Kiwipete: 48 positions after one ply are enough for 32 units of 2 (24 of them).
-    let kiwi = [Setup::from_fen(KIWIPETE.fen).unwrap()];
-    let p = plan(&kiwi, 4, 0, &s, 0, PROGRESS_UNITS, &mut host).unwrap();
-    assert_eq!(p.level_sizes(), [1, KIWIPETE.nodes_by_depth[0] as usize]);
-    assert_eq!((p.remaining(), p.units()), (3, 24));
-    // Merging and tables off, one root: one total.
-    let plain = Settings {
-        merge: false,
-        cache: false,
-        ..s
-    };
-    assert_eq!(
-        plan(&start, 5, 0, &plain, 0, 1, &mut host)
-            .unwrap()
-            .counting(),
-        Counting::Total
-    );
-    // Slices: consecutive, each within the room, the children's bases adding up.
-    let counts = [3, 4, 5, 1, 6];
-    assert_eq!(
-        plan_slices(&counts, 8).unwrap(),
-        [
-            Slice {
-                first: 0,
-                end: 2,
-                base: 0,
-                children: 7
-            },
-            Slice {
-                first: 2,
-                end: 4,
-                base: 7,
-                children: 6
-            },
-            Slice {
-                first: 4,
-                end: 5,
-                base: 13,
-                children: 6
-            },
-        ]
-    );
-    assert!(plan_slices(&counts, 5).is_err());
 }
 
 // Issue 31 item 4: the GPU backend's errors about its settings are kinds with the values (no flag in the

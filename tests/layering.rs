@@ -5,6 +5,7 @@
 //! outside `src/cli/` prints, on a cycle between the files of one folder (`crate::`, `super::` and `self::`
 //! paths), when the core (every module but the feature-gated `cli`, `gpu`, `render` and `deep`) names an
 //! optional dependency or a gated module, when a public field of `GpuContext` is reached from another file,
+//! when `src/gpu/mod.rs` makes public more (or less) than the GPU backend's intended surface (`GPU_SURFACE`),
 //! and, in CI, when the core does not build without default features, natively and for wasm32.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -417,10 +418,15 @@ fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// The code of a file without its unit tests: files named `tests.rs` (declared `#[cfg(test)] mod tests;`)
-/// are all test code, and a `#[cfg(test)]` followed by `mod tests {` starts the test module, which comes last.
+/// The code of a file without its unit tests: files named `tests.rs` and the files of a `tests/` folder
+/// (declared `#[cfg(test)] mod tests;`) are all test code, and a `#[cfg(test)]` followed by `mod tests {`
+/// starts the test module, which comes last.
 fn non_test_code(path: &Path) -> String {
-    if path.file_name().is_some_and(|n| n == "tests.rs") {
+    if path.file_name().is_some_and(|n| n == "tests.rs")
+        || path
+            .strip_prefix(src_dir())
+            .is_ok_and(|rel| rel.parent().is_some_and(|d| d.ends_with("tests")))
+    {
         return String::new();
     }
     let text = std::fs::read_to_string(path).unwrap();
@@ -888,5 +894,105 @@ fn no_public_gpu_context_field_is_reached_from_another_file() {
     assert!(
         reached.is_empty(),
         "public GpuContext fields reached from another file (add a method instead): {reached:?}"
+    );
+}
+
+/// The public surface of the GPU backend, as `src/gpu/mod.rs` declares it: what the CLI, the web page
+/// (`web/`) and a library user need. Everything else in `src/gpu/` is private to the module; a new `pub`
+/// item there (or a `pub mod`) is a decision to make here, not a side effect of a test reaching inside.
+const GPU_SURFACE: [&str; 12] = [
+    "ADAPTER_ENV",
+    "AdapterSummary",
+    "AdapterWork",
+    "GpuBackend",
+    "GpuOptions",
+    "GpuProgress",
+    "GpuReport",
+    "Kernel",
+    "LevelReport",
+    "MAX_UNIT_LEAVES",
+    "RootMoves",
+    "list_adapters",
+];
+
+/// The names a module file makes public at its top level: `pub` items (`struct`, `enum`, `fn`, `const`,
+/// `mod`, …) and `pub use` re-exports (one name, a group, or `*`), nested items (methods) and
+/// `pub(crate)`/`pub(super)` skipped.
+fn public_items(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut statement = String::new();
+    for line in text.lines() {
+        let line = code(line);
+        if statement.is_empty() && !line.starts_with("pub ") {
+            continue;
+        }
+        statement.push_str(line);
+        statement.push(' ');
+        let rest = statement.trim_start_matches("pub ").trim_start();
+        if let Some(path) = rest.strip_prefix("use ") {
+            let Some(path) = path.split_once(';').map(|(p, _)| p) else {
+                continue; // a group over several lines
+            };
+            let names = match path.split_once('{') {
+                Some((_, group)) => group.trim_end().trim_end_matches('}').to_string(),
+                None => path.rsplit("::").next().unwrap_or("").to_string(),
+            };
+            for n in names.split(',') {
+                let n = n.trim();
+                let n = n.rsplit(" as ").next().unwrap_or(n);
+                let n = n.rsplit("::").next().unwrap_or(n).trim();
+                if !n.is_empty() {
+                    out.insert(n.to_string());
+                }
+            }
+        } else {
+            let words: Vec<&str> = rest
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let kinds = [
+                "struct", "enum", "fn", "const", "static", "mod", "trait", "type", "union",
+            ];
+            if let Some(k) = words.iter().position(|w| kinds.contains(w)) {
+                if let Some(name) = words.get(k + 1) {
+                    out.insert(name.to_string());
+                }
+            }
+        }
+        statement.clear();
+    }
+    out
+}
+
+#[test]
+fn the_public_item_reader_sees_every_form() {
+    let text = "pub mod a;\nmod b;\npub(crate) mod c;\npub use x::{D, e::F,\n    G as H};\npub use y::I;\n\
+                pub struct J {\n    pub k: u8,\n}\npub async fn l() {}\npub const M: u8 = 0;\n\
+                impl J {\n    pub fn n() {}\n}\n// pub use z::O;\npub(crate) use w::P;\n";
+    let got: Vec<String> = public_items(text).into_iter().collect();
+    assert_eq!(got, ["D", "F", "H", "I", "J", "M", "a", "l"]);
+}
+
+#[test]
+fn the_gpu_module_exposes_only_its_intended_surface() {
+    let text = std::fs::read_to_string(src_dir().join("gpu/mod.rs")).unwrap();
+    let got = public_items(&text);
+    let want: BTreeSet<String> = GPU_SURFACE.iter().map(|s| s.to_string()).collect();
+    let extra: Vec<&String> = got.difference(&want).collect();
+    let missing: Vec<&String> = want.difference(&got).collect();
+    assert!(
+        extra.is_empty() && missing.is_empty(),
+        "src/gpu/mod.rs makes public {extra:?} beyond GPU_SURFACE, and not {missing:?}: a GPU internal stays \
+         private (its tests go in src/gpu/tests/); a new part of the surface is added to GPU_SURFACE and \
+         docs/gpu-backend.md"
+    );
+    // The submodules are private: nothing inside them is reachable but through those re-exports.
+    let public_modules: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("pub") && l.contains(" mod "))
+        .collect();
+    assert!(
+        public_modules.is_empty(),
+        "public GPU submodules: {public_modules:?}"
     );
 }

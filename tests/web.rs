@@ -248,10 +248,7 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
     let (first, next) = g.kernel_order();
     assert_eq!(
         first,
-        [
-            perftlab::gpu::kernels::Kernel::Merge,
-            perftlab::gpu::kernels::Kernel::Count
-        ]
+        [perftlab::gpu::Kernel::Merge, perftlab::gpu::Kernel::Count]
     );
     g.forget_pipelines();
     assert!(g.built_kernels().is_empty());
@@ -305,11 +302,11 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
     );
     // With the fused leaf kernels built too (the page compiles them next), the host stops at remaining 2:
     // perft 5 of CPW position 3 (not counted before, so no table answers) builds no other kernel (no expand).
-    let leaves = perftlab::gpu::kernels::Kernel::leaf2_for(Some(0));
+    let leaves = perftlab::gpu::Kernel::leaf2_for(Some(0));
     let depth2: Vec<_> = next
         .iter()
         .copied()
-        .take_while(|&k| k != perftlab::gpu::kernels::Kernel::Expand)
+        .take_while(|&k| k != perftlab::gpu::Kernel::Expand)
         .collect();
     assert!(depth2.contains(&leaves), "{next:?}");
     g.prepare_kernels(&depth2);
@@ -355,7 +352,7 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
 }
 
 /// The page's Cancel on WebGPU answers between units of work, so a deep async count is cut into units of at
-/// most about [`perftlab::gpu::planner::MAX_UNIT_LEAVES`] leaves (the host expanding more plies), natively on
+/// most about [`perftlab::gpu::MAX_UNIT_LEAVES`] leaves (the host expanding more plies), natively on
 /// the GPU backend's adapter: the start position's perft 7 has 3,195,901,860 leaves (CPW, src/cpw.rs), so
 /// more than 3,195,901,860 / (2 × 4,194,304) = 381 units even if the planner's estimate is off by 2× (there
 /// were at most 32 before: 100 million leaves a unit, 28.7 s of Cancel on SwiftShader). A break after the
@@ -364,7 +361,7 @@ fn a_fresh_device_counts_small_trees_with_the_cheap_kernels_only() {
 #[cfg(feature = "gpu")]
 #[test]
 fn a_deep_async_count_is_cut_into_small_units_and_stops_between_them() {
-    use perftlab::gpu::planner::MAX_UNIT_LEAVES;
+    use perftlab::gpu::MAX_UNIT_LEAVES;
     use perftlab::gpu::{GpuProgress, RootMoves};
     use std::ops::ControlFlow;
     let Some(g) = small_gpu() else { return };

@@ -3,7 +3,9 @@
 //! [`Setup`] into the GPU position layout.
 
 use crate::position::Setup;
-use crate::types::{CastlingSide, Color, Role};
+#[cfg(test)]
+use crate::types::Role;
+use crate::types::{CastlingSide, Color};
 use bytemuck::{Pod, Zeroable};
 
 /// WGSL `Pos`: six role bitboards and the white pieces as (low, high) word pairs, castling rook squares (one
@@ -59,6 +61,7 @@ const NONE: u32 = 64;
 
 /// Twin of `mix` in `shaders/common.wgsl`: one step of [`pos_hash`], a multiply–xorshift finaliser of `h ^ w`
 /// (a bijection of u32).
+#[cfg(test)]
 pub fn mix(h: u32, w: u32) -> u32 {
     let mut x = (h ^ w).wrapping_mul(0x9E37_79B1);
     x ^= x >> 15;
@@ -68,6 +71,7 @@ pub fn mix(h: u32, w: u32) -> u32 {
 
 /// Twin of `pos_hash` in `shaders/common.wgsl`: a 32-bit hash of the whole position, `mix` chained over its 16
 /// words from `seed`.
+#[cfg(test)]
 pub fn pos_hash(p: &GpuPos, seed: u32) -> u32 {
     let words = p.bb.iter().flatten().chain([&p.castle, &p.info]);
     words.fold(seed, |h, &w| mix(h, w))
@@ -75,6 +79,7 @@ pub fn pos_hash(p: &GpuPos, seed: u32) -> u32 {
 
 /// Twin of `tt_key` in `shaders/common.wgsl`: the 64-bit check of a position's transposition-table entry at
 /// remaining depth `remaining` (two seeds of [`pos_hash`] mixed with the depth; low bit forced to 1).
+#[cfg(test)]
 pub fn tt_key(p: &GpuPos, remaining: u32) -> [u32; 2] {
     let [s0, s1, ..] = tt_seeds(remaining);
     [pos_hash(p, s0) | 1, pos_hash(p, s1)]
@@ -83,6 +88,7 @@ pub fn tt_key(p: &GpuPos, remaining: u32) -> [u32; 2] {
 /// Twin of `tt_buffer` and `tt_entry` in `shaders/common.wgsl`: `(buffer, entry)` of a position's entry at
 /// remaining depth `remaining` in a table of `parts` buffers of `len` entries each, from two more seeds of
 /// [`pos_hash`] (independent of [`tt_key`]'s check words).
+#[cfg(test)]
 pub fn tt_slot(p: &GpuPos, remaining: u32, parts: u32, len: u32) -> (u32, u32) {
     let [.., entry, buffer] = tt_seeds(remaining);
     let buffer = if parts > 1 {
@@ -96,6 +102,7 @@ pub fn tt_slot(p: &GpuPos, remaining: u32, parts: u32, len: u32) -> (u32, u32) {
 /// The four seeds of [`tt_key`] and [`tt_slot`] at remaining depth `remaining`: the check's two words, then
 /// the entry's and the buffer's (the literals of `tt_key`, `tt_entry` and `tt_buffer` in
 /// `shaders/common.wgsl`).
+#[cfg(test)]
 pub fn tt_seeds(remaining: u32) -> [u32; 4] {
     let d = remaining.wrapping_mul(0x9E37_79B9);
     [
@@ -143,6 +150,7 @@ impl GpuPos {
     }
 
     /// Number of pieces of `role` (both colours).
+    #[cfg(test)]
     pub fn count(&self, role: Role) -> u32 {
         let [lo, hi] = self.bb[role as usize];
         lo.count_ones() + hi.count_ones()

@@ -3,14 +3,13 @@
 //! scratch buffers, and the work counters of the report. All fields are private: the executor
 //! ([`super::executor`]) works through the methods. Adapter choice is in [`super::adapter`].
 
-pub use super::adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
+#[cfg(test)]
+use super::adapter::pick_adapter;
 #[cfg(not(target_arch = "wasm32"))]
-use super::adapter::{pick_adapter, pick_adapters};
-use super::buffers::GpuParams;
-#[cfg(not(target_arch = "wasm32"))]
-pub use super::device::block_on;
+use super::adapter::{pick_adapters, ADAPTER_ENV};
+#[cfg(test)]
+use super::device::block_on;
 use super::device::GpuDevice;
-pub use super::kernels::{Kernel, WORKGROUP};
 use super::memory::{
     cache_parts, host_table_entries, split_cache, CACHE_DEPTHS, CACHE_ENTRY_BYTES, CACHE_WEIGHTS,
     HOST_TABLE_MAX_MB, SCAN_CHUNK,
@@ -93,7 +92,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`Error::Backend`] naming a missing adapter, capability or limit, or a device that cannot be opened.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn new(choice: Option<&str>) -> Result<GpuContext> {
         GpuContext::with_checks(choice, false)
     }
@@ -102,7 +101,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// As [`GpuContext::new`].
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn with_checks(choice: Option<&str>, checked: bool) -> Result<GpuContext> {
         let env = std::env::var(ADAPTER_ENV).ok();
         GpuContext::from_adapter(pick_adapter(choice.or(env.as_deref()))?, checked)
@@ -181,50 +180,19 @@ impl GpuContext {
             host_positions: 0,
             scratch: Vec::new(),
         };
-        ctx.check("making the context's buffers")?;
+        ctx.dev.check("making the context's buffers")?;
         Ok(ctx)
     }
 
-    /// The adapter's description.
-    pub fn info(&self) -> &wgpu::AdapterInfo {
-        self.dev.info()
+    /// The opened adapter: its description, limits, memory facts, pipelines, upload, dispatch and read-back
+    /// ([`GpuDevice`]); the executor and the backend reach the device through it.
+    pub fn device(&self) -> &GpuDevice {
+        &self.dev
     }
 
-    /// The device's limits (the adapter's, requested in full).
-    pub fn limits(&self) -> &wgpu::Limits {
-        self.dev.limits()
-    }
-
-    /// The largest device-local memory heap in bytes, where the driver reports it (Vulkan).
-    pub fn device_memory(&self) -> Option<u64> {
-        self.dev.device_memory()
-    }
-
-    /// A short description: adapter name, backend, type.
-    pub fn describe(&self) -> String {
-        self.dev.describe()
-    }
-
-    /// What the memory policy needs to know of the adapter ([`super::memory::AdapterFacts`]).
-    pub fn facts(&self) -> super::memory::AdapterFacts<'_> {
-        self.dev.facts()
-    }
-
-    /// The default level budget (`--gpu-mem`) in MiB ([`super::memory::AdapterFacts::default_budget_mb`]).
-    pub fn default_budget_mb(&self) -> u64 {
-        self.dev.facts().default_budget_mb()
-    }
-
-    /// The default `--hash` in MiB for a level budget of `budget_mb`
-    /// ([`super::memory::AdapterFacts::default_hash_mb`]).
-    pub fn default_hash_mb(&self, budget_mb: u64) -> usize {
-        self.dev.facts().default_hash_mb(budget_mb)
-    }
-
-    /// Largest `--hash` the adapter can give, in MiB, where known
-    /// ([`super::memory::AdapterFacts::max_hash_mb`]).
-    pub fn max_hash_mb(&self) -> Option<u64> {
-        self.dev.facts().max_hash_mb()
+    /// The device, to drop its pipelines ([`GpuDevice::forget_pipelines`]).
+    pub fn device_mut(&mut self) -> &mut GpuDevice {
+        &mut self.dev
     }
 
     /// Largest level a single binding (and buffer) allows, in 64-byte positions
@@ -253,16 +221,9 @@ impl GpuContext {
     }
 
     /// Scan levels in chunks of `n` positions (at most [`SCAN_CHUNK`]; tests force small chunks).
+    #[cfg(test)]
     pub fn set_scan_chunk(&mut self, n: u64) {
         self.scan_chunk = n.clamp(1, SCAN_CHUNK);
-    }
-
-    /// Fail with the first error the device reported, if any.
-    ///
-    /// # Errors
-    /// [`crate::Error::Backend`] with the device's message.
-    pub fn check(&self, doing: &str) -> Result<()> {
-        self.dev.check(doing)
     }
 
     /// Create a storage buffer of `size` bytes (at least 16), counted in the peak.
@@ -332,7 +293,7 @@ impl GpuContext {
         let mut g = self.table_gen.get() + 1;
         if g > 255 {
             if let Some((t, slots)) = &self.table {
-                self.clear(t, slots * 4);
+                self.dev.clear(t, slots * 4);
             }
             g = 1;
         }
@@ -387,7 +348,7 @@ impl GpuContext {
         }
         let entries = self.dev.facts().check_hash(mb)?;
         self.ensure_cache_entries(entries);
-        self.check("creating the transposition tables")
+        self.dev.check("creating the transposition tables")
     }
 
     /// Create the transposition tables with `len` entries in all, split over the depths by [`split_cache`]
@@ -424,47 +385,11 @@ impl GpuContext {
         self.note_peak();
     }
 
-    /// Write `data` to the start of `buf`.
-    ///
-    /// # Errors
-    /// A GPU failure of the commands recorded before.
-    pub fn upload(&self, buf: &wgpu::Buffer, data: &[u8]) -> Result<()> {
-        self.dev.upload(buf, data)
-    }
-
-    /// Zero the first `size` bytes of `buf`.
-    pub fn clear(&self, buf: &wgpu::Buffer, size: u64) {
-        self.dev.clear(buf, size);
-    }
-
-    /// Run `kernel` for remaining depth `level` ([`GpuDevice::dispatch`]).
-    ///
-    /// # Errors
-    /// [`crate::Error::Backend`] if the device reports an error.
-    pub fn dispatch(
-        &self,
-        kernel: Kernel,
-        level: u32,
-        params: GpuParams,
-        buffers: &[&wgpu::Buffer],
-        writes: u64,
-    ) -> Result<()> {
-        self.dev.dispatch(kernel, level, params, buffers, writes)
-    }
-
-    /// Read `n` u32 words of `buf` from word `first` on ([`GpuDevice::read_back`]).
-    ///
-    /// # Errors
-    /// A GPU failure.
-    pub async fn read_u32(&self, buf: &wgpu::Buffer, first: u64, n: u64) -> Result<Vec<u32>> {
-        self.dev.read_u32(buf, first, n).await
-    }
-
     /// Read `n` u32 words, blocking.
     ///
     /// # Errors
     /// A GPU failure.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn download_u32(&self, buf: &wgpu::Buffer, n: u64) -> Result<Vec<u32>> {
         block_on(&self.dev.handle(), self.dev.read_u32(buf, 0, n))
     }
@@ -473,32 +398,13 @@ impl GpuContext {
     ///
     /// # Errors
     /// A GPU failure.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn download(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
         block_on(&self.dev.handle(), self.dev.read_back(buf, 0, size))
     }
 
-    /// Build the pipelines of `kernels` ahead of their first use ([`GpuDevice::prepare`]).
-    pub fn prepare_kernels(&self, kernels: &[Kernel]) {
-        self.dev.prepare(kernels);
-    }
-
-    /// Whether `kernel`'s pipeline is built ([`GpuDevice::built`]).
-    pub fn built(&self, kernel: Kernel) -> bool {
-        self.dev.built(kernel)
-    }
-
-    /// Drop every pipeline: each is built again at its first use ([`GpuDevice::forget_pipelines`]).
-    pub fn forget_pipelines(&mut self) {
-        self.dev.forget_pipelines();
-    }
-
-    /// The device, for [`block_on`].
-    pub fn device_handle(&self) -> wgpu::Device {
-        self.dev.handle()
-    }
-
     /// The host table.
+    #[cfg(test)]
     pub fn host_table(&self) -> &HostTable {
         &self.host
     }
@@ -543,7 +449,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// A GPU failure while reading the tally.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn report(&self) -> Result<GpuReport> {
         block_on(&self.dev.handle(), self.report_async())
     }
@@ -554,7 +460,10 @@ impl GpuContext {
     /// A GPU failure while reading the tally.
     pub async fn report_async(&self) -> Result<GpuReport> {
         self.dev.flush_timing().await?;
-        let words = self.read_u32(&self.tally, 0, TALLY_WORDS as u64).await?;
+        let words = self
+            .dev
+            .read_u32(&self.tally, 0, TALLY_WORDS as u64)
+            .await?;
         let pair = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
         let levels = self
             .level_counts
@@ -572,7 +481,7 @@ impl GpuContext {
             })
             .collect();
         Ok(GpuReport {
-            adapter: self.describe(),
+            adapter: self.dev.describe(),
             adapters: vec![super::report::AdapterWork {
                 name: self.dev.info().name.clone(),
                 backend: format!("{:?}", self.dev.info().backend).to_lowercase(),
@@ -615,10 +524,5 @@ impl GpuContext {
     /// Raise `peak_bytes` to the bytes held now.
     fn note_peak(&self) {
         self.dev.note_held(self.held_bytes());
-    }
-
-    /// Bytes of buffers created so far.
-    pub fn allocated_bytes(&self) -> u64 {
-        self.dev.allocated_bytes()
     }
 }

@@ -50,7 +50,6 @@ pub struct GpuDevice {
     tables: wgpu::Buffer,
     params: wgpu::Buffer,
     errors: Arc<Mutex<Option<String>>>,
-    allocated: u64,
     counters: Counters,
     /// Timestamp queries around every dispatch, when the adapter has them.
     timing: Option<Timing>,
@@ -218,7 +217,6 @@ impl GpuDevice {
             tables,
             params,
             errors,
-            allocated: 0,
             counters: Counters::default(),
             timing,
             pending: Default::default(),
@@ -342,6 +340,7 @@ impl GpuDevice {
     }
 
     /// The device, for [`block_on`] (a handle: the device lives as long as any).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn handle(&self) -> wgpu::Device {
         self.device.clone()
     }
@@ -349,11 +348,6 @@ impl GpuDevice {
     /// Bytes of the attack tables' buffer.
     pub fn attack_table_bytes(&self) -> u64 {
         self.tables.size()
-    }
-
-    /// Bytes of buffers created so far.
-    pub fn allocated_bytes(&self) -> u64 {
-        self.allocated
     }
 
     /// Raise the peak to `held` bytes if above it.
@@ -368,7 +362,6 @@ impl GpuDevice {
     pub fn create_buffer(&mut self, label: &str, size: u64) -> wgpu::Buffer {
         let size = size.max(16).next_multiple_of(16);
         self.bind_cache.get_mut().clear();
-        self.allocated += size;
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,

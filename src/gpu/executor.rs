@@ -1,5 +1,5 @@
 //! The executor: runs a [`Plan`](super::planner::Plan) on the GPU, asynchronously (every read-back is
-//! awaited; natively [`block_on`](super::context::block_on) drives it, in the browser the event loop).
+//! awaited; natively [`block_on`](super::device::block_on) drives it, in the browser the event loop).
 //!
 //! One run (`run_tree`) takes a batch of roots and a depth. For each level above remaining depth 2 it counts
 //! the children of every position to expand (count.wgsl), prefix-sums the counts on the GPU (scan.wgsl; only
@@ -19,7 +19,8 @@
 //! and count over one adapter or several are in [`super::pool`]. Totals are summed in u128.
 
 use super::buffers::{GpuParams, GpuPos};
-use super::context::{GpuContext, Kernel};
+use super::context::GpuContext;
+use super::kernels::Kernel;
 use super::memory::{room_for_children, MERGE_MAX, SCAN_CHUNK};
 use super::planner::{plan_slices, Settings, SHALLOW};
 use super::tables::CACHE_GROUP;
@@ -151,8 +152,8 @@ pub(super) async fn run_tree(
     let mask = ctx.ensure_table(64);
     {
         let lv = ctx.level(0);
-        ctx.upload(&lv.pos, bytemuck::cast_slice(roots))?;
-        ctx.dispatch(
+        ctx.device().upload(&lv.pos, bytemuck::cast_slice(roots))?;
+        ctx.device().dispatch(
             Kernel::Merge,
             depth,
             params(n0, depth, MergeMode::Flags as u32, mask),
@@ -162,7 +163,7 @@ pub(super) async fn run_tree(
     }
     ctx.record_level(depth, n0, true);
     if run.total() && depth >= 2 {
-        ctx.clear(ctx.total(), 16);
+        ctx.device().clear(ctx.total(), 16);
     }
     descend(ctx, &mut run, 0, n0, n0).await?;
     if stats {
@@ -170,16 +171,17 @@ pub(super) async fn run_tree(
     }
     let root = ctx.level(0);
     let counts: Vec<u128> = if depth == 1 {
-        ctx.read_u32(&root.counts, 0, n0)
+        ctx.device()
+            .read_u32(&root.counts, 0, n0)
             .await?
             .into_iter()
             .map(u128::from)
             .collect()
     } else if run.total() {
-        let w = ctx.read_u32(ctx.total(), 0, 3).await?;
+        let w = ctx.device().read_u32(ctx.total(), 0, 3).await?;
         vec![w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64]
     } else {
-        let w = ctx.read_u32(&root.sub, 0, 2 * n0).await?;
+        let w = ctx.device().read_u32(&root.sub, 0, 2 * n0).await?;
         w.chunks(2)
             .map(|p| p[0] as u128 | (p[1] as u128) << 32)
             .collect()
@@ -201,7 +203,7 @@ async fn descend(
 ) -> Result<()> {
     let remaining = run.depth - l as u32;
     if !run.stats() && !run.total() {
-        ctx.clear(&ctx.level(l).sub, n * 8);
+        ctx.device().clear(&ctx.level(l).sub, n * 8);
     }
     cache_pass(ctx, run, l, n, Kernel::CacheProbe)?;
     // The last two plies are fused: counted without writing the children (leaf2.wgsl), over the compacted
@@ -212,14 +214,14 @@ async fn descend(
             let (flags, offsets) = (ctx.level(l).flags.clone(), ctx.level(l).offsets.clone());
             let k = gpu_scan(ctx, remaining, &flags, &offsets, 0, n).await?;
             let lv = ctx.level(l);
-            ctx.dispatch(
+            ctx.device().dispatch(
                 Kernel::Compact,
                 remaining,
                 params(n, remaining, 0, 0),
                 &[&lv.flags, &lv.offsets, &lv.counts],
                 k * 4,
             )?;
-            ctx.dispatch(
+            ctx.device().dispatch(
                 leaf2,
                 remaining,
                 params(k, remaining, LeafMode::Compacted as u32, 0),
@@ -237,7 +239,7 @@ async fn descend(
                 (LeafMode::PerPosition, n * 8)
             };
             let lv = ctx.level(l);
-            ctx.dispatch(
+            ctx.device().dispatch(
                 leaf2,
                 remaining,
                 params(n, remaining, mode as u32, 0),
@@ -255,7 +257,7 @@ async fn descend(
     };
     {
         let lv = ctx.level(l);
-        ctx.dispatch(
+        ctx.device().dispatch(
             Kernel::Count,
             remaining,
             params(n, remaining, count_mode as u32, 0),
@@ -265,15 +267,15 @@ async fn descend(
     }
     if run.stats() && remaining == 0 {
         let lv = ctx.level(l);
-        ctx.clear(ctx.dummy(), 64);
-        ctx.dispatch(
+        ctx.device().clear(ctx.dummy(), 64);
+        ctx.device().dispatch(
             Kernel::Stats,
             remaining,
             params(n, 0, 0, 0),
             &[&lv.info, &lv.counts, ctx.dummy()],
             36,
         )?;
-        let t = ctx.read_u32(ctx.dummy(), 0, 9).await?;
+        let t = ctx.device().read_u32(ctx.dummy(), 0, 9).await?;
         let t: Vec<u64> = t.into_iter().map(u64::from).collect();
         run.leaves += n;
         // The kernel's nine totals are the CPW columns, in `Detail::Cpw` order.
@@ -293,7 +295,13 @@ async fn descend(
     } else {
         remaining.saturating_sub(3)
     };
-    let room = room_for_children(ctx.limits(), run.s.budget_bytes, run.merge, used, below);
+    let room = room_for_children(
+        ctx.device().limits(),
+        run.s.budget_bytes,
+        run.merge,
+        used,
+        below,
+    );
     // Prefix sums and slices per chunk of SCAN_CHUNK positions (one chunk below 2^23 positions); offsets and
     // slice bases are relative to their chunk.
     let mut slices = Vec::new();
@@ -309,7 +317,7 @@ async fn descend(
                 children: total,
             });
         } else {
-            let chunk = ctx.read_u32(&counts, start, len).await?;
+            let chunk = ctx.device().read_u32(&counts, start, len).await?;
             slices.extend(
                 plan_slices(&chunk, room)?
                     .into_iter()
@@ -334,7 +342,7 @@ async fn descend(
         {
             let (lv, next) = (ctx.level(l), ctx.level(l + 1));
             let with_info = run.stats() && remaining == 1;
-            ctx.dispatch(
+            ctx.device().dispatch(
                 Kernel::Expand,
                 child,
                 GpuParams {
@@ -372,7 +380,7 @@ async fn descend(
             } else {
                 MergeMode::Flags
             };
-            ctx.dispatch(
+            ctx.device().dispatch(
                 Kernel::Merge,
                 child,
                 GpuParams {
@@ -393,7 +401,7 @@ async fn descend(
         Box::pin(descend(ctx, run, l + 1, cnt, used + cnt)).await?;
         if !run.stats() && !run.total() {
             let (next, parent) = (ctx.level(l + 1), ctx.level(l));
-            ctx.dispatch(
+            ctx.device().dispatch(
                 Kernel::Backprop,
                 child,
                 params(cnt, 0, 0, 0),
@@ -480,7 +488,7 @@ pub fn deep_kernels(ctx: &GpuContext, s: &Settings) -> Vec<Kernel> {
 /// ([`SHALLOW`]: the GPU runs only `merge` and `count`, the kernels cheapest to build). In the browser the
 /// page compiles them in that order ([`super::GpuBackend::kernel_order`]).
 pub fn deepening(ctx: &GpuContext, s: &Settings) -> Option<super::planner::Deepen> {
-    let built = |ks: Vec<Kernel>| ks.into_iter().all(|k| ctx.built(k));
+    let built = |ks: Vec<Kernel>| ks.into_iter().all(|k| ctx.device().built(k));
     if built(deep_kernels(ctx, s)) {
         None
     } else if built(kernels_to(ctx, s, 2)) {
@@ -537,10 +545,12 @@ pub fn table_pass(
         let once = u64::from(group == 0);
         if kernel == Kernel::CacheProbe {
             let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3, ctx.tally()];
-            ctx.dispatch(kernel, remaining, p, &buffers, once * n * 12)?;
+            ctx.device()
+                .dispatch(kernel, remaining, p, &buffers, once * n * 12)?;
         } else {
             let buffers = [&lv.pos, &lv.flags, &lv.sub, c0, c1, c2, c3];
-            ctx.dispatch(kernel, remaining, p, &buffers, once * n * 16)?;
+            ctx.device()
+                .dispatch(kernel, remaining, p, &buffers, once * n * 16)?;
         }
     }
     Ok(())
@@ -576,7 +586,7 @@ async fn scan_at(
         first: first as u32,
         ..params(n, 0, 0, 0)
     };
-    ctx.dispatch(
+    ctx.device().dispatch(
         Kernel::Scan,
         level,
         p,
@@ -584,10 +594,11 @@ async fn scan_at(
         n * 4 + blocks * 4,
     )?;
     if blocks == 1 {
-        return Ok(ctx.read_u32(&sums, 0, 1).await?[0] as u64);
+        return Ok(ctx.device().read_u32(&sums, 0, 1).await?[0] as u64);
     }
     let sum_offsets = ctx.scratch(2 * r + 1, blocks * 4);
     let total = Box::pin(scan_at(ctx, level, &sums, &sum_offsets, 0, blocks, r + 1)).await?;
-    ctx.dispatch(Kernel::ScanAdd, level, p, &[&sum_offsets, output], n * 4)?;
+    ctx.device()
+        .dispatch(Kernel::ScanAdd, level, p, &[&sum_offsets, output], n * 4)?;
     Ok(total)
 }

@@ -16,7 +16,11 @@
 //! - [`buffers`]: the Rust mirrors of the WGSL structs;
 //! - [`attack_tables`]: the attack and slider-magic tables uploaded to the GPU;
 //! - [`report`]: the work report (`gpu` object of `perft --json`);
-//! - `options`: [`GpuOptions`].
+//! - `options`: [`GpuOptions`];
+//! - `tests`: the unit tests of the internals (those of the public surface are in `tests/gpu.rs`).
+//!
+//! The submodules are private: the public surface is what this file re-exports (below), checked by
+//! `tests/layering.rs`.
 //!
 //! Bitboards are `vec2<u32>` pairs on the GPU. Counts are exact u64 per run, summed in u128. Several adapters
 //! (`--adapter all` or a list) share each count's host-level positions, one thread each
@@ -44,23 +48,38 @@
 //! - Loaders print `error: XDG_RUNTIME_DIR is invalid or not set` (Mesa's device-select layer; harmless;
 //!   `NODEVICE_SELECT=1` silences it).
 
-pub(crate) mod adapter;
-pub mod attack_tables;
-pub mod buffers;
-pub mod context;
-pub(crate) mod device;
-pub mod executor;
-pub mod kernels;
-pub mod memory;
+mod adapter;
+mod attack_tables;
+mod buffers;
+mod context;
+mod device;
+mod executor;
+mod kernels;
+mod memory;
 mod options;
-pub mod planner;
-pub mod pool;
-pub mod report;
-pub mod tables;
+mod planner;
+mod pool;
+mod report;
+mod tables;
+#[cfg(test)]
+mod tests;
 
-pub use context::{list_adapters, AdapterSummary, GpuContext, ADAPTER_ENV};
+// The public surface: what the CLI, the web page (`web/`) and a library user need. Everything else is private
+// to this module; `tests/layering.rs` checks that these stay the only `pub` items here.
+
+/// Adapters: [`list_adapters`] (what `perftlab devices` prints), the variable read when no adapter is named.
+pub use adapter::{list_adapters, AdapterSummary, ADAPTER_ENV};
+/// The kernels, for a page that builds their pipelines itself ([`GpuBackend::kernel_order`],
+/// [`GpuBackend::prepare_kernels`]).
+pub use kernels::Kernel;
+/// The options of [`GpuBackend::new`] / [`GpuBackend::open`].
 pub use options::GpuOptions;
-pub use planner::GpuProgress;
+/// The progress of an async count, and the most leaves a unit of work aims at (the page sizes its counts by it).
+pub use planner::{GpuProgress, MAX_UNIT_LEAVES};
+/// The work report ([`GpuBackend::work_report`], the `gpu` object of `perft --json`).
+pub use report::{AdapterWork, GpuReport, LevelReport};
+
+use context::GpuContext;
 
 #[cfg(not(target_arch = "wasm32"))]
 use crate::backend::{Backend, Detail, Stats, WorkReport};
@@ -78,7 +97,7 @@ use std::sync::Mutex;
 /// positions, one thread each ([`pool::pool_counts`]).
 ///
 /// The work is asynchronous underneath ([`GpuBackend::perft_async`], [`GpuBackend::divide_async`]: read-backs
-/// are awaited buffer maps); natively the [`Backend`] methods block on it ([`context::block_on`]), in the
+/// are awaited buffer maps); natively the [`Backend`] methods block on it ([`device::block_on`]), in the
 /// browser (wasm32, WebGPU) only the async methods exist. One count at a time: a second one waits for the
 /// first (each adapter's context is locked while it counts).
 pub struct GpuBackend {
@@ -127,13 +146,16 @@ impl GpuBackend {
     fn prepare(mut ctx: GpuContext, opts: &GpuOptions) -> Result<(pool::PoolDevice, Vec<String>)> {
         ctx.set_table_buffer_bytes(opts.table_buffer_bytes);
         if let Some(mb) = opts.gpu_mem_mb {
-            ctx.facts().check_budget(mb)?;
+            ctx.device().facts().check_budget(mb)?;
         }
-        let budget_mb = opts.gpu_mem_mb.unwrap_or_else(|| ctx.default_budget_mb());
+        let budget_mb = opts
+            .gpu_mem_mb
+            .unwrap_or_else(|| ctx.device().facts().default_budget_mb());
         let hash_mb = opts
             .hash_mb
-            .unwrap_or_else(|| ctx.default_hash_mb(budget_mb));
-        ctx.facts()
+            .unwrap_or_else(|| ctx.device().facts().default_hash_mb(budget_mb));
+        ctx.device()
+            .facts()
             .check_together(budget_mb, hash_mb as u64, opts)?;
         // `--hash` covers both tables: the host table takes its share, the GPU tables the rest.
         let host_mb = memory::host_table_mb(hash_mb as u64);
@@ -148,10 +170,10 @@ impl GpuBackend {
         };
         let default = |given: bool| if given { "" } else { " (default)" };
         let lines = vec![
-            format!("adapter {}", ctx.describe()),
+            format!("adapter {}", ctx.device().describe()),
             format!(
                 "device memory {}",
-                ctx.device_memory()
+                ctx.device().device_memory()
                     .map_or("not reported by the driver".into(), |b| format!(
                         "{} MiB (largest device-local heap)",
                         b >> 20
@@ -160,8 +182,8 @@ impl GpuBackend {
             format!(
                 "memory budget {budget_mb} MiB{} (max storage binding {} MiB, max buffer {} MiB)",
                 default(opts.gpu_mem_mb.is_some()),
-                ctx.limits().max_storage_buffer_binding_size >> 20,
-                ctx.limits().max_buffer_size >> 20
+                ctx.device().limits().max_storage_buffer_binding_size >> 20,
+                ctx.device().limits().max_buffer_size >> 20
             ),
             format!(
                 "transposition merging {}, transposition tables{} {}",
@@ -212,7 +234,7 @@ impl GpuBackend {
     pub fn prepare_kernels(&self, kernels: &[kernels::Kernel]) {
         for i in 0..self.devices.len() {
             if let Ok(ctx) = self.try_ctx(i) {
-                ctx.prepare_kernels(kernels);
+                ctx.device().prepare(kernels);
             }
         }
     }
@@ -225,7 +247,7 @@ impl GpuBackend {
             |ctx| {
                 kernels::Kernel::ALL
                     .into_iter()
-                    .filter(|&k| ctx.built(k))
+                    .filter(|&k| ctx.device().built(k))
                     .collect()
             },
         )
@@ -235,7 +257,7 @@ impl GpuBackend {
     /// of the plans a fresh page makes, natively).
     pub fn forget_pipelines(&self) {
         for d in &self.devices {
-            d.lock().forget_pipelines();
+            d.lock().device_mut().forget_pipelines();
         }
     }
 
@@ -265,21 +287,21 @@ impl GpuBackend {
     pub fn adapter(&self) -> String {
         self.devices
             .iter()
-            .map(|d| d.lock().describe())
+            .map(|d| d.lock().device().describe())
             .collect::<Vec<_>>()
             .join(" + ")
     }
 
     /// The (first) adapter's description.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
-        self.ctx().info().clone()
+        self.ctx().device().info().clone()
     }
 
     /// Every adapter's description, in `--adapter` order.
     pub fn adapter_infos(&self) -> Vec<wgpu::AdapterInfo> {
         self.devices
             .iter()
-            .map(|d| d.lock().info().clone())
+            .map(|d| d.lock().device().info().clone())
             .collect()
     }
 
@@ -289,8 +311,8 @@ impl GpuBackend {
     /// A GPU failure while reading the counters back.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn work_report(&self) -> Result<report::GpuReport> {
-        let device = self.ctx().device_handle();
-        context::block_on(&device, self.work_report_async())
+        let device = self.ctx().device().handle();
+        device::block_on(&device, self.work_report_async())
     }
 
     /// [`GpuBackend::work_report`], asynchronous.
@@ -305,8 +327,8 @@ impl GpuBackend {
             #[cfg(not(target_arch = "wasm32"))]
             let r = {
                 let ctx = self.devices[i].lock();
-                let device = ctx.device_handle();
-                context::block_on(&device, ctx.report_async())?
+                let device = ctx.device().handle();
+                device::block_on(&device, ctx.report_async())?
             };
             #[cfg(target_arch = "wasm32")]
             let r = self.try_ctx(i)?.report_async().await?;
@@ -320,15 +342,15 @@ impl GpuBackend {
 
     /// Run one of this backend's futures ([`GpuBackend::perft_async`], …) to completion on the calling
     /// thread. Natively a read-back completes only while the device is polled, which this does
-    /// ([`context::block_on`] on the first adapter); a plain executor such as `pollster::block_on` would wait
+    /// ([`device::block_on`] on the first adapter); a plain executor such as `pollster::block_on` would wait
     /// forever. In the browser the event loop drives them (`wasm_bindgen_futures`).
     ///
     /// # Errors
     /// The future's error, or a GPU failure while waiting.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn wait<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-        let device = self.ctx().device_handle();
-        context::block_on(&device, fut)
+        let device = self.ctx().device().handle();
+        device::block_on(&device, fut)
     }
 
     /// Adapter `i`'s context for an async count, taken without waiting: a second async count while one is in
@@ -374,9 +396,9 @@ impl GpuBackend {
     fn counts(&self, roots: &[Setup], depth: u32) -> Result<Vec<u128>> {
         let progress = &mut |_| ControlFlow::Continue(());
         if self.devices.len() > 1 {
-            let device = self.ctx().device_handle();
+            let device = self.ctx().device().handle();
             let mut gpus = Gpus::Many(&self.devices);
-            return context::block_on(
+            return device::block_on(
                 &device,
                 pool::pool_counts(&mut gpus, roots, depth, 1, progress),
             );
@@ -384,9 +406,9 @@ impl GpuBackend {
         // Blocking callers on several threads wait for each other here.
         let d = &self.devices[0];
         let mut ctx = d.lock();
-        let device = ctx.device_handle();
+        let device = ctx.device().handle();
         let mut gpus = Gpus::One(&mut ctx, d.settings);
-        context::block_on(
+        device::block_on(
             &device,
             pool::pool_counts(&mut gpus, roots, depth, 1, progress),
         )
@@ -503,8 +525,8 @@ impl Backend for GpuBackend {
     fn legal_moves(&self, positions: &[Checked]) -> Result<Vec<Vec<Move>>> {
         let setups: Vec<Setup> = positions.iter().map(|p| p.setup().clone()).collect();
         let mut ctx = self.ctx();
-        let device = ctx.device_handle();
-        context::block_on(&device, pool::legal_moves(&mut ctx, &setups))
+        let device = ctx.device().handle();
+        device::block_on(&device, pool::legal_moves(&mut ctx, &setups))
     }
 
     /// All root moves in one batch, so their subtrees share merging and the cache (and, with several

@@ -3,7 +3,7 @@
 /// Options of [`super::GpuBackend::new`].
 #[derive(Clone, Debug, Default)]
 pub struct GpuOptions {
-    /// Transposition tables in MiB; 0 turns them off; None: the default ([`super::GpuContext::default_hash_mb`]).
+    /// Transposition tables in MiB; 0 turns them off; None: the default (`memory::AdapterFacts::default_hash_mb`).
     pub hash_mb: Option<usize>,
     /// Merge transpositions (identical positions counted once with multiplicity).
     pub merge: bool,

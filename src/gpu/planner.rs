@@ -210,6 +210,7 @@ pub const SHALLOW: Deepen = Deepen {
 ///
 /// # Errors
 /// [`Error::Backend`] when a host level would have more than 2^32 positions.
+#[cfg(test)]
 pub fn plan(
     roots: &[Setup],
     depth: u32,
@@ -350,6 +351,7 @@ pub fn plan_deeper(
 
 impl Plan {
     /// Plies expanded on the host.
+    #[cfg(test)]
     pub fn host_plies(&self) -> u32 {
         self.plies
     }

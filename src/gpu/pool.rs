@@ -4,13 +4,15 @@
 //! take more). Totals are summed in u128.
 
 use super::buffers::GpuPos;
-use super::context::{GpuContext, Kernel};
+use super::context::GpuContext;
 use super::executor::{deepening, params, run_tree, CountMode, MergeMode, RunKind};
+use super::kernels::Kernel;
 use super::memory::room_for_roots;
 use super::planner::{
     host_plies, plan_deeper as make_plan, stop_if_asked, Counting, GpuProgress, Progress, Settings,
     MAX_UNITS, MAX_UNIT_LEAVES, MIN_UNIT_LEAVES,
 };
+#[cfg(not(target_arch = "wasm32"))]
 use crate::backend::Stats;
 use crate::error::Result;
 use crate::position::Setup;
@@ -21,19 +23,19 @@ use crate::types::Move;
 /// batches of roots
 /// larger than one level may hold are cut into chunks; inside a run, levels too large for the budget are
 /// expanded in slices, so no run is abandoned. Blocking ([`subtree_counts_async`] under
-/// [`super::context::block_on`]).
+/// [`super::device::block_on`]).
 ///
 /// # Errors
 /// A GPU failure ([`crate::Error::Backend`]), or a budget too small for one position's moves.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 pub fn subtree_counts(
     ctx: &mut GpuContext,
     roots: &[Setup],
     depth: u32,
     s: &Settings,
 ) -> Result<Vec<u128>> {
-    let device = ctx.device_handle();
-    super::context::block_on(
+    let device = ctx.device().handle();
+    super::device::block_on(
         &device,
         subtree_counts_async(ctx, roots, depth, s, 1, &mut |_| {
             std::ops::ControlFlow::Continue(())
@@ -45,6 +47,7 @@ pub fn subtree_counts(
 ///
 /// # Errors
 /// As [`subtree_counts`]; [`crate::Error::Interrupted`] when `progress` breaks.
+#[cfg(test)]
 pub async fn subtree_counts_async(
     ctx: &mut GpuContext,
     roots: &[Setup],
@@ -117,8 +120,8 @@ impl Gpus<'_> {
             Gpus::One(ctx, s) => gpu_runs(ctx, roots, depth, kind, s).await,
             #[cfg(not(target_arch = "wasm32"))]
             Gpus::Many(d) => Ok(spread(d, roots, |ctx, part, s| {
-                let device = ctx.device_handle();
-                super::context::block_on(&device, gpu_runs(ctx, part, depth, kind, s))
+                let device = ctx.device().handle();
+                super::device::block_on(&device, gpu_runs(ctx, part, depth, kind, s))
             })?
             .into_iter()
             .flatten()
@@ -368,7 +371,7 @@ async fn gpu_runs(
             vec![1; roots.len()]
         });
     }
-    let chunk = room_for_roots(ctx.limits(), s.budget_bytes, depth) as usize;
+    let chunk = room_for_roots(ctx.device().limits(), s.budget_bytes, depth) as usize;
     let mut out = Vec::with_capacity(if total { 1 } else { roots.len() });
     let mut sum = 0u128;
     for part in roots.chunks(chunk) {
@@ -387,7 +390,7 @@ async fn gpu_runs(
 }
 
 /// Leaf count and CPW statistics of the trees below `roots` (summed), planned like [`subtree_counts`];
-/// blocking ([`tree_stats_async`] under [`super::context::block_on`]).
+/// blocking ([`tree_stats_async`] under [`super::device::block_on`]).
 ///
 /// # Errors
 /// A GPU failure.
@@ -398,14 +401,15 @@ pub fn tree_stats(
     depth: u32,
     s: &Settings,
 ) -> Result<(u128, Stats)> {
-    let device = ctx.device_handle();
-    super::context::block_on(&device, tree_stats_async(ctx, roots, depth, s))
+    let device = ctx.device().handle();
+    super::device::block_on(&device, tree_stats_async(ctx, roots, depth, s))
 }
 
 /// [`tree_stats`], asynchronous.
 ///
 /// # Errors
 /// A GPU failure.
+#[cfg(not(target_arch = "wasm32"))]
 pub async fn tree_stats_async(
     ctx: &mut GpuContext,
     roots: &[Setup],
@@ -415,7 +419,7 @@ pub async fn tree_stats_async(
     if depth == 0 || roots.is_empty() {
         return Ok((roots.len() as u128, Stats::default()));
     }
-    let chunk = room_for_roots(ctx.limits(), s.budget_bytes, depth + 2) as usize;
+    let chunk = room_for_roots(ctx.device().limits(), s.budget_bytes, depth + 2) as usize;
     let mut total = (0u128, Stats::default());
     for part in roots.chunks(chunk) {
         let gpu: Vec<GpuPos> = part.iter().map(GpuPos::from_setup).collect();
@@ -442,22 +446,22 @@ pub async fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<V
         let mask = ctx.ensure_table(64);
         let counts = {
             let lv = ctx.level(0);
-            ctx.upload(&lv.pos, bytemuck::cast_slice(&gpu))?;
-            ctx.dispatch(
+            ctx.device().upload(&lv.pos, bytemuck::cast_slice(&gpu))?;
+            ctx.device().dispatch(
                 Kernel::Merge,
                 1,
                 params(n, 1, MergeMode::Flags as u32, mask),
                 &[&lv.pos, ctx.merge_table(), &lv.rep, &lv.flags, ctx.tally()],
                 n * 8,
             )?;
-            ctx.dispatch(
+            ctx.device().dispatch(
                 Kernel::Count,
                 1,
                 params(n, 1, CountMode::All as u32, 0),
                 &[&lv.pos, &lv.flags, &lv.counts],
                 n * 4,
             )?;
-            ctx.read_u32(&lv.counts, 0, n).await?
+            ctx.device().read_u32(&lv.counts, 0, n).await?
         };
         let mut offsets = Vec::with_capacity(counts.len());
         let mut total = 0u32;
@@ -467,15 +471,16 @@ pub async fn legal_moves(ctx: &mut GpuContext, setups: &[Setup]) -> Result<Vec<V
         }
         let moves = ctx.buffer("move lists", total as u64 * 4);
         let lv = ctx.level(0);
-        ctx.upload(&lv.offsets, bytemuck::cast_slice(&offsets))?;
-        ctx.dispatch(
+        ctx.device()
+            .upload(&lv.offsets, bytemuck::cast_slice(&offsets))?;
+        ctx.device().dispatch(
             Kernel::Moves,
             1,
             params(n, 1, 0, 0),
             &[&lv.pos, &lv.offsets, &moves],
             total as u64 * 4,
         )?;
-        let lists = ctx.read_u32(&moves, 0, total as u64).await?;
+        let lists = ctx.device().read_u32(&moves, 0, total as u64).await?;
         for (&o, &c) in offsets.iter().zip(&counts) {
             let (o, c) = (o as usize, c as usize);
             out.push(lists[o..o + c].iter().map(|&m| Move(m as u16)).collect());

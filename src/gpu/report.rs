@@ -1,5 +1,5 @@
 //! The `gpu` object of `perft --backend gpu --json` (and the `--verbose` table): what the GPU did since the
-//! backend was made. Counters are kept by the context ([`super::context::Counters`]) and the driver; the
+//! backend was made. Counters are kept by the context ([`super::device::Counters`]) and the driver; the
 //! per-level distinct positions and cache hits are counted on the GPU (64-bit counters in the `tally` buffer:
 //! cache hits at `[2 * remaining]`, distinct positions after merging at `[64 + 2 * remaining]`, as (lo, hi)
 //! words) and read back only when the report is made.

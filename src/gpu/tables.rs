@@ -151,16 +151,13 @@ impl HostTable {
     }
 
     /// Entries held.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.map.len()
     }
 
-    /// Whether it holds no entry.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-
     /// Forget every entry.
+    #[cfg(test)]
     pub fn clear(&mut self) {
         self.map.clear();
     }

@@ -11,8 +11,7 @@
 //! yet (a small tree is counted by `count` alone at remaining depth 1).
 
 use crate::{checked, chess960_for, js_error};
-use perftlab::gpu::kernels::Kernel;
-use perftlab::gpu::{GpuBackend, GpuOptions, GpuProgress, RootMoves};
+use perftlab::gpu::{GpuBackend, GpuOptions, GpuProgress, Kernel, RootMoves};
 use std::ops::ControlFlow;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
