@@ -96,7 +96,9 @@ fn method(v: &Verdict) -> Option<&'static str> {
         Verdict::Impossible(p) => Some(match p.kind {
             retro::ProofKind::Retraction => "retraction",
             // The extended kernel: where units could ever have gone (issue 32's "kernel" layer).
-            retro::ProofKind::CagedPieces | retro::ProofKind::BlockedPawns => "kernel",
+            retro::ProofKind::CagedPieces
+            | retro::ProofKind::BlockedPawns
+            | retro::ProofKind::NoKernel => "kernel",
             _ => "static",
         }),
         Verdict::Undetermined(_) => None,

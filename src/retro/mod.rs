@@ -21,6 +21,7 @@
 
 pub mod cage;
 pub mod kernel;
+pub mod kernel_search;
 pub mod proofs;
 pub mod retract;
 
@@ -43,6 +44,9 @@ pub enum ProofKind {
     /// A pawn (or the pawn of a promoted piece) that must have passed an enemy pawn on a file that pawn never
     /// left, with too few captures to go round it (FIDE 3.7.1-3.7.3).
     BlockedPawns,
+    /// No sequence of captures turns the initial pawn files and pieces into the position's: the proof-kernel
+    /// search, exhaustive over a relaxation of the game (FIDE 3.7, 3.10.3).
+    NoKernel,
 }
 
 impl ProofKind {
@@ -55,6 +59,7 @@ impl ProofKind {
             ProofKind::Retraction => "no_legal_last_move",
             ProofKind::CagedPieces => "caged_pieces",
             ProofKind::BlockedPawns => "impossible_pawn_passing",
+            ProofKind::NoKernel => "no_proof_kernel",
         }
     }
 }
@@ -96,9 +101,12 @@ impl Default for RetroOptions {
 /// The proofs that need more than counting (cheap: microseconds, a millisecond or two with `chess960`, which
 /// tries every start), run by [`prove_impossible`] and [`deep_and_retraction`] but not by
 /// [`proofs::static_proofs`], so `validate` (every `Checked` position, perft included) does not pay for them:
-/// the capture kernel ([`kernel`]), then caged pieces ([`cage`]).
+/// the capture kernel ([`kernel`]), then caged pieces ([`cage`]), then the proof-kernel search
+/// ([`kernel_search`], bounded by its node budget).
 pub fn deep_proofs(setup: &crate::position::Setup, chess960: bool) -> Option<Proof> {
-    kernel::kernel(setup).or_else(|| cage::caged(setup, chess960))
+    kernel::kernel(setup)
+        .or_else(|| cage::caged(setup, chess960))
+        .or_else(|| kernel_search::no_kernel(setup))
 }
 
 /// The first proof that `setup` is impossible: the static ones first, then [`deep_proofs`], then retraction to
