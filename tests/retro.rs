@@ -439,23 +439,22 @@ fn kernel_search_on_the_texel_held_out_set() {
     );
 }
 
-/// Real positions: CHA-Solver's `tests/lichess.txt` (MIT; 65,536 positions of real Lichess games, all legal by
-/// construction; not in this repository): the proof-kernel search never says "no kernel" for any of them.
-/// The file is read from `PERFTLAB_LICHESS` or `/work/peers/chasolver/tests/lichess.txt`; the test says so and
-/// passes when neither exists. `PERFTLAB_LICHESS_EVERY=N` checks every N-th position (default 16).
+/// Real positions: `tests/data/lichess-sample.txt`, every 64th position of CHA-Solver's `tests/lichess.txt` (MIT;
+/// real Lichess games, all legal by construction; source in the file): the proof-kernel search never says "no
+/// kernel" for any of them. `PERFTLAB_LICHESS=FILE` reads another file of the same lines instead (e.g. the whole
+/// of CHA-Solver's file), `PERFTLAB_LICHESS_EVERY=N` checks every N-th position of it (default 1).
 #[test]
 fn kernel_search_never_rejects_a_real_game_position() {
     use perftlab::retro::kernel_search::{search, KernelResult, NODE_BUDGET};
-    let path = std::env::var("PERFTLAB_LICHESS")
-        .unwrap_or("/work/peers/chasolver/tests/lichess.txt".into());
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("{path} not found: real-game positions not checked");
-        return;
-    };
+    let path = std::env::var("PERFTLAB_LICHESS").unwrap_or(format!(
+        "{}/tests/data/lichess-sample.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let every: usize = std::env::var("PERFTLAB_LICHESS_EVERY")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(16);
+        .unwrap_or(1);
     let (mut found, mut budget, mut checked) = (0, 0, 0);
     let start = Instant::now();
     let lines = text
@@ -483,5 +482,8 @@ fn kernel_search_never_rejects_a_real_game_position() {
         "lichess: {checked} positions, kernel found for {found}, budget out for {budget}, none without one ({:.2} s)",
         start.elapsed().as_secs_f64()
     );
-    assert!(checked > 0);
+    assert!(
+        checked >= 1000 || std::env::var("PERFTLAB_LICHESS").is_ok(),
+        "{checked} positions"
+    );
 }
