@@ -405,7 +405,7 @@ fn first_solution_search_finds_cooks() {
     }
 }
 
-/// Euclide's "insoluble" (tests/data/proofgame-euclide.txt) refuted for three more problems of its collection,
+/// Euclide's "insoluble" (tests/data/proofgame-euclide.txt) refuted for four more problems of its collection,
 /// beyond `promotion` (above): for each, a game of exactly the stipulated plies that `perftlab proofgame` found
 /// (and calls the unique solution), played here move by move by the reference generator, ends on the diagram's
 /// placement with the side to move of that parity. python-chess replays the same games to the same diagrams
@@ -438,6 +438,13 @@ fn euclide_insoluble_refuted_by_games() {
             &[
                 "h2h4", "f7f6", "h4h5", "e8f7", "h5h6", "f7e6", "h6g7", "g8h6", "g7g8q", "e6d6",
                 "g8b3", "h6g8", "b3b6", "a7b6",
+            ][..],
+        ),
+        (
+            "switchback_promotion2",
+            &[
+                "h2h4", "e7e5", "h4h5", "e8e7", "h5h6", "e7f6", "h6g7", "g8e7", "g7h8r", "f8h6",
+                "h8e8", "e7g8", "e8e6", "f7e6",
             ][..],
         ),
     ] {
