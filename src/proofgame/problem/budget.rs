@@ -18,7 +18,7 @@
 //! is not searched again in that iteration or a smaller one (a transposition is searched once).
 
 use super::bound::Diagram;
-use super::first::Limits;
+use super::first::{Goal, Limits};
 use super::search::{ends, Finish};
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
@@ -55,19 +55,17 @@ struct Ida<'a> {
     stopped: bool,
 }
 
-/// Up to `want` distinct games of exactly `plies` plies from `root` that end as `finish` asks, in the fast
-/// generator's encoding (not yet replayed: the caller replays them), and the positions entered.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn games(
-    diagram: &Diagram,
-    guide: &Guide,
-    cd: &CastlingData,
-    finish: Finish,
-    root: &Board,
-    plies: u32,
-    limits: Limits,
-    want: usize,
-) -> (Vec<Vec<u32>>, u64) {
+/// Up to `want` distinct games that reach the `goal`, in the fast generator's encoding (not yet replayed: the
+/// caller replays them), and the positions entered.
+pub(super) fn games(goal: Goal<'_>, limits: Limits, want: usize) -> (Vec<Vec<u32>>, u64) {
+    let Goal {
+        diagram,
+        guide,
+        cd,
+        finish,
+        root,
+        plies,
+    } = goal;
     let mut s = Ida {
         diagram,
         guide,
@@ -206,7 +204,15 @@ mod tests {
             deadline: None,
             store: 1 << 20,
         };
-        let (games, _) = games(&d, &guide, &cd, finish, &root, plies, limits, 2);
+        let goal = Goal {
+            diagram: &d,
+            guide: &guide,
+            cd: &cd,
+            finish,
+            root: &root,
+            plies,
+        };
+        let (games, _) = games(goal, limits, 2);
         let p = Problem {
             diagram: setup,
             plies,

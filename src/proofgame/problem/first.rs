@@ -36,6 +36,19 @@ pub(super) struct Limits {
     pub store: usize,
 }
 
+/// What a first-game search looks for: games of exactly `plies` plies from `root` that end on `diagram` as
+/// `finish` asks, in the fast generator's encoding (castling data `cd`), guided by `guide`. Shared by this
+/// search and the budget search ([`super::budget`]).
+#[derive(Clone, Copy)]
+pub(super) struct Goal<'a> {
+    pub diagram: &'a Diagram,
+    pub guide: &'a Guide,
+    pub cd: &'a CastlingData,
+    pub finish: Finish,
+    pub root: &'a Board,
+    pub plies: u32,
+}
+
 /// The order in which stored positions are expanded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Order {
@@ -75,20 +88,22 @@ struct Search<'a> {
     games: Vec<Vec<u32>>,
 }
 
-/// Up to `want` distinct games of exactly `plies` plies from `root` that end as `finish` asks, in the fast
-/// generator's encoding (not yet replayed: the caller replays them), and the positions expanded.
-#[allow(clippy::too_many_arguments)]
+/// Up to `want` distinct games that reach the `goal`, in the fast generator's encoding (not yet replayed: the
+/// caller replays them), and the positions expanded.
 pub(super) fn games(
-    diagram: &Diagram,
-    guide: &Guide,
-    cd: &CastlingData,
-    finish: Finish,
-    root: &Board,
-    plies: u32,
+    goal: Goal<'_>,
     limits: Limits,
     order: Order,
     want: usize,
 ) -> (Vec<Vec<u32>>, u64) {
+    let Goal {
+        diagram,
+        guide,
+        cd,
+        finish,
+        root,
+        plies,
+    } = goal;
     let mut s = Search {
         diagram,
         guide,

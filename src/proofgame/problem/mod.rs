@@ -348,6 +348,14 @@ fn first_phase(
         return Ok((Vec::new(), 0));
     }
     let guide = crate::proofgame::guide::Guide::new(&Setup::startpos(), &p.diagram);
+    let goal = first::Goal {
+        diagram,
+        guide: &guide,
+        cd,
+        finish,
+        root,
+        plies: p.plies,
+    };
     let (mut games, mut nodes, mut spliced) = (Vec::new(), 0, false);
     for (phase, share) in FIRST_ORDERS {
         let now = Instant::now();
@@ -360,10 +368,8 @@ fn first_phase(
             store: FIRST_STORE,
         };
         let (found, n) = match phase {
-            Phase::Budget => budget::games(diagram, &guide, cd, finish, root, p.plies, limits, 2),
-            Phase::Best(order) => {
-                first::games(diagram, &guide, cd, finish, root, p.plies, limits, order, 2)
-            }
+            Phase::Budget => budget::games(goal, limits, 2),
+            Phase::Best(order) => first::games(goal, limits, order, 2),
         };
         nodes += n;
         for g in found {
