@@ -45,6 +45,18 @@ fn cache_forced_eviction_stays_exact() {
 }
 
 /// Distinct positions: startpos to ply 3 and Kiwipete to ply 2 (reference generator), in a fixed order.
+/// Level 0 holds the positions `set`, every one live (flag 1), with the subtree counts `sub`.
+fn load_level(ctx: &GpuContext, set: &[crate::gpu::buffers::GpuPos], sub: &[u64]) {
+    let lv = ctx.level(0);
+    let ones = vec![1u32; set.len()];
+    let device = ctx.device();
+    device.upload(&lv.pos, bytemuck::cast_slice(set)).unwrap();
+    device
+        .upload(&lv.flags, bytemuck::cast_slice(&ones))
+        .unwrap();
+    device.upload(&lv.sub, bytemuck::cast_slice(sub)).unwrap();
+}
+
 fn some_positions() -> Vec<crate::gpu::buffers::GpuPos> {
     use crate::gpu::buffers::GpuPos;
     let mut seen = std::collections::HashSet::new();
@@ -153,17 +165,7 @@ fn tt_mirror_matches_the_kernels() {
     let slots: Vec<(u32, u32)> = stored.iter().map(|p| tt_slot(p, 2, parts, len)).collect();
     let alone = |i: usize| slots.iter().filter(|&&s| s == slots[i]).count() == 1;
     ctx.ensure_level(0, n);
-    let ones = vec![1u32; n as usize];
-    let lv = ctx.level(0);
-    ctx.device()
-        .upload(&lv.pos, bytemuck::cast_slice(stored))
-        .unwrap();
-    ctx.device()
-        .upload(&lv.flags, bytemuck::cast_slice(&ones))
-        .unwrap();
-    ctx.device()
-        .upload(&lv.sub, bytemuck::cast_slice(&counts))
-        .unwrap();
+    load_level(&ctx, stored, &counts);
     table_pass(&ctx, 0, n, 2, Kernel::CacheStore).unwrap();
     let table = ctx.cache().unwrap().table(2).unwrap();
     let mut filled = std::collections::HashSet::new();
@@ -196,16 +198,8 @@ fn tt_mirror_matches_the_kernels() {
     // Probe: the stored positions hit (those alone in their slot surely), at depth 3 nothing.
     let zeros = vec![0u64; n as usize];
     for (r, set, hits_expected) in [(2, stored, true), (3, stored, false), (2, others, false)] {
+        load_level(&ctx, set, &zeros);
         let lv = ctx.level(0);
-        ctx.device()
-            .upload(&lv.pos, bytemuck::cast_slice(set))
-            .unwrap();
-        ctx.device()
-            .upload(&lv.flags, bytemuck::cast_slice(&ones))
-            .unwrap();
-        ctx.device()
-            .upload(&lv.sub, bytemuck::cast_slice(&zeros))
-            .unwrap();
         table_pass(&ctx, 0, n, r, Kernel::CacheProbe).unwrap();
         let flags = ctx.download_u32(&lv.flags, n).unwrap();
         let sub: Vec<u64> = bytemuck::pod_collect_to_vec(&ctx.download(&lv.sub, n * 8).unwrap());
