@@ -18,47 +18,11 @@ use perftlab::Checked;
 use std::process::Command;
 use std::time::Instant;
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
+// The adapter rule (`CI=true`: lavapipe or fail), shared with the unit tests of `src/gpu/tests/`.
+#[path = "../src/gpu/tests/adapter.rs"]
+mod adapter;
 
-fn options(merge: bool, hash_mb: usize, gpu_mem_mb: Option<u64>) -> GpuOptions {
-    GpuOptions {
-        hash_mb: Some(hash_mb),
-        merge,
-        gpu_mem_mb,
-        adapter: None,
-        table_buffer_bytes: None,
-        checked_shaders: false,
-    }
-}
-
-/// A GPU backend, or `None` (with a message) when there is no adapter outside CI.
-fn gpu_with(opts: GpuOptions, test: &str) -> Option<GpuBackend> {
-    match GpuBackend::new(&opts) {
-        Ok(b) => {
-            if in_ci() {
-                let info = b.adapter_info();
-                assert_eq!(
-                    (info.backend, info.device_type),
-                    (wgpu::Backend::Vulkan, wgpu::DeviceType::Cpu),
-                    "CI must run the GPU tests on lavapipe (software Vulkan), got {}",
-                    b.adapter()
-                );
-            }
-            Some(b)
-        }
-        Err(e) if in_ci() => panic!("CI=true and no usable GPU adapter: {e}"),
-        Err(e) => {
-            eprintln!("{test}: skipped, no GPU adapter ({e})");
-            None
-        }
-    }
-}
-
-fn gpu(test: &str) -> Option<GpuBackend> {
-    gpu_with(options(true, 16, Some(256)), test)
-}
+use adapter::{gpu, gpu_with, in_ci, options};
 
 fn run_suite(backend: &dyn Backend, file: &str, max_nodes: u128, every: usize) -> suite::Report {
     let entries = suite::load(&data(file)).expect("suite file loads");

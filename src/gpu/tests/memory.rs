@@ -1,7 +1,7 @@
 //! The memory policy: the device-memory query and the default tables, the split of `--hash` over the depths and
 //! buffers, the host table's share of `--hash`, the level cap and the default level budget.
 
-use super::gpu;
+use super::{gpu, settings, Settings};
 use crate::gpu::context::GpuContext;
 use crate::position::Setup;
 
@@ -111,12 +111,9 @@ fn host_table_within_hash() {
     ctx.ensure_cache(4).unwrap();
     ctx.set_host_table_mb(1);
     assert_eq!(ctx.host_table_max(), 7_168);
-    let s = crate::gpu::planner::Settings {
-        merge: false,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
+    let s = Settings {
         host_plies: 3,
+        ..settings(false, true, 64 << 20)
     };
     let start = [Setup::startpos()];
     for (depth, want) in [(5, 4_865_609u128), (6, 119_060_324)] {

@@ -1,22 +1,16 @@
 //! Plans as values: host levels, units of work, counting mode, a level's slices (no GPU needed).
 
+use super::settings;
 use crate::cpw::{KIWIPETE, POSITIONS};
 use crate::position::Setup;
 
 #[test]
 fn plans_are_values_that_print_and_cut_units() {
-    use crate::gpu::memory::MAX_RUN_DEPTH;
     use crate::gpu::planner::{plan, plan_slices, Counting, Settings, Slice, PROGRESS_UNITS};
     use crate::gpu::tables::HostTable;
     // No GPU here: a plan is made on the host. Level sizes are perft counts from the CPW pages
     // (`crate::cpw`): 20 and 400 for the start position, 48 for Kiwipete.
-    let s = Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(true, true, 64 << 20);
     let start = [Setup::startpos()];
     let mut host = HostTable::new(1 << 10);
     let p = plan(&start, 5, 0, &s, 0, PROGRESS_UNITS, &mut host).unwrap();

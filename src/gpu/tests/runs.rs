@@ -2,7 +2,7 @@
 //! host table, levels sliced within a tiny budget, the merge table's generations, the fused leaves per side,
 //! the one-total mode, levels scanned in chunks.
 
-use super::gpu;
+use super::{gpu, settings, Settings};
 use crate::cpw::{KIWIPETE, POSITIONS};
 use crate::gpu::context::GpuContext;
 use crate::position::Setup;
@@ -17,12 +17,9 @@ fn host_split_above_run_depth_stays_exact() {
     let mut ctx = GpuContext::new(None).unwrap();
     ctx.ensure_cache(4).unwrap();
     for (merge, cache) in [(true, true), (false, false)] {
-        let s = crate::gpu::planner::Settings {
-            merge,
-            cache,
-            budget_bytes: 64 << 20,
+        let s = Settings {
             max_run_depth: 2,
-            host_plies: 0,
+            ..settings(merge, cache, 64 << 20)
         };
         let roots = [
             Setup::startpos(),
@@ -44,12 +41,9 @@ fn host_levels_and_host_table_stay_exact() {
     }
     let mut ctx = GpuContext::new(None).unwrap();
     ctx.ensure_cache(4).unwrap();
-    let s = crate::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
+    let s = Settings {
         host_plies: 3,
+        ..settings(true, true, 64 << 20)
     };
     let start = Setup::startpos();
     let six =
@@ -97,13 +91,7 @@ fn levels_are_sliced_within_a_tiny_budget() {
     }
     for merge in [true, false] {
         let mut ctx = GpuContext::new(None).unwrap();
-        let s = crate::gpu::planner::Settings {
-            merge,
-            cache: false,
-            budget_bytes: 256 << 10,
-            max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
-            host_plies: 0,
-        };
+        let s = settings(merge, false, 256 << 10);
         let roots = [
             Setup::startpos(),
             Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
@@ -137,13 +125,7 @@ fn merge_table_generations_wrap_and_stay_exact() {
         return;
     }
     let mut ctx = GpuContext::new(None).unwrap();
-    let s = crate::gpu::planner::Settings {
-        merge: true,
-        cache: false,
-        budget_bytes: 64 << 20,
-        max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(true, false, 64 << 20);
     let roots = [Setup::startpos()];
     for run in 0..130 {
         let counts = crate::gpu::pool::subtree_counts(&mut ctx, &roots, 4, &s).unwrap();
@@ -169,8 +151,6 @@ fn merge_table_generations_wrap_and_stay_exact() {
 /// data/tricky.perft, pos-4).
 #[test]
 fn fused_leaf_kernels_per_side_and_generic() {
-    use crate::gpu::memory::MAX_RUN_DEPTH;
-    use crate::gpu::planner::Settings;
     use crate::gpu::pool::subtree_counts;
     if gpu("fused_leaf_kernels_per_side_and_generic").is_none() {
         return;
@@ -185,13 +165,7 @@ fn fused_leaf_kernels_per_side_and_generic() {
     for checked in [false, true] {
         let mut ctx = GpuContext::with_checks(None, checked).unwrap();
         for merge in [false, true] {
-            let s = Settings {
-                merge,
-                cache: false,
-                budget_bytes: 64 << 20,
-                max_run_depth: MAX_RUN_DEPTH,
-                host_plies: 0,
-            };
+            let s = settings(merge, false, 64 << 20);
             let mut run =
                 |roots: &[Setup], depth| subtree_counts(&mut ctx, roots, depth, &s).unwrap();
             assert_eq!(run(&start, 3), [8_902]); // black at remaining 2
@@ -228,11 +202,8 @@ fn one_total_mode_through_the_driver_trusted_and_checked() {
             (64 << 20, 3),
         ] {
             let s = Settings {
-                merge: false,
-                cache: false,
-                budget_bytes: budget,
                 max_run_depth,
-                host_plies: 0,
+                ..settings(false, false, budget)
             };
             assert_start5_kiwi4(&mut ctx, &s);
         }
@@ -243,13 +214,7 @@ fn one_total_mode_through_the_driver_trusted_and_checked() {
     // per workgroup. With per-position counts each position also cost 8 bytes more (parent, representative)
     // and each remaining-2 position 24 more (clear, count, back-propagation).
     let mut ctx = GpuContext::new(None).unwrap();
-    let s = Settings {
-        merge: false,
-        cache: false,
-        budget_bytes: 64 << 20,
-        max_run_depth: MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(false, false, 64 << 20);
     assert_eq!(
         subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap(),
         [4_865_609]
@@ -268,8 +233,6 @@ fn one_total_mode_through_the_driver_trusted_and_checked() {
 /// startpos perft 4: 1,576 captures, 469 checks).
 #[test]
 fn levels_are_scanned_in_chunks() {
-    use crate::gpu::memory::MAX_RUN_DEPTH;
-    use crate::gpu::planner::Settings;
     use crate::gpu::pool::tree_stats;
     if gpu("levels_are_scanned_in_chunks").is_none() {
         return;
@@ -279,23 +242,11 @@ fn levels_are_scanned_in_chunks() {
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
     for merge in [false, true] {
         for budget in [64 << 20, 256 << 10] {
-            let s = Settings {
-                merge,
-                cache: false,
-                budget_bytes: budget,
-                max_run_depth: MAX_RUN_DEPTH,
-                host_plies: 0,
-            };
+            let s = settings(merge, false, budget);
             assert_start5_kiwi4(&mut ctx, &s);
         }
     }
-    let s = Settings {
-        merge: false,
-        cache: false,
-        budget_bytes: 64 << 20,
-        max_run_depth: MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(false, false, 64 << 20);
     let (leaves, stats) = tree_stats(&mut ctx, &roots[..1], 4, &s).unwrap();
     assert_eq!(leaves, 197_281);
     use crate::backend::Column;

@@ -1,7 +1,7 @@
 //! The transposition tables and the host table: the Rust twins of the WGSL table hashes against the kernels,
 //! slots independent of the check, eviction, buffer groups, tables beyond one storage binding.
 
-use super::{gpu, gpu_with, options};
+use super::{gpu, gpu_with, options, settings};
 use crate::backend::Backend;
 use crate::cpw::KIWIPETE;
 use crate::gpu::context::GpuContext;
@@ -19,13 +19,7 @@ fn cache_forced_eviction_stays_exact() {
     }
     let mut ctx = GpuContext::new(None).unwrap();
     ctx.ensure_cache_entries(1024);
-    let s = crate::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 64 << 20,
-        max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(true, true, 64 << 20);
     let roots = [
         Setup::startpos(),
         Setup::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
@@ -279,13 +273,7 @@ fn cache_many_buffer_groups_stay_exact() {
     let c = ctx.cache().unwrap();
     assert_eq!(c.table(2).unwrap().parts.len(), 32);
     assert_eq!(c.table(2).unwrap().groups(), 8);
-    let s = crate::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 256 << 10,
-        max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(true, true, 256 << 10);
     let roots = [Setup::startpos(), Setup::from_fen(KIWIPETE.fen).unwrap()];
     let five = crate::gpu::pool::subtree_counts(&mut ctx, &roots[..1], 5, &s).unwrap();
     let four = crate::gpu::pool::subtree_counts(&mut ctx, &roots[1..], 4, &s).unwrap();
@@ -336,13 +324,7 @@ fn cache_tables_are_separate_buffers_beyond_one_binding() {
     assert!(tables[0].entries().abs_diff(2 * tables[1].entries()) <= 4);
     let total = cache.bytes();
     assert!(total <= asked + 48 && total > asked - (1 << 20), "{total}");
-    let s = crate::gpu::planner::Settings {
-        merge: true,
-        cache: true,
-        budget_bytes: 256 << 10,
-        max_run_depth: crate::gpu::memory::MAX_RUN_DEPTH,
-        host_plies: 0,
-    };
+    let s = settings(true, true, 256 << 10);
     let counts = crate::gpu::pool::subtree_counts(&mut ctx, &[Setup::startpos()], 5, &s).unwrap();
     // CPW "Perft Results": startpos perft 5.
     assert_eq!(counts, vec![4_865_609]);
