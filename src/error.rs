@@ -78,6 +78,13 @@ pub struct InvalidPosition {
 }
 
 impl Error {
+    /// Whether an external engine failed: it died, hung, did not know its perft command or answered something
+    /// unreadable ([`Error::Engine`], or [`Error::Backend`] from the engine's side). Callers that drive many
+    /// positions report it, start a fresh engine and go on.
+    pub fn is_engine_failure(&self) -> bool {
+        matches!(self, Error::Backend(_) | Error::Engine(_))
+    }
+
     /// Process exit code for this error: 1 for [`Error::Mismatch`], 130 for [`Error::Interrupted`], 2 for
     /// everything else.
     pub fn exit_code(&self) -> i32 {

@@ -7,7 +7,7 @@ use super::play_moves;
 use super::{BackendArgs, PositionArgs};
 use crate::compare::{self, Request};
 use crate::engines;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::line::Line;
 use crate::render::report::Report;
 use crate::suite;
@@ -116,7 +116,7 @@ pub fn run(a: CompareArgs) -> Result<i32> {
                 Ok(c) => c,
                 // The engine failed on this position (some crash on impossible ones): report it, start a
                 // fresh engine and go on; the run then ends with exit 2.
-                Err(failed @ (Error::Backend(_) | Error::Engine(_))) => {
+                Err(failed) if failed.is_engine_failure() => {
                     let msg = failed.to_string();
                     crate::interrupt::park_if_stopping();
                     bar.suspend(|| eprintln!("{}:{}: {msg}", path.display(), e.line));

@@ -157,7 +157,7 @@ pub fn run(a: StressArgs) -> Result<i32> {
             Ok(c) => c,
             // The engine crashed, hung or printed garbage on this position: report it, start a fresh
             // engine and go on (as `compare --suite` does); the run then ends with exit 2.
-            Err(e @ (Error::Backend(_) | Error::Engine(_))) => {
+            Err(e) if e.is_engine_failure() => {
                 let msg = e.to_string();
                 let msg = format!(
                     "{name}: {msg} ({} position {})",

@@ -7,7 +7,7 @@
 use super::{classify, FailureKind};
 use crate::backend::Backend;
 use crate::engines::{Divide, Engine};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::line::Line;
 use crate::types::{Move, MoveKind};
 use crate::validate::Checked;
@@ -225,11 +225,9 @@ pub fn compare(
         let theirs = match (engine.divide(&root_fen, &sent, d), &parent, totals) {
             (Ok(t), _, _) => t,
             // The engine failed below a count that differed: that difference is the deepest one known.
-            (
-                Err(e @ (Error::Backend(_) | Error::Engine(_))),
-                Some((pset, wrong, pd)),
-                Some((engine_nodes, nodes)),
-            ) => {
+            (Err(e), Some((pset, wrong, pd)), Some((engine_nodes, nodes)))
+                if e.is_engine_failure() =>
+            {
                 path.pop();
                 return Ok(Comparison {
                     root: start.to_fen(),

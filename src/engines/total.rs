@@ -12,7 +12,7 @@
 //! counts a move it should not, or misses one).
 
 use super::{Divide, Engine, UciEngine};
-use crate::error::{Error, Part, Result, Setting, SettingError};
+use crate::error::{Part, Result, Setting, SettingError};
 use crate::line::play_line;
 use crate::validate::Checked;
 use std::time::Duration;
@@ -100,7 +100,7 @@ impl Engine for TotalOnlyEngine {
                 }
                 // The engine cannot play this move (it died or choked on it): it does not know the move,
                 // which the drill-down then reports as missing. A fresh engine takes over.
-                Err(Error::Backend(_) | Error::Engine(_)) => {
+                Err(e) if e.is_engine_failure() => {
                     self.uci = UciEngine::start(&self.command, self.chess960, self.timeout)?;
                 }
                 Err(e) => return Err(e),
