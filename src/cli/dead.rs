@@ -346,25 +346,54 @@ struct UciLine<'a>(&'a [Move], bool);
 
 impl serde::Serialize for UciLine<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|&m| Shown(Uci(m, self.1))))
+        s.collect_seq(self.0.iter().map(|&m| Uci(m, self.1)))
     }
 }
 
 /// One move in UCI, the text of [`Move::to_uci`].
 struct Uci(Move, bool);
 
+impl Uci {
+    /// The text as ASCII bytes: four, or five with a promotion (no formatter: a helpmate of real game
+    /// positions has about fifty moves, and formatting them was a few percent of a full run).
+    fn bytes(&self) -> ([u8; 5], usize) {
+        let Uci(m, chess960) = *self;
+        let (from, to) = if m.kind() == MoveKind::Castling && !chess960 {
+            (m.from(), m.castling_king_target())
+        } else {
+            (m.from(), m.to())
+        };
+        let mut text = [
+            b'a' + from.file(),
+            b'1' + from.rank(),
+            b'a' + to.file(),
+            b'1' + to.rank(),
+            0,
+        ];
+        match m.promotion_role() {
+            Some(role) => {
+                text[4] = role.char() as u8;
+                (text, 5)
+            }
+            None => (text, 4),
+        }
+    }
+}
+
 impl std::fmt::Display for Uci {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Uci(m, chess960) = *self;
-        let to = if m.kind() == MoveKind::Castling && !chess960 {
-            m.castling_king_target()
-        } else {
-            m.to()
-        };
-        write!(f, "{}{to}", m.from())?;
-        match m.promotion_role() {
-            Some(role) => write!(f, "{}", role.char()),
-            None => Ok(()),
+        let (text, n) = self.bytes();
+        // ASCII letters and digits only, so always a valid `str` (checked, not assumed).
+        f.write_str(std::str::from_utf8(&text[..n]).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+impl serde::Serialize for Uci {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let (text, n) = self.bytes();
+        match std::str::from_utf8(&text[..n]) {
+            Ok(t) => s.serialize_str(t),
+            Err(e) => Err(serde::ser::Error::custom(e)),
         }
     }
 }

@@ -400,16 +400,29 @@ impl Mailbox {
     /// moves of the piece on `m.from()` (FIDE 3.1–3.8), then the king-safety test of 3.9.2 for `m` alone: one
     /// move's check instead of the whole list (a replayed line needs no more).
     pub fn is_legal(&self, m: Move) -> bool {
+        self.play_legal(m, &mut Vec::with_capacity(32)).is_some()
+    }
+
+    /// [`Mailbox::is_legal`] and [`Mailbox::play`] in one: the position after `m` when `m` is legal, else
+    /// `None`. The same rules and the same single copy-make (the king-safety test of 3.9.2 looks at the
+    /// position the move makes, which is then returned); `buf` is scratch for the piece's pseudo-legal moves,
+    /// reused by a caller that replays a whole line (no allocation per ply).
+    pub fn play_legal(&self, m: Move, buf: &mut Vec<Move>) -> Option<Mailbox> {
         let from = mailbox(m.from());
-        let Some(p) = self.piece(from) else {
-            return false;
-        };
+        let p = self.piece(from)?;
         if p.color != self.turn {
-            return false;
+            return None;
         }
-        let mut moves = Vec::with_capacity(32);
-        self.piece_moves(from, p.role, &mut moves);
-        moves.contains(&m) && self.keeps_king_safe(m)
+        buf.clear();
+        self.piece_moves(from, p.role, buf);
+        if !buf.contains(&m) {
+            return None;
+        }
+        let us = self.turn;
+        let next = self.play(m);
+        next.king(us)
+            .is_none_or(|k| !next.attacked(k, !us))
+            .then_some(next)
     }
 
     /// Piece on a square.

@@ -275,5 +275,11 @@ fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
             .collect();
         assert_eq!(yes.len(), legal.len(), "{fen}");
         assert!(yes.iter().all(|m| legal.contains(m)), "{fen}");
+        // `play_legal` makes the position `play` makes, for each legal move.
+        let mut buf = Vec::new();
+        for &m in &legal {
+            let made = pos.play_legal(m, &mut buf).expect("a listed move is legal");
+            assert_eq!(made.to_setup(), pos.play(m).to_setup(), "{fen}: {m:?}");
+        }
     }
 }
