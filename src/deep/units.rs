@@ -206,6 +206,39 @@ struct Unit {
     positions: Vec<UnitPosition>,
 }
 
+/// A unit's positions for [`work::run_positions`], in the unit file's order (plans write them in counting
+/// order), each parsed from its FEN when its batch is counted.
+struct UnitPositions<'a> {
+    unit: &'a Unit,
+    /// The unit file (named when a FEN is malformed).
+    path: PathBuf,
+}
+
+impl work::Positions for UnitPositions<'_> {
+    fn len(&self) -> usize {
+        self.unit.positions.len()
+    }
+    fn index(&self, k: usize) -> usize {
+        self.unit.positions[k].i
+    }
+    fn fen(&self, k: usize) -> &str {
+        &self.unit.positions[k].fen
+    }
+    fn position(&self, k: usize) -> Result<Checked> {
+        let p = &self.unit.positions[k];
+        Setup::from_fen(&p.fen)
+            .map_err(Error::from)
+            .and_then(Checked::new)
+            .map_err(|e| {
+                Error::Usage(format!(
+                    "{}: malformed unit (position {}: {e})",
+                    self.path.display(),
+                    p.i
+                ))
+            })
+    }
+}
+
 /// A checked result file: its tag and per-position results.
 struct ShardResult {
     file: PathBuf,
@@ -475,23 +508,11 @@ pub fn run_unit(
             unit.positions.len()
         ));
     }
-    let todo: Vec<(usize, Checked, String)> = unit
-        .positions
-        .iter()
-        .map(|p| {
-            let pos = Setup::from_fen(&p.fen)
-                .map_err(Error::from)
-                .and_then(Checked::new)
-                .map_err(|e| {
-                    Error::Usage(format!(
-                        "{}: malformed unit (position {}: {e})",
-                        plan.unit_path(k).display(),
-                        p.i
-                    ))
-                })?;
-            Ok((p.i, pos, p.fen.clone()))
-        })
-        .collect::<Result<_>>()?;
+    // Made from their FEN one batch at a time, not all before the count.
+    let todo = UnitPositions {
+        unit: &unit,
+        path: plan.unit_path(k),
+    };
     let run = work::run_positions(
         engine,
         &todo,

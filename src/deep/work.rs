@@ -258,22 +258,6 @@ pub trait Positions: Sync {
     fn position(&self, k: usize) -> Result<Checked>;
 }
 
-/// Positions made beforehand: (index, position, FEN).
-impl Positions for Vec<(usize, Checked, String)> {
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-    fn index(&self, k: usize) -> usize {
-        self[k].0
-    }
-    fn fen(&self, k: usize) -> &str {
-        &self[k].2
-    }
-    fn position(&self, k: usize) -> Result<Checked> {
-        Ok(self[k].1.clone())
-    }
-}
-
 /// Count the positions `setups` not already recorded, in batches of one backend call each
 /// ([`evaluate_many`], sized by [`Batching::of`] the engine), each batch recorded in one journal write when
 /// its call returns; returns every result (the recorder's included) and the time spent in and out of the
