@@ -496,3 +496,39 @@ fn stop_at_cook_stops_the_count() {
         "{v}"
     );
 }
+
+/// D10 (docs/proofgames.md: every unit goes to a diagram square of its role or is captured) on three of
+/// Euclide's problems that its output file calls "Solution unique" (tests/data/proofgame-euclide.txt:
+/// `castling`, 15 plies; `twin_squares_two_on_same_diagonal`, 14; `switchback_rook`, 18): each is proved unique
+/// within a node limit (no time limit, one thread: the same on every machine) under which the search without
+/// D10 stopped undetermined (30,737, 100,703 and 250,190 positions entered at the limit; with D10 4,908,
+/// 28,546 and 92,108 to the verdict, 2026-12-05). Fails if the pruning is lost or a verdict differs.
+#[test]
+fn unit_assignment_bound_proves_euclide_problems_unique() {
+    for (diagram, plies, max_nodes) in [
+        (
+            "rnbq1rk1/pppppp2/8/5N2/3n4/7p/PPPPPPP1/RNBQKBNR",
+            15,
+            30_000,
+        ),
+        (
+            "rnb1k1n1/ppppbppr/3p3p/P7/1R6/q2P4/1PP1PPPP/1N1QKBNR",
+            14,
+            100_000,
+        ),
+        (
+            "rn1qk1n1/p1pppprp/bp3p2/8/4K3/QP2P3/P1PPP1PP/RN3BNR",
+            18,
+            250_000,
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+            .args(["proofgame", diagram, "--plies", &plies.to_string()])
+            .args(["--json", "--max-nodes", &max_nodes.to_string()])
+            .output()
+            .expect("runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["verdict"], "unique", "{diagram} in {plies}: {v}");
+        assert_eq!(v["count"], 1, "{v}");
+    }
+}

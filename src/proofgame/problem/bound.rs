@@ -1,6 +1,6 @@
 //! The deductions of a proof-game problem: for a position reached so far and the diagram, a lower bound of the
 //! moves each side must still make, or a reason why the diagram cannot be reached at all. Each bound is proved
-//! in docs/proofgames.md ("The deductions"); the numbers below (D1 … D7) are that page's.
+//! in docs/proofgames.md ("The deductions"); the numbers below (D1 … D10) are that page's.
 //!
 //! The laws used: pieces move as FIDE 3.2–3.6 say (a knight by knight steps, sliders on lines); a pawn only
 //! forward, one file sideways per capture, two squares only from its starting rank without capturing (3.7); it
@@ -34,6 +34,9 @@ pub enum Why {
     TooManyMoves(Color, u32, u32),
     /// A castling right the stipulation fixes is already lost (rights never come back, FIDE 3.8.2.1).
     CastlingLost,
+    /// D10: more units of the colour can reach no diagram square of their role than it has units to lose
+    /// (the square is one of them).
+    Stranded(Color, Square),
 }
 
 impl std::fmt::Display for Why {
@@ -72,6 +75,12 @@ impl std::fmt::Display for Why {
                 name(c)
             ),
             Why::CastlingLost => write!(f, "a castling right of the stipulation is lost"),
+            Why::Stranded(c, s) => write!(
+                f,
+                "{}'s units that can reach no diagram square of their role (one on {s}) outnumber \
+                 its units to be captured (D10)",
+                name(c)
+            ),
         }
     }
 }
@@ -105,6 +114,10 @@ pub(super) struct Diagram {
     /// D9: per piece role (knight … king, index `role - 1`) and target square, the moves a unit of that role
     /// needs from each square to the target around the `fixed` units (`u8::MAX`: never).
     dist: Box<[[[u8; 64]; 64]; 5]>,
+    /// D10: per colour, role and square, the moves a unit of that colour and role standing there needs at
+    /// least to end on a diagram square of its colour holding its role (a pawn: a diagram pawn, or its last
+    /// rank; the king without castling), `u8::MAX`: never. Index 6 is the pawn without promotion.
+    near: Box<[[[u8; 64]; 7]; 2]>,
 }
 
 /// D8: the diagram squares whose unit never moved. A pawn on its starting rank (rank 2 for White, 7 for Black)
@@ -185,6 +198,7 @@ impl Diagram {
             units: [Vec::new(), Vec::new()],
             fixed: fixed_units(setup),
             dist: Box::new([[[u8::MAX; 64]; 64]; 5]),
+            near: Box::new([[[u8::MAX; 64]; 7]; 2]),
         };
         d.dist = distances(d.fixed);
         for sq in Square::all() {
@@ -196,7 +210,108 @@ impl Diagram {
                 d.units[c].push((s, r));
             }
         }
+        d.near = d.nearest();
         d
+    }
+
+    /// D10's table ([`Diagram::near`]) from the diagram's units and the D9 distances.
+    fn nearest(&self) -> Box<[[[u8; 64]; 7]; 2]> {
+        let mut t = Box::new([[[u8::MAX; 64]; 7]; 2]);
+        for c in 0..2 {
+            let last = if c == 0 {
+                0xff00_0000_0000_0000u64
+            } else {
+                0xff
+            };
+            let pieces = self.colors[c] & !self.roles[PAWN_I] & !self.roles[KING_I];
+            // A promoted pawn stands on its last rank (FIDE 3.7.5): one move more unless a diagram piece of
+            // its colour stands there.
+            let after = i32::from(pieces & last == 0);
+            for s in 0..64usize {
+                for role in KNIGHT_I..=KING_I {
+                    let mine = self.roles[role] & self.colors[c];
+                    // D9's rows of a D8 square are empty: its unit stands there already.
+                    let best = squares(mine)
+                        .map(|t| if t == s { 0 } else { self.dist[role - 1][t][s] })
+                        .min();
+                    t[c][role][s] = best.unwrap_or(u8::MAX);
+                }
+                let r = rel_rank(c, s);
+                if r == 0 || r == 7 {
+                    continue;
+                }
+                let mine = self.roles[PAWN_I] & self.colors[c];
+                let walk = squares(mine)
+                    .filter_map(|t| pawn_path(c, s, t))
+                    .map(|(m, _)| m)
+                    .min()
+                    .unwrap_or(NEVER as i32);
+                let promote = 7 - r - i32::from(r == 1) + after;
+                let clamp = |x: i32| x.min(i32::from(u8::MAX)) as u8;
+                t[c][6][s] = clamp(walk);
+                t[c][PAWN_I][s] = clamp(walk.min(promote));
+            }
+        }
+        t
+    }
+
+    /// D10: the unit-moves side `c` needs at least for every unit of it to end on a diagram square of its
+    /// colour holding its role (or be captured: the `lost` costliest units other than the king are left out;
+    /// a pawn may promote only when `c` has pawns to spare), castling moves left out (the caller subtracts
+    /// one unit-move for a castling right); `Err` when a unit that cannot get there is not among them.
+    fn units_home(&self, b: &Board, c: usize, lost: i32, spare: i32) -> Result<i32, Why> {
+        let own = b.colors[c];
+        let never = |x: u8| {
+            if x == u8::MAX {
+                NEVER as i32
+            } else {
+                i32::from(x)
+            }
+        };
+        let mut costs = [(0i32, 0usize); 16];
+        let mut len = 0;
+        for role in PAWN_I..KING_I {
+            let row = if role == PAWN_I && spare <= 0 {
+                6
+            } else {
+                role
+            };
+            for s in squares(b.roles[role] & own) {
+                let x = self.near[c][row][s];
+                if x != 0 && len < 16 {
+                    costs[len] = (never(x), s);
+                    len += 1;
+                }
+            }
+        }
+        let costs = &mut costs[..len];
+        costs.sort_unstable_by(|a, b| b.cmp(a));
+        let kept = &costs[(lost.max(0) as usize).min(len)..];
+        let color = Color::ALL[c];
+        if let Some(&(_, s)) = kept.first().filter(|&&(x, _)| x >= NEVER as i32) {
+            return Err(Why::Stranded(color, Square::new(s as u8)));
+        }
+        let mut total: i32 = kept.iter().map(|&(x, _)| x).sum();
+        let (Some(k), Some(home)) = (
+            squares(b.roles[KING_I] & own).next(),
+            squares(self.roles[KING_I] & self.colors[c]).next(),
+        ) else {
+            return Ok(total);
+        };
+        let mut d = never(self.near[c][KING_I][k]);
+        // Castling takes the king to the g- or c-file of its back rank in one move (FIDE 3.8.2).
+        let castle = b.castling >> (2 * c) & 3;
+        let back = if c == 0 { 0 } else { 56 };
+        for (bit, to) in [(1, back + 6), (2, back + 2)] {
+            if castle & bit != 0 {
+                d = d.min(1 + never(self.dist[KING_I - 1][home][to]));
+            }
+        }
+        if d >= NEVER as i32 {
+            return Err(Why::PieceOutOfReach(color, Square::new(home as u8)));
+        }
+        total += d;
+        Ok(total)
     }
 
     /// D9: the fewest moves a unit of `role` (knight … king) of `own` needs to stand on `sq`, or `none`.
@@ -319,11 +434,14 @@ impl Diagram {
             return Err(Why::TooFewCaptures(color));
         }
         let castle = i32::from(b.castling >> (2 * c) & 3 != 0);
+        let home = self.units_home(b, c, lost, spare)?;
         // D5 (fill, less one for a castling that moves two units), D6 (every capture is a move of the
-        // capturing side), D7 (each misplaced unit moves or is captured).
+        // capturing side), D7 (each misplaced unit moves or is captured), D10 (each unit goes to a square of
+        // its role or is captured).
         let n = (fill - castle)
             .max(to_capture)
             .max(misplaced - lost - castle)
+            .max(home - castle)
             .max(0);
         Ok(n as u32)
     }
@@ -344,4 +462,49 @@ impl Diagram {
         }
         Ok(total)
     }
+
+    /// The moves each colour needs in `b` (indexed by colour) when both fit into `remaining` plies, as
+    /// [`Diagram::feasible`] decides.
+    #[inline]
+    pub(super) fn needs(&self, b: &Board, remaining: u32) -> Result<[u32; 2], Why> {
+        let n = [self.need(b, 0)?, self.need(b, 1)?];
+        fits(b.turn as usize, n, remaining)?;
+        Ok(n)
+    }
+
+    /// [`Diagram::needs`] for `next`, the position after a move from `prev`, whose needs were `prev_need`:
+    /// the side that did not move keeps its need when its units and castling rights are those of `prev` (the
+    /// need of a colour reads only its own units, its castling rights and the number of the other side's
+    /// units, which a move never raises: so a move that captures nothing leaves it as it was).
+    #[inline]
+    pub(super) fn needs_after(
+        &self,
+        prev: &Board,
+        prev_need: [u32; 2],
+        next: &Board,
+        remaining: u32,
+    ) -> Result<[u32; 2], Why> {
+        let (s, o) = (prev.turn as usize, next.turn as usize);
+        let mut n = prev_need;
+        n[s] = self.need(next, s)?;
+        let quiet =
+            next.colors[o] == prev.colors[o] && (next.castling ^ prev.castling) >> (2 * o) & 3 == 0;
+        if !quiet {
+            n[o] = self.need(next, o)?;
+        }
+        fits(o, n, remaining)?;
+        Ok(n)
+    }
+}
+
+/// Whether needs `n` (per colour) fit into `remaining` plies with `turn` to move (it makes the odd plies).
+#[inline]
+fn fits(turn: usize, n: [u32; 2], remaining: u32) -> Result<(), Why> {
+    let have = [remaining.div_ceil(2), remaining / 2];
+    for (i, c) in [turn, turn ^ 1].into_iter().enumerate() {
+        if n[c] > have[i] {
+            return Err(Why::TooManyMoves(Color::ALL[c], n[c], have[i]));
+        }
+    }
+    Ok(())
 }

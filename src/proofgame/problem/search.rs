@@ -133,16 +133,17 @@ impl Worker<'_> {
         if remaining == 0 {
             return (u64::from(self.diagram.same_placement(b)), true);
         }
-        if self.diagram.feasible(b, remaining).is_err() {
+        let Ok(needs) = self.diagram.needs(b, remaining) else {
             return (0, true);
-        }
-        self.count_feasible(b, remaining)
+        };
+        self.count_feasible(b, needs, remaining)
     }
 
-    /// [`Worker::count`] for a position `b` with `remaining` ≥ 1 that the deductions admit. The moves are
+    /// [`Worker::count`] for a position `b` with `remaining` ≥ 1 that the deductions admit, each colour
+    /// needing `needs` moves at least. The moves are
     /// searched in the order of the moves both sides still need after them, fewest first (the count does not
     /// depend on the order; solutions, and so cooks, are met sooner).
-    fn count_feasible(&mut self, b: &Board, remaining: u32) -> (u64, bool) {
+    fn count_feasible(&mut self, b: &Board, needs: [u32; 2], remaining: u32) -> (u64, bool) {
         if let Some(c) = self.finish.castling {
             if b.castling & c != c {
                 return (0, true);
@@ -175,20 +176,20 @@ impl Worker<'_> {
             self.counted(total);
             return (total, true);
         }
-        let mut order = [(0u32, 0u32); 256];
+        let mut order = [(0u32, 0u32, [0u32; 2]); 256];
         let mut len = 0;
         for &m in moves.as_slice() {
             let next = b.make::<true>(self.cd, m);
-            if let Ok(need) = self.diagram.feasible(&next, remaining - 1) {
-                order[len] = (need, m);
+            if let Ok(n) = self.diagram.needs_after(b, needs, &next, remaining - 1) {
+                order[len] = (n[0] + n[1], m, n);
                 len += 1;
             }
         }
         order[..len].sort_unstable();
-        for &(_, m) in &order[..len] {
+        for &(_, m, n) in &order[..len] {
             let next = b.make::<true>(self.cd, m);
             self.path.push(m);
-            let (n, done) = self.count_feasible(&next, remaining - 1);
+            let (n, done) = self.count_feasible(&next, n, remaining - 1);
             self.path.pop();
             total = total.saturating_add(n);
             if !done {
