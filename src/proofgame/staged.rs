@@ -98,7 +98,7 @@ impl Climb<'_> {
                 limits.max_nodes
             ));
         }
-        if self.expanded % 64 == 0
+        if self.expanded.is_multiple_of(64)
             && (limits.deadline.is_some_and(|d| Instant::now() > d) || crate::interrupt::stopping())
         {
             return Some(format!(
