@@ -487,3 +487,103 @@ fn kernel_search_never_rejects_a_real_game_position() {
         "{checked} positions"
     );
 }
+
+/// Plays `moves` from `start` with the reference generator (each must be one of its legal moves) and says
+/// whether the game ends at `target` as a proof game must ([`proofgame::matches`]): the test's own replay.
+fn replays_to(start: &Setup, moves: &[Move], target: &Setup) -> bool {
+    let mut pos = start.clone();
+    for &m in moves {
+        if !reference::legal_moves(&pos).contains(&m) {
+            return false;
+        }
+        pos = reference::play(&pos, m);
+    }
+    proofgame::matches(&pos, target)
+}
+
+/// The staged search (`src/proofgame/staged.rs`), the default decision's first fast search: on real games'
+/// positions (`tests/data/lichess-sample.txt`, every 64th of CHA-Solver's Lichess positions; every 32nd line of
+/// it here) it finds a game for at least [`STAGED_AT_LEAST`] of them within [`STAGED_NODES`] positions each,
+/// each game replayed here move by move; on the held-out set of hard random positions labelled by Texel, no
+/// position Texel proved illegal gets a game from the default decision (proofs, short games, the staged search
+/// and the portfolio) at a node budget, and the legal ones shown are counted (none at commit time: their games
+/// are 127 to 214 plies with a dozen promotions). Node budgets, no clock: the outcome does not depend on the
+/// machine's speed.
+#[test]
+fn staged_search_finds_real_games_and_never_an_illegal_one() {
+    use perftlab::proofgame::guided::{FastLimits, FastResult};
+    let limits = FastLimits {
+        max_nodes: STAGED_NODES,
+        deadline: None,
+    };
+    let staged =
+        |target: &Setup| match proofgame::staged::search_from(&Setup::startpos(), target, limits) {
+            FastResult::Found(g) => {
+                assert!(
+                    replays_to(&g.start, &g.moves, target),
+                    "{}",
+                    target.to_fen()
+                );
+                true
+            }
+            FastResult::NotFound(_) => false,
+        };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let start = Instant::now();
+    let text = std::fs::read_to_string(root.join("tests/data/lichess-sample.txt")).unwrap();
+    let (mut real, mut found) = (0, 0);
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .step_by(32)
+    {
+        let fen: Vec<&str> = line.split_whitespace().skip(1).take(4).collect();
+        let target = Setup::from_fen(&fen.join(" ")).unwrap();
+        real += 1;
+        found += u32::from(staged(&target));
+    }
+    let text = std::fs::read_to_string(root.join("tests/data/hard-random-texel.txt")).unwrap();
+    let (mut legal, mut shown) = (0, 0);
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (label, rest) = line.split_once(' ').unwrap();
+        let target = Setup::from_fen(rest.split_once(" ; ").unwrap().0).unwrap();
+        if label == "legal" {
+            legal += 1;
+            shown += u32::from(staged(&target));
+        } else if label == "illegal" {
+            let v = proofgame::decide(
+                &target,
+                &proofgame::DecideOptions {
+                    limits: proofgame::Limits {
+                        max_plies: 10,
+                        max_nodes: 20_000,
+                    },
+                    retro_plies: 2,
+                    chess960: false,
+                    from: None,
+                    shortest: false,
+                    time_limit: Duration::from_secs(3600),
+                },
+            );
+            assert!(
+                !matches!(v, proofgame::Verdict::Reachable(_)),
+                "Texel proved it illegal, yet a game: {}",
+                target.to_fen()
+            );
+        }
+    }
+    eprintln!(
+        "staged search: {found} of {real} real games' positions, {shown} of {legal} legal hard random ones ({:.2} s)",
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!(legal, 10);
+    assert!(found >= STAGED_AT_LEAST, "only {found} of {real} found");
+}
+
+/// Positions the staged search may expand per position in [`staged_search_finds_real_games_and_never_an_illegal_one`].
+const STAGED_NODES: u64 = 50_000;
+/// Real games' positions (of 32) it must find at that budget (26 at commit time; deterministic).
+const STAGED_AT_LEAST: u32 = 24;

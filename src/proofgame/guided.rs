@@ -310,7 +310,7 @@ impl Run {
 /// Search for a game from `start` to `target` (see the module docs).
 pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastResult {
     if let Some(ep) = target.ep_square {
-        return via_double_step(start, target, ep, limits);
+        return via_double_step(start, target, ep, limits, search_from);
     }
     let (board, cd) = Board::from_setup(start);
     let Some(mask) = castle_mask(&board, &cd, &target.castling) else {
@@ -399,15 +399,22 @@ fn found(start: &Setup, moves: Vec<Move>) -> FastResult {
 }
 
 /// The reference generator's word: legal moves, and the exact target.
-fn confirmed(start: &Setup, moves: &[Move], target: &Setup) -> bool {
+pub(super) fn confirmed(start: &Setup, moves: &[Move], target: &Setup) -> bool {
     match replay(start, moves) {
         Ok(p) => matches(p.last().expect("nonempty"), target),
         Err(_) => false,
     }
 }
 
-/// The target's last move was the double step to `ep`'s other side: search the position before it.
-fn via_double_step(start: &Setup, target: &Setup, ep: Square, limits: FastLimits) -> FastResult {
+/// The target's last move was the double step to `ep`'s other side: search the position before it (with
+/// `search`, this module's or the staged one, [`super::staged`]).
+pub(super) fn via_double_step(
+    start: &Setup,
+    target: &Setup,
+    ep: Square,
+    limits: FastLimits,
+    search: fn(&Setup, &Setup, FastLimits) -> FastResult,
+) -> FastResult {
     let mover = match target.turn {
         Color::White => Color::Black,
         Color::Black => Color::White,
@@ -421,7 +428,7 @@ fn via_double_step(start: &Setup, target: &Setup, ep: Square, limits: FastLimits
     before.board[to] = None;
     before.turn = mover;
     before.ep_square = None;
-    match search_from(start, &before, limits) {
+    match search(start, &before, limits) {
         FastResult::Found(g) => {
             let end = replay(&g.start, &g.moves).expect("replayed");
             let last = end.last().expect("nonempty");

@@ -38,6 +38,7 @@ pub mod assign;
 pub mod guide;
 pub mod guided;
 pub mod plan;
+pub mod staged;
 
 /// Lower bound meaning "never".
 const NEVER: u32 = 1 << 16;
@@ -676,13 +677,8 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         if opts.time_limit.is_zero() || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let limits = guided::FastLimits {
-            max_nodes: opts.limits.max_nodes,
-            deadline,
-        };
-        match guided::search_from(s, target, limits) {
-            guided::FastResult::Found(g) => return Verdict::Reachable(g),
-            guided::FastResult::NotFound(r) => tried.push(r),
+        if let Some(g) = fast(s, target, opts, deadline, &mut tried) {
+            return Verdict::Reachable(g);
         }
     }
     Verdict::Undetermined(format!(
@@ -692,6 +688,41 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         tried.join("; ")
     ))
 }
+
+/// The fast searches from `s` until `deadline`: the staged search ([`staged`]) until [`STAGED_SHARE`] of the
+/// time left (it finds most real games' positions in a tenth of a second), then the portfolio ([`guided`],
+/// which finds some it misses) until the deadline. Each may expand `max_nodes` positions.
+fn fast(
+    s: &Setup,
+    target: &Setup,
+    opts: &DecideOptions,
+    deadline: Option<Instant>,
+    tried: &mut Vec<String>,
+) -> Option<Game> {
+    let split = deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now).mul_f64(STAGED_SHARE)
+    });
+    for use_staged in [true, false] {
+        let limits = guided::FastLimits {
+            max_nodes: opts.limits.max_nodes,
+            deadline: if use_staged { split } else { deadline },
+        };
+        let r = if use_staged {
+            staged::search_from(s, target, limits)
+        } else {
+            guided::search_from(s, target, limits)
+        };
+        match r {
+            guided::FastResult::Found(g) => return Some(g),
+            guided::FastResult::NotFound(r) => tried.push(r),
+        }
+    }
+    None
+}
+
+/// The share of the fast searches' time the staged search gets first ([`fast`]).
+const STAGED_SHARE: f64 = 0.25;
 
 /// The exact search's verdict (`--shortest`).
 fn exact(starts: &[Setup], target: &Setup, limits: Limits) -> Verdict {
