@@ -32,7 +32,8 @@ pub struct ReachableArgs {
     /// Longest proof game tried, in plies.
     #[arg(long, default_value_t = 10)]
     max_plies: u32,
-    /// Node budget of the proof-game search per position.
+    /// Node budget per position of each proof-game search: the exact search with --shortest; else the staged
+    /// search and the portfolio of guided searches, each up to this many positions expanded.
     #[arg(long, default_value_t = 20_000_000)]
     max_nodes: u64,
     /// Plies of retraction (un-moving the last moves) for impossibility proofs.
