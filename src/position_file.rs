@@ -141,11 +141,24 @@ impl<'a> Word<'a> {
 }
 
 /// The words of a line: whitespace separates, a double-quoted string is one word, `;` is a word of its own.
-/// Each word is a slice of the line (nothing is copied).
-fn words<'a>(line: &'a str) -> std::result::Result<Vec<Word<'a>>, String> {
+/// Each word is a slice of the line (nothing is copied). An ASCII line (every FEN, nearly every line) is read
+/// byte by byte, the same characters at the same offsets as `char_indices` gives, without decoding UTF-8 (a
+/// tenth of a `dead --scan` of real positions was that decoding).
+fn words(line: &str) -> std::result::Result<Vec<Word<'_>>, String> {
+    if line.is_ascii() {
+        words_of(line, line.bytes().map(char::from).enumerate())
+    } else {
+        words_of(line, line.char_indices())
+    }
+}
+
+/// [`words`] over the characters of `line` with their byte offsets.
+fn words_of<'a>(
+    line: &'a str,
+    mut chars: impl Iterator<Item = (usize, char)>,
+) -> std::result::Result<Vec<Word<'a>>, String> {
     let mut out = Vec::with_capacity(8);
     let mut start = None;
-    let mut chars = line.char_indices();
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Word<'a>>| {
         if let Some(s) = start.take() {
             out.push(Word::Plain(&line[s..end]));
@@ -233,6 +246,15 @@ pub struct FenWords<'a> {
     words: [&'a str; 6],
     len: usize,
 }
+
+/// Equal when the fields are the same text (so the same position: parsing is a function of the text).
+impl PartialEq for FenWords<'_> {
+    fn eq(&self, other: &FenWords<'_>) -> bool {
+        self.words[..self.len] == other.words[..other.len]
+    }
+}
+
+impl Eq for FenWords<'_> {}
 
 impl std::fmt::Display for FenWords<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -333,18 +355,33 @@ pub fn parse_borrowed(
     line_no: usize,
     raw: &str,
 ) -> Option<std::result::Result<Parsed<'_>, LineError>> {
+    parse_borrowed_after(line_no, raw, None)
+}
+
+/// [`parse_borrowed`] for a line that may repeat the FEN of the line before (files that ask for each side of
+/// a position on a line of its own): when its FEN's fields are the text of `previous`'s fields, its position
+/// is a copy of `previous`'s setup (the same text parses to the same position) and is not parsed again. The
+/// same answer as [`parse_borrowed`] for every line, errors included.
+pub fn parse_borrowed_after<'a>(
+    line_no: usize,
+    raw: &'a str,
+    previous: Option<(&FenWords, &Setup)>,
+) -> Option<std::result::Result<Parsed<'a>, LineError>> {
     let text = raw.trim();
     if text.is_empty() || text.starts_with('#') {
         return None;
     }
-    Some(parse_words(text).map_err(|why| LineError {
+    Some(parse_words(text, previous).map_err(|why| LineError {
         line: line_no,
         text: text.to_string(),
         why,
     }))
 }
 
-fn parse_words(text: &str) -> std::result::Result<Parsed<'_>, String> {
+fn parse_words<'a>(
+    text: &'a str,
+    previous: Option<(&FenWords, &Setup)>,
+) -> std::result::Result<Parsed<'a>, String> {
     let all = words(text)?;
     let mut w = all.as_slice();
     let label = match w.first().and_then(Word::plain) {
@@ -380,7 +417,14 @@ fn parse_words(text: &str) -> std::result::Result<Parsed<'_>, String> {
     for (slot, word) in fen_words.iter_mut().zip(&w[..n]) {
         *slot = word.text();
     }
-    let setup = Setup::from_fields(&fen_words[..n]).map_err(|e| e.to_string())?;
+    let fen = FenWords {
+        words: fen_words,
+        len: n,
+    };
+    let setup = match previous {
+        Some((words, setup)) if *words == fen => setup.clone(),
+        _ => Setup::from_fields(&fen_words[..n]).map_err(|e| e.to_string())?,
+    };
     let mut rest = &w[n..];
     // The trailing word: after the FEN or after a `;`.
     let (mut side, mut plies) = (None, None);
@@ -408,10 +452,7 @@ fn parse_words(text: &str) -> std::result::Result<Parsed<'_>, String> {
     Ok(Parsed {
         text,
         label,
-        fen: FenWords {
-            words: fen_words,
-            len: n,
-        },
+        fen,
         setup,
         ops,
         side,

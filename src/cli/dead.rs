@@ -89,6 +89,9 @@ struct Position<'a> {
     /// The side word of its line, if any.
     side: Option<Color>,
     pos: std::result::Result<Checked, String>,
+    /// Its FEN's fields are the text of the position's before it (read in the same run of lines): the same
+    /// position, read and checked once.
+    repeat: bool,
 }
 
 /// One query: a position of the input (its index) and an intended winner.
@@ -118,38 +121,66 @@ fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
 }
 
 /// One line read and checked: `None` for a blank or comment line; a line that cannot be read is a
-/// [`LineError`]; a position that reads but is not valid (FIDE 3.10.3) keeps its reason.
-fn read_line(line: usize, raw: &str) -> Option<std::result::Result<Position<'_>, LineError>> {
-    let parsed = match position_file::parse_borrowed(line, raw)? {
+/// [`LineError`]; a position that reads but is not valid (FIDE 3.10.3) keeps its reason. A line whose FEN's
+/// fields are the text of `previous`'s (files that ask for each side on a line of its own) takes its position
+/// and its validity from `previous`, which are the same (a function of that text), without reading or checking
+/// the position again (that was half of a scan of real positions).
+fn read_line<'a>(
+    line: usize,
+    raw: &'a str,
+    previous: Option<&Position>,
+) -> Option<std::result::Result<Position<'a>, LineError>> {
+    let before = previous.and_then(|p| Some((&p.fen, p.pos.as_ref().ok()?.setup())));
+    let parsed = match position_file::parse_borrowed_after(line, raw, before)? {
         Ok(p) => p,
         Err(e) => return Some(Err(e)),
     };
     if let Err(e) = parsed.refuse_extras(line, true, false) {
         return Some(Err(e));
     }
+    let (pos, repeat) = match previous {
+        Some(p) if p.fen == parsed.fen => (p.pos.clone(), true),
+        _ => (Checked::new(parsed.setup).map_err(|e| e.to_string()), false),
+    };
     Some(Ok(Position {
         line,
         fen: parsed.fen,
         side: parsed.side,
-        pos: Checked::new(parsed.setup).map_err(|e| e.to_string()),
+        pos,
+        repeat,
     }))
 }
 
-/// The positions of `lines` (read and checked in parallel, in the caller's rayon pool; input order kept) and
-/// their queries: a side word names the winner, else `default`. A line that cannot be read is an error (the
-/// first such line).
+/// The positions of a run of lines, read in turn (each line compared with the position before it), up to
+/// the first line that cannot be read.
+fn read_run<'a>(lines: &[(usize, &'a str)]) -> Vec<std::result::Result<Position<'a>, LineError>> {
+    let mut out: Vec<std::result::Result<Position, LineError>> = Vec::with_capacity(lines.len());
+    for &(n, l) in lines {
+        let previous = out.last().and_then(|r| r.as_ref().ok());
+        match read_line(n, l, previous) {
+            Some(Err(e)) => {
+                out.push(Err(e));
+                break;
+            }
+            Some(r) => out.push(r),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The positions of `lines` (read and checked in parallel in runs of [`READ_RUN_LINES`] lines, in the
+/// caller's rayon pool; input order kept) and their queries: a side word names the winner, else `default`. A
+/// line that cannot be read is an error (the first such line).
 fn input_of<'a>(
     lines: &[(usize, &'a str)],
     default: SideArg,
 ) -> std::result::Result<Input<'a>, LineError> {
-    // An indexed collect writes every line's result in place (a filtered one grew vectors and joined them: a
+    // An indexed collect writes every run's result in place (a filtered one grew vectors and joined them: a
     // tenth of a scan of real positions in page faults and copies); the first bad line is the error.
-    let read: Vec<Option<std::result::Result<Position, LineError>>> = lines
-        .par_iter()
-        .with_min_len(256)
-        .map(|&(n, l)| read_line(n, l))
-        .collect();
-    let mut positions = Vec::with_capacity(read.iter().filter(|r| r.is_some()).count());
+    let read: Vec<Vec<std::result::Result<Position, LineError>>> =
+        lines.par_chunks(READ_RUN_LINES).map(read_run).collect();
+    let mut positions = Vec::with_capacity(read.iter().map(Vec::len).sum());
     for r in read.into_iter().flatten() {
         positions.push(r?);
     }
@@ -166,6 +197,9 @@ fn input_of<'a>(
     }
     Ok(Input { positions, queries })
 }
+
+/// Lines per run of [`input_of`] (a rayon job).
+const READ_RUN_LINES: usize = 256;
 
 /// The input of the run: `--fen`, or the text of the file (`-`: standard input) read by [`position_file`].
 fn read_input<'a>(a: &'a DeadArgs, text: &'a str, name: &str) -> Result<Input<'a>> {
@@ -525,9 +559,11 @@ fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
 const SCAN_JOB_QUERIES: usize = 64;
 
 /// Whether positions `i` and `j` of the input are one position (the same index, or equal valid positions
-/// on consecutive lines, as in files that ask for each side on a line of its own).
+/// on consecutive lines, as in files that ask for each side on a line of its own: found when the second
+/// repeats the first's FEN text, else by comparing the positions).
 fn same_position(input: &Input, i: usize, j: usize) -> bool {
     i == j
+        || (j == i + 1 && input.positions[j].repeat && input.positions[i].pos.is_ok())
         || matches!(
             (&input.positions[i].pos, &input.positions[j].pos),
             (Ok(a), Ok(b)) if a == b

@@ -97,3 +97,42 @@ fn operations_after_the_clocks_need_a_separator() {
     assert_eq!(r.ops.len(), 2);
     assert!(one(&format!("{START} bm e4")).is_err());
 }
+
+/// The byte reader of ASCII lines splits every line as the `char_indices` reader does; a line read after
+/// another takes the other's position only when its FEN's fields are the same text, and reads as it reads
+/// alone otherwise (errors included), with non-ASCII whitespace between the fields too.
+#[test]
+fn reading_after_a_line_is_reading_it_alone() {
+    let lines = [
+        START.to_string(),
+        format!("{START} white"),
+        format!("{START} black"),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -".to_string(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 2 BLACK".to_string(),
+        "WB 8/8/8/4k3/8/8/3p4/4KN2 w".to_string(),
+        "WB 8/8/8/4k3/8/8/3p4/4KN2 w - -".to_string(),
+        "8/8/8/4k3/8/8/3p4/4KN2 w - - id \"a; b\"; D1 5;".to_string(),
+        "8/8/8/4k3/8/8/3p4/4KN2\u{a0}w - - white".to_string(),
+        "8/8/8/4k3/8/8/3p4/4KN2\u{3000}w\t-\u{b}- 0 1".to_string(),
+        "8/8/8/4k3/8/8/3p4/4KN2 x - -".to_string(),
+        "8/8/8/4k3/8/8/3p4/4KN2 w - - garbage \"open".to_string(),
+    ];
+    let mut split = 0;
+    for l in &lines {
+        if l.is_ascii() {
+            assert_eq!(words(l), words_of(l, l.char_indices()), "{l}");
+            split += 1;
+        }
+    }
+    assert!(split >= 8, "{split}");
+    for before in &lines {
+        let Some(Ok(b)) = parse_borrowed(1, before) else {
+            continue;
+        };
+        for l in &lines {
+            let alone = format!("{:?}", parse_borrowed(2, l));
+            let after = format!("{:?}", parse_borrowed_after(2, l, Some((&b.fen, &b.setup))));
+            assert_eq!(after, alone, "{before} then {l}");
+        }
+    }
+}
