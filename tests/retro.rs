@@ -9,7 +9,10 @@
 //!   games);
 //! - the proof-kernel search (`src/retro/kernel_search/`): on the held-out set of hard random positions with
 //!   Texel's verdicts, never "no kernel" for a legal one and at least 100 of Texel's 105 "No proof kernel" ones
-//!   proved; on CHA-Solver's Lichess positions (when the file is there), never "no kernel".
+//!   proved; on CHA-Solver's Lichess positions (when the file is there), never "no kernel";
+//! - `reachable --json`: the kernel of an undetermined position, as many captures as units lost.
+
+mod common;
 
 use perftlab::compare::random::Rng;
 use perftlab::position::Setup;
@@ -587,3 +590,60 @@ fn staged_search_finds_real_games_and_never_an_illegal_one() {
 const STAGED_NODES: u64 = 50_000;
 /// Real games' positions (of 32) it must find at that budget (26 at commit time; deterministic).
 const STAGED_AT_LEAST: u32 = 24;
+
+/// `reachable --json` gives an undetermined position its proof kernel (issue 32 item 4): for a legal position of
+/// the held-out set (`tests/data/hard-random-texel.txt`: Texel's game has 127–214 plies, far beyond what 1,000
+/// positions of search find), the captures in order, each side making as many as the other side has lost (16
+/// units less those on the board, counted here from the FEN), each written `<side>…x…` as docs/reachability.md
+/// says. No clock decides anything here: the searches are bounded by `--max-nodes`.
+#[test]
+fn reachable_json_gives_the_kernel_of_an_undetermined_position() {
+    let fen = "2Bb3n/nQ3Q2/R1qB1rrb/2P4N/3Qb2K/2QbRp1n/qN2b3/1k1bn3 w - -";
+    let args = [
+        "reachable",
+        "--fen",
+        fen,
+        "--json",
+        "--max-nodes",
+        "1000",
+        "--time-limit",
+        "60",
+    ];
+    let (code, out, err) = common::run(&args);
+    assert_eq!(code, 1, "undetermined is exit 1: {out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["result"], "undetermined", "{out}");
+    let kernel: Vec<&str> = v["kernel"]
+        .as_array()
+        .expect("a kernel list")
+        .iter()
+        .map(|m| m.as_str().expect("a capture as text"))
+        .collect();
+    let placement = fen.split(' ').next().unwrap();
+    let on_board = |upper: bool| {
+        placement
+            .chars()
+            .filter(|c| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == upper)
+            .count()
+    };
+    let by = |side: char| kernel.iter().filter(|m| m.starts_with(side)).count();
+    assert_eq!(
+        by('b'),
+        16 - on_board(true),
+        "Black takes White's lost units: {kernel:?}"
+    );
+    assert_eq!(
+        by('w'),
+        16 - on_board(false),
+        "White takes Black's lost units: {kernel:?}"
+    );
+    assert!(kernel
+        .iter()
+        .all(|m| m.contains('x') && (m.starts_with('w') || m.starts_with('b'))));
+    // A position with a game (1. Nf3) has no kernel field.
+    let one = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1";
+    let (_, out, _) = common::run(&["reachable", "--fen", one, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "reachable", "{out}");
+    assert!(v.get("kernel").is_none(), "{out}");
+}

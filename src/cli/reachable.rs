@@ -69,6 +69,23 @@ pub struct ReachableArgs {
 struct Answer {
     fen: String,
     verdict: std::result::Result<Verdict, String>,
+    /// With `--json`, for an undetermined position: a proof kernel (the captures in order, see [`kernel`]).
+    kernel: Option<Vec<String>>,
+}
+
+/// A worker's answer: the verdict and, for `--json`, the kernel of an undetermined position.
+type Decided = (std::result::Result<Verdict, String>, Option<Vec<String>>);
+
+/// The captures of a proof kernel of `setup` (issue 32 item 4: `kernel` in `--json`), each as
+/// [`retro::kernel_search`] writes it, or `None` when its node budget ran out first. Only asked for an
+/// undetermined position: a position without a kernel was proved impossible before the search.
+fn kernel(setup: &Setup) -> Option<Vec<String>> {
+    match retro::kernel_search::search(setup, retro::kernel_search::NODE_BUDGET) {
+        retro::kernel_search::KernelResult::Found(moves) => {
+            Some(moves.iter().map(|m| m.to_string()).collect())
+        }
+        _ => None,
+    }
 }
 
 /// SAN of a game, with move numbers ("1. e4 e5 2. Nf3").
@@ -138,6 +155,7 @@ fn print_answer(a: &Answer, json_out: bool, chess960_flag: bool) {
                 }
                 Verdict::Undetermined(r) => {
                     o["reason"] = json!(r);
+                    o["kernel"] = json!(a.kernel);
                 }
             }
             println!("{o}");
@@ -243,11 +261,25 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
         .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
     let total = fens.len();
     let bar = super::common::progress_bar(total as u64, a.quiet || a.fen.is_some(), "positions");
-    let decide_one = |(fen, flag, bad): &(String, String, Option<String>)| match bad {
-        Some(why) => Err(why.clone()),
-        None => parse_fen(flag, fen).map(|s| proofgame::decide(&s, &opts(&s))),
+    let decide_one = |(fen, flag, bad): &(String, String, Option<String>)| -> Decided {
+        if let Some(why) = bad {
+            return (Err(why.clone()), None);
+        }
+        match parse_fen(flag, fen) {
+            Err(e) => (Err(e), None),
+            Ok(setup) => {
+                let v = proofgame::decide(&setup, &opts(&setup));
+                let undetermined = matches!(v, Verdict::Undetermined(_));
+                let k = if a.json && undetermined {
+                    kernel(&setup)
+                } else {
+                    None
+                };
+                (Ok(v), k)
+            }
+        }
     };
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, std::result::Result<Verdict, String>)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Decided)>();
     let printed = std::thread::scope(|scope| {
         let (fens, bar, decide_one) = (&fens, &bar, &decide_one);
         scope.spawn(move || {
@@ -279,14 +311,14 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
 fn print_in_order(
     a: &ReachableArgs,
     fens: &[(String, String, Option<String>)],
-    rx: std::sync::mpsc::Receiver<(usize, std::result::Result<Verdict, String>)>,
+    rx: std::sync::mpsc::Receiver<(usize, Decided)>,
 ) -> Result<(bool, bool)> {
     let (mut invalid, mut open) = (false, false);
     let mut waiting = std::collections::BTreeMap::new();
     let (mut next, total) = (0, fens.len());
     while let Ok((i, verdict)) = rx.recv() {
         waiting.insert(i, verdict);
-        while let Some(verdict) = waiting.remove(&next) {
+        while let Some((verdict, kernel)) = waiting.remove(&next) {
             let fen = &fens[next].0;
             match &verdict {
                 Err(_) => invalid = true,
@@ -308,6 +340,7 @@ fn print_in_order(
                 &Answer {
                     fen: fen.clone(),
                     verdict,
+                    kernel,
                 },
                 a.json,
                 a.chess960,
