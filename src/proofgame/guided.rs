@@ -121,17 +121,36 @@ struct Ctx<'a> {
     guide: Guide,
     cd: CastlingData,
     mask: u8,
-    troles: [u64; 6],
-    tcolors: [u64; 2],
-    tturn: u8,
+    goal: Reached,
 }
 
-impl Ctx<'_> {
-    fn done(&self, b: &Board) -> bool {
-        b.roles == self.troles
-            && b.colors == self.tcolors
-            && b.turn == self.tturn
-            && b.castling == self.mask
+/// The target as the fast searches compare boards with it: placement, side to move, and castling rights as
+/// the start's mask ([`castle_mask`]).
+pub(super) struct Reached {
+    roles: [u64; 6],
+    colors: [u64; 2],
+    turn: u8,
+    castling: u8,
+}
+
+impl Reached {
+    pub(super) fn of(target: &Setup, mask: u8) -> Self {
+        let (roles, colors) = super::bb_of(target);
+        Self {
+            roles,
+            colors,
+            turn: target.turn as u8,
+            castling: mask,
+        }
+    }
+
+    /// Whether `b` is the target: a candidate, whose game is still replayed and compared by the reference
+    /// generator before it is returned.
+    pub(super) fn by(&self, b: &Board) -> bool {
+        b.roles == self.roles
+            && b.colors == self.colors
+            && b.turn == self.turn
+            && b.castling == self.castling
     }
 }
 
@@ -236,7 +255,7 @@ impl Run {
             h,
         });
         let ni = (self.store.len() - 1) as u32;
-        let done = ctx.done(&next) && confirmed(ctx.start, &self.path(ni), ctx.target);
+        let done = ctx.goal.by(&next) && confirmed(ctx.start, &self.path(ni), ctx.target);
         let p = self.priority(ctx, &next, u32::from(g) + 1, h);
         Some((ni, h, p, done))
     }
@@ -316,22 +335,19 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
     let Some(mask) = castle_mask(&board, &cd, &target.castling) else {
         return FastResult::NotFound("the start lacks a castling right the target has".into());
     };
-    let (troles, tcolors) = super::bb_of(target);
     let ctx = Ctx {
         start,
         target,
         guide: Guide::new(start, target),
         cd,
         mask,
-        troles,
-        tcolors,
-        tturn: target.turn as u8,
+        goal: Reached::of(target, mask),
     };
     let h0 = ctx.guide.estimate(&board, mask, false, &mut HashMap::new());
     if h0 >= NEVER {
         return FastResult::NotFound("the guide finds no way from the start".into());
     }
-    if ctx.done(&board) && confirmed(start, &[], target) {
+    if ctx.goal.by(&board) && confirmed(start, &[], target) {
         return found(start, Vec::new());
     }
     let cap = STORE_CAP / PORTFOLIO.len();

@@ -18,7 +18,7 @@
 //! game and of the dead ends (at most [`DEAD_CAP`]).
 
 use super::guide::{Guide, NEVER};
-use super::guided::{confirmed, via_double_step, FastLimits, FastResult};
+use super::guided::{confirmed, via_double_step, FastLimits, FastResult, Reached};
 use super::{castle_mask, Game};
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
@@ -45,9 +45,7 @@ struct Climb<'a> {
     guide: &'a Guide,
     cd: CastlingData,
     mask: u8,
-    troles: [u64; 6],
-    tcolors: [u64; 2],
-    tturn: u8,
+    goal: Reached,
     /// The positions of the game so far (a stage never goes back to one).
     on_path: HashSet<(u64, u64)>,
     /// Positions whose climb ended in a dead end (never entered again).
@@ -80,13 +78,6 @@ struct Node {
 }
 
 impl Climb<'_> {
-    fn done(&self, b: &Board) -> bool {
-        b.roles == self.troles
-            && b.colors == self.tcolors
-            && b.turn == self.tturn
-            && b.castling == self.mask
-    }
-
     fn estimate(&mut self, b: &Board) -> u32 {
         self.guide.estimate(b, self.mask, false, &mut self.memo)
     }
@@ -175,7 +166,7 @@ impl Climb<'_> {
                     g: g + 1,
                 });
                 let ni = (store.len() - 1) as u32;
-                if self.done(&next) {
+                if self.goal.by(&next) {
                     if let Some(game) = self.game_to(&store, ni) {
                         return Stage::Found(game);
                     }
@@ -271,7 +262,6 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
         return FastResult::NotFound("the start lacks a castling right the target has".into());
     };
     let guide = Guide::new(start, target);
-    let (troles, tcolors) = super::bb_of(target);
     let mut tried = Vec::new();
     let mut expanded = 0;
     for deepest_first in ORDERS {
@@ -281,9 +271,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
             guide: &guide,
             cd: cd.clone(),
             mask,
-            troles,
-            tcolors,
-            tturn: target.turn as u8,
+            goal: Reached::of(target, mask),
             on_path: HashSet::new(),
             dead: HashSet::new(),
             memo: HashMap::new(),
