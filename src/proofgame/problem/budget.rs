@@ -17,13 +17,12 @@
 //! an iteration found no game is remembered with its plies left and the slack it was searched with, so it
 //! is not searched again in that iteration or a smaller one (a transposition is searched once).
 
-use super::bound::Diagram;
 use super::first::{Goal, Limits};
-use super::search::{ends, Finish};
+use super::search::ends;
 use crate::bitboard::attacks::MagicSliders;
-use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::board::Board;
 use crate::bitboard::movegen;
-use crate::proofgame::guide::{Guide, NEVER};
+use crate::proofgame::guide::NEVER;
 use hashbrown::HashMap;
 use std::time::Instant;
 
@@ -37,10 +36,8 @@ const SECOND_AT_LEAST: u64 = 20_000;
 
 /// The search's state.
 struct Ida<'a> {
-    diagram: &'a Diagram,
-    guide: &'a Guide,
-    cd: &'a CastlingData,
-    finish: Finish,
+    /// The diagram, guide, castling data, finish, root and plies of the problem.
+    goal: Goal<'a>,
     /// The castling bits the diagram must keep (the guide's mask).
     mask: u8,
     limits: Limits,
@@ -58,20 +55,10 @@ struct Ida<'a> {
 /// Up to `want` distinct games that reach the `goal`, in the fast generator's encoding (not yet replayed: the
 /// caller replays them), and the positions entered.
 pub(super) fn games(goal: Goal<'_>, limits: Limits, want: usize) -> (Vec<Vec<u32>>, u64) {
-    let Goal {
-        diagram,
-        guide,
-        cd,
-        finish,
-        root,
-        plies,
-    } = goal;
+    let (root, plies) = (goal.root, goal.plies);
     let mut s = Ida {
-        diagram,
-        guide,
-        cd,
-        finish,
-        mask: finish.castling.unwrap_or(0),
+        goal,
+        mask: goal.finish.castling.unwrap_or(0),
         limits,
         memo: HashMap::new(),
         failed: HashMap::new(),
@@ -85,7 +72,7 @@ pub(super) fn games(goal: Goal<'_>, limits: Limits, want: usize) -> (Vec<Vec<u32
     if plies == 0 {
         return (Vec::new(), 0);
     }
-    let h = guide.estimate(root, s.mask, false, &mut s.memo);
+    let h = goal.guide.estimate(root, s.mask, false, &mut s.memo);
     if h >= NEVER {
         return (Vec::new(), 0);
     }
@@ -121,11 +108,11 @@ impl Ida<'_> {
         if !self.tick() {
             return true;
         }
-        let moves = movegen::moves::<MagicSliders>(b, self.cd);
+        let moves = movegen::moves::<MagicSliders>(b, self.goal.cd);
         if r == 1 {
             for &m in moves.as_slice() {
-                let next = b.make::<true>(self.cd, m);
-                if ends(self.diagram, self.finish, &next, m) {
+                let next = b.make::<true>(self.goal.cd, m);
+                if ends(self.goal.diagram, self.goal.finish, &next, m) {
                     let mut game = self.path.clone();
                     game.push(m);
                     if !self.games.contains(&game) {
@@ -143,11 +130,16 @@ impl Ida<'_> {
         let left = r - 1;
         let mut kids: Vec<(u32, u32, u32)> = Vec::with_capacity(moves.as_slice().len());
         for &m in moves.as_slice() {
-            let next = b.make::<true>(self.cd, m);
-            if self.finish.castling.is_some_and(|c| next.castling & c != c) {
+            let next = b.make::<true>(self.goal.cd, m);
+            if self
+                .goal
+                .finish
+                .castling
+                .is_some_and(|c| next.castling & c != c)
+            {
                 continue;
             }
-            let Ok(need) = self.diagram.feasible(&next, left) else {
+            let Ok(need) = self.goal.diagram.feasible(&next, left) else {
                 continue;
             };
             if self
@@ -157,7 +149,10 @@ impl Ida<'_> {
             {
                 continue;
             }
-            let h = self.guide.estimate(&next, self.mask, false, &mut self.memo);
+            let h = self
+                .goal
+                .guide
+                .estimate(&next, self.mask, false, &mut self.memo);
             if h > left + self.slack {
                 continue;
             }
@@ -166,7 +161,7 @@ impl Ida<'_> {
         kids.sort_unstable();
         let before = self.games.len();
         for &(_, _, m) in &kids {
-            let next = b.make::<true>(self.cd, m);
+            let next = b.make::<true>(self.goal.cd, m);
             self.path.push(m);
             let done = self.dfs(&next, left);
             self.path.pop();
@@ -186,6 +181,9 @@ mod tests {
     use super::*;
     use crate::bitboard::movegen::to_move;
     use crate::position::Setup;
+    use crate::proofgame::guide::Guide;
+    use crate::proofgame::problem::bound::Diagram;
+    use crate::proofgame::problem::search::Finish;
     use crate::proofgame::problem::{parse_diagram, replays, Problem};
 
     /// The games the budget search finds for `diagram` in `plies` plies within `max_nodes` positions (no

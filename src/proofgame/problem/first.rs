@@ -71,13 +71,10 @@ struct Node {
 
 /// The search's state.
 struct Search<'a> {
-    diagram: &'a Diagram,
-    guide: &'a Guide,
-    cd: &'a CastlingData,
-    finish: Finish,
+    /// The diagram, guide, castling data, finish, root and plies of the problem.
+    goal: Goal<'a>,
     /// The castling bits the diagram must keep (the guide's mask).
     mask: u8,
-    plies: u32,
     store: Vec<Node>,
     seen: HashMap<(u64, u64, u32), u32>,
     /// A second way into a stored position: (parent's index, move).
@@ -96,21 +93,10 @@ pub(super) fn games(
     order: Order,
     want: usize,
 ) -> (Vec<Vec<u32>>, u64) {
-    let Goal {
-        diagram,
-        guide,
-        cd,
-        finish,
-        root,
-        plies,
-    } = goal;
+    let (root, plies) = (goal.root, goal.plies);
     let mut s = Search {
-        diagram,
-        guide,
-        cd,
-        finish,
-        mask: finish.castling.unwrap_or(0),
-        plies,
+        goal,
+        mask: goal.finish.castling.unwrap_or(0),
         store: Vec::new(),
         seen: HashMap::new(),
         alt: HashMap::new(),
@@ -150,6 +136,7 @@ impl Search<'_> {
     /// hopeless.
     fn push(&mut self, board: Board, parent: u32, mv: u32, g: u32) {
         let h = self
+            .goal
             .guide
             .estimate(&board, self.mask, false, &mut self.memo);
         if h >= NEVER {
@@ -163,7 +150,7 @@ impl Search<'_> {
             g,
         });
         self.seen.insert((board.key, board.check, g), idx);
-        let r = self.plies - g;
+        let r = self.goal.plies - g;
         let key = match self.order {
             Order::Weighted => (g + WEIGHT * h, r, 0, idx),
             Order::Deepest => (h.saturating_sub(r), r, h, idx),
@@ -190,19 +177,23 @@ impl Search<'_> {
             let n = &self.store[idx as usize];
             (n.board, n.g)
         };
-        let left = self.plies - g - 1;
-        for &m in movegen::moves::<MagicSliders>(&b, self.cd).as_slice() {
-            let next = b.make::<true>(self.cd, m);
+        let left = self.goal.plies - g - 1;
+        for &m in movegen::moves::<MagicSliders>(&b, self.goal.cd).as_slice() {
+            let next = b.make::<true>(self.goal.cd, m);
             if left == 0 {
-                if ends(self.diagram, self.finish, &next, m) {
+                if ends(self.goal.diagram, self.goal.finish, &next, m) {
                     let mut game = self.path(idx);
                     game.push(m);
                     self.add(game);
                 }
                 continue;
             }
-            if self.finish.castling.is_some_and(|c| next.castling & c != c)
-                || self.diagram.feasible(&next, left).is_err()
+            if self
+                .goal
+                .finish
+                .castling
+                .is_some_and(|c| next.castling & c != c)
+                || self.goal.diagram.feasible(&next, left).is_err()
             {
                 continue;
             }
@@ -233,7 +224,7 @@ impl Search<'_> {
         let mut idx = 0u32;
         for (ply, &m) in game.iter().enumerate().take(game.len() - 1) {
             let b = self.store[idx as usize].board;
-            let next = b.make::<true>(self.cd, m);
+            let next = b.make::<true>(self.goal.cd, m);
             let Some(&j) = self.seen.get(&(next.key, next.check, ply as u32 + 1)) else {
                 return;
             };
