@@ -524,63 +524,76 @@ struct Figure {
 const FIGURES: &[Figure] = &[
     Figure {
         what: "mutation score of `stress`, all kinds, depth 2",
-        source: ("README.md", "200 positions, seed 1: "),
+        source: ("docs/stress.md", "| default (`--kinds all`) | "),
         quotes: &[
+            ("README.md", "200 positions, depth 2 | "),
             ("docs/commands.md", "depth 2, seed 1): **detected "),
-            ("docs/stress.md", "| default (`--kinds all`) | "),
         ],
     },
     Figure {
         what: "mutation score of random playouts alone",
-        source: ("README.md", "re-run at depth 3) against "),
+        source: ("docs/stress.md", "| `--kinds random` (the old `stress`) | "),
         quotes: &[
+            ("README.md", "random playouts alone: "),
             ("docs/commands.md", "survivors at depth 3) against "),
-            ("docs/stress.md", "| `--kinds random` (the old `stress`) | "),
         ],
     },
     Figure {
         what: "CHA test vectors: queries perftlab leaves undetermined",
         source: (
-            "README.md",
-            "| perftlab full (3,000,000 nodes, 1 s) | 3,598 / 0 / ",
-        ),
-        quotes: &[(
             "docs/dead-positions.md",
             "perftlab (defaults: 3,000,000 nodes, 1 s) | 3,598 | 0 | ",
-        )],
+        ),
+        quotes: &[("README.md", "CHA, ")],
     },
     Figure {
         what: "CHA test vectors: full analysis speed against CHA",
-        source: ("README.md", "| 3,598 / 0 / **8** | "),
+        source: (
+            "docs/dead-positions.md",
+            "| 18.17 (18.17, 17.14, 20.15) | 18.14 | ",
+        ),
         quotes: &[
-            (
-                "docs/dead-positions.md",
-                "| 18.17 (18.17, 17.14, 20.15) | 18.14 | ",
-            ),
             (
                 "docs/dead-positions.md",
                 "(target ≤ 20, met); full analysis ",
             ),
+            ("README.md", "CHA's 3,606 test vectors | "),
         ],
+    },
+    Figure {
+        what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
+        source: (
+            "docs/dead-positions.md",
+            "full **6.71 s against CHA-Solver's 8.76 s, ",
+        ),
+        quotes: &[("README.md", "131,072 queries | ")],
+    },
+    Figure {
+        what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
+        source: (
+            "docs/dead-positions.md",
+            "**0.341 s against `--fast`'s 0.422 s, ",
+        ),
+        quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
         what: "one CPU thread against Stockfish's `go perft`",
         source: ("docs/measurements.md", "on these positions, about "),
         quotes: &[
             ("README.md", "AVX-512/AVX2 lanes (≈ "),
-            ("README.md", "on the six CPW positions, ≈ "),
+            ("README.md", "G nodes/s | "),
         ],
     },
     Figure {
         what: "one CPU thread, G nodes/s on the CPW positions",
         source: ("docs/measurements.md", "So one thread now counts about "),
-        quotes: &[("README.md", "One thread of `cpu` counts ≈ ")],
+        quotes: &[("README.md", "six CPW positions, one thread | ")],
     },
     Figure {
         what: "GPU on lavapipe: start perft 6 against one fast CPU thread",
         source: ("docs/gpu-backend.md", "than in the table above), default "),
         quotes: &[
-            ("README.md", "where start perft 6 takes "),
+            ("README.md", "(CPU-emulated) | "),
             (
                 "docs/measurements.md",
                 "`--threads 1 --hash 0 --no-merge` | ",
