@@ -647,3 +647,30 @@ fn reachable_json_gives_the_kernel_of_an_undetermined_position() {
     assert_eq!(v["result"], "reachable", "{out}");
     assert!(v.get("kernel").is_none(), "{out}");
 }
+
+/// The staged search's finishing stage (`src/proofgame/tempo.rs`, issue 32 item 2): from a position with the
+/// target's placement and castling rights but White to move, the target with Black to move needs a tempo lost
+/// (White's rook h1–g1–f1–h1 or bishop c4–e6–d5–c4, three moves, while a Black piece goes out and back; a
+/// knight cannot, every knight move changes its square's colour). The guide's estimate is 0 there, so the
+/// climb has no lower estimate to climb to; the finishing stage finds the 5 plies. Within 300 positions
+/// expanded (no clock), the game replayed here move by move.
+#[test]
+fn staged_search_loses_a_tempo_to_finish() {
+    use perftlab::proofgame::guided::{FastLimits, FastResult};
+    let placement = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R";
+    let start = Setup::from_fen(&format!("{placement} w kq - 0 1")).unwrap();
+    let target = Setup::from_fen(&format!("{placement} b kq - 0 1")).unwrap();
+    let limits = FastLimits {
+        max_nodes: 300,
+        deadline: None,
+    };
+    let FastResult::Found(g) = proofgame::staged::search_from(&start, &target, limits) else {
+        panic!("no game from {}", start.to_fen());
+    };
+    assert!(replays_to(&g.start, &g.moves, &target));
+    assert!(
+        g.moves.len() % 2 == 1 && g.moves.len() >= 5,
+        "{:?}",
+        g.moves
+    );
+}

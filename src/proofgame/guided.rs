@@ -152,6 +152,23 @@ impl Reached {
             && b.turn == self.turn
             && b.castling == self.castling
     }
+
+    /// Whether `b` has the target's side to move.
+    pub(super) fn by_turn(&self, b: &Board) -> bool {
+        b.turn == self.turn
+    }
+
+    /// Whether `b` has as many units as the target and its castling rights ([`super::tempo`]).
+    pub(super) fn near(&self, b: &Board) -> bool {
+        b.castling == self.castling
+            && (b.colors[0] | b.colors[1]).count_ones()
+                == (self.colors[0] | self.colors[1]).count_ones()
+    }
+
+    /// The target's placement: per role (both colours), per colour.
+    pub(super) fn placement(&self) -> (&[u64; 6], &[u64; 2]) {
+        (&self.roles, &self.colors)
+    }
 }
 
 /// How one slice of a search ended.

@@ -39,6 +39,7 @@ pub mod guide;
 pub mod guided;
 pub mod plan;
 pub mod staged;
+mod tempo;
 
 /// Lower bound meaning "never".
 const NEVER: u32 = 1 << 16;

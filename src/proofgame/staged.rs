@@ -12,6 +12,10 @@
 //! position is never entered again. A climb that stops starts again from the initial position with another
 //! order among equals ([`ORDERS`]).
 //!
+//! From a child close to the target (estimate at most [`FINISH_AT`], the target's material and castling
+//! rights) the finishing stage ([`tempo`]) searches the last few plies exactly: the climb alone stalls there
+//! when a side must lose a tempo (the estimate ignores the side to move).
+//!
 //! Nothing here is a proof: the climb may miss a game that exists. Every game is replayed by the reference
 //! generator from the initial position and compared with the target ([`super::matches`]) before it is
 //! returned. Memory: one stage's positions ([`STEP_NODES`] expanded, their children) and the positions of the
@@ -19,7 +23,7 @@
 
 use super::guide::{Guide, NEVER};
 use super::guided::{confirmed, via_double_step, FastLimits, FastResult, Reached};
-use super::{castle_mask, Game};
+use super::{castle_mask, tempo, Game};
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen;
@@ -37,6 +41,12 @@ const DEAD_CAP: usize = 1_000_000;
 /// The orders among positions of equal estimate, one per climb: `false` takes the one found first (fewest
 /// plies), `true` the one found last (deepest).
 const ORDERS: [bool; 2] = [false, true];
+/// Estimates at which the finishing stage ([`tempo`]) is tried from a position (the target's material and
+/// castling rights): the climb stalls there when a side must lose a tempo.
+const FINISH_AT: u32 = 3;
+/// Positions the finishing stage is tried from at most, per climb (each try expands at most 2,000 positions of
+/// its own, beyond the climb's budget: 64,000 per climb at most).
+const FINISH_CAP: usize = 32;
 
 /// What every stage of one target shares.
 struct Climb<'a> {
@@ -50,6 +60,8 @@ struct Climb<'a> {
     on_path: HashSet<(u64, u64)>,
     /// Positions whose climb ended in a dead end (never entered again).
     dead: HashSet<(u64, u64)>,
+    /// Positions the finishing stage ([`tempo`]) was tried from (at most [`FINISH_CAP`]).
+    finished: HashSet<(u64, u64)>,
     memo: HashMap<u64, u32>,
     /// The moves of the climb so far (fast generator's encoding).
     moves: Vec<u32>,
@@ -111,12 +123,14 @@ impl Climb<'_> {
         moves
     }
 
-    /// The whole game to node `i` of the current stage, replayed: `Some` when it reaches the target.
-    fn game_to(&self, store: &[Node], i: u32) -> Option<Vec<Move>> {
+    /// The whole game to node `i` of the current stage, then `tail`, replayed: `Some` when it reaches the
+    /// target.
+    fn game_to(&self, store: &[Node], i: u32, tail: &[u32]) -> Option<Vec<Move>> {
         let moves: Vec<Move> = self
             .moves
             .iter()
             .chain(Self::path(store, i).iter())
+            .chain(tail.iter())
             .map(|&m| movegen::to_move(m))
             .collect();
         confirmed(self.start, &moves, self.target).then_some(moves)
@@ -167,7 +181,17 @@ impl Climb<'_> {
                 });
                 let ni = (store.len() - 1) as u32;
                 if self.goal.by(&next) {
-                    if let Some(game) = self.game_to(&store, ni) {
+                    if let Some(game) = self.game_to(&store, ni, &[]) {
+                        return Stage::Found(game);
+                    }
+                }
+                if h <= FINISH_AT
+                    && self.goal.near(&next)
+                    && self.finished.len() < FINISH_CAP
+                    && self.finished.insert(k)
+                {
+                    let tail = tempo::finish(&next, &self.cd, &self.goal);
+                    if let Some(game) = tail.and_then(|t| self.game_to(&store, ni, &t)) {
                         return Stage::Found(game);
                     }
                 }
@@ -274,6 +298,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
             goal: Reached::of(target, mask),
             on_path: HashSet::new(),
             dead: HashSet::new(),
+            finished: HashSet::new(),
             memo: HashMap::new(),
             moves: Vec::new(),
             expanded,
