@@ -532,3 +532,42 @@ fn unit_assignment_bound_proves_euclide_problems_unique() {
         assert_eq!(v["count"], 1, "{v}");
     }
 }
+
+/// The count first, on a fifth of the budget (docs/proofgames.md, "The count first"): two of Euclide's problems
+/// that its output file calls "Solution unique" (tests/data/proofgame-euclide.txt: `castling`, 15 plies;
+/// `switchback_rook`, 18) are proved unique by the count alone, before the first-solution phases run. Under
+/// the node limits below the search that ran those phases first entered 3,851 and 92,108 positions to the same
+/// verdict (2026-12-05, `perftlab-s50`), of which 3,294 and 72,117 were the first-solution search's; so the
+/// bounds on the positions entered fail if the count stops running first, or a verdict differs.
+#[test]
+fn cheap_counts_decide_before_the_first_solution_search() {
+    for (diagram, plies, max_nodes, at_most) in [
+        (
+            "rnbq1rk1/pppppp2/8/5N2/3n4/7p/PPPPPPP1/RNBQKBNR",
+            15,
+            10_000,
+            1_000,
+        ),
+        (
+            "rn1qk1n1/p1pppprp/bp3p2/8/4K3/QP2P3/P1PPP1PP/RN3BNR",
+            18,
+            250_000,
+            40_000,
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+            .args(["proofgame", diagram, "--plies", &plies.to_string()])
+            .args(["--json", "--max-nodes", &max_nodes.to_string()])
+            .output()
+            .expect("runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["verdict"], "unique", "{diagram} in {plies}: {v}");
+        assert_eq!(v["count"], 1, "{v}");
+        let nodes = v["nodes"].as_u64().expect("nodes");
+        assert!(
+            nodes <= at_most,
+            "{diagram}: {nodes} positions entered: {v}"
+        );
+        assert_eq!(v["solutions"].as_array().map(Vec::len), Some(1), "{v}");
+    }
+}

@@ -56,6 +56,9 @@ const SPLICE_SHARE: f64 = 0.05;
 /// spend when the first-solution search found no game; only with `--stop-at-cook` (a "no solution" proof
 /// needs the count's time, and the fit decided no more bench problems: docs/proofgames.md).
 const FIT_SHARE: f64 = 0.5;
+/// The share of the time and node budget the count has first (its table kept for the final count): the
+/// problems whose count is cheap are decided without the first-solution phases (docs/proofgames.md).
+const PROBE_SHARE: f64 = 0.2;
 /// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
 const FIRST_STORE: usize = 1_500_000;
 
@@ -247,12 +250,43 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
         answer.reason = format!("no game can reach the diagram: {why}, in the initial position");
         return Ok(answer);
     }
-    let (first, first_nodes) = first_phase(p, &diagram, &cd, finish, &root, o)?;
+    // The count first, on a small share: a problem whose count is cheap (most unique and insoluble ones) is
+    // decided before the first-solution phases spend their shares; its table is kept for the final count, so
+    // the work is not lost when the probe stops.
+    let mut tables = Tables::new();
+    let mut probe_nodes = 0;
+    if p.plies >= FIRST_FROM {
+        let probe = Budget::new(o.max_nodes, o.deadline, PROBE_SHARE);
+        let counted = run(
+            &diagram,
+            &cd,
+            finish,
+            &probe,
+            &root,
+            p.plies,
+            o,
+            &mut tables,
+        );
+        // A cook is answered here only with two games to list (a table entry may stand for the second).
+        let cooked =
+            o.stop_at_cook && probe.why.load(Ordering::Relaxed) == 4 && counted.2.len() >= 2;
+        probe_nodes = probe.nodes.load(Ordering::Relaxed);
+        if counted.1 || cooked {
+            answer.nodes = probe_nodes;
+            return finish_count(p, o, answer, counted, &probe, Vec::new(), None);
+        }
+    }
+    // The phases' node shares are of the nodes the probe left.
+    let rest = Options {
+        max_nodes: o.max_nodes.saturating_sub(probe_nodes),
+        ..o.clone()
+    };
+    let (first, first_nodes) = first_phase(p, &diagram, &cd, finish, &root, &rest)?;
     if first.len() >= 2 && o.stop_at_cook {
         answer.verdict = Verdict::Cooked;
         answer.count = first.len() as u64;
         answer.exhaustive = false;
-        answer.nodes = first_nodes;
+        answer.nodes = probe_nodes + first_nodes;
         answer.reason = format!(
             "at least {} solutions, found by the first-solution search ({first_nodes} positions expanded); \
              the stop at a cook ended the search there",
@@ -263,20 +297,47 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
         return Ok(answer);
     }
     let budget = Budget {
-        max_nodes: o.max_nodes.saturating_sub(first_nodes),
+        max_nodes: o.max_nodes.saturating_sub(first_nodes + probe_nodes),
         deadline: o.deadline,
         nodes: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         why: AtomicU64::new(0),
     };
-    let (count, complete, found) = run(&diagram, &cd, finish, &budget, &root, p.plies, o);
+    let counted = run(
+        &diagram,
+        &cd,
+        finish,
+        &budget,
+        &root,
+        p.plies,
+        o,
+        &mut tables,
+    );
     let first_note = (p.plies >= FIRST_FROM).then(|| {
         format!(
             "; the first-solution search found {} game(s) in {first_nodes} positions expanded",
             first.len()
         )
     });
-    answer.nodes = first_nodes + budget.nodes.load(Ordering::Relaxed);
+    answer.nodes = probe_nodes + first_nodes + budget.nodes.load(Ordering::Relaxed);
+    finish_count(p, o, answer, counted, &budget, first, first_note)
+}
+
+/// The answer from the count (`counted`: games, complete, games listed) and the first-solution search's
+/// games: merged, completed by a second game by exchange or splice when the count stopped at one, decided.
+///
+/// # Errors
+/// When a game fails the reference replay, or an exhaustive count misses a game the first search found.
+fn finish_count(
+    p: &Problem,
+    o: &Options,
+    mut answer: Solved,
+    counted: (u64, bool, Vec<Vec<u32>>),
+    budget: &Budget,
+    first: Vec<Vec<Move>>,
+    first_note: Option<String>,
+) -> Result<Solved, String> {
+    let (count, complete, found) = counted;
     answer.count = count;
     answer.exhaustive = complete;
     answer.solutions = replayed(p, &found)?;
@@ -297,7 +358,7 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
             }
         }
     }
-    decide(&mut answer, &budget, p.plies);
+    decide(&mut answer, budget, p.plies);
     if second {
         answer.reason +=
             "; the second game takes another way through part of the first (exchange or splice)";
@@ -479,8 +540,14 @@ fn castle_mask(cd: &crate::bitboard::board::CastlingData, rights: &CastlingRight
     Some(mask)
 }
 
+/// One worker's transposition table: solutions per (position key, check, plies left).
+type Table = hashbrown::HashMap<(u64, u64, u32), u64>;
+/// The workers' tables, kept from the probe to the final count (one, or one per first move).
+type Tables = Vec<Table>;
+
 /// Count (and list) with `o.threads` workers: one worker for the whole tree, or the first ply's moves shared
 /// among several (each with its own table).
+#[allow(clippy::too_many_arguments)] // the problem's parts, as the search reads them, and the tables
 fn run(
     diagram: &Diagram,
     cd: &crate::bitboard::board::CastlingData,
@@ -489,13 +556,14 @@ fn run(
     root: &Board,
     plies: u32,
     o: &Options,
+    tables: &mut Tables,
 ) -> (u64, bool, Vec<Vec<u32>>) {
-    let worker = || Worker {
+    let worker = |tt: Table| Worker {
         diagram,
         cd,
         finish,
         budget,
-        tt: hashbrown::HashMap::new(),
+        tt,
         local: 0,
         path: Vec::new(),
         found: Vec::new(),
@@ -504,8 +572,8 @@ fn run(
         stop_at: if o.stop_at_cook { 2 } else { 0 },
         so_far: 0,
     };
-    let solve_from = |first: Option<u32>| -> (u64, bool, Vec<Vec<u32>>) {
-        let mut w = worker();
+    let solve_from = |first: Option<u32>, tt: &mut Table| -> (u64, bool, Vec<Vec<u32>>) {
+        let mut w = worker(std::mem::take(tt));
         let (b, rem) = match first {
             Some(m) => {
                 w.path.push(m);
@@ -526,14 +594,17 @@ fn run(
             found.clear();
             w.collect(&b, rem, keep, &mut found);
         }
+        *tt = std::mem::take(&mut w.tt);
         (n, done, found)
     };
     if o.threads <= 1 || plies < 3 {
-        return solve_from(None);
+        tables.resize_with(1, Table::new);
+        return solve_from(None, &mut tables[0]);
     }
     use rayon::prelude::*;
     let firsts =
         crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(root, cd);
+    tables.resize_with(firsts.as_slice().len(), Table::new);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(o.threads)
         .build();
@@ -542,13 +613,15 @@ fn run(
             firsts
                 .as_slice()
                 .par_iter()
-                .map(|&m| solve_from(Some(m)))
+                .zip(tables.par_iter_mut())
+                .map(|(&m, tt)| solve_from(Some(m), tt))
                 .collect()
         }),
         Err(_) => firsts
             .as_slice()
             .iter()
-            .map(|&m| solve_from(Some(m)))
+            .zip(tables.iter_mut())
+            .map(|(&m, tt)| solve_from(Some(m), tt))
             .collect(),
     };
     let mut out = (0u64, true, Vec::new());

@@ -60,6 +60,18 @@ pub(super) struct Budget {
 }
 
 impl Budget {
+    /// A budget of `share` of `max_nodes` and of the time left until `deadline`.
+    pub fn new(max_nodes: u64, deadline: Option<Instant>, share: f64) -> Budget {
+        let now = Instant::now();
+        Budget {
+            max_nodes: (max_nodes as f64 * share) as u64,
+            deadline: deadline.map(|d| now + d.saturating_duration_since(now).mul_f64(share)),
+            nodes: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            why: AtomicU64::new(0),
+        }
+    }
+
     fn charge(&self, n: u64) -> bool {
         let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
         let why = if total > self.max_nodes {
@@ -133,10 +145,25 @@ impl Worker<'_> {
         if remaining == 0 {
             return (u64::from(self.diagram.same_placement(b)), true);
         }
+        if let Some(n) = self.stored(b, remaining) {
+            return (n, true);
+        }
         let Ok(needs) = self.diagram.needs(b, remaining) else {
             return (0, true);
         };
         self.count_feasible(b, needs, remaining)
+    }
+
+    /// The stored count of `b` with `remaining` plies left (positions with more than one ply left are stored),
+    /// added to the games counted so far.
+    #[inline]
+    fn stored(&mut self, b: &Board, remaining: u32) -> Option<u64> {
+        if remaining <= 1 {
+            return None;
+        }
+        let n = *self.tt.get(&(b.key, b.check, remaining))?;
+        self.counted(n);
+        Some(n)
     }
 
     /// [`Worker::count`] for a position `b` with `remaining` ≥ 1 that the deductions admit, each colour
@@ -149,13 +176,8 @@ impl Worker<'_> {
                 return (0, true);
             }
         }
+        // The table was looked up by the caller ([`Worker::count`] or the parent's loop below).
         let key = (b.key, b.check, remaining);
-        if remaining > 1 {
-            if let Some(&n) = self.tt.get(&key) {
-                self.counted(n);
-                return (n, true);
-            }
-        }
         if !self.tick() {
             return (0, false);
         }
@@ -180,6 +202,11 @@ impl Worker<'_> {
         let mut len = 0;
         for &m in moves.as_slice() {
             let next = b.make::<true>(self.cd, m);
+            // A stored child is counted at once, without the deductions' bound (a transposition).
+            if let Some(n) = self.stored(&next, remaining - 1) {
+                total = total.saturating_add(n);
+                continue;
+            }
             if let Ok(n) = self.diagram.needs_after(b, needs, &next, remaining - 1) {
                 order[len] = (n[0] + n[1], m, n);
                 len += 1;
