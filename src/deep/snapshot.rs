@@ -206,7 +206,7 @@ impl<'a> Snapshots<'a> {
         }
         let record = self.store.shape().map_or(1, |s| s.record_bytes) as u64;
         let body = len.saturating_sub(line.len() as u64);
-        if body < TRAILER_BYTES || (body - TRAILER_BYTES) % record != 0 {
+        if body < TRAILER_BYTES || !(body - TRAILER_BYTES).is_multiple_of(record) {
             return Err("it is cut off (torn)".into());
         }
         let mut h = Sha256::new();

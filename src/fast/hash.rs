@@ -271,7 +271,7 @@ impl HashTable {
             victim.data.store(data, Relaxed);
             victim.check.store(check ^ data, Relaxed);
         }
-        records.len() % EXPORT_RECORD_BYTES == 0
+        records.len().is_multiple_of(EXPORT_RECORD_BYTES)
     }
 }
 
