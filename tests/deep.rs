@@ -208,6 +208,10 @@ fn run_unit_killed_with_sigkill_resumes_and_merges_exactly() {
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(0));
+        // Shard 1 (the cpu backend) left the plan's shared table; the later shards load it.
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let shared = stderr.contains("hash table entries from") && stderr.contains("shared.table");
+        assert_eq!(shared, k != "1", "shard {k}: {stderr}");
     }
     // A cross-check of shard 2 by another backend.
     let (code, _, stderr) = run(&[
@@ -1609,5 +1613,121 @@ fn a_count_takes_the_same_route_whether_or_not_a_terminal_watches() {
             .unwrap();
         let v: Value = serde_json::from_slice(&json.stdout).unwrap();
         assert_eq!(v.get("batches").is_some(), split, "{args}: {v}");
+    }
+}
+
+/// Flip one byte of `path` at `at` bytes from its end.
+fn flip_byte(path: &Path, from_end: usize) {
+    let mut b = std::fs::read(path).unwrap();
+    let i = b.len() - from_end;
+    b[i] ^= 0x40;
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn a_resumed_count_loads_its_table_snapshot_only_when_sealed_for_it_and_stays_exact() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = temp_dir("snapshot");
+    let (journal, table) = (dir.join("k.jsonl"), dir.join("k.jsonl.table"));
+    let j = journal.to_str().unwrap();
+    let k6 = cpw("kiwipete", 6);
+    let want = format!("Nodes searched: {}", k6.nodes);
+    let args = |hash: &'static str| -> Vec<String> {
+        let fen = k6.fen.clone();
+        [
+            "perft",
+            "--fen",
+            &fen,
+            "--depth",
+            "6",
+            "--split-depth",
+            "3",
+            "--checkpoint",
+            j,
+            "--threads",
+            "1",
+            "--hash",
+            hash,
+            "--quiet",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let a16 = args("16");
+    let a16: Vec<&str> = a16.iter().map(String::as_str).collect();
+    // Killed (SIGKILL) once a snapshot has been written (the first about a second after the start).
+    let mut child = perftlab()
+        .args(&a16)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !table.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before a snapshot was written"
+        );
+        assert!(t.elapsed() < Duration::from_secs(300), "no snapshot");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (saved_journal, saved_table) = (
+        std::fs::read(&journal).unwrap(),
+        std::fs::read(&table).unwrap(),
+    );
+    let restore = |t: &[u8]| {
+        std::fs::write(&journal, &saved_journal).unwrap();
+        std::fs::write(&table, t).unwrap();
+    };
+    // The snapshot as written: loaded, the count exact, the snapshot removed once finished.
+    let (code, stdout, stderr) = run(&a16);
+    assert_eq!((code, stdout.trim()), (0, want.as_str()), "{stderr}");
+    let loaded = stderr
+        .lines()
+        .find(|l| l.starts_with("loaded "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(!loaded.starts_with("loaded 0 "), "{loaded}");
+    assert!(!table.exists());
+    // A torn tail, a flipped byte in a record, a header edited without its seal, a table of another size
+    // (--hash may change between runs, the journal is kept): ignored, saying why; the count still exact.
+    let mut header_edited = saved_table.clone();
+    let at = String::from_utf8_lossy(&saved_table[..saved_table.len().min(4096)])
+        .find("\"min_depth\":")
+        .unwrap()
+        + 12;
+    header_edited[at] = if header_edited[at] == b'5' {
+        b'4'
+    } else {
+        b'5'
+    };
+    let cases: [(&[u8], &str, &str); 4] = [
+        (&saved_table[..saved_table.len() - 100], "16", "cut off"),
+        (&[], "16", "flip"),
+        (&header_edited, "16", "header's checksum"),
+        (&saved_table, "32", "another table_bytes"),
+    ];
+    for (bytes, hash, why) in cases {
+        if why == "flip" {
+            restore(&saved_table);
+            flip_byte(&table, 992); // the low byte of a record's check hash
+        } else {
+            restore(bytes);
+        }
+        let a = args(hash);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (code, stdout, stderr) = run(&a);
+        assert_eq!((code, stdout.trim()), (0, want.as_str()), "{why}: {stderr}");
+        let why = if why == "flip" {
+            "checksum does not match"
+        } else {
+            why
+        };
+        assert!(
+            stderr.contains("ignoring the hash table snapshot") && stderr.contains(why),
+            "{why}: {stderr}"
+        );
     }
 }

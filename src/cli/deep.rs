@@ -1,12 +1,15 @@
 //! `perftlab plan`, `run-unit`, `status` and `merge`: work units for Slurm, Kubernetes and GNU parallel (see
 //! [`crate::deep::units`]).
 
-use super::{BackendArgs, PositionArgs};
-use crate::backend::{Column, Detail};
+use super::{BackendArgs, BackendKind, PositionArgs};
+use crate::backend::{Backend, Column, Detail};
 use crate::deep::plan::{self, PlanOptions};
+use crate::deep::snapshot::{TableShape, TableStore};
 use crate::deep::units::{self, RunUnitOptions};
 use crate::deep::work;
 use crate::error::{Error, Result};
+use crate::fast::hash::EXPORT_RECORD_BYTES;
+use crate::fast::CpuBackend;
 use clap::Args;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -30,6 +33,76 @@ pub(crate) fn parse_zobrist_seed(s: &str) -> std::result::Result<u64, String> {
             "'{s}' is not a seed (a number from 0 to 18446744073709551615, or 0x and 1 to 16 hex digits)"
         )
     })
+}
+
+/// A backend built from the flags, with its hash table when it is the CPU backend's (saved beside a deep
+/// run's journal: [`crate::deep::snapshot`]).
+pub(super) enum Engine {
+    Cpu(CpuBackend),
+    Other(Box<dyn Backend>),
+}
+
+impl Engine {
+    /// [`BackendArgs::create_seeded`], keeping the CPU backend's type.
+    ///
+    /// # Errors
+    /// As [`BackendArgs::create_seeded`].
+    pub(super) fn create(a: &BackendArgs, seed: Option<u64>) -> Result<Engine> {
+        if a.backend != BackendKind::Cpu {
+            return Ok(Engine::Other(a.create_seeded(seed)?));
+        }
+        a.check(BackendKind::Cpu)?;
+        super::init_threads(a.threads);
+        let cpu = CpuBackend::new(a.hash_mb(), a.threads, !a.no_merge)?;
+        Ok(Engine::Cpu(match seed {
+            Some(s) => cpu.with_zobrist_seed(s),
+            None => cpu,
+        }))
+    }
+
+    pub(super) fn backend(&self) -> &dyn Backend {
+        match self {
+            Engine::Cpu(c) => c,
+            Engine::Other(b) => b.as_ref(),
+        }
+    }
+
+    pub(super) fn table(&self) -> Option<&dyn TableStore> {
+        match self {
+            Engine::Cpu(c) => Some(c),
+            Engine::Other(_) => None,
+        }
+    }
+}
+
+/// The CPU backend's count table, as [`crate::deep::snapshot`] saves and loads it.
+impl TableStore for CpuBackend {
+    fn shape(&self) -> Option<TableShape> {
+        self.with_count_table(|t| {
+            t.map(|t| TableShape {
+                zobrist_seed: self.zobrist_seed(),
+                bytes: t.bytes() as u64,
+                buckets: t.buckets() as u64,
+                record_bytes: EXPORT_RECORD_BYTES,
+            })
+        })
+    }
+
+    fn export(
+        &self,
+        min_depth: u32,
+        sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<u64> {
+        self.with_count_table(|t| t.map_or(Ok(0), |t| t.export(min_depth, sink)))
+    }
+
+    fn import(&self, records: &[u8]) -> bool {
+        self.with_count_table(|t| t.is_some_and(|t| t.import(records)))
+    }
+
+    fn clear(&self) {
+        self.clear_hash();
+    }
 }
 
 /// Parse `--slurm-time` (it is written into slurm.sbatch): Slurm's forms `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
@@ -203,14 +276,15 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
         units::check_tag(t)?;
     }
     let seed = zobrist_seed(a.zobrist_seed, a.backend.backend)?;
-    let engine = a.backend.create_seeded(seed)?;
+    let engine = Engine::create(&a.backend, seed)?;
     units::run_unit(
-        engine.as_ref(),
+        engine.backend(),
         &RunUnitOptions {
             dir: a.dir,
             shard: a.shard,
             tag: a.tag,
             zobrist_seed: seed,
+            table: engine.table(),
         },
         &super::common::PositionsBar::new(a.quiet),
         &mut |line| eprintln!("{line}"),

@@ -62,7 +62,8 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     let chess960 = a.position.chess960_for(&pos);
     let seed = super::deep::zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let setup_start = Instant::now();
-    let backend = a.backend.create_seeded(seed)?;
+    let engine = super::deep::Engine::create(&a.backend, seed)?;
+    let backend = engine.backend();
     let start = Instant::now();
     let setup_seconds = (start - setup_start).as_secs_f64();
     crate::interrupt::set_status(format!(
@@ -74,7 +75,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
     let split_run = a.depth >= 2 && (a.checkpoint.is_some() || a.split_depth.is_some());
     if split_run {
         let outcome = deep::perft_split(
-            backend.as_ref(),
+            backend,
             &pos,
             a.depth,
             &deep::SplitRun {
@@ -88,6 +89,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
                 zobrist_seed: a
                     .zobrist_seed
                     .filter(|&s| s != crate::fast::DEFAULT_ZOBRIST_SEED),
+                table: engine.table(),
             },
             &mut |line| eprintln!("{line}"),
         )?;

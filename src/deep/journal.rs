@@ -204,6 +204,11 @@ impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The checksum of the journal's header (its identity).
+    pub fn header_sha(&self) -> &str {
+        &self.header_sha
+    }
 }
 
 impl Recorder for Journal {

@@ -4,6 +4,7 @@
 //! - [`split`]: the split frontier (distinct positions, multiplicity, multiplicity per root move);
 //! - [`seal`]: SHA-256 checksums on JSON records, exact u128 JSON numbers, atomic file writes;
 //! - [`journal`]: the append-only checkpoint journal (one sealed record per finished position);
+//! - [`snapshot`]: the backend's hash table saved beside a journal, so that a resumed run keeps it;
 //! - [`work`]: counting positions in batches of one backend call each, one journal write per batch, progress
 //!   reported to the caller ([`work::Progress`]) and the time outside the backend measured, summing
 //!   multiplicity × result in u128;
@@ -19,6 +20,7 @@
 pub mod journal;
 pub mod plan;
 pub mod seal;
+pub mod snapshot;
 pub mod split;
 pub mod units;
 pub mod work;
@@ -75,6 +77,9 @@ pub struct SplitRun<'a> {
     /// The Zobrist seed when not the default one (part of the journal's identity, so that a resumed run
     /// does not mix two hashings).
     pub zobrist_seed: Option<u64>,
+    /// The backend's hash table, saved beside the journal and loaded on resume ([`snapshot`]; None: not
+    /// saved).
+    pub table: Option<&'a dyn snapshot::TableStore>,
 }
 
 /// What a split `perft` found, and where its time went.
@@ -256,16 +261,15 @@ pub fn perft_split(
         .as_ref()
         .map(|j| j.done.keys().copied().collect())
         .unwrap_or_default();
-    let run = work::run_positions(
-        engine,
-        &todo,
-        depth - s,
-        o.stats,
-        journal.as_mut().map(|j| j as &mut dyn work::Recorder),
-        o.progress,
-        &format!("perft depth {depth}"),
-        &resume,
-    )?;
+    let (what, rest) = (format!("perft depth {depth}"), depth - s);
+    let run = match journal.as_mut() {
+        Some(j) => snapshot::run_journaled(
+            engine, &todo, rest, o.stats, j, o.table, None, o.progress, &what, &resume, note,
+        )?,
+        None => work::run_positions(
+            engine, &todo, rest, o.stats, None, o.progress, &what, &resume,
+        )?,
+    };
     let counted = f
         .pieces()
         .enumerate()

@@ -365,7 +365,7 @@ fn result_files(plan: &Plan, k: usize) -> Vec<PathBuf> {
 }
 
 /// Options of `run-unit`.
-pub struct RunUnitOptions {
+pub struct RunUnitOptions<'a> {
     /// The plan directory.
     pub dir: PathBuf,
     /// The shard (None: from `SLURM_ARRAY_TASK_ID` or `JOB_COMPLETION_INDEX`).
@@ -375,6 +375,8 @@ pub struct RunUnitOptions {
     /// The seed of the Zobrist keys the backend hashes with (None: a backend without them), recorded in the
     /// result; a seed other than the default is part of the journal's identity.
     pub zobrist_seed: Option<u64>,
+    /// The backend's hash table, saved beside the journal ([`super::snapshot`]).
+    pub table: Option<&'a dyn super::snapshot::TableStore>,
 }
 
 fn shard_from_env(shard: Option<usize>) -> Result<usize> {
@@ -423,7 +425,7 @@ pub fn check_tag(t: &str) -> Result<()> {
 /// [`Error::Usage`] for a bad plan, shard or tag; backend failures.
 pub fn run_unit(
     engine: &dyn Backend,
-    o: &RunUnitOptions,
+    o: &RunUnitOptions<'_>,
     progress: &dyn work::Progress,
     note: &mut dyn FnMut(&str),
 ) -> Result<i32> {
@@ -479,17 +481,10 @@ pub fn run_unit(
     {
         identity["zobrist_seed"] = json!(seed);
     }
-    let fens: BTreeMap<usize, &str> = unit
-        .positions
-        .iter()
-        .map(|p| (p.i, p.fen.as_str()))
-        .collect();
     let n_all = plan.json["positions"].as_u64().unwrap_or(0) as usize;
     let mut fen_list = vec![""; n_all];
-    for (&i, &f) in &fens {
-        if i < n_all {
-            fen_list[i] = f;
-        }
+    for p in unit.positions.iter().filter(|p| p.i < n_all) {
+        fen_list[p.i] = &p.fen;
     }
     let jpath = plan.journal_path(k, tag);
     let mut journal = Journal::open(&jpath, identity, &fen_list)?;
@@ -513,15 +508,18 @@ pub fn run_unit(
         unit: &unit,
         path: plan.unit_path(k),
     };
-    let run = work::run_positions(
+    let run = super::snapshot::run_journaled(
         engine,
         &todo,
         plan.rest(),
         plan.stats(),
-        Some(&mut journal as &mut dyn work::Recorder),
+        &mut journal,
+        o.table,
+        super::snapshot::Shared::of_plan(&o.dir, &plan.sha, tag),
         progress,
         &format!("run-unit shard {k}"),
         "; they are saved in the journal: run the same command again to resume",
+        note,
     )?;
     let results = &run.results;
     let seconds = clock.elapsed().as_secs_f64();

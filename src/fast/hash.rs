@@ -205,6 +205,87 @@ impl HashTable {
     }
 }
 
+/// Bytes of one entry in [`HashTable::export`]'s stream: the bucket (u64), the check hash (u64) and the data
+/// word `count << 8 | depth` (u64), little-endian.
+pub const EXPORT_RECORD_BYTES: usize = 24;
+
+impl HashTable {
+    /// Number of buckets (entries are placed by bucket, so a table is imported only into one of as many).
+    pub fn buckets(&self) -> usize {
+        self.buckets.0.len()
+    }
+
+    /// Stream the entries of depth `min_depth` or more to `sink`, in [`EXPORT_RECORD_BYTES`]-byte records, a
+    /// few thousand records per call (no copy of the table is made); returns the number of records. Entries
+    /// stored while the export runs may be read torn: such a record holds a check hash of no position, so it
+    /// reads as a miss once imported (the lockless XOR scheme of the module header).
+    ///
+    /// # Errors
+    /// What `sink` returns.
+    pub fn export(
+        &self,
+        min_depth: u32,
+        sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<u64> {
+        const CHUNK: usize = 4096;
+        let mut buf = Vec::with_capacity(CHUNK * EXPORT_RECORD_BYTES);
+        let mut n = 0u64;
+        for (i, b) in self.buckets.iter().enumerate() {
+            for e in &b.0 {
+                let data = e.data.load(Relaxed);
+                let depth = data & 0xff;
+                if depth == 0 || depth < min_depth as u64 {
+                    continue;
+                }
+                let check = e.check.load(Relaxed) ^ data;
+                buf.extend_from_slice(&(i as u64).to_le_bytes());
+                buf.extend_from_slice(&check.to_le_bytes());
+                buf.extend_from_slice(&data.to_le_bytes());
+                n += 1;
+                if buf.len() >= CHUNK * EXPORT_RECORD_BYTES {
+                    sink(&buf)?;
+                    buf.clear();
+                }
+            }
+        }
+        if !buf.is_empty() {
+            sink(&buf)?;
+        }
+        Ok(n)
+    }
+
+    /// Store the records of [`HashTable::export`] (whole records only) back into their buckets, as
+    /// [`HashTable::store`] would; returns false, storing nothing more, at the first record that no export of
+    /// a table of this size writes (a bucket out of range, depth 0). The caller checks the stream's checksum
+    /// and [`HashTable::clear`]s the table when it does not match.
+    pub fn import(&self, records: &[u8]) -> bool {
+        let word = |r: &[u8], k: usize| {
+            u64::from_le_bytes(r[8 * k..8 * k + 8].try_into().unwrap_or_default())
+        };
+        for r in records.chunks_exact(EXPORT_RECORD_BYTES) {
+            let (bucket, check, data) = (word(r, 0), word(r, 1), word(r, 2));
+            if bucket >= self.buckets.0.len() as u64 || data & 0xff == 0 {
+                return false;
+            }
+            let victim = self.buckets.0[bucket as usize].victim(check);
+            victim.data.store(data, Relaxed);
+            victim.check.store(check ^ data, Relaxed);
+        }
+        records.len().is_multiple_of(EXPORT_RECORD_BYTES)
+    }
+}
+
+impl super::CpuBackend {
+    /// Run `f` with the count table when it is the table in use (`None` when hashing is off or the statistics
+    /// table is held), without swapping tables: the export and import of a deep run's table snapshot.
+    pub fn with_count_table<R>(&self, f: impl FnOnce(Option<&HashTable>) -> R) -> R {
+        match &*self.tables.read().unwrap_or_else(|e| e.into_inner()) {
+            super::Tables::Counts(t) => f(Some(t)),
+            _ => f(None),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +373,36 @@ mod tests {
             same_bucket < 64,
             "{same_bucket} of {positions} positions: the check hash picks the entry's bucket ({buckets} buckets)"
         );
+    }
+    #[test]
+    fn export_and_import_round_trip() {
+        let t = HashTable::new(1).unwrap();
+        for i in 0..1000u64 {
+            let key = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            t.store(key, key ^ 0x5555, 1 + (i % 4) as u32, i * 7);
+        }
+        let mut bytes = Vec::new();
+        let n = t
+            .export(3, &mut |b: &[u8]| {
+                bytes.extend_from_slice(b);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(n as usize * EXPORT_RECORD_BYTES, bytes.len());
+        let u = HashTable::new(1).unwrap();
+        assert!(u.import(&bytes));
+        for i in 0..1000u64 {
+            let key = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let depth = 1 + (i % 4) as u32;
+            let want = (depth >= 3)
+                .then_some(i * 7)
+                .filter(|_| t.probe(key, key ^ 0x5555, depth).is_some());
+            assert_eq!(u.probe(key, key ^ 0x5555, depth), want, "entry {i}");
+        }
+        // A record of a bucket the table lacks, or of depth 0, is refused.
+        let mut bad = bytes[..EXPORT_RECORD_BYTES].to_vec();
+        bad[..8].copy_from_slice(&(u.buckets() as u64).to_le_bytes());
+        assert!(!u.import(&bad));
+        assert!(!u.import(&bytes[..EXPORT_RECORD_BYTES - 1]));
     }
 }

@@ -1,0 +1,460 @@
+//! Snapshots of the backend's hash table beside a checkpoint journal, so that a resumed run starts with the
+//! table the killed run had (the subtrees one ply below the split that the frontier's positions share), not an
+//! empty one.
+//!
+//! The table is reached through [`TableStore`] (the command line implements it for the CPU backend; this
+//! module does not know the backend). A snapshot `JOURNAL.table` is:
+//! 1. one line of sealed JSON ([`super::seal`]) naming what the table is for: the build (SHA-256 of the
+//!    running executable), the Zobrist seed, the table's bytes and buckets, the record size, the smallest
+//!    depth kept and the journal's header checksum (its identity);
+//! 2. the table's entries of that depth or more, streamed from the table ([`TableStore::export`]: no copy of
+//!    the table is made in memory);
+//! 3. the number of records (u64, little-endian) and the SHA-256 of everything before it.
+//!
+//! It is written to a temporary file and renamed (a reader sees the old snapshot or the new one, never half of
+//! one), every few journal writes ([`Snapshots`]: at most about 2 % of the run's time goes to it), so a
+//! `kill -9` keeps the last one. On resume it is loaded only when its header is the one this run would write
+//! (else it is ignored, and the caller says so); its records are stored as they are read and, when the
+//! checksum at the end does not match (a torn or edited file), the table is cleared again before any counting.
+//! Every entry is an exact subtree count keyed by the position's two hashes, so an accepted snapshot cannot
+//! change a count; a rejected one costs only the time to refill the table.
+
+use super::journal::Journal;
+use super::seal::{is_sealed, seal};
+use super::work::{self, PieceResult, Recorder};
+use crate::backend::{Backend, Detail};
+use crate::error::Result;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The size and keys of a hash table, part of a snapshot's seal: entries are placed by bucket and keyed by the
+/// Zobrist keys, so they are valid only in a table of the same buckets hashed with the same keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableShape {
+    /// The seed of the Zobrist keys.
+    pub zobrist_seed: u64,
+    /// Bytes of the table.
+    pub bytes: u64,
+    /// Buckets of the table.
+    pub buckets: u64,
+    /// Bytes of one exported entry.
+    pub record_bytes: usize,
+}
+
+/// A backend's hash table of subtree counts, as a snapshot sees it.
+pub trait TableStore: Sync {
+    /// The table in use, or `None` when there is none to save (hashing off, or a table of statistics).
+    fn shape(&self) -> Option<TableShape>;
+    /// Stream the entries of depth `min_depth` or more to `sink` in records of [`TableShape::record_bytes`];
+    /// returns the number of records.
+    ///
+    /// # Errors
+    /// What `sink` returns.
+    fn export(
+        &self,
+        min_depth: u32,
+        sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<u64>;
+    /// Store whole exported records; false at a record no export of this table writes.
+    fn import(&self, records: &[u8]) -> bool;
+    /// Forget every entry.
+    fn clear(&self);
+}
+
+/// The SHA-256 of the running executable (hex), computed once: a snapshot is loaded only by the build that
+/// wrote it (another build may store other counts under the same keys). `None` when it cannot be read.
+fn build_id() -> Option<&'static str> {
+    static ID: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let mut f = std::fs::File::open(std::env::current_exe().ok()?).ok()?;
+        let mut h = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            match f.read(&mut buf).ok()? {
+                0 => break,
+                n => h.update(&buf[..n]),
+            }
+        }
+        Some(hex(&h.finalize()))
+    })
+    .as_deref()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Length of the trailer: the record count (8 bytes) and the SHA-256 (32 bytes).
+const TRAILER_BYTES: u64 = 40;
+
+/// Longest header line accepted.
+const MAX_HEADER_BYTES: u64 = 4096;
+
+/// Shortest time between two snapshots.
+const MIN_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Snapshots wait at least this many times the last one's writing time (so at most about 2 % of the run's
+/// wall time goes to them).
+const INTERVAL_PER_COST: u32 = 50;
+
+/// The table snapshot of one journal: where it lives, what it is sealed with, when the next is due.
+pub struct Snapshots<'a> {
+    store: &'a dyn TableStore,
+    path: PathBuf,
+    /// The header line this run writes (and accepts), sealed.
+    header: String,
+    min_depth: u32,
+    last: Instant,
+    interval: Duration,
+    /// Set when a write failed: no more snapshots are tried; the warning for the caller to show.
+    pub failed: Option<String>,
+}
+
+impl<'a> Snapshots<'a> {
+    /// The snapshot beside the journal at `journal` (`JOURNAL.table`) of `store`'s table, keeping entries of
+    /// depth `min_depth` or more, sealed with the journal's header checksum `journal_sha`; `None` when the
+    /// backend has no table to save or the build cannot be named.
+    pub fn new(
+        store: &'a dyn TableStore,
+        journal: &Path,
+        journal_sha: &str,
+        min_depth: u32,
+    ) -> Option<Snapshots<'a>> {
+        let mut path = journal.as_os_str().to_owned();
+        path.push(".table");
+        Snapshots::at(store, PathBuf::from(path), journal_sha, min_depth)
+    }
+
+    /// The snapshot at `path`, sealed with `owner` (a journal's or a plan's checksum).
+    pub fn at(
+        store: &'a dyn TableStore,
+        path: PathBuf,
+        owner: &str,
+        min_depth: u32,
+    ) -> Option<Snapshots<'a>> {
+        let shape = store.shape()?;
+        let header = seal(
+            json!({
+                "perftlab_table": 1,
+                "build": build_id()?,
+                "zobrist_seed": shape.zobrist_seed,
+                "table_bytes": shape.bytes,
+                "buckets": shape.buckets,
+                "record_bytes": shape.record_bytes,
+                "min_depth": min_depth,
+                "journal": owner,
+            })
+            .as_object()?
+            .clone(),
+        );
+        Some(Snapshots {
+            store,
+            path,
+            header: format!("{header}\n"),
+            min_depth,
+            last: Instant::now(),
+            interval: MIN_INTERVAL,
+            failed: None,
+        })
+    }
+
+    /// The snapshot's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Load the snapshot into the (empty) table: `Ok(None)` when there is none, `Ok(Some(n))` with the
+    /// entries loaded, `Err(why)` when it is not this run's (other build, keys, table size or journal) or is
+    /// damaged; a damaged one found after records were stored leaves the table cleared.
+    pub fn load(&self) -> std::result::Result<Option<u64>, String> {
+        let file = match std::fs::File::open(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+            Ok(f) => f,
+        };
+        let len = file.metadata().map_err(|e| e.to_string())?.len();
+        let mut r = std::io::BufReader::with_capacity(1 << 20, file);
+        let mut line = Vec::new();
+        (&mut r)
+            .take(MAX_HEADER_BYTES)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| e.to_string())?;
+        let had: Value = serde_json::from_slice(&line).map_err(|_| "no header".to_string())?;
+        if !is_sealed(&had) {
+            return Err("its header's checksum does not match".into());
+        }
+        let want: Value = serde_json::from_str(&self.header).map_err(|e| e.to_string())?;
+        if had != want {
+            let differ: Vec<&str> = [
+                "perftlab_table",
+                "build",
+                "zobrist_seed",
+                "table_bytes",
+                "buckets",
+                "record_bytes",
+                "min_depth",
+                "journal",
+            ]
+            .into_iter()
+            .filter(|k| had.get(k) != want.get(k))
+            .collect();
+            return Err(format!("it is for another {}", differ.join(", ")));
+        }
+        let record = self.store.shape().map_or(1, |s| s.record_bytes) as u64;
+        let body = len.saturating_sub(line.len() as u64);
+        if body < TRAILER_BYTES || !(body - TRAILER_BYTES).is_multiple_of(record) {
+            return Err("it is cut off (torn)".into());
+        }
+        let mut h = Sha256::new();
+        h.update(&line);
+        let mut left = body - TRAILER_BYTES;
+        let mut buf = vec![0u8; (1 << 20) / record as usize * record as usize];
+        let damaged = |why: String| {
+            self.store.clear();
+            Err(why)
+        };
+        while left > 0 {
+            let n = buf.len().min(left as usize);
+            if let Err(e) = r.read_exact(&mut buf[..n]) {
+                return damaged(e.to_string());
+            }
+            h.update(&buf[..n]);
+            if !self.store.import(&buf[..n]) {
+                return damaged("a record is not an entry of this table".into());
+            }
+            left -= n as u64;
+        }
+        let mut trailer = [0u8; TRAILER_BYTES as usize];
+        if let Err(e) = r.read_exact(&mut trailer) {
+            return damaged(e.to_string());
+        }
+        let count = u64::from_le_bytes(trailer[..8].try_into().unwrap_or_default());
+        h.update(&trailer[..8]);
+        if count != (body - TRAILER_BYTES) / record || h.finalize()[..] != trailer[8..] {
+            return damaged("its checksum does not match (torn or edited)".into());
+        }
+        Ok(Some(count))
+    }
+
+    /// Write a snapshot now: a temporary file beside it, renamed over it when complete.
+    ///
+    /// # Errors
+    /// The I/O error (the temporary file is removed).
+    pub fn write(&mut self) -> std::io::Result<()> {
+        let clock = Instant::now();
+        let mut tmp = self.path.as_os_str().to_owned();
+        tmp.push(format!(".tmp{}", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        crate::interrupt::remove_on_stop(&tmp);
+        let written = (|| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+            let mut h = Sha256::new();
+            w.write_all(self.header.as_bytes())?;
+            h.update(self.header.as_bytes());
+            let n = self.store.export(self.min_depth, &mut |b| {
+                h.update(b);
+                w.write_all(b)
+            })?;
+            let count = n.to_le_bytes();
+            h.update(count);
+            w.write_all(&count)?;
+            w.write_all(&h.finalize())?;
+            w.into_inner().map_err(|e| e.into_error())?;
+            let _guard = crate::interrupt::critical();
+            std::fs::rename(&tmp, &self.path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        crate::interrupt::keep_on_stop(&tmp);
+        let cost = clock.elapsed();
+        self.interval = MIN_INTERVAL.max(cost * INTERVAL_PER_COST);
+        self.last = Instant::now();
+        written
+    }
+
+    /// Write a snapshot when one is due (and none has failed).
+    pub fn maybe_write(&mut self) {
+        if self.failed.is_none() && self.last.elapsed() >= self.interval {
+            if let Err(e) = self.write() {
+                self.failed = Some(format!(
+                    "warning: {}: cannot write the hash table snapshot ({e}); the run goes on without one",
+                    self.path.display()
+                ));
+            }
+        }
+    }
+
+    /// Remove the snapshot (the run is finished, or a new journal starts).
+    pub fn remove(&self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A journal that writes a table snapshot beside itself every few records ([`Snapshots::maybe_write`]).
+pub struct Snapshotted<'j, 'a> {
+    /// The journal.
+    pub journal: &'j mut Journal,
+    /// Its snapshot.
+    pub table: Snapshots<'a>,
+}
+
+impl Recorder for Snapshotted<'_, '_> {
+    fn done(&self) -> &BTreeMap<usize, PieceResult> {
+        self.journal.done()
+    }
+
+    fn record(&mut self, finished: &[(usize, &str, &PieceResult)]) -> Result<()> {
+        self.journal.record(finished)?;
+        self.table.maybe_write();
+        Ok(())
+    }
+
+    fn sync(&self) {
+        Recorder::sync(self.journal);
+    }
+}
+
+/// Open the snapshot of `journal` for `store` (none without a store or a table to save): when the journal
+/// resumes, load it, saying on `note` what was loaded or why it was ignored; when the journal is new, remove
+/// a snapshot left by an older run.
+pub fn open<'a>(
+    store: Option<&'a dyn TableStore>,
+    journal: &Journal,
+    min_depth: u32,
+    note: &mut dyn FnMut(&str),
+) -> Option<(Snapshots<'a>, bool)> {
+    let s = Snapshots::new(store?, journal.path(), journal.header_sha(), min_depth)?;
+    if journal.done.is_empty() {
+        s.remove();
+        return Some((s, false));
+    }
+    let loaded = s.load_saying(note);
+    Some((s, loaded))
+}
+
+impl Snapshots<'_> {
+    /// [`Snapshots::load`], saying on `note` what was loaded or why the snapshot was ignored; whether entries
+    /// were loaded.
+    pub fn load_saying(&self, note: &mut dyn FnMut(&str)) -> bool {
+        match self.load() {
+            Ok(None) => false,
+            Ok(Some(n)) => {
+                note(&format!(
+                    "loaded {n} hash table entries from {}",
+                    self.path().display()
+                ));
+                true
+            }
+            Err(why) => {
+                note(&format!(
+                    "warning: ignoring the hash table snapshot {}: {why}; the table starts empty (the count \
+                     is not affected)",
+                    self.path().display()
+                ));
+                false
+            }
+        }
+    }
+}
+
+/// A table shared by the runs of one plan's shards (`DIR/tables/`): loaded by a unit that starts without its
+/// own snapshot, written back (with what the unit added) when the unit has finished, so that a unit finds the
+/// subtrees below its frontier that the shards counted before it share with it.
+pub struct Shared<'p> {
+    /// The file.
+    pub path: PathBuf,
+    /// The plan's checksum, which it is sealed with.
+    pub plan_sha: &'p str,
+}
+
+impl<'p> Shared<'p> {
+    /// The shared table of the plan in `dir` with checksum `plan_sha` (`DIR/tables/shared.table`), for an
+    /// untagged run only (`tag` None): a cross-check must not read what the run it checks stored.
+    pub fn of_plan(dir: &Path, plan_sha: &'p str, tag: Option<&str>) -> Option<Shared<'p>> {
+        tag.is_none().then(|| Shared {
+            path: dir.join("tables").join("shared.table"),
+            plan_sha,
+        })
+    }
+}
+
+/// [`work::run_positions`] recording in `journal`, with the table snapshot beside it when `store` has a table
+/// to save and the run counts no statistics ([`open`]; entries of depth [`min_depth`]`(rest)` or more); the
+/// snapshot is removed when the run has finished.
+///
+/// # Errors
+/// As [`work::run_positions`].
+#[allow(clippy::too_many_arguments)]
+pub fn run_journaled(
+    engine: &dyn Backend,
+    todo: &dyn work::Positions,
+    rest: u32,
+    stats: Option<Detail>,
+    journal: &mut Journal,
+    store: Option<&dyn TableStore>,
+    shared: Option<Shared<'_>>,
+    progress: &dyn work::Progress,
+    what: &str,
+    resume: &str,
+    note: &mut dyn FnMut(&str),
+) -> Result<work::Counted> {
+    let store = store.filter(|_| stats.is_none());
+    let Some((table, loaded)) = open(store, journal, min_depth(rest), note) else {
+        return work::run_positions(
+            engine,
+            todo,
+            rest,
+            stats,
+            Some(journal),
+            progress,
+            what,
+            resume,
+        );
+    };
+    let shared =
+        shared.and_then(|s| Snapshots::at(table.store, s.path, s.plan_sha, min_depth(rest)));
+    if let (Some(s), false) = (&shared, loaded) {
+        s.load_saying(note);
+    }
+    let mut rec = Snapshotted { journal, table };
+    let run = work::run_positions(
+        engine,
+        todo,
+        rest,
+        stats,
+        Some(&mut rec),
+        progress,
+        what,
+        resume,
+    );
+    if let Some(w) = &rec.table.failed {
+        note(w);
+    }
+    if run.is_ok() {
+        rec.table.remove();
+        if let Some(mut s) = shared {
+            if let Some(dir) = s.path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if let Err(e) = s.write() {
+                note(&format!(
+                    "warning: {}: cannot write the shared hash table ({e}); the result is kept",
+                    s.path.display()
+                ));
+            }
+        }
+    }
+    run
+}
+
+/// The smallest depth of the table entries a snapshot keeps for positions counted to depth `rest`: the
+/// subtrees one ply below the split, which the frontier's positions share (the shallower ones are many, quick
+/// to count again and mostly replaced anyway).
+pub fn min_depth(rest: u32) -> u32 {
+    rest.saturating_sub(1).max(2)
+}
