@@ -33,14 +33,49 @@ use std::fmt;
 #[derive(Clone, Debug)]
 pub struct Checked {
     setup: Setup,
+    /// The board packed four bits a square ([`packed_board`]): the comparison of two positions.
+    packed: [u64; 4],
     warnings: std::sync::OnceLock<Vec<ValidityWarning>>,
 }
 
-/// Equal when the positions are: the warnings are a function of the position, computed or not.
+/// Equal when the positions are: the warnings are a function of the position, computed or not. The boards
+/// are compared packed ([`packed_board`], one code a square: equal exactly when the boards are; a memo of
+/// `dead` compares every query's position with the one it was made from, and `Setup`'s square-by-square
+/// comparison was a twentieth of a scan), then every other field.
 impl PartialEq for Checked {
     fn eq(&self, other: &Checked) -> bool {
-        self.setup == other.setup
+        let Setup {
+            board: _,
+            turn,
+            castling,
+            ep_square,
+            halfmoves,
+            fullmoves,
+        } = &self.setup;
+        let o = &other.setup;
+        self.packed == other.packed
+            && *turn == o.turn
+            && *castling == o.castling
+            && *ep_square == o.ep_square
+            && *halfmoves == o.halfmoves
+            && *fullmoves == o.fullmoves
     }
+}
+
+/// The board four bits a square (0 empty, else 1 + 6 × colour + role: a different code for each piece), a1
+/// in the low bits of the first word.
+fn packed_board(setup: &Setup) -> [u64; 4] {
+    let mut packed = [0u64; 4];
+    for (word, squares) in packed.iter_mut().zip(setup.board.chunks_exact(16)) {
+        *word = squares.iter().rev().fold(0, |w, p| {
+            let code = match p {
+                None => 0,
+                Some(p) => 1 + 6 * p.color as u64 + p.role as u64,
+            };
+            w << 4 | code
+        });
+    }
+    packed
 }
 
 impl Eq for Checked {}
@@ -57,6 +92,7 @@ impl Checked {
             return Err(Error::invalid_position(setup, v.errors));
         }
         Ok(Checked {
+            packed: packed_board(&setup),
             setup,
             warnings: std::sync::OnceLock::new(),
         })
@@ -86,6 +122,7 @@ impl Checked {
             return Err(Error::invalid_position(setup, errors));
         }
         Ok(Checked {
+            packed: packed_board(&setup),
             setup,
             warnings: std::sync::OnceLock::new(),
         })
@@ -553,6 +590,57 @@ mod tests {
             }
         }
         hits
+    }
+
+    /// Two positions are equal as [`Checked`] exactly when they are equal as [`Setup`]s: random-game positions
+    /// against each other, each against itself with one square changed (a piece added, removed, recoloured
+    /// or replaced) and with one other field changed.
+    #[test]
+    fn checked_equality_is_setup_equality() {
+        let mut rng = Rng::new(7);
+        let setups: Vec<Setup> = (0..200)
+            .map(|g| random_position(&mut rng, g % 4 == 0, 120))
+            .collect();
+        let checked = |s: &Setup| Checked::new(s.clone()).expect("reached by legal moves");
+        for (a, b) in setups.iter().zip(setups.iter().skip(1)) {
+            assert_eq!(
+                checked(a) == checked(b),
+                a == b,
+                "{} {}",
+                a.to_fen(),
+                b.to_fen()
+            );
+        }
+        let pieces: Vec<Option<Piece>> = std::iter::once(None)
+            .chain(
+                Color::ALL
+                    .iter()
+                    .flat_map(|&c| Role::ALL.map(|r| Some(Piece::new(c, r)))),
+            )
+            .collect();
+        let mut differ = 0;
+        for s in &setups {
+            let c = checked(s);
+            assert!(c == checked(s));
+            for p in &pieces {
+                let mut t = s.clone();
+                t.board[rng.below(64) as usize] = *p;
+                let same = *s == t;
+                // Changed boards need not be valid: compare the packed boards straight.
+                assert_eq!(packed_board(s) == packed_board(&t), same, "{}", t.to_fen());
+                differ += usize::from(!same);
+            }
+            let mut t = s.clone();
+            match rng.below(3) {
+                0 => t.halfmoves += 1,
+                1 => t.fullmoves += 1,
+                _ => t.turn = !t.turn,
+            }
+            if let Ok(ct) = Checked::new(t) {
+                assert!(c != ct);
+            }
+        }
+        assert!(differ > 1_000, "{differ}");
     }
 
     /// The square next to `target` on the line to `from` when they share a file, rank or diagonal and are not
