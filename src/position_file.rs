@@ -142,24 +142,117 @@ impl<'a> Word<'a> {
 
 /// The words of a line: whitespace separates, a double-quoted string is one word, `;` is a word of its own.
 /// Each word is a slice of the line (nothing is copied). An ASCII line (every FEN, nearly every line) is read
-/// byte by byte, the same characters at the same offsets as `char_indices` gives, without decoding UTF-8 (a
-/// tenth of a `dead --scan` of real positions was that decoding).
-fn words(line: &str) -> std::result::Result<Vec<Word<'_>>, String> {
-    if line.is_ascii() {
-        words_of(line, line.bytes().map(char::from).enumerate())
+/// byte by byte ([`ascii_words`]: the same words as the characters give, without decoding UTF-8: a tenth of a
+/// `dead --scan` of real positions was that decoding), and the words of a short line are kept in place
+/// ([`Words`]: no allocation per line).
+fn words(line: &str, ascii: bool) -> std::result::Result<Words<'_>, String> {
+    if ascii {
+        ascii_words(line)
     } else {
         words_of(line, line.char_indices())
     }
+}
+
+/// Words of a line kept in place: a FEN line has 4 to 8 of them.
+const INLINE_WORDS: usize = 12;
+
+/// The words of a line: up to [`INLINE_WORDS`] in place, more on the heap.
+enum Words<'a> {
+    Inline([Word<'a>; INLINE_WORDS], usize),
+    Heap(Vec<Word<'a>>),
+}
+
+impl<'a> Words<'a> {
+    fn new() -> Words<'a> {
+        Words::Inline([Word::Semi; INLINE_WORDS], 0)
+    }
+
+    fn push(&mut self, w: Word<'a>) {
+        match self {
+            Words::Inline(a, n) if *n < INLINE_WORDS => {
+                a[*n] = w;
+                *n += 1;
+            }
+            Words::Inline(a, n) => {
+                let mut v = a[..*n].to_vec();
+                v.push(w);
+                *self = Words::Heap(v);
+            }
+            Words::Heap(v) => v.push(w),
+        }
+    }
+
+    fn as_slice(&self) -> &[Word<'a>] {
+        match self {
+            Words::Inline(a, n) => &a[..*n],
+            Words::Heap(v) => v,
+        }
+    }
+}
+
+/// Whether the ASCII byte `b` is white space as `char::is_whitespace` has it (tab, line feed, vertical tab,
+/// form feed, carriage return, space).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
+}
+
+/// `raw` without surrounding white space, as `str::trim` gives it: for an ASCII line byte by byte.
+fn trim_line(raw: &str, ascii: bool) -> &str {
+    if !ascii {
+        return raw.trim();
+    }
+    let b = raw.as_bytes();
+    let start = b
+        .iter()
+        .position(|&c| !is_ascii_space(c))
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|&c| !is_ascii_space(c))
+        .map_or(start, |i| i + 1);
+    &raw[start..end]
+}
+
+/// [`words`] of an ASCII line, byte by byte: the words [`words_of`] finds in its characters (compared in the
+/// tests on lines of every special byte).
+fn ascii_words(line: &str) -> std::result::Result<Words<'_>, String> {
+    let b = line.as_bytes();
+    let mut out = Words::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let Some(len) = b[i + 1..].iter().position(|&c| c == b'"') else {
+                    return Err("a quoted string is not closed".into());
+                };
+                out.push(Word::Quoted(&line[i + 1..i + 1 + len]));
+                i += len + 2;
+            }
+            b';' => {
+                out.push(Word::Semi);
+                i += 1;
+            }
+            c if is_ascii_space(c) => i += 1,
+            _ => {
+                let start = i;
+                while i < b.len() && !matches!(b[i], b'"' | b';') && !is_ascii_space(b[i]) {
+                    i += 1;
+                }
+                out.push(Word::Plain(&line[start..i]));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// [`words`] over the characters of `line` with their byte offsets.
 fn words_of<'a>(
     line: &'a str,
     mut chars: impl Iterator<Item = (usize, char)>,
-) -> std::result::Result<Vec<Word<'a>>, String> {
-    let mut out = Vec::with_capacity(8);
+) -> std::result::Result<Words<'a>, String> {
+    let mut out = Words::new();
     let mut start = None;
-    let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Word<'a>>| {
+    let flush = |start: &mut Option<usize>, end: usize, out: &mut Words<'a>| {
         if let Some(s) = start.take() {
             out.push(Word::Plain(&line[s..end]));
         }
@@ -245,6 +338,15 @@ fn operations(words: &[Word]) -> std::result::Result<Vec<Operation>, String> {
 pub struct FenWords<'a> {
     words: [&'a str; 6],
     len: usize,
+}
+
+impl<'a> FenWords<'a> {
+    /// The placement field. The reader takes one text for each board only (a digit per run of empty squares,
+    /// never two digits in a row: `fen::parse_board`), so two placements that read are the same board exactly
+    /// when they are the same text.
+    pub fn placement(&self) -> &'a str {
+        self.words[0]
+    }
 }
 
 /// Equal when the fields are the same text (so the same position: parsing is a function of the text).
@@ -367,22 +469,25 @@ pub fn parse_borrowed_after<'a>(
     raw: &'a str,
     previous: Option<(&FenWords, &Setup)>,
 ) -> Option<std::result::Result<Parsed<'a>, LineError>> {
-    let text = raw.trim();
+    let ascii = raw.is_ascii();
+    let text = trim_line(raw, ascii);
     if text.is_empty() || text.starts_with('#') {
         return None;
     }
-    Some(parse_words(text, previous).map_err(|why| LineError {
+    Some(parse_words(text, ascii, previous).map_err(|why| LineError {
         line: line_no,
         text: text.to_string(),
         why,
     }))
 }
 
+/// [`parse_borrowed_after`] of a line without surrounding white space (`ascii`: all its bytes are ASCII).
 fn parse_words<'a>(
     text: &'a str,
+    ascii: bool,
     previous: Option<(&FenWords, &Setup)>,
 ) -> std::result::Result<Parsed<'a>, String> {
-    let all = words(text)?;
+    let all = words(text, ascii)?;
     let mut w = all.as_slice();
     let label = match w.first().and_then(Word::plain) {
         Some(l) if is_label(l) => {

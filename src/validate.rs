@@ -11,7 +11,9 @@
 //! - [`ValidityWarning`]: the position is impossible but perfectly playable (three checkers, more material than
 //!   promotions allow). Perft still counts it; `analyze` reports it.
 //!
-//! Attacks are computed by the reference generator ([`crate::reference`]), the project's oracle.
+//! Attacks are computed by the reference generator ([`crate::reference`]), the project's oracle, except the
+//! test of every check that the side not to move is not in check, read off the board (`attacked`) and
+//! tested against the oracle.
 
 pub use crate::error::ValidityError;
 use crate::error::{Error, Result};
@@ -31,14 +33,49 @@ use std::fmt;
 #[derive(Clone, Debug)]
 pub struct Checked {
     setup: Setup,
+    /// The board packed four bits a square ([`packed_board`]): the comparison of two positions.
+    packed: [u64; 4],
     warnings: std::sync::OnceLock<Vec<ValidityWarning>>,
 }
 
-/// Equal when the positions are: the warnings are a function of the position, computed or not.
+/// Equal when the positions are: the warnings are a function of the position, computed or not. The boards
+/// are compared packed ([`packed_board`], one code a square: equal exactly when the boards are; a memo of
+/// `dead` compares every query's position with the one it was made from, and `Setup`'s square-by-square
+/// comparison was a twentieth of a scan), then every other field.
 impl PartialEq for Checked {
     fn eq(&self, other: &Checked) -> bool {
-        self.setup == other.setup
+        let Setup {
+            board: _,
+            turn,
+            castling,
+            ep_square,
+            halfmoves,
+            fullmoves,
+        } = &self.setup;
+        let o = &other.setup;
+        self.packed == other.packed
+            && *turn == o.turn
+            && *castling == o.castling
+            && *ep_square == o.ep_square
+            && *halfmoves == o.halfmoves
+            && *fullmoves == o.fullmoves
     }
+}
+
+/// The board four bits a square (0 empty, else 1 + 6 × colour + role: a different code for each piece), a1
+/// in the low bits of the first word.
+fn packed_board(setup: &Setup) -> [u64; 4] {
+    let mut packed = [0u64; 4];
+    for (word, squares) in packed.iter_mut().zip(setup.board.chunks_exact(16)) {
+        *word = squares.iter().rev().fold(0, |w, p| {
+            let code = match p {
+                None => 0,
+                Some(p) => 1 + 6 * p.color as u64 + p.role as u64,
+            };
+            w << 4 | code
+        });
+    }
+    packed
 }
 
 impl Eq for Checked {}
@@ -55,6 +92,7 @@ impl Checked {
             return Err(Error::invalid_position(setup, v.errors));
         }
         Ok(Checked {
+            packed: packed_board(&setup),
             setup,
             warnings: std::sync::OnceLock::new(),
         })
@@ -76,7 +114,7 @@ impl Checked {
         king_count_errors(&kings, &mut errors);
         if errors.is_empty() {
             let their_king = kings[(!setup.turn).index()].1;
-            if !reference::attackers(&setup, their_king, setup.turn).is_empty() {
+            if attacked(&setup, their_king, setup.turn) {
                 errors.push(ValidityError::OppositeCheck);
             }
         }
@@ -84,6 +122,7 @@ impl Checked {
             return Err(Error::invalid_position(setup, errors));
         }
         Ok(Checked {
+            packed: packed_board(&setup),
             setup,
             warnings: std::sync::OnceLock::new(),
         })
@@ -264,7 +303,7 @@ fn check_with(setup: &Setup, warnings: bool) -> Validity {
     if kings_ok {
         let them = !setup.turn;
         let their_king = kings[them.index()].1;
-        if !reference::attackers(setup, their_king, setup.turn).is_empty() {
+        if attacked(setup, their_king, setup.turn) {
             v.errors.push(ValidityError::OppositeCheck);
         }
         let our_king = kings[setup.turn.index()].1;
@@ -316,6 +355,71 @@ pub fn check_retro(setup: &Setup, opts: crate::retro::RetroOptions) -> Validity 
     }
     v
 }
+
+/// Whether a unit of `by` attacks `target` (FIDE 3.2–3.8: a knight's jump, a king's step, a pawn's diagonal
+/// step forward, a bishop, rook or queen along an open line), read off the board square by square: the test
+/// "the side not to move is in check" of every [`Checked::new`], without the reference generator's mailbox
+/// (building one per position was a tenth of a `dead --scan` of real positions). The same answer as
+/// `!reference::attackers(setup, target, by).is_empty()` (the oracle; compared on every square of random-game
+/// positions and constructed checks in the tests below).
+fn attacked(setup: &Setup, target: Square, by: Color) -> bool {
+    let (file, rank) = (i32::from(target.file()), i32::from(target.rank()));
+    let at = |df: i32, dr: i32| Square::from_coords(file + df, rank + dr);
+    let holds = |sq: Option<Square>, role: Role| {
+        sq.is_some_and(|s| setup.piece_at(s) == Some(Piece::new(by, role)))
+    };
+    // FIDE 3.7.3: a pawn attacks diagonally forward, so an attacking pawn stands diagonally behind.
+    let behind = match by {
+        Color::White => -1,
+        Color::Black => 1,
+    };
+    if holds(at(-1, behind), Role::Pawn) || holds(at(1, behind), Role::Pawn) {
+        return true;
+    }
+    // FIDE 3.6 (knight) and 3.8.1 (king).
+    if KNIGHT_JUMPS
+        .iter()
+        .any(|&(df, dr)| holds(at(df, dr), Role::Knight))
+        || LINES.iter().any(|&(df, dr)| holds(at(df, dr), Role::King))
+    {
+        return true;
+    }
+    // FIDE 3.2–3.5: along each line to the first unit; diagonals for bishops, files and ranks for rooks.
+    LINES.iter().enumerate().any(|(i, &(df, dr))| {
+        let slider = if i < 4 { Role::Bishop } else { Role::Rook };
+        let mut k = 1;
+        while let Some(sq) = at(df * k, dr * k) {
+            if let Some(p) = setup.piece_at(sq) {
+                return p.color == by && (p.role == slider || p.role == Role::Queen);
+            }
+            k += 1;
+        }
+        false
+    })
+}
+
+/// A knight's eight jumps (file, rank).
+const KNIGHT_JUMPS: [(i32, i32); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+/// The eight directions (file, rank): the four diagonals first, then files and ranks.
+const LINES: [(i32, i32); 8] = [
+    (1, 1),
+    (1, -1),
+    (-1, -1),
+    (-1, 1),
+    (0, 1),
+    (1, 0),
+    (0, -1),
+    (-1, 0),
+];
 
 fn check_castling(setup: &Setup, v: &mut Validity) {
     for (color, side, rook) in setup.castling.iter() {
@@ -462,4 +566,146 @@ fn too_much_material(setup: &Setup, color: Color) -> bool {
         + (bishops_on[0] - 1).max(0)
         + (bishops_on[1] - 1).max(0);
     total > 16 || count[Role::Pawn.index()] > 8 || promoted > 8 - count[Role::Pawn.index()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::random::{random_position, Rng};
+
+    /// `attacked` against the oracle, on every square and for both colours of `setup`; the number of
+    /// (square, colour) pairs attacked.
+    fn compare_all(setup: &Setup) -> usize {
+        let mut hits = 0;
+        for sq in Square::all() {
+            for by in Color::ALL {
+                let oracle = !reference::attackers(setup, sq, by).is_empty();
+                assert_eq!(
+                    attacked(setup, sq, by),
+                    oracle,
+                    "{} {sq} {by:?}",
+                    setup.to_fen()
+                );
+                hits += usize::from(oracle);
+            }
+        }
+        hits
+    }
+
+    /// Two positions are equal as [`Checked`] exactly when they are equal as [`Setup`]s: random-game positions
+    /// against each other, each against itself with one square changed (a piece added, removed, recoloured
+    /// or replaced) and with one other field changed.
+    #[test]
+    fn checked_equality_is_setup_equality() {
+        let mut rng = Rng::new(7);
+        let setups: Vec<Setup> = (0..200)
+            .map(|g| random_position(&mut rng, g % 4 == 0, 120))
+            .collect();
+        let checked = |s: &Setup| Checked::new(s.clone()).expect("reached by legal moves");
+        for (a, b) in setups.iter().zip(setups.iter().skip(1)) {
+            assert_eq!(
+                checked(a) == checked(b),
+                a == b,
+                "{} {}",
+                a.to_fen(),
+                b.to_fen()
+            );
+        }
+        let pieces: Vec<Option<Piece>> = std::iter::once(None)
+            .chain(
+                Color::ALL
+                    .iter()
+                    .flat_map(|&c| Role::ALL.map(|r| Some(Piece::new(c, r)))),
+            )
+            .collect();
+        let mut differ = 0;
+        for s in &setups {
+            let c = checked(s);
+            assert!(c == checked(s));
+            for p in &pieces {
+                let mut t = s.clone();
+                t.board[rng.below(64) as usize] = *p;
+                let same = *s == t;
+                // Changed boards need not be valid: compare the packed boards straight.
+                assert_eq!(packed_board(s) == packed_board(&t), same, "{}", t.to_fen());
+                differ += usize::from(!same);
+            }
+            let mut t = s.clone();
+            match rng.below(3) {
+                0 => t.halfmoves += 1,
+                1 => t.fullmoves += 1,
+                _ => t.turn = !t.turn,
+            }
+            if let Ok(ct) = Checked::new(t) {
+                assert!(c != ct);
+            }
+        }
+        assert!(differ > 1_000, "{differ}");
+    }
+
+    /// The square next to `target` on the line to `from` when they share a file, rank or diagonal and are not
+    /// neighbours.
+    fn between(from: Square, target: Square) -> Option<Square> {
+        let df = i32::from(from.file()) - i32::from(target.file());
+        let dr = i32::from(from.rank()) - i32::from(target.rank());
+        let aligned = df == 0 || dr == 0 || df.abs() == dr.abs();
+        let next = Square::from_coords(
+            i32::from(target.file()) + df.signum(),
+            i32::from(target.rank()) + dr.signum(),
+        );
+        next.filter(|&s| aligned && s != from)
+    }
+
+    /// Positions of random games (standard and Chess960 starts, up to 200 plies): the same answer as the
+    /// reference generator's attackers on every square, for both colours.
+    #[test]
+    fn attacked_agrees_with_the_reference_on_random_games() {
+        let mut rng = Rng::new(33);
+        let mut hits = 0;
+        for game in 0..400 {
+            hits += compare_all(&random_position(&mut rng, game % 4 == 0, 200));
+        }
+        assert!(hits > 10_000, "{hits}");
+    }
+
+    /// Each kind of unit of each colour on every square, alone with an empty target square and then with a
+    /// unit of either colour on a square between or beside them (blocked and unblocked lines): the same answer
+    /// as the reference generator, and each kind does attack (pawns and knights included).
+    #[test]
+    fn attacked_agrees_with_the_reference_on_constructed_checks() {
+        let mut rng = Rng::new(15);
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let (mut hits, mut blocked) = (0, 0);
+                for target in Square::all() {
+                    for from in Square::all().filter(|&s| s != target) {
+                        let mut setup = Setup::empty();
+                        setup.board[from.index()] = Some(Piece::new(color, role));
+                        let alone = attacked(&setup, target, color);
+                        assert_eq!(
+                            alone,
+                            !reference::attackers(&setup, target, color).is_empty()
+                        );
+                        hits += usize::from(alone);
+                        // A third unit, of either colour: on the line between them (next to the target) where
+                        // there is one, else anywhere.
+                        let other = between(from, target)
+                            .unwrap_or_else(|| Square::new(rng.below(64) as u8));
+                        if other != from && other != target {
+                            let c = if rng.below(2) == 0 { color } else { !color };
+                            setup.board[other.index()] = Some(Piece::new(c, Role::Knight));
+                            let now = attacked(&setup, target, color);
+                            let oracle = !reference::attackers(&setup, target, color).is_empty();
+                            assert_eq!(now, oracle, "{} {target}", setup.to_fen());
+                            blocked += usize::from(alone && !now);
+                        }
+                    }
+                }
+                assert!(hits >= 64, "{color:?} {role:?}: {hits}");
+                if matches!(role, Role::Bishop | Role::Rook | Role::Queen) {
+                    assert!(blocked > 300, "{color:?} {role:?}: {blocked}");
+                }
+            }
+        }
+    }
 }

@@ -546,7 +546,7 @@ fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
     let mut start = 0;
     for i in 1..=n {
         let boundary =
-            i == n || !same_position(input, input.queries[i].at, input.queries[i - 1].at);
+            i == n || !same_position(input, input.queries[i - 1].at, input.queries[i].at);
         if boundary && (i == n || i - start >= SCAN_JOB_QUERIES) {
             jobs.push(start..i);
             start = i;
@@ -558,15 +558,17 @@ fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
 /// Queries per job of the scan, at least (whole positions).
 const SCAN_JOB_QUERIES: usize = 64;
 
-/// Whether positions `i` and `j` of the input are one position (the same index, or equal valid positions
-/// on consecutive lines, as in files that ask for each side on a line of its own: found when the second
-/// repeats the first's FEN text, else by comparing the positions).
+/// Whether positions `i` and `j` (`i` before `j`) of the input are one position (the same index, or equal
+/// valid positions on consecutive lines, as in files that ask for each side on a line of its own: found when
+/// the second repeats the first's FEN text, else by comparing the positions, only where the placements are
+/// the same text: [`FenWords::placement`], a position of another board is told apart without reading it).
 fn same_position(input: &Input, i: usize, j: usize) -> bool {
+    let (a, b) = (&input.positions[i], &input.positions[j]);
     i == j
-        || (j == i + 1 && input.positions[j].repeat && input.positions[i].pos.is_ok())
+        || (j == i + 1 && b.repeat && a.pos.is_ok())
         || matches!(
-            (&input.positions[i].pos, &input.positions[j].pos),
-            (Ok(a), Ok(b)) if a == b
+            (&a.pos, &b.pos),
+            (Ok(x), Ok(y)) if a.fen.placement() == b.fen.placement() && x == y
         )
 }
 

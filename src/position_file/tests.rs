@@ -120,7 +120,9 @@ fn reading_after_a_line_is_reading_it_alone() {
     let mut split = 0;
     for l in &lines {
         if l.is_ascii() {
-            assert_eq!(words(l), words_of(l, l.char_indices()), "{l}");
+            let fast = words(l, true).map(|w| w.as_slice().to_vec());
+            let slow = words_of(l, l.char_indices()).map(|w| w.as_slice().to_vec());
+            assert_eq!(fast, slow, "{l}");
             split += 1;
         }
     }
@@ -135,4 +137,42 @@ fn reading_after_a_line_is_reading_it_alone() {
             assert_eq!(after, alone, "{before} then {l}");
         }
     }
+}
+
+/// The byte-wise reading of an ASCII line ([`ascii_words`], [`trim_line`]) against the character-wise one
+/// ([`words_of`] over `char_indices`, `str::trim`) on random lines of every byte that matters (each kind of
+/// white space, `0x1c`, which `char::is_whitespace` does not count, quotes closed or not, `;`), more words than
+/// are kept in place included: the same words, the same errors, the same trimmed text.
+#[test]
+fn ascii_words_are_the_characters_words() {
+    let alphabet = b"ab8/ \t\n\x0b\x0c\r\x1c\";-";
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let (mut quoted, mut heap, mut errors) = (0, 0, 0);
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 60) as usize;
+        let line: String = (0..len)
+            .map(|k| {
+                let x = state.rotate_left(k as u32 * 5) ^ (k as u64).wrapping_mul(0x9E37_79B9);
+                alphabet[(x % alphabet.len() as u64) as usize] as char
+            })
+            .collect();
+        assert_eq!(trim_line(&line, true), line.trim(), "{line:?}");
+        let fast = ascii_words(&line).map(|w| w.as_slice().to_vec());
+        let slow = words_of(&line, line.char_indices()).map(|w| w.as_slice().to_vec());
+        assert_eq!(fast, slow, "{line:?}");
+        match &fast {
+            Ok(w) => {
+                quoted += usize::from(w.iter().any(|x| matches!(x, Word::Quoted(_))));
+                heap += usize::from(w.len() > INLINE_WORDS);
+            }
+            Err(_) => errors += 1,
+        }
+    }
+    assert!(
+        quoted > 100 && heap > 100 && errors > 100,
+        "{quoted} {heap} {errors}"
+    );
 }

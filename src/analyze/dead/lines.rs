@@ -9,12 +9,16 @@
 //! position reachable from it. So no reachable position is a checkmate of the loser.
 //!
 //! The search is depth first and stops at the first line that ends elsewhere, so on an ordinary position it
-//! costs a move generation per ply of one line; it decides the positions where every move captures the last
-//! mating material (`8/6K1/8/p7/kQ6/8/8/8 b`: both of Black's moves take the queen).
+//! costs one pass of the move generator per ply of one line: a position's first move alone is taken
+//! ([`FirstMove`], no list built) and its other moves are listed only once the line through the first has
+//! ended (on real game positions the first line almost never does); it decides the positions where every move
+//! captures the last mating material (`8/6K1/8/p7/kQ6/8/8/8 b`: both of Black's moves take the queen).
 
 use super::material::material_rule;
 use super::{in_check, legal};
+use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::movegen::{self as mg, Consumer, Sink};
 use crate::types::{Color, Role};
 
 /// Plies of the lines explored.
@@ -55,6 +59,10 @@ pub(super) fn may_end(root: &Board, winner: Color, root_moves: usize) -> bool {
 /// Root moves at most for the [`may_end`] gate with more heavy units than plies.
 const GATE_MOVES: usize = 8;
 
+/// Whether every line from `b` (its material not looked at yet) ends as the module says within `plies` plies,
+/// counting `b` and the positions after it in `visited`. The moves are tried in the generator's order, the
+/// first before the others are listed ([`FirstMove`]): the same positions visited, in the same order, as
+/// [`moves_end_well`] over the full list.
 fn ends_well(
     b: &Board,
     cd: &CastlingData,
@@ -70,8 +78,39 @@ fn ends_well(
     if material_rule(b, winner).is_some() {
         return true;
     }
+    let Some(first) = FirstMove::of(b, cd) else {
+        return game_over_well(b, winner);
+    };
+    if plies == 0
+        || !ends_well(
+            &b.make::<false>(cd, first),
+            cd,
+            winner,
+            plies - 1,
+            budget,
+            visited,
+        )
+    {
+        return false;
+    }
     let list = legal(b, cd);
-    moves_end_well(b, cd, winner, plies, budget, visited, list.as_slice())
+    debug_assert_eq!(list.as_slice().first(), Some(&first));
+    list.as_slice()[1..].iter().all(|&m| {
+        ends_well(
+            &b.make::<false>(cd, m),
+            cd,
+            winner,
+            plies - 1,
+            budget,
+            visited,
+        )
+    })
+}
+
+/// A position without legal moves ends the game: stalemate or the winner checkmated end it well; the loser
+/// checkmated is the mate itself (FIDE 5.1.1, 5.2.1).
+fn game_over_well(b: &Board, winner: Color) -> bool {
+    b.turn() == winner || !in_check(b)
 }
 
 /// [`ends_well`] of a position whose material was looked at, with its legal moves.
@@ -85,13 +124,12 @@ fn moves_end_well(
     moves: &[u32],
 ) -> bool {
     if moves.is_empty() {
-        // Stalemate or the winner checkmated ends the game; the loser checkmated is the mate itself.
-        return b.turn() == winner || !in_check(b);
+        return game_over_well(b, winner);
     }
     plies > 0
         && moves.iter().all(|&m| {
             ends_well(
-                &b.make::<true>(cd, m),
+                &b.make::<false>(cd, m),
                 cd,
                 winner,
                 plies - 1,
@@ -99,4 +137,80 @@ fn moves_end_well(
                 visited,
             )
         })
+}
+
+/// The first legal move in the generator's order (the first of [`legal`]'s list), found by one pass of the
+/// generator that expands no target set and builds no list: a [`Sink`] that keeps the first move it is
+/// offered, packed as [`Consumer`]s get it.
+struct FirstMove(Option<u32>);
+
+impl FirstMove {
+    fn of(b: &Board, cd: &CastlingData) -> Option<u32> {
+        let mut first = FirstMove(None);
+        mg::generate::<MagicSliders, _>(b, cd, &mut first);
+        first.0
+    }
+}
+
+/// The [`Consumer`] that keeps the first move it takes (for the pawn moves, packed by the generator's own
+/// [`mg::pawn_moves_to`]).
+struct Keep(Option<u32>);
+
+impl Consumer for Keep {
+    #[inline(always)]
+    fn take(&mut self, m: u32) {
+        self.0.get_or_insert(m);
+    }
+}
+
+impl Sink for FirstMove {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, targets: u64) {
+        if self.0.is_none() && targets != 0 {
+            self.0 = Some(mg::pack(role, from, targets.trailing_zeros()));
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, delta: i32, promo: u64) {
+        if self.0.is_none() && targets != 0 {
+            let mut keep = Keep(None);
+            mg::pawn_moves_to(targets.trailing_zeros(), delta, promo, &mut keep);
+            self.0 = keep.0;
+        }
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.0.get_or_insert(mg::pack_ep(from, to));
+    }
+    #[inline(always)]
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.0.get_or_insert(mg::pack_castle(king, rook));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::random::{random_position, Rng};
+
+    /// [`FirstMove`] is the first move of the generator's list, on random-game positions (standard and
+    /// Chess960 starts: castling, en passant, promotions) and on positions without a move.
+    #[test]
+    fn first_move_is_the_lists_first() {
+        let mut rng = Rng::new(5);
+        let mut none = 0;
+        for game in 0..3_000 {
+            let setup = random_position(&mut rng, game % 3 == 0, 300);
+            let (b, cd) = Board::from_setup(&setup);
+            let first = FirstMove::of(&b, &cd);
+            assert_eq!(
+                first,
+                legal(&b, &cd).as_slice().first().copied(),
+                "{}",
+                setup.to_fen()
+            );
+            none += usize::from(first.is_none());
+        }
+        assert!(none > 0, "no position without a move");
+    }
 }

@@ -52,7 +52,6 @@ use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen::{self as mg};
 use crate::error::{Error, Result};
-use crate::position::Setup;
 use crate::reference::Mailbox;
 use crate::types::{Color, Move, Role};
 use crate::validate::Checked;
@@ -246,7 +245,7 @@ pub fn decide_next(
     let deadline = limits.time.map(|t| Instant::now() + t);
     // The memo's root serves only the position it was made from (checked, not assumed).
     let shared = match memo.root.take() {
-        Some(r) if r.setup == *pos.setup() => r,
+        Some(r) if r.source == *pos => r,
         _ => Root::of(pos),
     };
     let result = decide_from(pos, winner, limits, memo, &shared, deadline);
@@ -258,7 +257,7 @@ pub fn decide_next(
 #[derive(Clone, Debug)]
 struct Root {
     /// The position it was made from.
-    setup: Setup,
+    source: Checked,
     board: Board,
     cd: CastlingData,
     /// The forced moves played.
@@ -298,7 +297,7 @@ impl Root {
             count = mg::count::<MagicSliders>(&root, &cd);
         }
         Root {
-            setup: pos.setup().clone(),
+            source: pos.clone(),
             board: root,
             cd,
             prefix,
