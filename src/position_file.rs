@@ -156,7 +156,9 @@ fn words(line: &str, ascii: bool) -> std::result::Result<Words<'_>, String> {
 /// Words of a line kept in place: a FEN line has 4 to 8 of them.
 const INLINE_WORDS: usize = 12;
 
-/// The words of a line: up to [`INLINE_WORDS`] in place, more on the heap.
+/// The words of a line: up to [`INLINE_WORDS`] in place, more on the heap. The in-place variant is the large
+/// one on purpose: a value of this type lives on the stack for one line, and the point is no allocation per line.
+#[allow(clippy::large_enum_variant)]
 enum Words<'a> {
     Inline([Word<'a>; INLINE_WORDS], usize),
     Heap(Vec<Word<'a>>),
