@@ -562,18 +562,12 @@ const FIGURES: &[Figure] = &[
     },
     Figure {
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
-        source: (
-            "docs/dead-positions.md",
-            "full **6.71 s against CHA-Solver's 8.76 s, ",
-        ),
+        source: ("docs/dead-positions.md", "merged tree (e12c3e8): full "),
         quotes: &[("README.md", "131,072 queries | ")],
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: (
-            "docs/dead-positions.md",
-            "**0.341 s against `--fast`'s 0.422 s, ",
-        ),
+        source: ("docs/dead-positions.md", "(6.84 and 6.96 s); scan "),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
