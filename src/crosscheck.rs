@@ -44,7 +44,7 @@ pub use crate::position::{FenError, Setup};
 pub use crate::validate::Checked;
 
 use crate::compare::classify;
-use crate::compare::random::{random_position, Rng};
+use crate::random::{random_position, Rng};
 use crate::reference;
 use crate::validate;
 use crate::verify::{walk_tree, Node, Step};

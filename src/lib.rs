@@ -46,6 +46,8 @@
 //! - [`retro`]: retro-analysis, proofs that a position is impossible (FIDE 3.10.3): counting arguments and
 //!   retraction of the last move; imports only `types`, `position` and `reference`;
 //! - [`validate`]: validity (FIDE 3.10.3) and [`Checked`], the type of a position perft is defined on;
+//! - [`random`]: random reachable positions (seeded playouts from the standard or a Chess960 start), for
+//!   `stress` and for the tests of every layer above `reference`; imports only `types`, `position` and `reference`;
 //! - [`san`]: Standard Algebraic Notation (FIDE Appendix C), written and read;
 //! - [`line`]: lines of play: moves given as UCI or SAN text played from a [`Checked`] position
 //!   ([`line::play_line`], and [`line::play_moves`] for `--moves`);
@@ -93,6 +95,7 @@ pub mod line;
 pub mod position;
 pub mod position_file;
 pub mod proofgame;
+pub mod random;
 pub mod reference;
 #[cfg(feature = "render")]
 pub mod render;

@@ -19,7 +19,9 @@ pub use crate::error::ValidityError;
 use crate::error::{Error, Result};
 use crate::position::Setup;
 use crate::reference;
-use crate::types::{CastlingSide, Color, Move, Piece, Role, Square};
+use crate::types::{
+    CastlingSide, Color, Move, Piece, Role, Square, KING_STEPS, KNIGHT_STEPS, LINE_DIRECTIONS,
+};
 use std::fmt;
 
 /// A position [`check`] found no [`ValidityError`] in, with the warnings it finds. The only ways to get
@@ -377,16 +379,19 @@ fn attacked(setup: &Setup, target: Square, by: Color) -> bool {
         return true;
     }
     // FIDE 3.6 (knight) and 3.8.1 (king).
-    if KNIGHT_JUMPS
+    if KNIGHT_STEPS
         .iter()
         .any(|&(df, dr)| holds(at(df, dr), Role::Knight))
-        || LINES.iter().any(|&(df, dr)| holds(at(df, dr), Role::King))
+        || KING_STEPS
+            .iter()
+            .any(|&(df, dr)| holds(at(df, dr), Role::King))
     {
         return true;
     }
     // FIDE 3.2–3.5: along each line to the first unit; diagonals for bishops, files and ranks for rooks.
-    LINES.iter().enumerate().any(|(i, &(df, dr))| {
-        let slider = if i < 4 { Role::Bishop } else { Role::Rook };
+    LINE_DIRECTIONS.iter().enumerate().any(|(i, &(df, dr))| {
+        // LINE_DIRECTIONS: files and ranks first, then the diagonals.
+        let slider = if i < 4 { Role::Rook } else { Role::Bishop };
         let mut k = 1;
         while let Some(sq) = at(df * k, dr * k) {
             if let Some(p) = setup.piece_at(sq) {
@@ -397,29 +402,6 @@ fn attacked(setup: &Setup, target: Square, by: Color) -> bool {
         false
     })
 }
-
-/// A knight's eight jumps (file, rank).
-const KNIGHT_JUMPS: [(i32, i32); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-/// The eight directions (file, rank): the four diagonals first, then files and ranks.
-const LINES: [(i32, i32); 8] = [
-    (1, 1),
-    (1, -1),
-    (-1, -1),
-    (-1, 1),
-    (0, 1),
-    (1, 0),
-    (0, -1),
-    (-1, 0),
-];
 
 fn check_castling(setup: &Setup, v: &mut Validity) {
     for (color, side, rook) in setup.castling.iter() {
@@ -571,7 +553,7 @@ fn too_much_material(setup: &Setup, color: Color) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::random::{random_position, Rng};
+    use crate::random::{random_position, Rng};
 
     /// `attacked` against the oracle, on every square and for both colours of `setup`; the number of
     /// (square, colour) pairs attacked.
@@ -590,6 +572,16 @@ mod tests {
             }
         }
         hits
+    }
+
+    /// Random playouts ([`crate::random`], standard and Chess960 starts) reach valid positions (FIDE 3.10.3).
+    #[test]
+    fn playouts_are_valid() {
+        let mut rng = Rng::new(7);
+        for _ in 0..20 {
+            let p = random_position(&mut rng, true, 40);
+            assert!(check(&p).is_ok(), "{}", p.to_fen());
+        }
     }
 
     /// Two positions are equal as [`Checked`] exactly when they are equal as [`Setup`]s: random-game positions

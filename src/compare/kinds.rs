@@ -26,8 +26,8 @@ use super::motifs::{
     ep_capturers, ep_motif, has_castling_right, has_pawn_on_seventh, has_pinned_piece,
     material_motif, mirror_files, pin_motif, promotion_motif, swap_colours,
 };
-use crate::compare::random::{random_position, Rng};
 use crate::position::Setup;
+use crate::random::{random_position, Rng};
 use crate::reference::Mailbox;
 use crate::validate::Checked;
 use std::sync::OnceLock;
@@ -74,7 +74,7 @@ pub enum Kind {
     /// (e.p. pins and evasions, aligned pins, many checkers), then the 127 positions of `standard.epd`.
     Suite,
     /// Random playouts (biased towards castling, e.p., promotions, checks, captures), see
-    /// [`crate::compare::random`]; from random Chess960 starts with `--chess960`.
+    /// [`crate::random`]; from random Chess960 starts with `--chess960`.
     Random,
 }
 

@@ -7,13 +7,13 @@
 //! - [`kinds`]: rule-directed positions for `stress` (e.p. pins, castling, Chess960, promotions, checks, ...),
 //!   dealt before random playouts;
 //! - `motifs`: the pieces each directed kind places to put its rule at its edge, and their board helpers;
-//! - [`random`]: random reachable positions for `stress`.
+//! - [`random`]: random reachable positions for `stress` ([`crate::random`], re-exported here).
 
 mod classify;
 mod drill;
 pub mod kinds;
 mod motifs;
-pub mod random;
+pub use crate::random;
 
 pub use classify::{classify, FailureKind};
 pub use drill::{compare, Comparison, Failure, Request, WrongCount};

@@ -3,8 +3,8 @@
 //! board helpers they are built with (files and ranks 0–7; the position is mirrored afterwards). Each motif
 //! returns `None` when its random geometry does not fit; [`super::kinds`] then tries again or falls back.
 
-use super::random::{random_position, Rng};
 use crate::position::Setup;
+use crate::random::{random_position, Rng};
 use crate::reference::{self, Mailbox};
 use crate::types::{CastlingSide, Color, Piece, Role, Square};
 use crate::validate::Checked;

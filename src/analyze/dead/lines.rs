@@ -95,7 +95,20 @@ fn ends_well(
     }
     let list = legal(b, cd);
     debug_assert_eq!(list.as_slice().first(), Some(&first));
-    list.as_slice()[1..].iter().all(|&m| {
+    all_end_well(b, cd, winner, plies, budget, visited, &list.as_slice()[1..])
+}
+
+/// [`ends_well`] after each of `moves` from `b`, with `plies` left before them.
+fn all_end_well(
+    b: &Board,
+    cd: &CastlingData,
+    winner: Color,
+    plies: u32,
+    budget: u64,
+    visited: &mut u64,
+    moves: &[u32],
+) -> bool {
+    moves.iter().all(|&m| {
         ends_well(
             &b.make::<false>(cd, m),
             cd,
@@ -126,17 +139,7 @@ fn moves_end_well(
     if moves.is_empty() {
         return game_over_well(b, winner);
     }
-    plies > 0
-        && moves.iter().all(|&m| {
-            ends_well(
-                &b.make::<false>(cd, m),
-                cd,
-                winner,
-                plies - 1,
-                budget,
-                visited,
-            )
-        })
+    plies > 0 && all_end_well(b, cd, winner, plies, budget, visited, moves)
 }
 
 /// The first legal move in the generator's order (the first of [`legal`]'s list), found by one pass of the
@@ -191,7 +194,7 @@ impl Sink for FirstMove {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::random::{random_position, Rng};
+    use crate::random::{random_position, Rng};
 
     /// [`FirstMove`] is the first move of the generator's list, on random-game positions (standard and
     /// Chess960 starts: castling, en passant, promotions) and on positions without a move.

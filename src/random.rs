@@ -164,14 +164,15 @@ mod tests {
         assert_eq!(all.len(), 960);
     }
 
+    /// The same seed, the same positions (their validity is tested in `validate`'s tests, which sit above this
+    /// module: `playouts_are_valid`).
     #[test]
-    fn playouts_are_reproducible_and_valid() {
+    fn playouts_are_reproducible() {
         let mut a = Rng::new(7);
         let mut b = Rng::new(7);
         for _ in 0..20 {
             let p = random_position(&mut a, true, 40);
             assert_eq!(p, random_position(&mut b, true, 40));
-            assert!(crate::validate::check(&p).is_ok());
         }
     }
 }
