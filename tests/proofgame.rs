@@ -497,6 +497,19 @@ fn stop_at_cook_stops_the_count() {
     );
 }
 
+/// `proofgame DIAGRAM --plies N --json --max-nodes M`, asserted to be proved unique (one game counted); its JSON.
+fn proved_unique(diagram: &str, plies: u32, max_nodes: u64) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+        .args(["proofgame", diagram, "--plies", &plies.to_string()])
+        .args(["--json", "--max-nodes", &max_nodes.to_string()])
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"], "unique", "{diagram} in {plies}: {v}");
+    assert_eq!(v["count"], 1, "{v}");
+    v
+}
+
 /// D10 (docs/proofgames.md: every unit goes to a diagram square of its role or is captured) on three of
 /// Euclide's problems that its output file calls "Solution unique" (tests/data/proofgame-euclide.txt:
 /// `castling`, 15 plies; `twin_squares_two_on_same_diagonal`, 14; `switchback_rook`, 18): each is proved unique
@@ -522,14 +535,7 @@ fn unit_assignment_bound_proves_euclide_problems_unique() {
             250_000,
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
-            .args(["proofgame", diagram, "--plies", &plies.to_string()])
-            .args(["--json", "--max-nodes", &max_nodes.to_string()])
-            .output()
-            .expect("runs");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        assert_eq!(v["verdict"], "unique", "{diagram} in {plies}: {v}");
-        assert_eq!(v["count"], 1, "{v}");
+        proved_unique(diagram, plies, max_nodes);
     }
 }
 
@@ -555,14 +561,7 @@ fn cheap_counts_decide_before_the_first_solution_search() {
             40_000,
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
-            .args(["proofgame", diagram, "--plies", &plies.to_string()])
-            .args(["--json", "--max-nodes", &max_nodes.to_string()])
-            .output()
-            .expect("runs");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        assert_eq!(v["verdict"], "unique", "{diagram} in {plies}: {v}");
-        assert_eq!(v["count"], 1, "{v}");
+        let v = proved_unique(diagram, plies, max_nodes);
         let nodes = v["nodes"].as_u64().expect("nodes");
         assert!(
             nodes <= at_most,
