@@ -190,8 +190,21 @@ impl CpuBackend {
         n >= WIDE_BATCH_PER_THREAD * self.install(rayon::current_num_threads)
     }
 
+    /// Runs `f` in this backend's pool. Called from a worker of another rayon pool (a suite's entries in
+    /// parallel on the global pool), the call waits on a plain scoped thread: rayon's own cross-pool wait
+    /// keeps the waiting worker busy with the other pool's jobs, each of which calls here again and waits
+    /// in turn, nesting one entry's stack in another's until the thread's stack overflows (CI, stop 49).
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
+            Some(p)
+                if p.current_thread_index().is_none()
+                    && rayon::current_thread_index().is_some() =>
+            {
+                std::thread::scope(|s| match s.spawn(|| p.install(f)).join() {
+                    Ok(r) => r,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+            }
             Some(p) => p.install(f),
             None => f(),
         }
