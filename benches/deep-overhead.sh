@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Overhead of the deep-run paths (issue 36): the same count run plainly, with --checkpoint (nothing to resume),
-# with --split-depth S, killed (SIGKILL) when 40 % of its journal is written and resumed, and as
+# with --split-depth S, killed (SIGTERM, or the signal named by KILL_SIGNAL, e.g. KILL_SIGNAL=KILL for kill -9)
+# when 40 % of its journal is written and resumed, and as
 # plan --shards 4 + 4 × run-unit + merge. The five are run interleaved, RUNS rounds (default 3); each run's CPU
 # seconds (user + system, /usr/bin/time) and wall seconds are printed, then per path the medians and the
 # ratios of the medians to the plain run's. Every path must print the plain count (the script stops if not).
@@ -17,6 +18,9 @@ split="${3:-4}"
 shift 3 || shift $# || true
 extra=("$@")
 [ ${#extra[@]} -gt 0 ] || extra=(--threads 2)
+# SIGTERM is what scancel, a pod eviction and kill send (and SIGINT, Ctrl-C, is handled alike): the run writes
+# its table snapshot as it stops. KILL_SIGNAL=KILL measures kill -9, which keeps only the last periodic one.
+signal="${KILL_SIGNAL:-TERM}"
 if [ -n "${FEN:-}" ]; then pos=(--fen "$FEN"); else pos=(--startpos); fi
 if [ -z "${PERFTLAB:-}" ]; then
     cargo build --release --quiet
@@ -64,7 +68,7 @@ split_run() {
     timed split "$bin" perft "${pos[@]}" --depth "$depth" --split-depth "$split" --quiet "${extra[@]}"
     check split
 }
-killed() { # --checkpoint, SIGKILL once 40 % of the frontier is journaled, then the same command again
+killed() { # --checkpoint, $KILL_SIGNAL once 40 % of the frontier is journaled, then the same command again
     local j="$work/k.jsonl" pid child total lines
     rm -f "$j"
     local args=(perft "${pos[@]}" --depth "$depth" --checkpoint "$j" --quiet "${extra[@]}")
@@ -78,7 +82,7 @@ killed() { # --checkpoint, SIGKILL once 40 % of the frontier is journaled, then 
         sleep 0.01
     done
     child=$(pgrep -P "$pid" || true)
-    [ -n "$child" ] && kill -KILL "$child"
+    [ -n "$child" ] && kill -"$signal" "$child"
     wait "$pid" || true
     tail -n 1 "$work/time" >"$work/time.last"
     read -r u s e <"$work/time.last"
@@ -97,7 +101,7 @@ units() { # plan --shards 4, 4 × run-unit, merge (the plan at the same split pl
 }
 
 echo "perftlab $("$bin" --version 2>/dev/null | awk '{print $2}'), ${FEN:-start position} perft $depth, split ply $split," \
-    "options: ${extra[*]}, $runs interleaved rounds; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    "options: ${extra[*]}, $runs interleaved rounds, killed with SIG$signal; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$work/parts"
 "$bin" perft "${pos[@]}" --depth "$depth" --quiet "${extra[@]}" >"$work/out" 2>/dev/null
 want=$(nodes_of)

@@ -4,6 +4,8 @@
 //!
 //! When SIGINT or SIGTERM comes, the watcher does not wait for the running computation (a perft subtree can
 //! take minutes) but stops the process at once:
+//! 0. it runs the [`set_stop_hook`] hook, if one is set (a deep run's table snapshot is written there, so a
+//!    resumed run finds the table the stopped one had, not the last periodic snapshot);
 //! 1. it takes the [`critical`] lock, so that no journal record or result file is half written, kills the
 //!    process group of every external engine still registered with [`register_group`] (an engine and what
 //!    it started never outlive perftlab), and removes the temporary files of unfinished atomic writes
@@ -28,6 +30,11 @@ static CRITICAL: Mutex<()> = Mutex::new(());
 static STARTED: OnceLock<Instant> = OnceLock::new();
 static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 static TEMP_FILES: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+
+/// Work to save before an interruption stops the process ([`set_stop_hook`]).
+pub type StopHook = Box<dyn Fn() + Send>;
+
+static STOP_HOOK: Mutex<Option<StopHook>> = Mutex::new(None);
 
 /// Kill every process of the process groups `groups` (Unix; by the shell's `kill -KILL -PGID`, which needs
 /// no unsafe code).
@@ -139,9 +146,23 @@ pub fn park_if_stopping() {
     }
 }
 
-/// Mark the start of an interruption: from now on [`stopping`] is true. The signal watcher calls it first.
+/// Mark the start of an interruption: from now on [`stopping`] is true; then run the [`set_stop_hook`] hook
+/// (before the watcher takes [`critical`], which the hook may take for its own atomic rename). The signal
+/// watcher calls it first.
 pub fn begin_stop() {
     STOPPING.store(true, Ordering::SeqCst);
+    let hook = STOP_HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = hook.as_ref() {
+        h();
+    }
+}
+
+/// Set (or with `None` remove) the work an interruption does before it stops the process: saving what a
+/// long computation holds in memory (a deep run's hash table). One hook at a time; it runs while the
+/// computation goes on in other threads, so it must read shared state safely. Removing it waits for a hook
+/// that is running, so that what the caller does next (removing the file the hook writes) comes after it.
+pub fn set_stop_hook(hook: Option<StopHook>) {
+    *STOP_HOOK.lock().unwrap_or_else(|e| e.into_inner()) = hook;
 }
 
 /// Kill the process groups registered with [`register_group`] and remove the temporary files registered with

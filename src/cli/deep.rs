@@ -38,7 +38,7 @@ pub(crate) fn parse_zobrist_seed(s: &str) -> std::result::Result<u64, String> {
 /// A backend built from the flags, with its hash table when it is the CPU backend's (saved beside a deep
 /// run's journal: [`crate::deep::snapshot`]).
 pub(super) enum Engine {
-    Cpu(CpuBackend),
+    Cpu(std::sync::Arc<CpuBackend>),
     Other(Box<dyn Backend>),
 }
 
@@ -54,22 +54,22 @@ impl Engine {
         a.check(BackendKind::Cpu)?;
         super::init_threads(a.threads);
         let cpu = CpuBackend::new(a.hash_mb(), a.threads, !a.no_merge)?;
-        Ok(Engine::Cpu(match seed {
+        Ok(Engine::Cpu(std::sync::Arc::new(match seed {
             Some(s) => cpu.with_zobrist_seed(s),
             None => cpu,
-        }))
+        })))
     }
 
     pub(super) fn backend(&self) -> &dyn Backend {
         match self {
-            Engine::Cpu(c) => c,
+            Engine::Cpu(c) => c.as_ref(),
             Engine::Other(b) => b.as_ref(),
         }
     }
 
-    pub(super) fn table(&self) -> Option<&dyn TableStore> {
+    pub(super) fn table(&self) -> Option<std::sync::Arc<dyn TableStore>> {
         match self {
-            Engine::Cpu(c) => Some(c),
+            Engine::Cpu(c) => Some(c.clone()),
             Engine::Other(_) => None,
         }
     }

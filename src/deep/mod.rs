@@ -17,6 +17,7 @@
 //! Statistics columns are leaf counts of the last ply, so the subtree statistics of a frontier position depend
 //! on that position only and combine exactly like node counts.
 
+pub mod build;
 pub mod journal;
 pub mod plan;
 pub mod seal;
@@ -79,7 +80,7 @@ pub struct SplitRun<'a> {
     pub zobrist_seed: Option<u64>,
     /// The backend's hash table, saved beside the journal and loaded on resume ([`snapshot`]; None: not
     /// saved).
-    pub table: Option<&'a dyn snapshot::TableStore>,
+    pub table: Option<std::sync::Arc<dyn snapshot::TableStore>>,
 }
 
 /// What a split `perft` found, and where its time went.
@@ -264,7 +265,17 @@ pub fn perft_split(
     let (what, rest) = (format!("perft depth {depth}"), depth - s);
     let run = match journal.as_mut() {
         Some(j) => snapshot::run_journaled(
-            engine, &todo, rest, o.stats, j, o.table, None, o.progress, &what, &resume, note,
+            engine,
+            &todo,
+            rest,
+            o.stats,
+            j,
+            o.table.clone(),
+            None,
+            o.progress,
+            &what,
+            &resume,
+            note,
         )?,
         None => work::run_positions(
             engine, &todo, rest, o.stats, None, o.progress, &what, &resume,

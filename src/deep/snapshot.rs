@@ -5,8 +5,9 @@
 //! The table is reached through [`TableStore`] (the command line implements it for the CPU backend; this
 //! module does not know the backend). A snapshot `JOURNAL.table` is:
 //! 1. one line of sealed JSON ([`super::seal`]) naming what the table is for: the build (SHA-256 of the
-//!    running executable), the Zobrist seed, the table's bytes and buckets, the record size, the smallest
-//!    depth kept and the journal's header checksum (its identity);
+//!    running executable, and the file identity it was taken from: [`super::build`]), the Zobrist seed, the
+//!    table's bytes and buckets, the record size, the smallest depth kept and the journal's header checksum
+//!    (its identity);
 //! 2. the table's entries of that depth or more, streamed from the table ([`TableStore::export`]: no copy of
 //!    the table is made in memory);
 //! 3. the number of records (u64, little-endian) and the SHA-256 of everything before it.
@@ -19,6 +20,7 @@
 //! Every entry is an exact subtree count keyed by the position's two hashes, so an accepted snapshot cannot
 //! change a count; a rejected one costs only the time to refill the table.
 
+use super::build;
 use super::journal::Journal;
 use super::seal::{is_sealed, seal};
 use super::work::{self, PieceResult, Recorder};
@@ -29,6 +31,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The size and keys of a hash table, part of a snapshot's seal: entries are placed by bucket and keyed by the
@@ -46,7 +49,7 @@ pub struct TableShape {
 }
 
 /// A backend's hash table of subtree counts, as a snapshot sees it.
-pub trait TableStore: Sync {
+pub trait TableStore: Send + Sync {
     /// The table in use, or `None` when there is none to save (hashing off, or a table of statistics).
     fn shape(&self) -> Option<TableShape>;
     /// Stream the entries of depth `min_depth` or more to `sink` in records of [`TableShape::record_bytes`];
@@ -65,29 +68,6 @@ pub trait TableStore: Sync {
     fn clear(&self);
 }
 
-/// The SHA-256 of the running executable (hex), computed once: a snapshot is loaded only by the build that
-/// wrote it (another build may store other counts under the same keys). `None` when it cannot be read.
-fn build_id() -> Option<&'static str> {
-    static ID: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    ID.get_or_init(|| {
-        let mut f = std::fs::File::open(std::env::current_exe().ok()?).ok()?;
-        let mut h = Sha256::new();
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            match f.read(&mut buf).ok()? {
-                0 => break,
-                n => h.update(&buf[..n]),
-            }
-        }
-        Some(hex(&h.finalize()))
-    })
-    .as_deref()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Length of the trailer: the record count (8 bytes) and the SHA-256 (32 bytes).
 const TRAILER_BYTES: u64 = 40;
 
@@ -101,29 +81,36 @@ const MIN_INTERVAL: Duration = Duration::from_secs(1);
 /// wall time goes to them).
 const INTERVAL_PER_COST: u32 = 50;
 
-/// The table snapshot of one journal: where it lives, what it is sealed with, when the next is due.
-pub struct Snapshots<'a> {
-    store: &'a dyn TableStore,
+/// Where a snapshot is written and what with: shared by the run and its [`crate::interrupt`] stop hook, which
+/// writes it once more when SIGINT or SIGTERM stops the run (`writing` keeps the two from writing at once).
+struct Target {
+    store: Arc<dyn TableStore>,
     path: PathBuf,
     /// The header line this run writes (and accepts), sealed.
     header: String,
     min_depth: u32,
+    writing: Mutex<()>,
+}
+
+/// The table snapshot of one journal: where it lives, what it is sealed with, when the next is due.
+pub struct Snapshots {
+    target: Arc<Target>,
     last: Instant,
     interval: Duration,
     /// Set when a write failed: no more snapshots are tried; the warning for the caller to show.
     pub failed: Option<String>,
 }
 
-impl<'a> Snapshots<'a> {
+impl Snapshots {
     /// The snapshot beside the journal at `journal` (`JOURNAL.table`) of `store`'s table, keeping entries of
     /// depth `min_depth` or more, sealed with the journal's header checksum `journal_sha`; `None` when the
     /// backend has no table to save or the build cannot be named.
     pub fn new(
-        store: &'a dyn TableStore,
+        store: Arc<dyn TableStore>,
         journal: &Path,
         journal_sha: &str,
         min_depth: u32,
-    ) -> Option<Snapshots<'a>> {
+    ) -> Option<Snapshots> {
         let mut path = journal.as_os_str().to_owned();
         path.push(".table");
         Snapshots::at(store, PathBuf::from(path), journal_sha, min_depth)
@@ -131,16 +118,18 @@ impl<'a> Snapshots<'a> {
 
     /// The snapshot at `path`, sealed with `owner` (a journal's or a plan's checksum).
     pub fn at(
-        store: &'a dyn TableStore,
+        store: Arc<dyn TableStore>,
         path: PathBuf,
         owner: &str,
         min_depth: u32,
-    ) -> Option<Snapshots<'a>> {
+    ) -> Option<Snapshots> {
         let shape = store.shape()?;
+        build::adopt_from(&path, MAX_HEADER_BYTES);
         let header = seal(
             json!({
                 "perftlab_table": 1,
-                "build": build_id()?,
+                "build": build::build_id()?,
+                "exe": build::exe_identity(),
                 "zobrist_seed": shape.zobrist_seed,
                 "table_bytes": shape.bytes,
                 "buckets": shape.buckets,
@@ -152,26 +141,46 @@ impl<'a> Snapshots<'a> {
             .clone(),
         );
         Some(Snapshots {
-            store,
-            path,
-            header: format!("{header}\n"),
-            min_depth,
+            target: Arc::new(Target {
+                store,
+                path,
+                header: format!("{header}\n"),
+                min_depth,
+                writing: Mutex::new(()),
+            }),
             last: Instant::now(),
             interval: MIN_INTERVAL,
             failed: None,
         })
     }
 
+    /// Write the snapshot also when SIGINT or SIGTERM stops the run ([`crate::interrupt::set_stop_hook`]),
+    /// until [`Snapshots::unhook`]: the entries stored since the last periodic snapshot (among them the
+    /// finished positions of the batch in flight) are kept. The table is read while the workers go on
+    /// storing; a record read torn is a miss once loaded ([`TableStore::export`]).
+    pub fn hook_on_stop(&self) {
+        let target = Arc::clone(&self.target);
+        crate::interrupt::set_stop_hook(Some(Box::new(move || {
+            let _ = target.write();
+        })));
+    }
+
+    /// Remove the hook of [`Snapshots::hook_on_stop`] (waiting for it if it is writing).
+    pub fn unhook(&self) {
+        crate::interrupt::set_stop_hook(None);
+    }
+
     /// The snapshot's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.target.path
     }
 
     /// Load the snapshot into the (empty) table: `Ok(None)` when there is none, `Ok(Some(n))` with the
     /// entries loaded, `Err(why)` when it is not this run's (other build, keys, table size or journal) or is
     /// damaged; a damaged one found after records were stored leaves the table cleared.
     pub fn load(&self) -> std::result::Result<Option<u64>, String> {
-        let file = match std::fs::File::open(&self.path) {
+        let t = &*self.target;
+        let file = match std::fs::File::open(&t.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.to_string()),
             Ok(f) => f,
@@ -187,8 +196,16 @@ impl<'a> Snapshots<'a> {
         if !is_sealed(&had) {
             return Err("its header's checksum does not match".into());
         }
-        let want: Value = serde_json::from_str(&self.header).map_err(|e| e.to_string())?;
-        if had != want {
+        let want: Value = serde_json::from_str(&t.header).map_err(|e| e.to_string())?;
+        // Not the executable's file identity (another node's copy of the same build is the same build) nor
+        // the checksum over it.
+        let fields = |v: &Value| {
+            let mut m = v.as_object().cloned().unwrap_or_default();
+            m.remove("exe");
+            m.remove("sha256");
+            m
+        };
+        if fields(&had) != fields(&want) {
             let differ: Vec<&str> = [
                 "perftlab_table",
                 "build",
@@ -204,7 +221,7 @@ impl<'a> Snapshots<'a> {
             .collect();
             return Err(format!("it is for another {}", differ.join(", ")));
         }
-        let record = self.store.shape().map_or(1, |s| s.record_bytes) as u64;
+        let record = t.store.shape().map_or(1, |s| s.record_bytes) as u64;
         let body = len.saturating_sub(line.len() as u64);
         if body < TRAILER_BYTES || !(body - TRAILER_BYTES).is_multiple_of(record) {
             return Err("it is cut off (torn)".into());
@@ -214,7 +231,7 @@ impl<'a> Snapshots<'a> {
         let mut left = body - TRAILER_BYTES;
         let mut buf = vec![0u8; (1 << 20) / record as usize * record as usize];
         let damaged = |why: String| {
-            self.store.clear();
+            t.store.clear();
             Err(why)
         };
         while left > 0 {
@@ -223,7 +240,7 @@ impl<'a> Snapshots<'a> {
                 return damaged(e.to_string());
             }
             h.update(&buf[..n]);
-            if !self.store.import(&buf[..n]) {
+            if !t.store.import(&buf[..n]) {
                 return damaged("a record is not an entry of this table".into());
             }
             left -= n as u64;
@@ -246,6 +263,35 @@ impl<'a> Snapshots<'a> {
     /// The I/O error (the temporary file is removed).
     pub fn write(&mut self) -> std::io::Result<()> {
         let clock = Instant::now();
+        let written = self.target.write();
+        let cost = clock.elapsed();
+        self.interval = MIN_INTERVAL.max(cost * INTERVAL_PER_COST);
+        self.last = Instant::now();
+        written
+    }
+
+    /// Write a snapshot when one is due (and none has failed).
+    pub fn maybe_write(&mut self) {
+        if self.failed.is_none() && self.last.elapsed() >= self.interval {
+            if let Err(e) = self.write() {
+                self.failed = Some(format!(
+                    "warning: {}: cannot write the hash table snapshot ({e}); the run goes on without one",
+                    self.path().display()
+                ));
+            }
+        }
+    }
+
+    /// Remove the snapshot (the run is finished, or a new journal starts).
+    pub fn remove(&self) {
+        let _ = std::fs::remove_file(&self.target.path);
+    }
+}
+
+impl Target {
+    /// Write the snapshot: a temporary file beside it, renamed over it when complete (one writer at a time).
+    fn write(&self) -> std::io::Result<()> {
+        let _one = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let mut tmp = self.path.as_os_str().to_owned();
         tmp.push(format!(".tmp{}", std::process::id()));
         let tmp = PathBuf::from(tmp);
@@ -271,39 +317,19 @@ impl<'a> Snapshots<'a> {
             let _ = std::fs::remove_file(&tmp);
         }
         crate::interrupt::keep_on_stop(&tmp);
-        let cost = clock.elapsed();
-        self.interval = MIN_INTERVAL.max(cost * INTERVAL_PER_COST);
-        self.last = Instant::now();
         written
-    }
-
-    /// Write a snapshot when one is due (and none has failed).
-    pub fn maybe_write(&mut self) {
-        if self.failed.is_none() && self.last.elapsed() >= self.interval {
-            if let Err(e) = self.write() {
-                self.failed = Some(format!(
-                    "warning: {}: cannot write the hash table snapshot ({e}); the run goes on without one",
-                    self.path.display()
-                ));
-            }
-        }
-    }
-
-    /// Remove the snapshot (the run is finished, or a new journal starts).
-    pub fn remove(&self) {
-        let _ = std::fs::remove_file(&self.path);
     }
 }
 
 /// A journal that writes a table snapshot beside itself every few records ([`Snapshots::maybe_write`]).
-pub struct Snapshotted<'j, 'a> {
+pub struct Snapshotted<'j> {
     /// The journal.
     pub journal: &'j mut Journal,
     /// Its snapshot.
-    pub table: Snapshots<'a>,
+    pub table: Snapshots,
 }
 
-impl Recorder for Snapshotted<'_, '_> {
+impl Recorder for Snapshotted<'_> {
     fn done(&self) -> &BTreeMap<usize, PieceResult> {
         self.journal.done()
     }
@@ -322,12 +348,12 @@ impl Recorder for Snapshotted<'_, '_> {
 /// Open the snapshot of `journal` for `store` (none without a store or a table to save): when the journal
 /// resumes, load it, saying on `note` what was loaded or why it was ignored; when the journal is new, remove
 /// a snapshot left by an older run.
-pub fn open<'a>(
-    store: Option<&'a dyn TableStore>,
+pub fn open(
+    store: Option<Arc<dyn TableStore>>,
     journal: &Journal,
     min_depth: u32,
     note: &mut dyn FnMut(&str),
-) -> Option<(Snapshots<'a>, bool)> {
+) -> Option<(Snapshots, bool)> {
     let s = Snapshots::new(store?, journal.path(), journal.header_sha(), min_depth)?;
     if journal.done.is_empty() {
         s.remove();
@@ -337,7 +363,7 @@ pub fn open<'a>(
     Some((s, loaded))
 }
 
-impl Snapshots<'_> {
+impl Snapshots {
     /// [`Snapshots::load`], saying on `note` what was loaded or why the snapshot was ignored; whether entries
     /// were loaded.
     pub fn load_saying(&self, note: &mut dyn FnMut(&str)) -> bool {
@@ -396,7 +422,7 @@ pub fn run_journaled(
     rest: u32,
     stats: Option<Detail>,
     journal: &mut Journal,
-    store: Option<&dyn TableStore>,
+    store: Option<Arc<dyn TableStore>>,
     shared: Option<Shared<'_>>,
     progress: &dyn work::Progress,
     what: &str,
@@ -404,6 +430,9 @@ pub fn run_journaled(
     note: &mut dyn FnMut(&str),
 ) -> Result<work::Counted> {
     let store = store.filter(|_| stats.is_none());
+    if let Some(s) = &shared {
+        build::adopt_from(&s.path, MAX_HEADER_BYTES);
+    }
     let Some((table, loaded)) = open(store, journal, min_depth(rest), note) else {
         return work::run_positions(
             engine,
@@ -416,11 +445,18 @@ pub fn run_journaled(
             resume,
         );
     };
-    let shared =
-        shared.and_then(|s| Snapshots::at(table.store, s.path, s.plan_sha, min_depth(rest)));
+    let shared = shared.and_then(|s| {
+        Snapshots::at(
+            Arc::clone(&table.target.store),
+            s.path,
+            s.plan_sha,
+            min_depth(rest),
+        )
+    });
     if let (Some(s), false) = (&shared, loaded) {
         s.load_saying(note);
     }
+    table.hook_on_stop();
     let mut rec = Snapshotted { journal, table };
     let run = work::run_positions(
         engine,
@@ -432,19 +468,20 @@ pub fn run_journaled(
         what,
         resume,
     );
+    rec.table.unhook();
     if let Some(w) = &rec.table.failed {
         note(w);
     }
     if run.is_ok() {
         rec.table.remove();
         if let Some(mut s) = shared {
-            if let Some(dir) = s.path.parent() {
+            if let Some(dir) = s.path().parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
             if let Err(e) = s.write() {
                 note(&format!(
                     "warning: {}: cannot write the shared hash table ({e}); the result is kept",
-                    s.path.display()
+                    s.path().display()
                 ));
             }
         }

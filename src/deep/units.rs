@@ -365,7 +365,7 @@ fn result_files(plan: &Plan, k: usize) -> Vec<PathBuf> {
 }
 
 /// Options of `run-unit`.
-pub struct RunUnitOptions<'a> {
+pub struct RunUnitOptions {
     /// The plan directory.
     pub dir: PathBuf,
     /// The shard (None: from `SLURM_ARRAY_TASK_ID` or `JOB_COMPLETION_INDEX`).
@@ -376,7 +376,7 @@ pub struct RunUnitOptions<'a> {
     /// result; a seed other than the default is part of the journal's identity.
     pub zobrist_seed: Option<u64>,
     /// The backend's hash table, saved beside the journal ([`super::snapshot`]).
-    pub table: Option<&'a dyn super::snapshot::TableStore>,
+    pub table: Option<std::sync::Arc<dyn super::snapshot::TableStore>>,
 }
 
 fn shard_from_env(shard: Option<usize>) -> Result<usize> {
@@ -425,7 +425,7 @@ pub fn check_tag(t: &str) -> Result<()> {
 /// [`Error::Usage`] for a bad plan, shard or tag; backend failures.
 pub fn run_unit(
     engine: &dyn Backend,
-    o: &RunUnitOptions<'_>,
+    o: &RunUnitOptions,
     progress: &dyn work::Progress,
     note: &mut dyn FnMut(&str),
 ) -> Result<i32> {
@@ -514,7 +514,7 @@ pub fn run_unit(
         plan.rest(),
         plan.stats(),
         &mut journal,
-        o.table,
+        o.table.clone(),
         super::snapshot::Shared::of_plan(&o.dir, &plan.sha, tag),
         progress,
         &format!("run-unit shard {k}"),

@@ -1,0 +1,198 @@
+//! Hash table snapshots of deep runs (`src/deep/snapshot.rs`, `src/deep/build.rs`) from the outside: a run
+//! stopped by SIGTERM writes its snapshot as it stops and the resumed run loads it and stays exact; a shared
+//! table whose cached build hash is stale (the executable was rewritten in place) is refused by the unit that
+//! reads it, and the count is still exact.
+//!
+//! Expected counts come from `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
+
+mod common;
+
+use common::{cpw_rows, finish, perftlab, send_signal, spawn};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "perftlab-deep-snapshot-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn nodes(position: &str, depth: u32) -> u128 {
+    cpw_rows()
+        .into_iter()
+        .find(|r| r.position == position && r.depth == depth)
+        .unwrap_or_else(|| panic!("CPW row {position} {depth}"))
+        .nodes
+}
+
+fn out(o: std::process::Output) -> (i32, String, String) {
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Before, a run stopped by SIGINT or SIGTERM kept only its last periodic snapshot (the first one about a
+/// second after the start), so a run stopped earlier resumed with an empty table. The signal is sent once
+/// the first batch is journaled and before any periodic snapshot exists: the snapshot found afterwards was
+/// written by the stop.
+#[test]
+fn a_run_stopped_by_sigterm_writes_its_snapshot_and_resumes_exact() {
+    let dir = temp_dir("sigterm");
+    let (journal, table) = (dir.join("s.jsonl"), dir.join("s.jsonl.table"));
+    let j = journal.to_str().unwrap();
+    let args = [
+        "perft",
+        "--startpos",
+        "--depth",
+        "7",
+        "--split-depth",
+        "4",
+        "--checkpoint",
+        j,
+        "--threads",
+        "1",
+        "--hash",
+        "16",
+        "--quiet",
+    ];
+    let child = spawn(&args);
+    let t = Instant::now();
+    while lines(&journal) < 2 {
+        assert!(t.elapsed() < Duration::from_secs(120), "no batch journaled");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let early = !table.exists();
+    send_signal(child.id(), "TERM");
+    let (code, _, stderr) = finish(child, 60);
+    assert_eq!(code, 143, "{stderr}");
+    assert!(table.exists(), "no snapshot after SIGTERM: {stderr}");
+    let kept = lines(&journal) - 1;
+    assert!(kept < 72_078, "{kept}");
+    let (code, stdout, stderr) = out(perftlab().args(args).output().unwrap());
+    assert_eq!(
+        (code, stdout.trim()),
+        (0, format!("Nodes searched: {}", nodes("start", 7)).as_str()),
+        "{stderr}"
+    );
+    let loaded = stderr
+        .lines()
+        .find(|l| l.starts_with("loaded "))
+        .unwrap_or_else(|| panic!("the snapshot was not loaded: {stderr}"));
+    assert!(!loaded.starts_with("loaded 0 "), "{loaded}");
+    assert!(!table.exists(), "a finished run removes its snapshot");
+    if !early {
+        eprintln!("note: a periodic snapshot came before the signal (a slow machine)");
+    }
+}
+
+/// A copy of the test binary in `dir`, with 16 bytes of padding at its end (which the loader ignores), so that
+/// the test can rewrite the file in place without breaking it.
+fn padded_copy(dir: &Path) -> PathBuf {
+    let bin = dir.join("perftlab");
+    let mut bytes = std::fs::read(env!("CARGO_BIN_EXE_perftlab")).unwrap();
+    bytes.extend_from_slice(&[0u8; 16]);
+    std::fs::write(&bin, bytes).unwrap();
+    let mut perm = std::fs::metadata(&bin).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&bin, perm).unwrap();
+    bin
+}
+
+fn run_with(bin: &Path, args: &[&str]) -> (i32, String, String) {
+    out(Command::new(bin).args(args).output().unwrap())
+}
+
+/// A unit takes the build hash from the shared table's header when the header was written by the very same
+/// executable file (same device, inode, length, modification and status-change times), instead of hashing
+/// its 60 MB again; the same file rewritten in place (same inode and length, other contents and times) must
+/// hash itself and refuse the table as another build's.
+#[test]
+fn a_unit_refuses_a_shared_table_whose_cached_build_hash_is_stale() {
+    let dir = temp_dir("stale");
+    let bin = padded_copy(&dir);
+    let plan = dir.join("plan");
+    let p = plan.to_str().unwrap();
+    let (code, _, stderr) = run_with(
+        &bin,
+        &[
+            "plan",
+            "--startpos",
+            "--depth",
+            "6",
+            "--split-depth",
+            "3",
+            "--shards",
+            "3",
+            "--out",
+            p,
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let unit = |k: &str| {
+        run_with(
+            &bin,
+            &[
+                "run-unit",
+                p,
+                "--shard",
+                k,
+                "--threads",
+                "1",
+                "--hash",
+                "16",
+                "--quiet",
+            ],
+        )
+    };
+    let shared = plan.join("tables").join("shared.table");
+    let (code, _, stderr) = unit("0");
+    assert_eq!(code, 0, "{stderr}");
+    let bytes = std::fs::read(&shared).unwrap();
+    let line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let header: serde_json::Value = serde_json::from_slice(line).unwrap();
+    assert!(header["exe"]["ino"].is_u64(), "{header}");
+    // The same file: the table is loaded.
+    let (code, _, stderr) = unit("1");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("loaded ") && stderr.contains("shared.table"),
+        "{stderr}"
+    );
+    // Rewritten in place: one byte of the padding changes (inode and length stay).
+    let ino = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&bin).unwrap());
+    std::thread::sleep(Duration::from_millis(20));
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&bin).unwrap();
+        f.seek(SeekFrom::End(-1)).unwrap();
+        f.write_all(&[1]).unwrap();
+    }
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&bin).unwrap()),
+        ino
+    );
+    let (code, _, stderr) = unit("2");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("ignoring the hash table snapshot") && stderr.contains("another build"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run_with(&bin, &["merge", p]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        format!("Nodes searched: {}", nodes("start", 6)),
+        "{stderr}"
+    );
+}
