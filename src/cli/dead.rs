@@ -710,11 +710,13 @@ mod tests {
         assert!(moves.iter().any(|m| m.promotion_role().is_some()));
         let fen = "8/8 \"x\\ é";
         let reason = "a \"quoted\" reason \\ with\na newline";
-        let cases: [(
-            Option<&[Move]>,
-            Option<&dyn std::fmt::Display>,
+        // A helpmate, a reason, `shortest`.
+        type Case<'a> = (
+            Option<&'a [Move]>,
+            Option<&'a dyn std::fmt::Display>,
             Option<bool>,
-        ); 3] = [
+        );
+        let cases: [Case; 3] = [
             (Some(&moves), None, Some(true)),
             (None, Some(&reason), None),
             (Some(&moves[..0]), None, Some(false)),
