@@ -1018,6 +1018,34 @@ fn the_scan_memo_skips_the_second_closure_only() {
     );
 }
 
+/// A memo (`dead::decide_next`) serves only the position it was made from: asked next about another position
+/// (bare kings: no mate, FIDE 1.5) it answers that position's own question, and about an equal position held
+/// elsewhere (a clone: compared, not recognized by reference) the same as a fresh `decide`.
+#[test]
+fn the_memo_serves_only_its_position() {
+    let lim = limits(3_000_000);
+    let open = Checked::from_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").unwrap();
+    let bare = Checked::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    let copy = open.clone();
+    let mut memo = dead::Memo::default();
+    let first = dead::decide_next(&open, Color::White, &lim, &mut memo).unwrap();
+    let Verdict::Winnable { helpmate } = &first.verdict else {
+        panic!("K+P v K: a pawn that promotes mates: {:?}", first.verdict)
+    };
+    assert_helpmate(&open, Color::White, helpmate);
+    let other = dead::decide_next(&bare, Color::White, &lim, &mut memo).unwrap();
+    assert!(
+        matches!(other.verdict, Verdict::Unwinnable { .. }),
+        "{:?}",
+        other.verdict
+    );
+    let again = dead::decide_next(&copy, Color::White, &lim, &mut memo).unwrap();
+    assert_eq!(
+        again.verdict,
+        dead::decide(&open, Color::White, &lim).unwrap().verdict
+    );
+}
+
 /// The fast paths' gate of the short-lines proof: with more of the winner's pawns, rooks and queens than plies
 /// and many moves, the quick path does not try it (undetermined), while the full analysis proves White
 /// cannot mate by it (after Black's forced h4h3 every line of 4 plies ends in a game over). Position from

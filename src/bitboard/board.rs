@@ -100,6 +100,21 @@ impl Board {
     /// [`Board::from_setup`] hashed with `keys` (those of a `--zobrist-seed`): the board and every board made
     /// from it below carry keys of that seed.
     pub fn with_keys(setup: &Setup, keys: ZobristKeys) -> (Board, CastlingData) {
+        let (mut b, cd) = Board::without_keys_of(setup, keys);
+        [b.key, b.check] = b.compute_key(&cd);
+        (b, cd)
+    }
+
+    /// [`Board::from_setup`] without its two hashes (both 0): for callers that read the pieces only, or that
+    /// hash the board later ([`Board::compute_key`]) when a search needs it (`dead` over millions of real
+    /// positions, most answered without one). Boards made from it by `make::<true>` carry hashes of the moves
+    /// only, not of the position, until the root's are computed.
+    pub fn without_keys(setup: &Setup) -> (Board, CastlingData) {
+        Board::without_keys_of(setup, Keys::default_keys())
+    }
+
+    /// The board and castling data of `setup`, the hashes 0, the castling data holding `keys`.
+    fn without_keys_of(setup: &Setup, keys: ZobristKeys) -> (Board, CastlingData) {
         let mut b = Board {
             roles: [0; 6],
             colors: [0; 2],
@@ -153,7 +168,6 @@ impl Board {
                 b.ep = ep.to_u8();
             }
         }
-        [b.key, b.check] = b.compute_key(&cd);
         (b, cd)
     }
 

@@ -315,7 +315,8 @@ fn print_answer(
 }
 
 /// One `--json` answer line, written straight into `out` (a printed helpmate is a few dozen moves: no `String`
-/// per move, no JSON tree). The keys in sorted order, as `json!` printed them.
+/// per move, no JSON tree, no escaping of move text, which is ASCII letters and digits). The keys in sorted
+/// order, as `json!` printed them; the free texts (the FEN, the reason) escaped by `serde_json`.
 fn print_json(
     out: &mut impl Write,
     p: &Position,
@@ -324,22 +325,22 @@ fn print_json(
     chess960: bool,
 ) -> std::io::Result<()> {
     let (helpmate, reason): (_, Option<&dyn std::fmt::Display>) = match &done.decision.verdict {
-        dead::Verdict::Winnable { helpmate } => (Some(UciLine(helpmate, chess960)), None),
+        dead::Verdict::Winnable { helpmate } => (Some(helpmate.as_slice()), None),
         dead::Verdict::Unwinnable { reason } => (None, Some(reason)),
         dead::Verdict::Undetermined { limit } => (None, Some(limit_text(*limit))),
     };
     let line = JsonAnswer {
-        fen: Shown(&p.fen),
+        fen: &p.fen,
         helpmate,
+        chess960,
         microseconds: done.micros,
         nodes: done.decision.nodes,
-        reason: reason.map(Shown),
+        reason,
         result: done.decision.result(),
         shortest: done.shortest,
         side: q.side.name(),
     };
-    serde_json::to_writer(&mut *out, &line)?;
-    out.write_all(b"\n")
+    line.write(out)
 }
 
 /// The text of an undetermined answer's limit (as [`dead::Decision::report`] gives it).
@@ -352,17 +353,46 @@ fn limit_text(limit: dead::Limit) -> &'static &'static str {
 }
 
 /// A `--json` answer line (see [`print_json`]).
-#[derive(serde::Serialize)]
 struct JsonAnswer<'a> {
-    fen: Shown<&'a FenWords<'a>>,
-    helpmate: Option<UciLine<'a>>,
+    fen: &'a dyn std::fmt::Display,
+    helpmate: Option<&'a [Move]>,
+    /// Castling in the helpmate as king takes rook.
+    chess960: bool,
     microseconds: u128,
     nodes: u64,
-    reason: Option<Shown<&'a dyn std::fmt::Display>>,
+    reason: Option<&'a dyn std::fmt::Display>,
+    /// A fixed word (`winnable`, …): no escaping.
     result: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     shortest: Option<bool>,
+    /// `white` or `black`.
     side: &'static str,
+}
+
+impl JsonAnswer<'_> {
+    /// The line, `shortest` only when it is known, then a newline.
+    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(b"{\"fen\":")?;
+        serde_json::to_writer(&mut *out, &Shown(self.fen))?;
+        out.write_all(b",\"helpmate\":")?;
+        match self.helpmate {
+            Some(line) => write_uci_array(out, line, self.chess960)?,
+            None => out.write_all(b"null")?,
+        }
+        write!(
+            out,
+            ",\"microseconds\":{},\"nodes\":{},\"reason\":",
+            self.microseconds, self.nodes
+        )?;
+        match self.reason {
+            Some(r) => serde_json::to_writer(&mut *out, &Shown(r))?,
+            None => out.write_all(b"null")?,
+        }
+        write!(out, ",\"result\":\"{}\"", self.result)?;
+        if let Some(s) = self.shortest {
+            write!(out, ",\"shortest\":{s}")?;
+        }
+        writeln!(out, ",\"side\":\"{}\"}}", self.side)
+    }
 }
 
 /// A value serialized as a JSON string of its text (escaped by the serializer, with no `String` made).
@@ -375,13 +405,19 @@ impl<T: std::fmt::Display> serde::Serialize for Shown<T> {
 }
 
 /// A helpmate as a JSON array of UCI moves (`chess960`: king-takes-rook castling), as [`Move::to_uci`] writes
-/// them.
-struct UciLine<'a>(&'a [Move], bool);
-
-impl serde::Serialize for UciLine<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|&m| Uci(m, self.1)))
+/// them: ASCII letters and digits, written as they are (no escaping needed).
+fn write_uci_array(out: &mut impl Write, line: &[Move], chess960: bool) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    for (i, &m) in line.iter().enumerate() {
+        let (text, n) = Uci(m, chess960).bytes();
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(b"\"")?;
+        out.write_all(&text[..n])?;
+        out.write_all(b"\"")?;
     }
+    out.write_all(b"]")
 }
 
 /// One move in UCI, the text of [`Move::to_uci`].
@@ -419,16 +455,6 @@ impl std::fmt::Display for Uci {
         let (text, n) = self.bytes();
         // ASCII letters and digits only, so always a valid `str` (checked, not assumed).
         f.write_str(std::str::from_utf8(&text[..n]).map_err(|_| std::fmt::Error)?)
-    }
-}
-
-impl serde::Serialize for Uci {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (text, n) = self.bytes();
-        match std::str::from_utf8(&text[..n]) {
-            Ok(t) => s.serialize_str(t),
-            Err(e) => Err(serde::ser::Error::custom(e)),
-        }
     }
 }
 
@@ -493,7 +519,9 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                     .with_max_len(1)
                     .for_each_with(tx, |tx, queries| {
                         let mut memo = dead::Memo::default();
-                        let mut at = usize::MAX;
+                        // The query's position before it, and the first of its run of equal positions
+                        // (the one the memo was made from and is asked with: recognized by reference).
+                        let (mut at, mut first) = (usize::MAX, usize::MAX);
                         let answers: Vec<Result<Answer>> = queries
                             .clone()
                             .map(|i| {
@@ -501,10 +529,12 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                                 if at == usize::MAX || !same_position(input, at, q.at) {
                                     // A new position of the job: a new memo.
                                     memo = dead::Memo::default();
+                                    first = q.at;
                                 }
                                 at = q.at;
                                 let p = &input.positions[q.at];
-                                decide_one(p, q, limits, shortest, &mut memo)
+                                let same = &input.positions[first];
+                                decide_one(p, same, q, limits, shortest, &mut memo)
                             })
                             .collect();
                         bar.inc(answers.len() as u64);
@@ -572,15 +602,17 @@ fn same_position(input: &Input, i: usize, j: usize) -> bool {
         )
 }
 
-/// Decide one query (and, with `--shortest`, shorten its helpmate).
-fn decide_one(
+/// Decide one query (and, with `--shortest`, shorten its helpmate). `same` is `p` or the first of the equal
+/// positions before it ([`same_position`]) that `memo` was made from: the query is decided on it.
+fn decide_one<'a>(
     p: &Position,
+    same: &'a Position,
     q: &Query,
     limits: &Limits,
     shortest: bool,
-    memo: &mut dead::Memo,
+    memo: &mut dead::Memo<'a>,
 ) -> Result<Answer> {
-    let pos = match &p.pos {
+    let pos = match &same.pos {
         Ok(pos) => pos,
         Err(why) => return Ok(Err(why.clone())),
     };
@@ -668,6 +700,58 @@ mod tests {
     use super::*;
     use crate::position::Setup;
 
+    /// A `--json` answer line is the one `serde_json` makes of the same values (keys sorted, the FEN and the
+    /// reason escaped: quotes, a backslash, a newline, a non-ASCII letter; a 128-bit time, the largest node
+    /// count, `shortest` only when known), for a helpmate with promotions, an empty one and none.
+    #[test]
+    fn json_line_is_serde_json() {
+        let setup = Setup::from_fen("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1").unwrap();
+        let moves = crate::reference::legal_moves(&setup);
+        assert!(moves.iter().any(|m| m.promotion_role().is_some()));
+        let fen = "8/8 \"x\\ é";
+        let reason = "a \"quoted\" reason \\ with\na newline";
+        // A helpmate, a reason, `shortest`.
+        type Case<'a> = (
+            Option<&'a [Move]>,
+            Option<&'a dyn std::fmt::Display>,
+            Option<bool>,
+        );
+        let cases: [Case; 3] = [
+            (Some(&moves), None, Some(true)),
+            (None, Some(&reason), None),
+            (Some(&moves[..0]), None, Some(false)),
+        ];
+        let micros = 12_345_678_901_234_567_890_123u128;
+        for (helpmate, why, shortest) in cases {
+            let line = JsonAnswer {
+                fen: &fen,
+                helpmate,
+                chess960: false,
+                microseconds: micros,
+                nodes: u64::MAX,
+                reason: why,
+                result: "winnable",
+                shortest,
+                side: "black",
+            };
+            let mut out = Vec::new();
+            line.write(&mut out).unwrap();
+            let uci = helpmate.map(|h| h.iter().map(|m| m.to_uci(false)).collect::<Vec<_>>());
+            let why = why.map(|r| r.to_string());
+            let expected = match shortest {
+                Some(s) => {
+                    json!({"fen": fen, "helpmate": uci, "microseconds": micros, "nodes": u64::MAX,
+                    "reason": why, "result": "winnable", "shortest": s, "side": "black"})
+                }
+                None => {
+                    json!({"fen": fen, "helpmate": uci, "microseconds": micros, "nodes": u64::MAX,
+                    "reason": why, "result": "winnable", "side": "black"})
+                }
+            };
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{expected}\n"));
+        }
+    }
+
     /// The `--json` writer's UCI text is [`Move::to_uci`]'s, in both castling notations, on every legal move
     /// of positions with castling (both wings, both colours), promotions, under-promotions with capture and
     /// en passant; and the JSON array is the one `json!` made of those strings.
@@ -690,8 +774,9 @@ mod tests {
                     .collect();
                 let theirs: Vec<String> = moves.iter().map(|m| m.to_uci(chess960)).collect();
                 assert_eq!(ours, theirs, "{fen}");
-                let array = serde_json::to_string(&UciLine(&moves, chess960)).unwrap();
-                assert_eq!(array, json!(theirs).to_string(), "{fen}");
+                let mut array = Vec::new();
+                write_uci_array(&mut array, &moves, chess960).unwrap();
+                assert_eq!(array, json!(theirs).to_string().as_bytes(), "{fen}");
                 seen += moves.len();
             }
         }

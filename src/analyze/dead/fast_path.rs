@@ -7,7 +7,7 @@
 
 use super::closure::{self, Closure};
 use super::helpmate::helpmate_search;
-use super::{Limit, Limits, Memo};
+use super::{Limit, Limits, Root};
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen as mg;
@@ -106,18 +106,18 @@ fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
 /// positions. The outcome and the nodes used; `Stopped(Limit::Quick)` when these small steps decided nothing
 /// with nodes left.
 pub(super) fn small_search(
-    root: &Board,
-    cd: &CastlingData,
+    shared: &Root,
     winner: Color,
     limits: &Limits,
     left: u64,
     deadline: Option<Instant>,
-    memo: &mut Memo,
+    closure_stopped: &mut bool,
 ) -> (Closure, u64) {
+    let (root, cd) = (&shared.board, &shared.cd);
     let mut used = 0;
     if !limits.scan {
         let probe = left.min(QUICK_PROBE_NODES);
-        let (found, n) = helpmate_search(root, cd, winner, probe, probe, 2, deadline);
+        let (found, n) = helpmate_search(shared.keyed(), cd, winner, probe, probe, 2, deadline);
         used += n;
         match found {
             Ok(line) => return (Closure::Mate(line), used),
@@ -129,16 +129,16 @@ pub(super) fn small_search(
     if left == 0 {
         return (Closure::Stopped(Limit::Nodes), used);
     }
-    if (limits.scan && memo.closure_stopped) || !closure_may_close(root, cd) {
+    if (limits.scan && *closure_stopped) || !closure_may_close(root, cd) {
         return (Closure::Stopped(Limit::Quick), used);
     }
-    let mut run = closure::Run::new(root);
+    let mut run = closure::Run::new(shared.keyed());
     let before = run.len();
     let share = QUICK_NODES;
     let outcome = run.run(cd, winner, share.min(before + left), deadline);
     used += run.len() - before;
     if matches!(outcome, Closure::Stopped(Limit::Nodes)) {
-        memo.closure_stopped = true;
+        *closure_stopped = true;
     }
     let outcome = match outcome {
         Closure::Stopped(Limit::Nodes) if left > share => Closure::Stopped(Limit::Quick),

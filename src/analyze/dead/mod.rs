@@ -214,13 +214,15 @@ pub fn decide(pos: &Checked, winner: Color, limits: &Limits) -> Result<Decision>
     decide_next(pos, winner, limits, &mut Memo::default())
 }
 
-/// What the queries of one position tell the next query of the same position ([`decide_next`]).
+/// What the queries of one position tell the next query of the same position ([`decide_next`]). It borrows
+/// the position it was made from: a later query of that same `Checked` (the same reference) is recognized
+/// without comparing the positions; an equal position elsewhere is compared, any other starts afresh.
 #[derive(Clone, Debug, Default)]
-pub struct Memo {
+pub struct Memo<'a> {
     /// The scan path's small closure ran out of positions for an earlier winner.
     closure_stopped: bool,
     /// The position after its forced moves, as the first query found it.
-    root: Option<Root>,
+    root: Option<Root<'a>>,
 }
 
 /// [`decide`] for one of several intended winners of the same position, asked in turn with the same `memo`
@@ -234,31 +236,43 @@ pub struct Memo {
 ///
 /// # Errors
 /// As [`decide`].
-pub fn decide_next(
-    pos: &Checked,
+pub fn decide_next<'a>(
+    pos: &'a Checked,
     winner: Color,
     limits: &Limits,
-    memo: &mut Memo,
+    memo: &mut Memo<'a>,
 ) -> Result<Decision> {
     // No clock is read without a time limit: `Instant::now` panics on wasm32-unknown-unknown (the web page
     // passes `time: None`).
     let deadline = limits.time.map(|t| Instant::now() + t);
-    // The memo's root serves only the position it was made from (checked, not assumed).
-    let shared = match memo.root.take() {
-        Some(r) if r.source == *pos => r,
-        _ => Root::of(pos),
-    };
-    let result = decide_from(pos, winner, limits, memo, &shared, deadline);
-    memo.root = Some(shared);
-    result
+    // The memo's root serves only the position it was made from (checked, not assumed): the same reference
+    // (borrowed for the memo's life, so the same position), or an equal position.
+    let Memo {
+        closure_stopped,
+        root,
+    } = memo;
+    if !root
+        .as_ref()
+        .is_some_and(|r| std::ptr::eq(r.source, pos) || r.source == pos)
+    {
+        *closure_stopped = false;
+        *root = None;
+    }
+    let shared = root.get_or_insert_with(|| Root::of(pos));
+    decide_from(pos, winner, limits, closure_stopped, shared, deadline)
 }
 
 /// The position after its forced moves, the same for every intended winner (kept in a [`Memo`]).
 #[derive(Clone, Debug)]
-struct Root {
+struct Root<'a> {
     /// The position it was made from.
-    source: Checked,
+    source: &'a Checked,
+    /// The board, its hashes not computed ([`Board::without_keys`]): most queries need none ([`Root::keyed`]).
     board: Board,
+    /// The board with its hashes, made when a search first needs them.
+    keyed: std::cell::OnceCell<Board>,
+    /// The fast paths' gate of the fortress proof ([`fast_path::fortress_may_hold`]), the same for both winners.
+    fortress_gate: std::cell::OnceCell<bool>,
     cd: CastlingData,
     /// The forced moves played.
     prefix: Vec<u32>,
@@ -270,12 +284,13 @@ struct Root {
     repeated: Option<u64>,
 }
 
-impl Root {
+impl<'a> Root<'a> {
     /// Forced moves first (after CHA's "trivial progress"): while there is only one legal move, play it. A
     /// forced line that repeats a position is everything reachable, with no mate on it.
     /// (Most positions have more than one move: the line's keys are only stored once there is a forced move.)
-    fn of(pos: &Checked) -> Root {
-        let (mut root, cd) = Board::from_setup(pos.setup());
+    /// The boards are not hashed ([`Board::without_keys`], `make::<false>`): [`Root::keyed`] hashes the last.
+    fn of(pos: &'a Checked) -> Root<'a> {
+        let (mut root, cd) = Board::without_keys(pos.setup());
         let mut prefix: Vec<u32> = Vec::new();
         let mut line_seen: Vec<[u64; 8]> = Vec::new();
         // Counted, not listed, unless forced: most positions need only the number of their moves.
@@ -286,7 +301,7 @@ impl Root {
             if line_seen.is_empty() {
                 line_seen.push(exact_key(&root));
             }
-            root = root.make::<true>(&cd, m);
+            root = root.make::<false>(&cd, m);
             prefix.push(m);
             let key = exact_key(&root);
             if line_seen.contains(&key) {
@@ -297,14 +312,26 @@ impl Root {
             count = mg::count::<MagicSliders>(&root, &cd);
         }
         Root {
-            source: pos.clone(),
+            source: pos,
             board: root,
+            keyed: std::cell::OnceCell::new(),
+            fortress_gate: std::cell::OnceCell::new(),
             cd,
             prefix,
             count,
             moves: std::cell::OnceCell::new(),
             repeated,
         }
+    }
+
+    /// The board with its Zobrist key and check hash, for the searches (their tables are keyed by them);
+    /// computed once, on first use.
+    fn keyed(&self) -> &Board {
+        self.keyed.get_or_init(|| {
+            let mut b = self.board;
+            [b.key, b.check] = b.compute_key(&self.cd);
+            b
+        })
     }
 }
 
@@ -313,7 +340,7 @@ fn decide_from(
     pos: &Checked,
     winner: Color,
     limits: &Limits,
-    memo: &mut Memo,
+    closure_stopped: &mut bool,
     shared: &Root,
     deadline: Option<Instant>,
 ) -> Result<Decision> {
@@ -324,7 +351,7 @@ fn decide_from(
         deadline,
         forced: shared.prefix.iter().map(|&m| mg::to_move(m)).collect(),
     };
-    let (verdict, nodes) = query.decide(memo);
+    let (verdict, nodes) = query.decide(closure_stopped);
     if let Verdict::Winnable { helpmate } = &verdict {
         replay(pos, winner, helpmate)?;
     }
@@ -339,7 +366,7 @@ fn decide_from(
 struct Query<'a> {
     winner: Color,
     limits: &'a Limits,
-    shared: &'a Root,
+    shared: &'a Root<'a>,
     deadline: Option<Instant>,
     /// The forced moves played before `shared.board`.
     forced: Vec<Move>,
@@ -395,7 +422,7 @@ impl Query<'_> {
     /// ([`SHARES`]): a helpmate found first makes them moot (no proof of unwinnability holds where a helpmate
     /// exists, and every helpmate is replayed), and on real game positions that stage finds one at once. They
     /// still run, in the same order, before any longer search.
-    fn decide(&self, memo: &mut Memo) -> (Verdict, u64) {
+    fn decide(&self, closure_stopped: &mut bool) -> (Verdict, u64) {
         let line_nodes = match self.static_proofs(Proofs::Gated, self.total()) {
             Ok(decided) => return decided,
             Err(line_nodes) => line_nodes,
@@ -403,15 +430,13 @@ impl Query<'_> {
         // The root counted one node (the short lines visited it first).
         let mut nodes = line_nodes.max(1);
         if self.limits.scan || self.limits.quick {
-            let root = &self.shared.board;
             let (outcome, used) = fast_path::small_search(
-                root,
-                &self.shared.cd,
+                self.shared,
                 self.winner,
                 self.limits,
                 self.total() - nodes,
                 self.deadline,
-                memo,
+                closure_stopped,
             );
             return (self.of_closure(outcome), nodes + used);
         }
@@ -430,7 +455,7 @@ impl Query<'_> {
     fn new_search(&self) -> Helpmate<'_> {
         let total = self.total();
         Helpmate::new(
-            &self.shared.board,
+            self.shared.keyed(),
             &self.shared.cd,
             self.winner,
             (total / 2).max(ITERATION_NODES_MIN),
@@ -505,7 +530,11 @@ impl Query<'_> {
         // The fortress proof over pawn configurations (saturate.rs): pawns that can still move a little. The
         // gate holds it back where a pawn has an empty file ahead ([`fast_path::free_pawn`]) or few pawns stand
         // blocked ([`fast_path::mostly_blocked`]).
-        if fast_path::fortress_may_hold(root) == gated {
+        let may_hold = *self
+            .shared
+            .fortress_gate
+            .get_or_init(|| fast_path::fortress_may_hold(root));
+        if may_hold == gated {
             if let Some(reason) = fortress_reason(root, winner, self.deadline) {
                 return Ok((self.unwinnable(reason), root_node));
             }
@@ -541,7 +570,7 @@ impl Query<'_> {
     /// so far: the closure and the helpmate search in turn (the rest of [`SHARES`]), then the search with the
     /// nodes left.
     fn search<'s>(&'s self, mut nodes: u64, mut search: Option<Helpmate<'s>>) -> (Verdict, u64) {
-        let (root, cd, winner) = (&self.shared.board, &self.shared.cd, self.winner);
+        let (cd, winner) = (&self.shared.cd, self.winner);
         let total = self.total();
         let mut run: Option<closure::Run> = None;
         let new_search = || self.new_search();
@@ -551,7 +580,7 @@ impl Query<'_> {
                 break;
             }
             if is_closure {
-                let run = run.get_or_insert_with(|| closure::Run::new(root));
+                let run = run.get_or_insert_with(|| closure::Run::new(self.shared.keyed()));
                 let before = run.len();
                 let outcome = run.run(cd, winner, share.min(before + left), self.deadline);
                 nodes += run.len() - before;
