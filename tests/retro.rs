@@ -674,3 +674,32 @@ fn staged_search_loses_a_tempo_to_finish() {
         g.moves
     );
 }
+
+/// The guide's charge for a blocked promotion (session 51, `src/proofgame/guide.rs`, `Guide::blocked`): White's
+/// e-pawn must promote to the queen on d8 while Black's pawn on e6 stays (FIDE 3.7.1: pawns never pass each
+/// other on a file without a capture), so it must leave the e-file by taking Black's knight (FIDE 3.7.4). The
+/// old estimate counted the straight way e2–e8 and a queen's move to d8 as cheapest and walked the pawn into e6;
+/// with the charge (two moves more for the way past an enemy pawn on the file) the way by a capture is as
+/// cheap. The staged search, then the portfolio, find a game within 300 positions expanded each (no clock),
+/// replayed here move by move; the session's start binary (`/work/peers/bins/perftlab-s51 reachable --from … --max-nodes 300`, the
+/// staged search and the portfolio) finds none (5 December 2026).
+#[test]
+fn staged_search_takes_a_pawn_round_a_blocked_promotion() {
+    use perftlab::proofgame::guided::{FastLimits, FastResult};
+    let start = Setup::from_fen("1n5k/8/4p3/8/8/8/4P3/K7 w - - 0 1").unwrap();
+    let target = Setup::from_fen("3Q3k/8/4p3/8/8/8/8/K7 b - - 0 1").unwrap();
+    let limits = FastLimits {
+        max_nodes: 300,
+        deadline: None,
+    };
+    // As the default decision does: the staged search, then the portfolio, each within the budget.
+    let found = match proofgame::staged::search_from(&start, &target, limits) {
+        FastResult::Found(g) => Some(g),
+        _ => match proofgame::guided::search_from(&start, &target, limits) {
+            FastResult::Found(g) => Some(g),
+            _ => None,
+        },
+    };
+    let g = found.unwrap_or_else(|| panic!("no game from {}", start.to_fen()));
+    assert!(replays_to(&g.start, &g.moves, &target), "{:?}", g.moves);
+}

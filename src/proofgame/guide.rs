@@ -27,7 +27,9 @@
 //!   moves more.
 //! - **Blocked ways** ([`Guide::blocked`]): likewise a rook, bishop or queen one move from its target square
 //!   with its own settled unit in between (a rook on h1, its king already on g1, the target castled `…RK1`),
-//!   and a pawn whose target square on its file lies beyond another pawn (either colour): two moves more.
+//!   and a pawn whose target square on its file lies beyond another pawn (either colour): two moves more; a
+//!   pawn to promote with an enemy pawn ahead on its file: the cheaper of another file's promotion and two
+//!   moves more (session 51).
 //!
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
@@ -132,6 +134,16 @@ fn distances(role: usize, occ: u64) -> [[u8; 64]; 64] {
     t
 }
 
+/// The squares ahead of a pawn of colour `c` on `s` on its file (FIDE 3.7.1: where it walks straight).
+fn ahead(c: usize, s: usize) -> u64 {
+    let file = 0x0101_0101_0101_0101u64 << (s % 8);
+    if c == 0 {
+        file & !((2u64 << s) - 1)
+    } else {
+        file & ((1u64 << s) - 1)
+    }
+}
+
 /// Rank of `s` counted from colour `c`'s side (0 = its back rank).
 fn rel_rank(c: usize, s: usize) -> i32 {
     let r = (s / 8) as i32;
@@ -214,22 +226,7 @@ impl Guide {
     /// Moves of a unit of colour `c` and role `role` on `from` to become the target's `trole` on `to`.
     fn cost(&self, c: usize, role: usize, from: usize, trole: usize, to: usize) -> i32 {
         if role == PAWN_I && trole != PAWN_I {
-            if trole == KING_I {
-                return INF;
-            }
-            let last = if c == 0 { 56 } else { 0 };
-            return (0..8)
-                .map(|f| {
-                    let p = pawn_cost(c, from, last + f);
-                    let d = self.dist[trole][last + f][to];
-                    if p >= INF || d == u8::MAX {
-                        INF
-                    } else {
-                        p + i32::from(d)
-                    }
-                })
-                .min()
-                .unwrap_or(INF);
+            return self.promotion(c, from, trole, to, 0..8);
         }
         if role != trole {
             return INF;
@@ -241,6 +238,34 @@ impl Guide {
             u8::MAX => INF,
             d => i32::from(d),
         }
+    }
+
+    /// Moves of a pawn of colour `c` on `from` to promote on one of `files` and become the target's `trole` on
+    /// `to` (FIDE 3.7.5): the pawn's moves to the last rank, then the piece's from the promotion square.
+    fn promotion(
+        &self,
+        c: usize,
+        from: usize,
+        trole: usize,
+        to: usize,
+        files: impl Iterator<Item = usize>,
+    ) -> i32 {
+        if trole == KING_I {
+            return INF;
+        }
+        let last = if c == 0 { 56 } else { 0 };
+        files
+            .map(|f| {
+                let p = pawn_cost(c, from, last + f);
+                let d = self.dist[trole][last + f][to];
+                if p >= INF || d == u8::MAX {
+                    INF
+                } else {
+                    p + i32::from(d)
+                }
+            })
+            .min()
+            .unwrap_or(INF)
     }
 
     /// Units on `b` beyond the target's, both sides: the captures still to make.
@@ -269,7 +294,9 @@ impl Guide {
             } else {
                 b.colors[c] | (b.roles[PAWN_I] & b.colors[c ^ 1])
             };
-            let mut key = seen.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ c as u64;
+            // The enemy's count too: it bounds this side's pawns' file changes ([`Guide::blocked`]).
+            let count = u64::from(b.colors[c ^ 1].count_ones()) << 1;
+            let mut key = seen.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ c as u64 ^ count;
             for r in 0..6 {
                 key = (key ^ (b.roles[r] & seen)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
                 key ^= key >> 29;
@@ -345,7 +372,43 @@ impl Guide {
         if a >= INF {
             return NEVER;
         }
-        (a + self.boxed_in(b, c)) as u32
+        (a + self.boxed_in(b, c) + self.crossed(b, c)) as u32
+    }
+
+    /// Two moves more per rook of `c` that must pass its king on the king's target rank: the king stands on
+    /// that rank next to its target square, no castling right is left (castling passes them in one move, FIDE
+    /// 3.8.1), and every target rook square of that rank free of rooks lies on the other side of the king's
+    /// target square than the rook is of the king. A rook and a king pass each other on a rank only if one
+    /// leaves it and comes back (FIDE 3.3, 3.8: neither jumps), which the distances, ignoring the units on the
+    /// board, do not see (`r4k1r` towards `r4rk1`: the rook on h8 is one move from f8 on an empty board). A
+    /// king two or more squares from its target goes round by the next rank at no cost (a king on e1, a rook on
+    /// h1, towards `5RK1`: Rf1, Kf2, Kg1), hence only when its own units hold the next rank's squares between
+    /// the king and its target (none between when it stands next to it).
+    fn crossed(&self, b: &Board, c: usize) -> i32 {
+        let own = b.colors[c];
+        let (k, kt) = (b.roles[KING_I] & own, self.at[c][KING_I]);
+        if k == 0 || kt == 0 || k == kt || b.castling >> (2 * c) & 3 != 0 {
+            return 0;
+        }
+        let (k, kt) = (k.trailing_zeros() as usize, kt.trailing_zeros() as usize);
+        let (lo, hi, step) = (k.min(kt), k.max(kt), if c == 0 { 8 } else { -8 });
+        let walled = (lo + 1..hi).all(|s| {
+            let q = s as i32 + step;
+            !(0..64).contains(&q) || own >> q & 1 != 0
+        });
+        if k / 8 != kt / 8 || !walled {
+            return 0;
+        }
+        let rank = 0xFFu64 << (8 * (k / 8));
+        let rooks = b.roles[ROOK_I] & own;
+        let free = self.at[c][ROOK_I] & rank & !rooks;
+        if free == 0 {
+            return 0;
+        }
+        let crossing = squares(rooks & rank & !self.at[c][ROOK_I])
+            .filter(|&s| squares(free).all(|t| (t < kt) != (s < k)))
+            .count();
+        2 * crossing as i32
     }
 
     /// Two moves per piece of `c` (knight, bishop, rook, queen) that stands where the target has none of its
@@ -377,16 +440,42 @@ impl Guide {
     /// round; FIDE 3.2–3.4), and a pawn whose target square on its own file lies beyond another pawn on that
     /// file, of either colour, or on an enemy pawn (pawns move straight only onto an empty square and never
     /// back, FIDE 3.7.1: the other pawn must leave by a capture, or this pawn goes round by two; doubled pawns
-    /// keep their order unless one captures). `cost`: per target unit, per unit of `units`.
+    /// keep their order unless one captures). A pawn to promote with an enemy pawn ahead on its file (pawns
+    /// never pass each other without a capture, FIDE 3.7.1) promotes on another file (its captures counted) or
+    /// on its own after a detour of two moves (a capture that takes it off the file and back, or the
+    /// blocker's capture), whichever is cheaper: the climb otherwise walks the two pawns head to head.
+    /// A pawn changes file only by capturing (FIDE 3.7.4), and a unit captured never comes back: with `k`
+    /// enemy units beyond the target's, no pawn of `c` changes more than `k` files from here (none when the
+    /// enemy has the target's count: the climb otherwise keeps a capture the pawn still needs for last, when
+    /// nothing is left to take). `cost`: per target unit, per unit of `units`.
     fn blocked(&self, b: &Board, c: usize, units: &[(usize, usize)], cost: &mut [Vec<i32>]) {
         let own = b.colors[c];
         let enemy_pawns = b.roles[PAWN_I] & b.colors[c ^ 1];
         let settled = (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.at[c][r]))
             | (enemy_pawns & self.at[c ^ 1][PAWN_I]);
         let pawns = b.roles[PAWN_I];
+        // The enemy's units beyond the target's: the captures, so the file changes, left to `c`'s pawns.
+        let spare =
+            (b.colors[c ^ 1].count_ones() as usize).saturating_sub(self.wanted[c ^ 1].len());
         for (row, &(t, tr)) in cost.iter_mut().zip(&self.wanted[c]) {
             for (v, &(s, r)) in row.iter_mut().zip(units) {
-                if r != tr || *v >= INF {
+                if (r != tr && !(r == PAWN_I && tr != KING_I)) || *v >= INF {
+                    continue;
+                }
+                if r == PAWN_I && tr != PAWN_I {
+                    let f = s % 8;
+                    let detour = if ahead(c, s) & enemy_pawns != 0 { 2 } else { 0 };
+                    let straight = self.promotion(c, s, tr, t, std::iter::once(f));
+                    if detour == 0 && straight == *v {
+                        continue;
+                    }
+                    let files = (0..8).filter(|&g| g != f && g.abs_diff(f) <= spare);
+                    let round = self.promotion(c, s, tr, t, files);
+                    *v = round.min(straight.saturating_add(detour)).min(INF);
+                    continue;
+                }
+                if r == PAWN_I && (s % 8).abs_diff(t % 8) > spare {
+                    *v = INF;
                     continue;
                 }
                 let held = match r {
@@ -563,6 +652,28 @@ mod tests {
         // f3 (0) is cheapest on an empty file, but f2 cannot pass f3: f3 goes on to f5 (2) and f2 to f3 (1).
         let target = "4k3/8/8/5P2/8/5P2/8/4K3 w - - 0 1";
         assert_eq!(part(target, "4k3/8/8/8/8/5P2/5P2/4K3 w - - 0 1", 0), 3);
+    }
+
+    #[test]
+    fn a_rook_must_pass_its_king() {
+        // Black's king on f8 and rook on h8 towards the castled r4rk1 with no right left: they pass each other
+        // only off the back rank (f7, g7, h7 fixed): two moves more than the king's and the rook's one each.
+        let target = "5rk1/5ppp/8/8/8/8/8/4K3 w - - 0 1";
+        assert_eq!(part(target, "5k1r/5ppp/8/8/8/8/8/4K3 w - - 0 1", 1), 4);
+        // The king on e8 behind f7: the same; the rook already on the king's far side: no charge.
+        assert_eq!(part(target, "4k2r/5ppp/8/8/8/8/8/4K3 w - - 0 1", 1), 5);
+        assert_eq!(part(target, "4rk2/5ppp/8/8/8/8/8/4K3 w - - 0 1", 1), 2);
+    }
+
+    #[test]
+    fn a_pawn_changes_no_file_when_nothing_is_left_to_take() {
+        // Black's g-pawn must reach f4, a capture: with White at the target's count (king and rook) it never
+        // can; with a White knight to spare, the pawn's usual cost.
+        let target = "4k3/8/8/8/5p2/8/8/R3K3 w - - 0 1";
+        assert_eq!(part(target, "4k3/8/8/6p1/8/8/8/R3K3 w - - 0 1", 1), NEVER);
+        let (g5, f4) = (Square::parse("g5").unwrap(), Square::parse("f4").unwrap());
+        let usual = pawn_cost(1, g5.index(), f4.index()) as u32;
+        assert_eq!(part(target, "4k3/8/8/6p1/8/8/8/RN2K3 w - - 0 1", 1), usual);
     }
 
     #[test]
