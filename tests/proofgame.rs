@@ -405,9 +405,10 @@ fn first_solution_search_finds_cooks() {
     }
 }
 
-/// Euclide's "insoluble" (tests/data/proofgame-euclide.txt) refuted for four more problems of its collection,
+/// Euclide's "insoluble" (tests/data/proofgame-euclide.txt) refuted for five more problems of its collection,
 /// beyond `promotion` (above): for each, a game of exactly the stipulated plies that `perftlab proofgame` found
-/// (and calls the unique solution), played here move by move by the reference generator, ends on the diagram's
+/// (and calls the unique solution; `move_order_piece_must_evacuate_line_first_bug`'s, 18 plies, was found by the
+/// first-solution search within 1,000,000 positions, its count undetermined there), played here move by move by the reference generator, ends on the diagram's
 /// placement with the side to move of that parity. python-chess replays the same games to the same diagrams
 /// (docs/proofgames.md). The test fails if the data file's line changes or a move is illegal or the game ends
 /// elsewhere.
@@ -445,6 +446,13 @@ fn euclide_insoluble_refuted_by_games() {
             &[
                 "h2h4", "e7e5", "h4h5", "e8e7", "h5h6", "e7f6", "h6g7", "g8e7", "g7h8r", "f8h6",
                 "h8e8", "e7g8", "e8e6", "f7e6",
+            ][..],
+        ),
+        (
+            "move_order_piece_must_evacuate_line_first_bug",
+            &[
+                "d2d4", "e7e5", "d4d5", "f8c5", "d5d6", "c5b6", "d6c7", "d7d5", "b1c3", "c8e6",
+                "c7c8q", "d5d4", "c8c4", "d8c8", "c4a6", "e6c4", "c3d5", "b7a6",
             ][..],
         ),
     ] {
@@ -569,4 +577,22 @@ fn cheap_counts_decide_before_the_first_solution_search() {
         );
         assert_eq!(v["solutions"].as_array().map(Vec::len), Some(1), "{v}");
     }
+}
+
+/// One game found and no second by exchange or splice: the later first-solution phases are not run and the
+/// count has their time (docs/proofgames.md, "Finding cooks first"). Euclide's `castling_no_capture` (18 plies,
+/// "Solution unique" in its output file; tests/data/proofgame-euclide.txt) is proved unique within 800,000
+/// positions (one thread, no time limit: the same on every machine), 615,009 entered (2026-12-05); the build
+/// that ran every phase after the first game (`perftlab-s51`) stopped undetermined at that limit, its
+/// first-solution phases having expanded 347,071 positions. Fails if the phases run on again or the verdict
+/// differs.
+#[test]
+fn one_game_leaves_the_count_its_time() {
+    let v = proved_unique(
+        "1kr2bnr/p2ppppp/1pn4P/q1p3R1/5P2/8/PPPP1PP1/RNBQK1N1",
+        18,
+        800_000,
+    );
+    let nodes = v["nodes"].as_u64().expect("nodes");
+    assert!(nodes <= 700_000, "{nodes} positions entered: {v}");
 }

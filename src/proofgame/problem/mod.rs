@@ -13,6 +13,7 @@
 pub mod bound;
 mod budget;
 mod cook;
+mod count;
 mod first;
 mod fit;
 mod search;
@@ -22,7 +23,8 @@ use crate::bitboard::board::Board;
 use crate::position::Setup;
 use crate::types::{CastlingRights, Color, Move, Square};
 use bound::Diagram;
-use search::{Budget, Finish, Worker};
+use count::{Count, Counted, Tables};
+use search::{Budget, Finish};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -31,8 +33,8 @@ use std::time::{Duration, Instant};
 const FIRST_FROM: u32 = 5;
 /// The first-solution search's phases, each with the share of the time and node budget left when it starts
 /// (together about 0.6 of the whole at most: the count has the rest): the budget search, which builds a game
-/// from the plan, then the two best-first orders. Measured on the bench (docs/proofgames.md): each finds
-/// games the others miss.
+/// from the plan, then the two best-first orders, until one of them finds a game. Measured on the bench
+/// (docs/proofgames.md): each finds games the others miss.
 const FIRST_ORDERS: [(Phase, f64); 3] = [
     (Phase::Budget, 0.3),
     (Phase::Best(first::Order::Weighted), 0.15),
@@ -59,6 +61,11 @@ const FIT_SHARE: f64 = 0.5;
 /// The share of the time and node budget the count has first (its table kept for the final count): the
 /// problems whose count is cheap are decided without the first-solution phases (docs/proofgames.md).
 const PROBE_SHARE: f64 = 0.2;
+/// The probe goes on when its estimated progress ([`count::Counted::progress`]) says the whole count takes at
+/// most this share of the budget (the first-solution phases keep the rest)...
+const EXTEND_UPTO: f64 = 0.7;
+/// ... for this many times the estimated rest (the estimate leans low), within `EXTEND_UPTO`.
+const EXTEND_MARGIN: f64 = 1.5;
 /// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
 const FIRST_STORE: usize = 1_500_000;
 
@@ -253,25 +260,23 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     // The count first, on a small share: a problem whose count is cheap (most unique and insoluble ones) is
     // decided before the first-solution phases spend their shares; its table is kept for the final count, so
     // the work is not lost when the probe stops.
+    let count = Count {
+        diagram: &diagram,
+        cd: &cd,
+        finish,
+        root: &root,
+        plies: p.plies,
+        options: o,
+    };
     let mut tables = Tables::new();
     let mut probe_nodes = 0;
     if p.plies >= FIRST_FROM {
-        let probe = Budget::new(o.max_nodes, o.deadline, PROBE_SHARE);
-        let counted = run(
-            &diagram,
-            &cd,
-            finish,
-            &probe,
-            &root,
-            p.plies,
-            o,
-            &mut tables,
-        );
+        let (counted, probe, nodes) = probe(&count, &mut tables);
+        probe_nodes = nodes;
         // A cook is answered here only with two games to list (a table entry may stand for the second).
         let cooked =
-            o.stop_at_cook && probe.why.load(Ordering::Relaxed) == 4 && counted.2.len() >= 2;
-        probe_nodes = probe.nodes.load(Ordering::Relaxed);
-        if counted.1 || cooked {
+            o.stop_at_cook && probe.why.load(Ordering::Relaxed) == 4 && counted.found.len() >= 2;
+        if counted.complete || cooked {
             answer.nodes = probe_nodes;
             return finish_count(p, o, answer, counted, &probe, Vec::new(), None);
         }
@@ -303,16 +308,7 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
         stop: AtomicBool::new(false),
         why: AtomicU64::new(0),
     };
-    let counted = run(
-        &diagram,
-        &cd,
-        finish,
-        &budget,
-        &root,
-        p.plies,
-        o,
-        &mut tables,
-    );
+    let counted = count.run(&budget, &mut tables);
     let first_note = (p.plies >= FIRST_FROM).then(|| {
         format!(
             "; the first-solution search found {} game(s) in {first_nodes} positions expanded",
@@ -321,6 +317,31 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     });
     answer.nodes = probe_nodes + first_nodes + budget.nodes.load(Ordering::Relaxed);
     finish_count(p, o, answer, counted, &budget, first, first_note)
+}
+
+/// The count first ([`PROBE_SHARE`] of the budget), extended when its progress says it will finish soon
+/// ([`EXTEND_UPTO`]): the last run, its budget (which says what stopped it) and the positions both entered.
+fn probe(count: &Count, tables: &mut Tables) -> (Counted, Budget, u64) {
+    let o = count.options;
+    let probe = Budget::new(o.max_nodes, o.deadline, PROBE_SHARE);
+    let counted = count.run(&probe, tables);
+    let nodes = probe.nodes.load(Ordering::Relaxed);
+    let why = probe.why.load(Ordering::Relaxed);
+    // Only a count stopped by a limit (nodes or time) is extended, and only when at its pace the whole count
+    // fits in `EXTEND_UPTO` of the budget: the first-solution phases keep the rest.
+    let p = counted.progress;
+    if counted.complete || !(why == 1 || why == 2) || p <= 0.0 || PROBE_SHARE / p > EXTEND_UPTO {
+        return (counted, probe, nodes);
+    }
+    let more = (EXTEND_MARGIN * PROBE_SHARE * (1.0 - p) / p).min(EXTEND_UPTO - PROBE_SHARE);
+    let extension = Budget::new(
+        o.max_nodes.saturating_sub(nodes),
+        o.deadline,
+        more / (1.0 - PROBE_SHARE),
+    );
+    let counted = count.run(&extension, tables);
+    let nodes = nodes + extension.nodes.load(Ordering::Relaxed);
+    (counted, extension, nodes)
 }
 
 /// The answer from the count (`counted`: games, complete, games listed) and the first-solution search's
@@ -332,18 +353,17 @@ fn finish_count(
     p: &Problem,
     o: &Options,
     mut answer: Solved,
-    counted: (u64, bool, Vec<Vec<u32>>),
+    counted: Counted,
     budget: &Budget,
     first: Vec<Vec<Move>>,
     first_note: Option<String>,
 ) -> Result<Solved, String> {
-    let (count, complete, found) = counted;
-    answer.count = count;
-    answer.exhaustive = complete;
-    answer.solutions = replayed(p, &found)?;
+    answer.count = counted.games;
+    answer.exhaustive = counted.complete;
+    answer.solutions = replayed(p, &counted.found)?;
     merge(&mut answer, first)?;
     let mut second = false;
-    if !complete && answer.count == 1 {
+    if !counted.complete && answer.count == 1 {
         let spend = cook::Spend {
             max_nodes: o.max_nodes.saturating_sub(answer.nodes),
             deadline: o.deadline,
@@ -359,6 +379,12 @@ fn finish_count(
         }
     }
     decide(&mut answer, budget, p.plies);
+    if answer.verdict == Verdict::Undetermined {
+        answer.reason += &format!(
+            "; the count had done about {:.1} % of its tree (an estimate from the subtrees it finished)",
+            100.0 * counted.progress
+        );
+    }
     if second {
         answer.reason +=
             "; the second game takes another way through part of the first (exchange or splice)";
@@ -395,8 +421,8 @@ fn replayed(p: &Problem, games: &[Vec<u32>]) -> Result<Vec<Vec<Move>>, String> {
 }
 
 /// The first-solution search ([`first`]) for up to two games on `FIRST_ORDERS`' shares of the budget (problems of at
-/// least `FIRST_FROM` plies), completed by [`cook::second`] when it finds one: the distinct replayed games and
-/// the positions it expanded.
+/// least `FIRST_FROM` plies), completed by [`cook::second`] when it finds one (the later phases are then not
+/// run: the count has their time): the distinct replayed games and the positions it expanded.
 fn first_phase(
     p: &Problem,
     diagram: &Diagram,
@@ -417,7 +443,7 @@ fn first_phase(
         root,
         plies: p.plies,
     };
-    let (mut games, mut nodes, mut spliced) = (Vec::new(), 0, false);
+    let (mut games, mut nodes) = (Vec::new(), 0);
     for (phase, share) in FIRST_ORDERS {
         let now = Instant::now();
         let limits = first::Limits {
@@ -441,8 +467,7 @@ fn first_phase(
         if games.len() >= 2 {
             break;
         }
-        if games.len() == 1 && !spliced {
-            spliced = true;
+        if games.len() == 1 {
             let mut one = replayed(p, &games)?;
             let spend =
                 cook::Spend::share(o.max_nodes.saturating_sub(nodes), o.deadline, SPLICE_SHARE);
@@ -452,6 +477,10 @@ fn first_phase(
                 one.push(g);
                 return Ok((one, nodes));
             }
+            // One game and no second by exchange or splice: the later phases are not run. They rarely give
+            // a second (the bench's cooks are found with their first game, docs/proofgames.md), while a
+            // unique problem needs the count's time to be proved.
+            break;
         }
     }
     let mut games = replayed(p, &games)?;
@@ -538,98 +567,4 @@ fn castle_mask(cd: &crate::bitboard::board::CastlingData, rights: &CastlingRight
         mask |= 1 << bit;
     }
     Some(mask)
-}
-
-/// One worker's transposition table: solutions per (position key, check, plies left).
-type Table = hashbrown::HashMap<(u64, u64, u32), u64>;
-/// The workers' tables, kept from the probe to the final count (one, or one per first move).
-type Tables = Vec<Table>;
-
-/// Count (and list) with `o.threads` workers: one worker for the whole tree, or the first ply's moves shared
-/// among several (each with its own table).
-#[allow(clippy::too_many_arguments)] // the problem's parts, as the search reads them, and the tables
-fn run(
-    diagram: &Diagram,
-    cd: &crate::bitboard::board::CastlingData,
-    finish: Finish,
-    budget: &Budget,
-    root: &Board,
-    plies: u32,
-    o: &Options,
-    tables: &mut Tables,
-) -> (u64, bool, Vec<Vec<u32>>) {
-    let worker = |tt: Table| Worker {
-        diagram,
-        cd,
-        finish,
-        budget,
-        tt,
-        local: 0,
-        path: Vec::new(),
-        found: Vec::new(),
-        // Two games at least are kept: a stopped search's one game may give a second by an exchange.
-        keep: o.max_solutions.max(2),
-        stop_at: if o.stop_at_cook { 2 } else { 0 },
-        so_far: 0,
-    };
-    let solve_from = |first: Option<u32>, tt: &mut Table| -> (u64, bool, Vec<Vec<u32>>) {
-        let mut w = worker(std::mem::take(tt));
-        let (b, rem) = match first {
-            Some(m) => {
-                w.path.push(m);
-                (root.make::<true>(cd, m), plies - 1)
-            }
-            None => (*root, plies),
-        };
-        // Split only from 3 plies on: `rem` is at least 2 here.
-        let (n, done) = w.count(&b, rem);
-        budget
-            .nodes
-            .fetch_add(std::mem::take(&mut w.local), Ordering::Relaxed);
-        let mut found = std::mem::take(&mut w.found);
-        let keep = o.max_solutions.max(2);
-        if done && (found.len() as u64) < n.min(keep as u64) {
-            // The listing walk re-counts from the table: it must not stop at a cook.
-            w.stop_at = 0;
-            found.clear();
-            w.collect(&b, rem, keep, &mut found);
-        }
-        *tt = std::mem::take(&mut w.tt);
-        (n, done, found)
-    };
-    if o.threads <= 1 || plies < 3 {
-        tables.resize_with(1, Table::new);
-        return solve_from(None, &mut tables[0]);
-    }
-    use rayon::prelude::*;
-    let firsts =
-        crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(root, cd);
-    tables.resize_with(firsts.as_slice().len(), Table::new);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(o.threads)
-        .build();
-    let parts: Vec<(u64, bool, Vec<Vec<u32>>)> = match pool {
-        Ok(pool) => pool.install(|| {
-            firsts
-                .as_slice()
-                .par_iter()
-                .zip(tables.par_iter_mut())
-                .map(|(&m, tt)| solve_from(Some(m), tt))
-                .collect()
-        }),
-        Err(_) => firsts
-            .as_slice()
-            .iter()
-            .zip(tables.iter_mut())
-            .map(|(&m, tt)| solve_from(Some(m), tt))
-            .collect(),
-    };
-    let mut out = (0u64, true, Vec::new());
-    for (n, done, found) in parts {
-        out.0 = out.0.saturating_add(n);
-        out.1 &= done;
-        out.2.extend(found);
-    }
-    out.2.truncate(o.max_solutions.max(2));
-    (out.0, out.1, out.2)
 }
