@@ -192,8 +192,6 @@ pub(super) fn window(
         keep: WINDOW_GAMES + 1,
         stop_at: 0,
         so_far: 0,
-        entered: 0,
-        estimate: 0.0,
     };
     let (n, done) = w.count(from, plies);
     let entered = budget.nodes.load(Ordering::Relaxed) + w.local;

@@ -1,7 +1,6 @@
 //! The count as the problem's phases run it: one worker for the whole tree, or the first ply's moves shared
 //! among several, each worker's transposition table kept between runs (the probe's table goes on to the
-//! extension and the final count, so a stopped run's complete subtrees are not counted again), and the
-//! estimated fraction of the tree a stopped run did ([`Worker::progress`]).
+//! final count, so a stopped run's complete subtrees are not counted again).
 
 use super::bound::Diagram;
 use super::search::{Budget, Finish, Worker};
@@ -22,9 +21,6 @@ pub(super) struct Counted {
     pub complete: bool,
     /// Games listed (at most `max(max_solutions, 2)`), in the fast generator's encoding.
     pub found: Vec<Vec<u32>>,
-    /// The estimated fraction of the tree done (1 when complete; [`Worker::progress`], averaged over the
-    /// first moves when they are shared among workers).
-    pub progress: f64,
 }
 
 /// The problem as the count reads it.
@@ -75,19 +71,13 @@ impl Count<'_> {
             games: 0,
             complete: true,
             found: Vec::new(),
-            progress: 0.0,
         };
-        let share = 1.0 / parts.len().max(1) as f64;
         for part in parts {
             out.games = out.games.saturating_add(part.games);
             out.complete &= part.complete;
             out.found.extend(part.found);
-            out.progress += part.progress * share;
         }
         out.found.truncate(o.max_solutions.max(2));
-        if out.complete {
-            out.progress = 1.0;
-        }
         out
     }
 
@@ -108,8 +98,6 @@ impl Count<'_> {
             keep,
             stop_at: if o.stop_at_cook { 2 } else { 0 },
             so_far: 0,
-            entered: 0,
-            estimate: 0.0,
         };
         let (b, rem) = match first {
             Some(m) => {
@@ -135,7 +123,6 @@ impl Count<'_> {
             games: n,
             complete: done,
             found,
-            progress: if done { 1.0 } else { w.progress() },
         }
     }
 }

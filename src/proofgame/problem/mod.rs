@@ -61,11 +61,6 @@ const FIT_SHARE: f64 = 0.5;
 /// The share of the time and node budget the count has first (its table kept for the final count): the
 /// problems whose count is cheap are decided without the first-solution phases (docs/proofgames.md).
 const PROBE_SHARE: f64 = 0.2;
-/// The probe goes on when its estimated progress ([`count::Counted::progress`]) says the whole count takes at
-/// most this share of the budget (the first-solution phases keep the rest)...
-const EXTEND_UPTO: f64 = 0.7;
-/// ... for this many times the estimated rest (the estimate leans low), within `EXTEND_UPTO`.
-const EXTEND_MARGIN: f64 = 1.5;
 /// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
 const FIRST_STORE: usize = 1_500_000;
 
@@ -319,29 +314,14 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     finish_count(p, o, answer, counted, &budget, first, first_note)
 }
 
-/// The count first ([`PROBE_SHARE`] of the budget), extended when its progress says it will finish soon
-/// ([`EXTEND_UPTO`]): the last run, its budget (which says what stopped it) and the positions both entered.
+/// The count first, on [`PROBE_SHARE`] of the budget: the run, its budget (which says what stopped it) and the
+/// positions it entered.
 fn probe(count: &Count, tables: &mut Tables) -> (Counted, Budget, u64) {
     let o = count.options;
     let probe = Budget::new(o.max_nodes, o.deadline, PROBE_SHARE);
     let counted = count.run(&probe, tables);
     let nodes = probe.nodes.load(Ordering::Relaxed);
-    let why = probe.why.load(Ordering::Relaxed);
-    // Only a count stopped by a limit (nodes or time) is extended, and only when at its pace the whole count
-    // fits in `EXTEND_UPTO` of the budget: the first-solution phases keep the rest.
-    let p = counted.progress;
-    if counted.complete || !(why == 1 || why == 2) || p <= 0.0 || PROBE_SHARE / p > EXTEND_UPTO {
-        return (counted, probe, nodes);
-    }
-    let more = (EXTEND_MARGIN * PROBE_SHARE * (1.0 - p) / p).min(EXTEND_UPTO - PROBE_SHARE);
-    let extension = Budget::new(
-        o.max_nodes.saturating_sub(nodes),
-        o.deadline,
-        more / (1.0 - PROBE_SHARE),
-    );
-    let counted = count.run(&extension, tables);
-    let nodes = nodes + extension.nodes.load(Ordering::Relaxed);
-    (counted, extension, nodes)
+    (counted, probe, nodes)
 }
 
 /// The answer from the count (`counted`: games, complete, games listed) and the first-solution search's
@@ -379,12 +359,6 @@ fn finish_count(
         }
     }
     decide(&mut answer, budget, p.plies);
-    if answer.verdict == Verdict::Undetermined {
-        answer.reason += &format!(
-            "; the count had done about {:.1} % of its tree (an estimate from the subtrees it finished)",
-            100.0 * counted.progress
-        );
-    }
     if second {
         answer.reason +=
             "; the second game takes another way through part of the first (exchange or splice)";

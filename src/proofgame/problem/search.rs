@@ -115,11 +115,6 @@ pub(super) struct Worker<'a> {
     /// Games counted so far: the games met at their last move plus those a table entry stands for, each a
     /// distinct path from the root (the running sum of what [`Worker::count`] returns in the end).
     pub so_far: u64,
-    /// Positions this worker entered (charged or not).
-    pub entered: u64,
-    /// When a limit stopped the count: the estimated positions of the subtree it stopped in, had it run to
-    /// the end ([`Worker::progress`]).
-    pub estimate: f64,
 }
 
 impl Worker<'_> {
@@ -138,7 +133,6 @@ impl Worker<'_> {
 
     fn tick(&mut self) -> bool {
         self.local += 1;
-        self.entered += 1;
         if self.local >= BATCH {
             let n = std::mem::take(&mut self.local);
             return self.budget.charge(n);
@@ -185,7 +179,6 @@ impl Worker<'_> {
         // The table was looked up by the caller ([`Worker::count`] or the parent's loop below).
         let key = (b.key, b.check, remaining);
         if !self.tick() {
-            self.estimate = 1.0;
             return (0, false);
         }
         let moves = movegen::moves::<MagicSliders>(b, self.cd);
@@ -220,52 +213,20 @@ impl Worker<'_> {
             }
         }
         order[..len].sort_unstable();
-        let (first, mut last) = (self.entered, self.entered);
-        for (i, &(_, m, n)) in order[..len].iter().enumerate() {
+        for &(_, m, n) in &order[..len] {
             let next = b.make::<true>(self.cd, m);
             self.path.push(m);
-            let before = self.entered;
             let (n, done) = self.count_feasible(&next, n, remaining - 1);
             self.path.pop();
             total = total.saturating_add(n);
             if !done {
-                self.estimate = self.estimate_stopped(first, last, before, i, len);
                 return (total, false);
             }
-            last = before;
         }
         if self.tt.len() < TT_CAP {
             self.tt.insert(key, total);
         }
         (total, true)
-    }
-
-    /// The estimated positions of a subtree stopped in its child `i` of `len`, the children searched from
-    /// `entered` count `first`, child `i - 1` from `last` and child `i` from `before`, [`Worker::estimate`]
-    /// holding child `i`'s: the position, the children done, child `i`, and each child left as many as the
-    /// last child done (child `i`'s when none is done; the last rather than the mean, since the table makes
-    /// the later children cheaper).
-    fn estimate_stopped(&self, first: u64, last: u64, before: u64, i: usize, len: usize) -> f64 {
-        let done = (before - first) as f64;
-        let current = self.estimate.max((self.entered - before) as f64);
-        let each = if i > 0 {
-            (before - last) as f64
-        } else {
-            current
-        };
-        1.0 + done + current + (len - i - 1) as f64 * each
-    }
-
-    /// The estimated fraction of the count done when a limit stopped it: the positions entered over the
-    /// estimated positions of the whole tree (1 when nothing was estimated). An estimate only, which steers
-    /// the budget and never a verdict: it takes the children still to search as costly as the last child
-    /// searched, while those searched first leave their side the most spare tempi and tend to hold the larger
-    /// trees, and the table makes later ones cheaper; so it leans low.
-    pub fn progress(&self) -> f64 {
-        if self.estimate <= 0.0 {
-            return 1.0;
-        }
-        (self.entered as f64 / self.estimate).min(1.0)
     }
 
     /// Up to `k` solutions from `b` in move-generation order (after a complete [`Worker::count`], whose table
