@@ -9,6 +9,7 @@
 # a shared machine) the table has load-independent columns: the median user + system CPU seconds of the
 # process and the median positions the search entered (`nodes` of the JSON).
 set -euo pipefail
+source "$(dirname "$0")/proofgame-solve.sh"
 bin=${PERFTLAB:-target/release/perftlab}
 file=${1:?usage: benches/proofgame.sh PROBLEMS [flags]}
 shift
@@ -22,14 +23,7 @@ while read -r -a f; do
   else
     d=${f[0]}; n=${f[1]}; rest=("${f[@]:2}")
   fi
-  start=$(date +%s.%N)
-  v=$(/usr/bin/time -f '%U %S' -o "$cpu" "$bin" proofgame "$d" --plies "$n" --json --count "$@" || true)
-  end=$(date +%s.%N)
-  verdict=$(printf '%s' "$v" | sed -n 's/.*"verdict":"\([a-z_]*\)".*/\1/p')
-  nodes=$(printf '%s' "$v" | sed -n 's/.*"nodes":\([0-9]*\).*/\1/p')
-  secs=$(tail -n 1 "$cpu" | awk '{printf "%.3f", $1 + $2}')
-  printf '%s\t%s\t%.3f\t%s\t%s\t%s\n' "$n" "$verdict" "$(echo "$end - $start" | bc)" "$secs" "${nodes:-0}" \
-    "${rest[*]:-}"
+  printf '%s\t%s\t%s\n' "$n" "$(solve "$bin" "$cpu" "$d" "$n" "$@")" "${rest[*]:-}"
 done < "$file" | tee "$raw" | awk -F'\t' '
   function median(name, k,    a, i, j, x, m) {
     m = 0

@@ -562,12 +562,12 @@ const FIGURES: &[Figure] = &[
     },
     Figure {
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
-        source: ("docs/dead-positions.md", "merged tree (e12c3e8): full "),
+        source: ("docs/dead-positions.md", "merged tree (71bfeaa): full "),
         quotes: &[("README.md", "131,072 queries | ")],
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "(6.84 and 6.96 s); scan "),
+        source: ("docs/dead-positions.md", "scan\n(71bfeaa) "),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {

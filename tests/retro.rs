@@ -681,10 +681,10 @@ fn staged_search_loses_a_tempo_to_finish() {
 /// old estimate counted the straight way e2–e8 and a queen's move to d8 as cheapest and walked the pawn into e6;
 /// with the charge (two moves more for the way past an enemy pawn on the file) the way by a capture is as
 /// cheap. The staged search, then the portfolio, find a game within 300 positions expanded each (no clock),
-/// replayed here move by move; the session's start binary (`/work/peers/bins/perftlab-s51 reachable --from … --max-nodes 300`, the
-/// staged search and the portfolio) finds none (5 December 2026).
+/// replayed here move by move; the session's start binary (main at ddfcc7c, `reachable --from … --max-nodes
+/// 300`: the staged search and the portfolio) finds none (5 December 2026).
 #[test]
-fn staged_search_takes_a_pawn_round_a_blocked_promotion() {
+fn the_fast_search_takes_a_pawn_round_a_blocked_promotion() {
     use perftlab::proofgame::guided::{FastLimits, FastResult};
     let start = Setup::from_fen("1n5k/8/4p3/8/8/8/4P3/K7 w - - 0 1").unwrap();
     let target = Setup::from_fen("3Q3k/8/4p3/8/8/8/8/K7 b - - 0 1").unwrap();

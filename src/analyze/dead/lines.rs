@@ -36,11 +36,15 @@ pub(super) fn every_line(
     max_nodes: u64,
     root_moves: &[u32],
 ) -> (Option<u64>, u64) {
-    let mut visited = 1;
-    let budget = max_nodes.min(BUDGET);
-    let proved = material_rule(root, winner).is_some()
-        || moves_end_well(root, cd, winner, PLIES, budget, &mut visited, root_moves);
-    (proved.then_some(visited), visited)
+    let mut walk = Walk {
+        cd,
+        winner,
+        budget: max_nodes.min(BUDGET),
+        visited: 1,
+    };
+    let proved =
+        material_rule(root, winner).is_some() || walk.moves_end_well(root, PLIES, root_moves);
+    (proved.then_some(walk.visited), walk.visited)
 }
 
 /// The fast paths' gate of [`every_line`] (a gate, never a proof): whether the proof may hold at all. Each ply
@@ -59,87 +63,59 @@ pub(super) fn may_end(root: &Board, winner: Color, root_moves: usize) -> bool {
 /// Root moves at most for the [`may_end`] gate with more heavy units than plies.
 const GATE_MOVES: usize = 8;
 
-/// Whether every line from `b` (its material not looked at yet) ends as the module says within `plies` plies,
-/// counting `b` and the positions after it in `visited`. The moves are tried in the generator's order, the
-/// first before the others are listed ([`FirstMove`]): the same positions visited, in the same order, as
-/// [`moves_end_well`] over the full list.
-fn ends_well(
-    b: &Board,
-    cd: &CastlingData,
+/// The walk of [`every_line`]: the castling data, the intended winner, the positions it may visit and those
+/// visited so far.
+struct Walk<'a> {
+    cd: &'a CastlingData,
     winner: Color,
-    plies: u32,
     budget: u64,
-    visited: &mut u64,
-) -> bool {
-    if *visited >= budget {
-        return false;
-    }
-    *visited += 1;
-    if material_rule(b, winner).is_some() {
-        return true;
-    }
-    let Some(first) = FirstMove::of(b, cd) else {
-        return game_over_well(b, winner);
-    };
-    if plies == 0
-        || !ends_well(
-            &b.make::<false>(cd, first),
-            cd,
-            winner,
-            plies - 1,
-            budget,
-            visited,
-        )
-    {
-        return false;
-    }
-    let list = legal(b, cd);
-    debug_assert_eq!(list.as_slice().first(), Some(&first));
-    all_end_well(b, cd, winner, plies, budget, visited, &list.as_slice()[1..])
+    visited: u64,
 }
 
-/// [`ends_well`] after each of `moves` from `b`, with `plies` left before them.
-fn all_end_well(
-    b: &Board,
-    cd: &CastlingData,
-    winner: Color,
-    plies: u32,
-    budget: u64,
-    visited: &mut u64,
-    moves: &[u32],
-) -> bool {
-    moves.iter().all(|&m| {
-        ends_well(
-            &b.make::<false>(cd, m),
-            cd,
-            winner,
-            plies - 1,
-            budget,
-            visited,
-        )
-    })
+impl Walk<'_> {
+    /// Whether every line from `b` (its material not looked at yet) ends as the module says within `plies`
+    /// plies, counting `b` and the positions after it in `visited`. The moves are tried in the generator's
+    /// order, the first before the others are listed ([`FirstMove`]): the same positions visited, in the same
+    /// order, as [`Walk::moves_end_well`] over the full list.
+    fn ends_well(&mut self, b: &Board, plies: u32) -> bool {
+        if self.visited >= self.budget {
+            return false;
+        }
+        self.visited += 1;
+        if material_rule(b, self.winner).is_some() {
+            return true;
+        }
+        let Some(first) = FirstMove::of(b, self.cd) else {
+            return game_over_well(b, self.winner);
+        };
+        if plies == 0 || !self.ends_well(&b.make::<false>(self.cd, first), plies - 1) {
+            return false;
+        }
+        let list = legal(b, self.cd);
+        debug_assert_eq!(list.as_slice().first(), Some(&first));
+        self.all_end_well(b, plies, &list.as_slice()[1..])
+    }
+
+    /// [`Walk::ends_well`] after each of `moves` from `b`, with `plies` left before them.
+    fn all_end_well(&mut self, b: &Board, plies: u32, moves: &[u32]) -> bool {
+        moves
+            .iter()
+            .all(|&m| self.ends_well(&b.make::<false>(self.cd, m), plies - 1))
+    }
+
+    /// [`Walk::ends_well`] of a position whose material was looked at, with its legal moves.
+    fn moves_end_well(&mut self, b: &Board, plies: u32, moves: &[u32]) -> bool {
+        if moves.is_empty() {
+            return game_over_well(b, self.winner);
+        }
+        plies > 0 && self.all_end_well(b, plies, moves)
+    }
 }
 
 /// A position without legal moves ends the game: stalemate or the winner checkmated end it well; the loser
 /// checkmated is the mate itself (FIDE 5.1.1, 5.2.1).
 fn game_over_well(b: &Board, winner: Color) -> bool {
     b.turn() == winner || !in_check(b)
-}
-
-/// [`ends_well`] of a position whose material was looked at, with its legal moves.
-fn moves_end_well(
-    b: &Board,
-    cd: &CastlingData,
-    winner: Color,
-    plies: u32,
-    budget: u64,
-    visited: &mut u64,
-    moves: &[u32],
-) -> bool {
-    if moves.is_empty() {
-        return game_over_well(b, winner);
-    }
-    plies > 0 && all_end_well(b, cd, winner, plies, budget, visited, moves)
 }
 
 /// The first legal move in the generator's order (the first of [`legal`]'s list), found by one pass of the
