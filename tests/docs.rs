@@ -567,7 +567,7 @@ const FIGURES: &[Figure] = &[
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "scan\n(71bfeaa) "),
+        source: ("docs/dead-positions.md", "scan (71bfeaa) "),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
