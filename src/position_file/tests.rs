@@ -176,3 +176,101 @@ fn ascii_words_are_the_characters_words() {
         "{quoted} {heap} {errors}"
     );
 }
+
+/// The one-pass reader of the common line shape ([`plain_line`]) against the general one ([`parse_words`]
+/// after [`trim_line`]) on random lines of FEN fields, side words, numbers, labels, comments, operations and
+/// the bytes that end the shape (tabs, quotes, `;`, non-ASCII white space), alone and after a line: where it
+/// takes a line, the same [`Parsed`]; it takes most lines of the common shape.
+#[test]
+fn the_plain_reader_is_the_general_one() {
+    let pool = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+        "8/8/8/4k3/8/8/3p4/4KN2",
+        "8/8/8/4k3/8/8/3p4/4KN22",
+        "8/8/8/8/8/8/8/8",
+        "w",
+        "b",
+        "w",
+        "KQkq",
+        "-",
+        "-",
+        "e3",
+        "0",
+        "1",
+        "12",
+        "white",
+        "BLACK",
+        "x",
+        "#c",
+        "WB",
+        "id",
+        "\"a b\"",
+        ";",
+        "D1",
+        "\u{a0}",
+    ];
+    let seps = [" ", " ", " ", "  ", "\t"];
+    let mut state = 0x1234_5678_9ABC_DEF1u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut lines = Vec::new();
+    for _ in 0..20_000 {
+        // Half the lines of well-placed fields one or two spaces apart, half of anything.
+        let plain = next() % 2 == 0;
+        let words = 3 + next() % 6;
+        let mut l = String::new();
+        if next() % 8 == 0 {
+            l.push(' ');
+        }
+        for k in 0..words {
+            if k > 0 {
+                let k = next() % if plain { 4 } else { seps.len() as u64 };
+                l.push_str(seps[k as usize]);
+            }
+            // Mostly the field that belongs there, so that many lines have the common shape.
+            let w = match (k, if plain { 0 } else { next() % 3 }) {
+                (0, 0 | 1) => pool[(next() % 2) as usize],
+                (1, 0 | 1) => pool[4 + (next() % 2) as usize],
+                (2 | 3, 0 | 1) => pool[7 + (next() % 3) as usize],
+                (4 | 5, 0 | 1) => pool[11 + (next() % 3) as usize],
+                (6, 0 | 1) => pool[14 + (next() % 2) as usize],
+                _ => pool[(next() % pool.len() as u64) as usize],
+            };
+            l.push_str(w);
+        }
+        if next() % 8 == 0 {
+            l.push(' ');
+        }
+        lines.push(l);
+    }
+    let before = parse_borrowed(1, "8/8/8/4k3/8/8/3p4/4KN2 w - -")
+        .unwrap()
+        .unwrap();
+    let (mut taken, mut left) = (0, 0);
+    for l in &lines {
+        for previous in [None, Some((&before.fen, &before.setup))] {
+            let general = {
+                let ascii = l.is_ascii();
+                let text = trim_line(l, ascii);
+                (!text.is_empty() && !text.starts_with('#'))
+                    .then(|| parse_words(text, ascii, previous))
+            };
+            match plain_line(l, previous) {
+                Some(p) => {
+                    assert_eq!(
+                        format!("{:?}", Some(Ok::<_, String>(p))),
+                        format!("{general:?}"),
+                        "{l:?}"
+                    );
+                    taken += 1;
+                }
+                None => left += 1,
+            }
+        }
+    }
+    assert!(taken > 5_000 && left > 5_000, "{taken} {left}");
+}
