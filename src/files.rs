@@ -213,13 +213,7 @@ pub fn read_bounded(r: impl Read, max_bytes: u64) -> std::io::Result<Vec<u8>> {
 /// # Errors
 /// A message naming the first line that is not text or too long.
 pub fn text_lines(bytes: Vec<u8>) -> std::result::Result<String, String> {
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        format!("line {line} is not UTF-8 text")
-    })?;
+    let text = utf8_text(bytes)?;
     if let Some((i, _)) = text
         .split('\n')
         .enumerate()
@@ -231,6 +225,21 @@ pub fn text_lines(bytes: Vec<u8>) -> std::result::Result<String, String> {
         ));
     }
     Ok(text)
+}
+
+/// The bytes as UTF-8 text (the line lengths not checked: [`text_lines`] does, and so does
+/// `position_file::bounded_lines` as it splits the lines).
+///
+/// # Errors
+/// A message naming the first line that is not text.
+pub fn utf8_text(bytes: Vec<u8>) -> std::result::Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        format!("line {line} is not UTF-8 text")
+    })
 }
 
 #[cfg(test)]

@@ -735,5 +735,8 @@ pub fn read_lines(mut r: impl BufRead, max_bytes: u64) -> std::result::Result<St
     }
 }
 
+mod split;
+pub use split::{bounded_lines, read_unsplit};
+
 #[cfg(test)]
 mod tests;
