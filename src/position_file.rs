@@ -7,7 +7,9 @@
 //! longer than [`crate::files::MAX_LINE_BYTES`], UTF-8. Standard input is read line by line and refused at
 //! the first line or byte over a limit, so `/dev/zero` (no newline) is refused after 64 KiB and an endless
 //! stream after [`MAX_POSITION_BYTES`]; a device, FIFO or directory named as the file is refused before any
-//! byte is read, and a regular file longer than the limit by its size.
+//! byte is read, and a regular file longer than the limit by its size. A batch reader (`dead`) reads with
+//! [`read_unsplit`] and splits with [`bounded_lines`], which checks the line lengths as it splits (the same
+//! limits and errors, one pass fewer).
 //!
 //! The grammar of one line ([`parse_line`]), after surrounding whitespace is removed:
 //! - blank lines and lines starting with `#` are skipped; a UTF-8 byte-order mark before the first line too;
@@ -489,6 +491,33 @@ pub fn parse_borrowed_after<'a>(
 /// Most words a [`plain_line`] has: a 6-field FEN and a side word.
 const PLAIN_WORDS: usize = 7;
 
+/// What a byte is to [`plain_line`].
+#[derive(Clone, Copy)]
+enum PlainByte {
+    /// Part of a word: printable ASCII but `"` and `;`.
+    Word,
+    /// The space between words.
+    Space,
+    /// Anything else: the line is left to the general reader.
+    Other,
+}
+
+/// [`PlainByte`] of every byte, built at compile time.
+static PLAIN_BYTE: [PlainByte; 256] = {
+    let mut t = [PlainByte::Other; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        let b = c as u8;
+        if b == b' ' {
+            t[c] = PlainByte::Space;
+        } else if b.is_ascii_graphic() && b != b'"' && b != b';' {
+            t[c] = PlainByte::Word;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// The common shape of a line read in one pass over its bytes: printable ASCII words (no `"`, no `;`)
 /// separated by spaces, no label, a FEN of 4 fields or of 6 with the clocks, then perhaps a side word; `None`
 /// for any other line (and for a FEN that does not read), which [`parse_words`] reads (so the errors are its
@@ -496,27 +525,25 @@ const PLAIN_WORDS: usize = 7;
 /// of these words and of the bytes that end the shape): the general reader's three passes (the ASCII test, the
 /// trimming, the words kept in a [`Words`]) were a quarter of a `dead --scan` of real positions.
 fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option<Parsed<'a>> {
-    let b = raw.as_bytes();
     let mut spans = [(0usize, 0usize); PLAIN_WORDS];
-    let (mut n, mut i) = (0, 0);
-    while i < b.len() {
-        if b[i] == b' ' {
-            i += 1;
-            continue;
-        }
-        if n == PLAIN_WORDS {
-            return None;
-        }
-        let start = i;
-        while i < b.len() && b[i] != b' ' {
-            if !b[i].is_ascii_graphic() || b[i] == b'"' || b[i] == b';' {
-                return None;
+    let (mut n, mut start) = (0, None);
+    for (i, &c) in raw.as_bytes().iter().enumerate() {
+        match (PLAIN_BYTE[usize::from(c)], start) {
+            (PlainByte::Word, None) => start = Some(i),
+            (PlainByte::Space, Some(s)) => {
+                *spans.get_mut(n)? = (s, i);
+                n += 1;
+                start = None;
             }
-            i += 1;
+            (PlainByte::Word | PlainByte::Space, _) => {}
+            (PlainByte::Other, _) => return None,
         }
-        spans[n] = (start, i);
+    }
+    if let Some(s) = start {
+        *spans.get_mut(n)? = (s, raw.len());
         n += 1;
     }
+    let b = raw.as_bytes();
     if n < 4 || b[spans[0].0] == b'#' {
         return None;
     }
