@@ -619,10 +619,10 @@ fn obstruction_agrees_with_brute_force() {
 }
 
 /// D12 (capture squares, docs/proofgames.md) on a constructed diagram checked against the brute force: after
-/// 1. Nc3 c6 2. Nb5 cxb5 White has lost one unit and Black's only pawn that changed file is the c-pawn on b5
-/// (a7, b7 and d7 unmoved, D8), one capture: so White's lost unit was taken on b6 or b5 and must go there, 2
-/// knight moves, where D10 left the lost unit out (0 moves). In 2 plies the diagram is out of reach for White
-/// already (reason), in 4 and 6 plies the counts equal the brute force's (2 and 0).
+/// the game `1. Nc3 c6 2. Nb5 cxb5` White has lost one unit and Black's only pawn that changed file is the
+/// c-pawn on b5 (a7, b7 and d7 unmoved, D8), one capture: so White's lost unit was taken on b6 or b5 and must
+/// go there, 2 knight moves, where D10 left the lost unit out (0 moves). In 2 plies the diagram is out of
+/// reach for White already (reason), in 4 and 6 plies the counts equal the brute force's (2 and 0).
 #[test]
 fn capture_squares_agree_with_brute_force() {
     let diagram = "rnbqkbnr/pp1ppppp/8/1p6/8/8/PPPPPPPP/R1BQKBNR w";
