@@ -1,6 +1,6 @@
 //! The deductions of a proof-game problem: for a position reached so far and the diagram, a lower bound of the
 //! moves each side must still make, or a reason why the diagram cannot be reached at all. Each bound is proved
-//! in docs/proofgames.md ("The deductions"); the numbers below (D1 … D10) are that page's.
+//! in docs/proofgames.md ("The deductions"); the numbers below (D1 … D12) are that page's.
 //!
 //! The laws used: pieces move as FIDE 3.2–3.6 say (a knight by knight steps, sliders on lines); a pawn only
 //! forward, one file sideways per capture, two squares only from its starting rank without capturing (3.7); it
