@@ -596,3 +596,44 @@ fn one_game_leaves_the_count_its_time() {
     let nodes = v["nodes"].as_u64().expect("nodes");
     assert!(nodes <= 700_000, "{nodes} positions entered: {v}");
 }
+
+/// D11 (obstruction, docs/proofgames.md) on a constructed diagram checked against the brute force: White's
+/// h1 rook ends on f1, its h2 pawn unmoved (D8) and its g1 knight on its diagram square, so the knight must
+/// leave g1 and come back for the rook to pass: White needs g3, Bg2, a knight move, Rf1 and the knight's
+/// return, 5 moves, where D5-D10 count 3 (the rook's one move, g3, Bg2). In 7 plies (White's 4 moves) there is
+/// no game, excluded in the initial position by D11 alone (the brute force counts 0; Black's 3 moves fit); in
+/// 9 plies, with Black's other knight out too, the count equals the brute force's.
+#[test]
+fn obstruction_agrees_with_brute_force() {
+    let diagram = "rnbqkb1r/pppppppp/5n2/8/8/6P1/PPPPPPBP/RNBQKRN1 b";
+    let pos = parse(diagram);
+    assert_eq!(check(&pos, 7), 0);
+    let reason = run(diagram, 7)["reason"].to_string();
+    assert!(
+        reason.contains("in the initial position") && reason.contains("White needs at least 5"),
+        "{reason}"
+    );
+    // With Black's two knights out (Nc6, Nf6: 4 Black moves fit 9 plies), White's 5 moves are exactly its share.
+    let both = parse("r1bqkb1r/pppppppp/2n2n2/8/8/6P1/PPPPPPBP/RNBQKRN1 b");
+    assert!(check(&both, 9) >= 1);
+}
+
+/// D12 (capture squares, docs/proofgames.md) on a constructed diagram checked against the brute force: after
+/// the game `1. Nc3 c6 2. Nb5 cxb5` White has lost one unit and Black's only pawn that changed file is the
+/// c-pawn on b5 (a7, b7 and d7 unmoved, D8), one capture: so White's lost unit was taken on b6 or b5 and must
+/// go there, 2 knight moves, where D10 left the lost unit out (0 moves). In 2 plies the diagram is out of
+/// reach for White already (reason), in 4 and 6 plies the counts equal the brute force's (2 and 0).
+#[test]
+fn capture_squares_agree_with_brute_force() {
+    let diagram = "rnbqkbnr/pp1ppppp/8/1p6/8/8/PPPPPPPP/R1BQKBNR w";
+    let pos = parse(diagram);
+    assert_eq!(check(&pos, 2), 0);
+    let reason = run(diagram, 2)["reason"].to_string();
+    assert!(
+        reason.contains("White needs at least 2 moves and has 1"),
+        "{reason}"
+    );
+    // 1. Nc3 (or Na3) c6 2. Nb5 cxb5; in 6 plies none (the brute force).
+    assert_eq!(check(&pos, 4), 2);
+    assert_eq!(check(&pos, 6), 0);
+}

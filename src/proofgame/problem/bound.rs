@@ -1,6 +1,6 @@
 //! The deductions of a proof-game problem: for a position reached so far and the diagram, a lower bound of the
 //! moves each side must still make, or a reason why the diagram cannot be reached at all. Each bound is proved
-//! in docs/proofgames.md ("The deductions"); the numbers below (D1 … D10) are that page's.
+//! in docs/proofgames.md ("The deductions"); the numbers below (D1 … D12) are that page's.
 //!
 //! The laws used: pieces move as FIDE 3.2–3.6 say (a knight by knight steps, sliders on lines); a pawn only
 //! forward, one file sideways per capture, two squares only from its starting rank without capturing (3.7); it
@@ -30,7 +30,7 @@ pub enum Why {
     TooFewCaptures(Color),
     /// D8–D9: no unit of the colour (nor a promotion) can still reach the diagram's piece on the square.
     PieceOutOfReach(Color, Square),
-    /// D5–D7: a side needs more moves than the plies leave it.
+    /// D5–D7, D10–D11: a side needs more moves than the plies leave it.
     TooManyMoves(Color, u32, u32),
     /// A castling right the stipulation fixes is already lost (rights never come back, FIDE 3.8.2.1).
     CastlingLost,
@@ -71,7 +71,7 @@ impl std::fmt::Display for Why {
             ),
             Why::TooManyMoves(c, need, have) => write!(
                 f,
-                "{} needs at least {need} moves and has {have} (D5-D7)",
+                "{} needs at least {need} moves and has {have} (D5-D7, D10-D11)",
                 name(c)
             ),
             Why::CastlingLost => write!(f, "a castling right of the stipulation is lost"),
@@ -118,6 +118,13 @@ pub(super) struct Diagram {
     /// least to end on a diagram square of its colour holding its role (a pawn: a diagram pawn, or its last
     /// rank; the king without castling), `u8::MAX`: never. Index 6 is the pawn without promotion.
     near: Box<[[[u8; 64]; 7]; 2]>,
+    /// D11: per piece role (knight … king, index `role - 1`) and square, the squares a first move of that role
+    /// from the square passes first (a knight's or king's steps, a slider's first square in each direction).
+    exits: Box<[[u64; 64]; 5]>,
+    /// D12: per colour c, when every unit c loses in the game is taken by a pawn capture of the other side on
+    /// a known set of squares, the moves a unit of c (per role and square) needs at least to stand where it
+    /// can be taken (`u8::MAX`: never); `None` when the captures are not so fixed.
+    lost_at: [Option<Box<[[u8; 64]; 6]>>; 2],
 }
 
 /// D8: the diagram squares whose unit never moved. A pawn on its starting rank (rank 2 for White, 7 for Black)
@@ -199,7 +206,19 @@ impl Diagram {
             fixed: fixed_units(setup),
             dist: Box::new([[[u8::MAX; 64]; 64]; 5]),
             near: Box::new([[[u8::MAX; 64]; 7]; 2]),
+            exits: Box::new([[0; 64]; 5]),
+            lost_at: [None, None],
         };
+        for role in KNIGHT_I..=KING_I {
+            for s in 0..64usize {
+                d.exits[role - 1][s] = match role {
+                    BISHOP_I => bishop_walk(s, !0),
+                    ROOK_I => rook_walk(s, !0),
+                    QUEEN_I => bishop_walk(s, !0) | rook_walk(s, !0),
+                    _ => steps(role, s, 0),
+                };
+            }
+        }
         d.dist = distances(d.fixed);
         for sq in Square::all() {
             if let Some(p) = setup.piece_at(sq) {
@@ -211,7 +230,92 @@ impl Diagram {
             }
         }
         d.near = d.nearest();
+        d.lost_at = [d.taken_at(0), d.taken_at(1)];
         d
+    }
+
+    /// D12 for the units of colour `c`: the squares where the other side's pawns capture, when all of c's
+    /// losses over the game are such captures. Each diagram pawn T of the other side o is the final unit of an
+    /// original pawn of o (D8's pawns excluded but for their own square) that changed file at least `m_T` times
+    /// (the fewest over the candidates, FIDE 3.7); each change is a capture. When the sum of `m_T` equals the
+    /// units c loses in the game (16 less its diagram's units), every capture of o is such a pawn capture, each
+    /// T's pawn makes exactly `m_T` (so it is one of the candidates that need `m_T`, moving to T's file without
+    /// turning back), and no other unit of o captures. Those captures land on the squares between the
+    /// candidate's file (excluded) and T's file, above the candidate's rank and up to T's; a pawn of c taken e.p.
+    /// stands one rank behind the landing square (FIDE 3.7.3). Then (table) a unit of c that is taken from a
+    /// position on needs at least its moves to one of those squares: a piece its D9 distance, a pawn its D2
+    /// moves or its moves to the last rank (a promoted piece).
+    fn taken_at(&self, c: usize) -> Option<Box<[[u8; 64]; 6]>> {
+        let o = c ^ 1;
+        let start = if o == 0 {
+            0xff00u64
+        } else {
+            0x00ff_0000_0000_0000
+        };
+        let lost = 16 - self.colors[c].count_ones() as i32;
+        if lost <= 0 {
+            return None;
+        }
+        let (mut sum, mut at) = (0, 0u64);
+        for t in squares(self.roles[PAWN_I] & self.colors[o]) {
+            if self.fixed >> t & 1 != 0 {
+                continue;
+            }
+            let paths: Vec<(usize, i32)> = squares(start & !self.fixed)
+                .filter_map(|p| pawn_path(o, p, t).map(|(_, x)| (p, x)))
+                .collect();
+            let m = paths.iter().map(|&(_, x)| x).min()?;
+            sum += m;
+            for &(p, _) in paths.iter().filter(|&&(_, x)| x == m && m > 0) {
+                let (lo, hi) = (rel_rank(o, p), rel_rank(o, t));
+                let (pf, tf) = ((p % 8) as i32, (t % 8) as i32);
+                for x in 0..64usize {
+                    let (r, f) = (rel_rank(o, x), (x % 8) as i32);
+                    let between = if tf > pf {
+                        f > pf && f <= tf
+                    } else {
+                        f < pf && f >= tf
+                    };
+                    if r > lo && r <= hi && between {
+                        at |= 1 << x;
+                    }
+                }
+            }
+        }
+        if sum != lost {
+            return None;
+        }
+        // A pawn of c taken e.p. stands on o's fifth rank, behind a landing square of o's sixth.
+        let sixth = if o == 0 {
+            0x0000_ff00_0000_0000u64
+        } else {
+            0x00ff_0000
+        };
+        let ep = if o == 0 {
+            (at & sixth) >> 8
+        } else {
+            (at & sixth) << 8
+        };
+        let mut t = Box::new([[u8::MAX; 64]; 6]);
+        for s in 0..64usize {
+            for role in KNIGHT_I..KING_I {
+                t[role][s] = squares(at)
+                    .map(|x| if x == s { 0 } else { self.dist[role - 1][x][s] })
+                    .min()
+                    .unwrap_or(u8::MAX);
+            }
+            let r = rel_rank(c, s);
+            if r == 0 || r == 7 {
+                continue;
+            }
+            let walk = squares(at | ep)
+                .filter_map(|x| pawn_path(c, s, x).map(|(m, _)| m))
+                .min()
+                .unwrap_or(NEVER as i32);
+            let promote = 7 - r - i32::from(r == 1);
+            t[PAWN_I][s] = walk.min(promote).min(i32::from(u8::MAX)) as u8;
+        }
+        Some(t)
     }
 
     /// D10's table ([`Diagram::near`]) from the diagram's units and the D9 distances.
@@ -268,7 +372,10 @@ impl Diagram {
                 i32::from(x)
             }
         };
-        let mut costs = [(0i32, 0usize); 16];
+        // Per non-king unit: (moves saved when it is one of the `lost` taken, moves when it stays, square).
+        // Without D12 a taken unit makes 0 moves at least; with it, its moves to where it can be taken.
+        let taken = self.lost_at[c].as_deref();
+        let mut costs = [(0i32, 0i32, 0usize); 16];
         let mut len = 0;
         for role in PAWN_I..KING_I {
             let row = if role == PAWN_I && spare <= 0 {
@@ -277,41 +384,114 @@ impl Diagram {
                 role
             };
             for s in squares(b.roles[role] & own) {
-                let x = self.near[c][row][s];
-                if x != 0 && len < 16 {
-                    costs[len] = (never(x), s);
+                let keep = never(self.near[c][row][s]);
+                let take = taken.map_or(0, |t| never(t[role][s]));
+                if (keep != 0 || take != 0) && len < 16 {
+                    costs[len] = (keep - take, keep, s);
                     len += 1;
                 }
             }
         }
         let costs = &mut costs[..len];
         costs.sort_unstable_by(|a, b| b.cmp(a));
-        let kept = &costs[(lost.max(0) as usize).min(len)..];
+        let cut = (lost.max(0) as usize).min(len);
         let color = Color::ALL[c];
-        if let Some(&(_, s)) = kept.first().filter(|&&(x, _)| x >= NEVER as i32) {
-            return Err(Why::Stranded(color, Square::new(s as u8)));
+        let mut total = 0;
+        for (i, &(save, keep, s)) in costs.iter().enumerate() {
+            let x = if i < cut { keep - save } else { keep };
+            if x >= NEVER as i32 {
+                return Err(Why::Stranded(color, Square::new(s as u8)));
+            }
+            total += x;
         }
-        let mut total: i32 = kept.iter().map(|&(x, _)| x).sum();
+        let castle = b.castling >> (2 * c) & 3;
         let (Some(k), Some(home)) = (
             squares(b.roles[KING_I] & own).next(),
             squares(self.roles[KING_I] & self.colors[c]).next(),
         ) else {
-            return Ok(total);
+            return Ok(total - i32::from(castle != 0));
         };
-        let mut d = never(self.near[c][KING_I][k]);
-        // Castling takes the king to the g- or c-file of its back rank in one move (FIDE 3.8.2).
-        let castle = b.castling >> (2 * c) & 3;
-        let back = if c == 0 { 0 } else { 56 };
-        for (bit, to) in [(1, back + 6), (2, back + 2)] {
-            if castle & bit != 0 {
-                d = d.min(1 + never(self.dist[KING_I - 1][home][to]));
-            }
-        }
-        if d >= NEVER as i32 {
+        let (walk, castled) = (
+            never(self.near[c][KING_I][k]),
+            self.castled(c, castle, home),
+        );
+        if walk.min(castled) >= NEVER as i32 {
             return Err(Why::PieceOutOfReach(color, Square::new(home as u8)));
         }
-        total += d;
-        Ok(total)
+        Ok((total + walk).min(total + castled - 1))
+    }
+
+    /// The king's unit-moves to its diagram square `home` in a game where side `c` castles (rights `castle`):
+    /// castling takes it to the g- or c-file of its back rank (FIDE 3.8.2), then it walks (D9); [`NEVER`]
+    /// without a right. Castling is one move for two unit-moves (king and rook): a game that castles makes
+    /// one move fewer than its unit-moves, one that does not makes as many, so a side's moves are at least
+    /// the smaller of (units' sum with the king walking) and (units' sum with the king castling, less one).
+    fn castled(&self, c: usize, castle: u8, home: usize) -> i32 {
+        let back = if c == 0 { 0 } else { 56 };
+        [(1, back + 6), (2, back + 2)]
+            .into_iter()
+            .filter(|&(bit, _)| castle & bit != 0)
+            .map(|(_, to)| match self.dist[KING_I - 1][home][to] {
+                u8::MAX => NEVER as i32,
+                d => 1 + i32::from(d),
+            })
+            .min()
+            .unwrap_or(NEVER as i32)
+    }
+
+    /// D11 (obstruction), for a side `c` that loses no more units: the unit-moves that D10 does not count
+    /// and that units standing on a diagram square of their role (D10 counts 0 for them) must make to let out
+    /// a unit that has to move but whose every first step is onto a unit of its own side (its pawn's square
+    /// ahead, for a pawn when `c` makes no more captures). A blocker that moves makes one move at least (a
+    /// piece two to come back, or its D9 distance to another diagram square of its role); units blocked by
+    /// disjoint sets of blockers add up, each set counted at its cheapest blocker.
+    fn obstruction(&self, b: &Board, c: usize, captures: bool) -> i32 {
+        let own = b.colors[c];
+        let mine = self.colors[c];
+        // The units standing on a diagram square of their role: D10 counts 0 for them.
+        // A king with a castling right is left out: D10 already counts its moves in a game that castles.
+        let king = if b.castling >> (2 * c) & 3 != 0 {
+            b.roles[KING_I] & own
+        } else {
+            0
+        };
+        let settled = (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.roles[r] & mine));
+        let blocking = settled & !king;
+        // The fewest moves a settled unit on `s` makes once it moves (it ends on a square of its role).
+        let leave = |s: usize| -> i32 {
+            let role = (0..6).find(|&r| b.roles[r] >> s & 1 != 0).unwrap_or(PAWN_I);
+            if role == PAWN_I {
+                return 1;
+            }
+            squares(self.roles[role] & mine & !(1 << s))
+                .map(|t| i32::from(self.dist[role - 1][t][s]))
+                .fold(2, i32::min)
+        };
+        let (mut used, mut extra) = (0u64, 0);
+        for role in PAWN_I..=KING_I {
+            if role == PAWN_I && captures {
+                continue;
+            }
+            for s in squares(b.roles[role] & own & !settled & !self.fixed) {
+                let exits = if role == PAWN_I {
+                    match if c == 0 { s + 8 } else { s.wrapping_sub(8) } {
+                        ahead if ahead < 64 => 1u64 << ahead,
+                        _ => continue,
+                    }
+                } else {
+                    self.exits[role - 1][s]
+                };
+                // Every first step onto a unit of its own side; the D8 units never move (D9 covers a unit
+                // they enclose), the others must all stand on a square of their role.
+                let blockers = exits & !self.fixed;
+                if exits & !own != 0 || blockers == 0 || blockers & (used | !blocking) != 0 {
+                    continue;
+                }
+                extra += squares(blockers).map(leave).min().unwrap_or(0);
+                used |= blockers;
+            }
+        }
+        extra
     }
 
     /// D9: the fewest moves a unit of `role` (knight … king) of `own` needs to stand on `sq`, or `none`.
@@ -337,7 +517,8 @@ impl Diagram {
     /// and D4's captures its pawns need on the way.
     fn fill(&self, b: &Board, c: usize) -> Result<(i32, i32), Why> {
         let own = b.colors[c];
-        let pawns = b.roles[PAWN_I] & own;
+        // D8's pawns never move: they are no candidates for another square, nor promote.
+        let pawns = b.roles[PAWN_I] & own & !self.fixed;
         let color = crate::types::Color::ALL[c];
         // A promoted piece: its pawn's moves to the last rank (FIDE 3.7.5).
         let promote = squares(pawns)
@@ -349,8 +530,24 @@ impl Diagram {
             .unwrap_or(NEVER as i32);
         let castle = b.castling >> (2 * c) & 3;
         let (mut total, mut captures) = (0, 0);
+        // The king's square: (moves walking, moves castling), its own king standing there walking none.
+        let mut king = None;
         for &(sq, role) in &self.units[c] {
-            if (b.roles[role] & own) >> sq & 1 != 0 {
+            let there = (b.roles[role] & own) >> sq & 1 != 0;
+            if role == KING_I {
+                let walk = if there {
+                    0
+                } else {
+                    self.moves_to(b, own, KING_I, sq, NEVER as i32)
+                };
+                let castled = self.castled(c, castle, sq);
+                if walk.min(castled) >= NEVER as i32 {
+                    return Err(Why::PieceOutOfReach(color, Square::new(sq as u8)));
+                }
+                king = Some((walk, castled));
+                continue;
+            }
+            if there {
                 continue;
             }
             let promoted = promote + i32::from(rel_rank(c, sq) != 7);
@@ -367,36 +564,19 @@ impl Diagram {
                         .unwrap_or(0);
                     best.0
                 }
-                KNIGHT_I | BISHOP_I | ROOK_I | QUEEN_I => {
-                    self.moves_to(b, own, role, sq, NEVER as i32).min(promoted)
-                }
-                _ => {
-                    let king = |p: usize| {
-                        let d = self.dist[KING_I - 1][sq][p];
-                        if d == u8::MAX {
-                            NEVER as i32
-                        } else {
-                            i32::from(d)
-                        }
-                    };
-                    let mut d = self.moves_to(b, own, KING_I, sq, NEVER as i32);
-                    // Castling takes the king to the g- or c-file of its back rank in one move (FIDE 3.8.2).
-                    let back = if c == 0 { 0 } else { 56 };
-                    if castle & 1 != 0 {
-                        d = d.min(1 + king(back + 6));
-                    }
-                    if castle & 2 != 0 {
-                        d = d.min(1 + king(back + 2));
-                    }
-                    d
-                }
+                _ => self.moves_to(b, own, role, sq, NEVER as i32).min(promoted),
             };
             if d >= NEVER as i32 {
                 return Err(Why::PieceOutOfReach(color, Square::new(sq as u8)));
             }
             total += d;
         }
-        Ok((total, captures))
+        // As D10 counts castling ([`Diagram::castled`]).
+        let moves = match king {
+            Some((walk, castled)) => (total + walk).min(total + castled - 1),
+            None => total - i32::from(castle != 0),
+        };
+        Ok((moves, captures))
     }
 
     /// The moves side `c` must still make from `b` (D1–D7), or why the diagram is out of reach.
@@ -434,14 +614,17 @@ impl Diagram {
             return Err(Why::TooFewCaptures(color));
         }
         let castle = i32::from(b.castling >> (2 * c) & 3 != 0);
-        let home = self.units_home(b, c, lost, spare)?;
+        let mut home = self.units_home(b, c, lost, spare)?;
+        if lost == 0 {
+            home += self.obstruction(b, c, to_capture > 0);
+        }
         // D5 (fill, less one for a castling that moves two units), D6 (every capture is a move of the
         // capturing side), D7 (each misplaced unit moves or is captured), D10 (each unit goes to a square of
         // its role or is captured).
-        let n = (fill - castle)
+        let n = fill
             .max(to_capture)
             .max(misplaced - lost - castle)
-            .max(home - castle)
+            .max(home)
             .max(0);
         Ok(n as u32)
     }
