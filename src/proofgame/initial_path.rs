@@ -14,10 +14,12 @@
 //!    White one on the fifth; the other ranks from the third to the sixth are variants). The intermediate
 //!    position is the start with those pawns moved, the side to move set by the parity of the pawn moves
 //!    (the pieces at home again after an even number of moves each);
+//!    Each capture may also be made with the files swapped (see [`variants`]);
 //! 2. variants are ranked by the guide's estimate of the intermediate position against the target (the lowest
 //!    first; "never" dropped), and for each in turn the staged search ([`staged`]) finds the first leg (start to
 //!    the intermediate position: a few pawn moves, knights out and back for the tempo) and then the second leg
-//!    (the intermediate position to the target), until one gives a game or the deadline passes.
+//!    (the intermediate position to the target), each variant within [`VARIANT_SHARE`] of the time left, until
+//!    one gives a game or the deadline passes.
 //!
 //! Nothing here is a proof: a variant that fails only means another is tried, or `undetermined`. The whole
 //! game is replayed by the reference generator from the start and compared with the target
@@ -40,7 +42,12 @@ pub const MIN_PROMOTIONS: u32 = 2;
 /// Positions the first leg (start to the intermediate position) expands at most.
 const FIRST_LEG_NODES: u64 = 20_000;
 /// Variants of capture ranks ranked at most (each one estimate).
-const MAX_VARIANTS: usize = 256;
+const MAX_VARIANTS: usize = 4096;
+/// The share of the time left each intermediate position's legs get (the first one most: the ranking holds).
+const VARIANT_SHARE: f64 = 0.75;
+/// Intermediate positions whose legs are searched at most (the first leg expands at most [`FIRST_LEG_NODES`]
+/// positions, the second `--max-nodes`: the node budget of the whole initial path is this many times both).
+const VARIANT_CAP: usize = 6;
 
 /// One pawn-takes-pawn capture of the kernel between two pawns on their initial squares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,20 +176,36 @@ fn intermediate(start: &Setup, caps: &[Capture], ranks: &[u8]) -> Option<Setup> 
     Some(s)
 }
 
-/// The intermediate positions for `caps`, the lowest estimate first (at most [`MAX_VARIANTS`] ranked).
+/// The intermediate positions for `caps`, the lowest estimate first (at most [`MAX_VARIANTS`] ranked). Each
+/// capture has eight variants: its four ranks ([`ranks_for`]), then the same with the two files swapped (the
+/// same side's pawn of the other file takes: the kernel ignores, e.g., a bishop promoted on h8 walled in by an
+/// unmoved g7 pawn, so the file a pawn of the kernel leaves free to promote may be the wrong one of the two).
 fn variants(start: &Setup, target: &Setup, caps: &[Capture]) -> Vec<Setup> {
     let guide = Guide::new(start, target);
     let mut memo = HashMap::new();
     let mut ranked = Vec::new();
-    let total = 4usize.saturating_pow(caps.len() as u32).min(MAX_VARIANTS);
+    let total = 8usize.saturating_pow(caps.len() as u32).min(MAX_VARIANTS);
     for code in 0..total {
-        // Digit i (base 4) picks capture i's rank.
+        // Digit i (base 8) picks capture i's direction and rank.
+        let digit = |i: usize| (code / 8usize.pow(i as u32)) % 8;
+        let placed: Vec<Capture> = caps
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| match digit(i) < 4 {
+                true => c,
+                false => Capture {
+                    from: c.to,
+                    to: c.from,
+                    ..c
+                },
+            })
+            .collect();
         let ranks: Vec<u8> = caps
             .iter()
             .enumerate()
-            .map(|(i, c)| ranks_for(c.by)[(code / 4usize.pow(i as u32)) % 4])
+            .map(|(i, c)| ranks_for(c.by)[digit(i) % 4])
             .collect();
-        let Some(t1) = intermediate(start, caps, &ranks) else {
+        let Some(t1) = intermediate(start, &placed, &ranks) else {
             continue;
         };
         let (board, cd) = Board::from_setup(&t1);
@@ -213,19 +236,27 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
         return FastResult::NotFound("the initial path: no pawn capture to place".into());
     }
     let mut tried = 0;
-    for t1 in variants(start, target, &caps) {
+    for t1 in variants(start, target, &caps).into_iter().take(VARIANT_CAP) {
         if limits.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopping() {
             break;
         }
         tried += 1;
+        let deadline = limits.deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now).mul_f64(VARIANT_SHARE)
+        });
         let first = FastLimits {
             max_nodes: limits.max_nodes.min(FIRST_LEG_NODES),
-            deadline: limits.deadline,
+            deadline,
+        };
+        let second = FastLimits {
+            max_nodes: limits.max_nodes,
+            deadline,
         };
         let FastResult::Found(g1) = staged::search_from(start, &t1, first) else {
             continue;
         };
-        if let FastResult::Found(g2) = staged::search_from(&t1, target, limits) {
+        if let FastResult::Found(g2) = staged::search_from(&t1, target, second) {
             let moves: Vec<_> = g1.moves.into_iter().chain(g2.moves).collect();
             if confirmed(start, &moves, target) {
                 return FastResult::Found(Game {
