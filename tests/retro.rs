@@ -703,3 +703,44 @@ fn the_fast_search_takes_a_pawn_round_a_blocked_promotion() {
     let g = found.unwrap_or_else(|| panic!("no game from {}", start.to_fen()));
     assert!(replays_to(&g.start, &g.moves, &target), "{:?}", g.moves);
 }
+
+/// The initial path (`src/proofgame/initial_path.rs`, issue 32 item 3, after Texel's `doc/proofgame.md`): the
+/// proof kernel's pawn-takes-pawn captures made first, then the staged search on to the target. On the legal
+/// positions of Texel's held-out set (`tests/data/hard-random-texel.txt`, 127- to 214-ply games), within
+/// [`INITIAL_PATH_NODES`] positions per leg (no clock), it shows at least [`INITIAL_PATH_AT_LEAST`] by a game,
+/// replayed here move by move; the staged search alone shows none of them at 50,000 positions
+/// (`staged_search_finds_real_games_and_never_an_illegal_one`, which also checks that the default decision,
+/// the initial path included, gives no game to any position Texel proved illegal).
+#[test]
+fn initial_path_shows_hard_legal_positions_by_a_game() {
+    use perftlab::proofgame::guided::{FastLimits, FastResult};
+    let limits = FastLimits {
+        max_nodes: INITIAL_PATH_NODES,
+        deadline: None,
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/data/hard-random-texel.txt")).unwrap();
+    let start = Instant::now();
+    let (mut legal, mut shown) = (0, 0);
+    for line in text.lines().filter(|l| l.starts_with("legal ")) {
+        let fen = line["legal ".len()..].split_once(" ; ").unwrap().0;
+        let target = Setup::from_fen(fen).unwrap();
+        legal += 1;
+        let r = proofgame::initial_path::search_from(&Setup::startpos(), &target, limits);
+        if let FastResult::Found(g) = r {
+            assert!(replays_to(&g.start, &g.moves, &target), "{fen}");
+            shown += 1;
+        }
+    }
+    eprintln!(
+        "initial path: {shown} of {legal} legal hard random positions ({:.2} s)",
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!(legal, 10);
+    assert!(shown >= INITIAL_PATH_AT_LEAST, "only {shown} of {legal}");
+}
+
+/// Positions each leg of the initial path may expand in [`initial_path_shows_hard_legal_positions_by_a_game`].
+const INITIAL_PATH_NODES: u64 = 50_000;
+/// Legal hard positions (of 10) it must show at that budget (6 at commit time; deterministic, no clock).
+const INITIAL_PATH_AT_LEAST: u32 = 5;

@@ -68,6 +68,11 @@ pub struct Guide {
     best: [[[i32; 64]; 6]; 2],
     /// Per colour and role, the target's squares of such units ([`Guide::boxed_in`]).
     at: [[u64; 6]; 2],
+    /// Per colour, per target unit (in `wanted`'s order) and pawn square: the pawn's moves to promote on its
+    /// own file and become that unit ([`Guide::blocked`]; [`INF`] for a pawn or king target).
+    straight: [Vec<[i32; 64]>; 2],
+    /// The same through a promotion on another file at most `spare` (0-7) files away, per `spare`.
+    round: [Vec<[[i32; 64]; 8]>; 2],
 }
 
 /// Squares of a bitboard.
@@ -198,6 +203,8 @@ impl Guide {
             taken_at,
             best: [[[INF; 64]; 6]; 2],
             at,
+            straight: [Vec::new(), Vec::new()],
+            round: [Vec::new(), Vec::new()],
         };
         for c in 0..2 {
             g.table[c] = g.wanted[c]
@@ -212,6 +219,24 @@ impl Guide {
                     t
                 })
                 .collect();
+            // The promotions [`Guide::blocked`] weighs depend only on the square and the target unit (and
+            // the files the captures left allow): computed once here, not on every estimate.
+            for &(to, trole) in &g.wanted[c] {
+                let mut straight = [INF; 64];
+                let mut round = [[INF; 64]; 8];
+                if trole != PAWN_I {
+                    for s in 0..64 {
+                        let f = s % 8;
+                        straight[s] = g.promotion(c, s, trole, to, std::iter::once(f));
+                        for (spare, r) in round.iter_mut().enumerate() {
+                            let files = (0..8).filter(|&h| h != f && h.abs_diff(f) <= spare);
+                            r[s] = g.promotion(c, s, trole, to, files);
+                        }
+                    }
+                }
+                g.straight[c].push(straight);
+                g.round[c].push(round);
+            }
             for t in &g.table[c] {
                 for (role, row) in t.iter().enumerate() {
                     for (sq, &v) in row.iter().enumerate() {
@@ -457,20 +482,18 @@ impl Guide {
         // The enemy's units beyond the target's: the captures, so the file changes, left to `c`'s pawns.
         let spare =
             (b.colors[c ^ 1].count_ones() as usize).saturating_sub(self.wanted[c ^ 1].len());
-        for (row, &(t, tr)) in cost.iter_mut().zip(&self.wanted[c]) {
+        for (i, (row, &(t, tr))) in cost.iter_mut().zip(&self.wanted[c]).enumerate() {
             for (v, &(s, r)) in row.iter_mut().zip(units) {
                 if (r != tr && !(r == PAWN_I && tr != KING_I)) || *v >= INF {
                     continue;
                 }
                 if r == PAWN_I && tr != PAWN_I {
-                    let f = s % 8;
                     let detour = if ahead(c, s) & enemy_pawns != 0 { 2 } else { 0 };
-                    let straight = self.promotion(c, s, tr, t, std::iter::once(f));
+                    let straight = self.straight[c][i][s];
                     if detour == 0 && straight == *v {
                         continue;
                     }
-                    let files = (0..8).filter(|&g| g != f && g.abs_diff(f) <= spare);
-                    let round = self.promotion(c, s, tr, t, files);
+                    let round = self.round[c][i][spare.min(7)][s];
                     *v = round.min(straight.saturating_add(detour)).min(INF);
                     continue;
                 }

@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 pub mod assign;
 pub mod guide;
 pub mod guided;
+pub mod initial_path;
 pub mod plan;
 pub mod staged;
 mod tempo;
@@ -700,6 +701,22 @@ fn fast(
     deadline: Option<Instant>,
     tried: &mut Vec<String>,
 ) -> Option<Game> {
+    // Targets with many promoted pieces: the initial path first ([`initial_path`]; it declines the others at
+    // once, so real games' positions are not slowed), from an initial position only (it follows the kernel).
+    if opts.from.is_none() {
+        let share = deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now).mul_f64(INITIAL_PATH_SHARE)
+        });
+        let limits = guided::FastLimits {
+            max_nodes: opts.limits.max_nodes,
+            deadline: share,
+        };
+        match initial_path::search_from(s, target, limits) {
+            guided::FastResult::Found(g) => return Some(g),
+            guided::FastResult::NotFound(r) => tried.push(r),
+        }
+    }
     let split = deadline.map(|d| {
         let now = Instant::now();
         now + d.saturating_duration_since(now).mul_f64(STAGED_SHARE)
@@ -724,6 +741,8 @@ fn fast(
 
 /// The share of the fast searches' time the staged search gets first ([`fast`]).
 const STAGED_SHARE: f64 = 0.25;
+/// The share of the fast searches' time the initial path gets first where it applies ([`fast`]).
+const INITIAL_PATH_SHARE: f64 = 0.85;
 
 /// The exact search's verdict (`--shortest`).
 fn exact(starts: &[Setup], target: &Setup, limits: Limits) -> Verdict {
