@@ -244,7 +244,7 @@ fn the_shared_table_keeps_the_ply_below_the_split_and_the_last_unit_leaves_it() 
     let bytes = std::fs::read(&shared).unwrap();
     let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
     let records = &bytes[header..bytes.len() - 40];
-    assert!(!records.is_empty() && records.len() % 24 == 0);
+    assert!(!records.is_empty() && records.len().is_multiple_of(24));
     // Counted to depth 3 below the split: the entries kept are of depth 2 (byte 16: the data word's low byte).
     let depths: std::collections::BTreeSet<u8> = records.chunks_exact(24).map(|r| r[16]).collect();
     assert_eq!(
