@@ -1,7 +1,8 @@
 //! Hash table snapshots of deep runs (`src/deep/snapshot.rs`, `src/deep/build.rs`) from the outside: a run
 //! stopped by SIGTERM writes its snapshot as it stops and the resumed run loads it and stays exact; a shared
 //! table whose cached build hash is stale (the executable was rewritten in place) is refused by the unit that
-//! reads it, and the count is still exact.
+//! reads it, and the count is still exact; the shared table keeps only the subtrees one ply below the split,
+//! and the last unit of a plan does not write it back.
 //!
 //! Expected counts come from `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
 
@@ -194,5 +195,78 @@ fn a_unit_refuses_a_shared_table_whose_cached_build_hash_is_stale() {
         stdout.trim(),
         format!("Nodes searched: {}", nodes("start", 6)),
         "{stderr}"
+    );
+}
+
+/// The shared table (like the periodic snapshots) holds the entries one ply below the split, not those of the
+/// frontier's own positions (each counted by one shard only); the last unit to run (every other shard done)
+/// loads it but does not write it back, as no unit would read it.
+#[test]
+fn the_shared_table_keeps_the_ply_below_the_split_and_the_last_unit_leaves_it() {
+    let dir = temp_dir("shared");
+    let plan = dir.join("plan");
+    let p = plan.to_str().unwrap();
+    let (code, _, stderr) = out(perftlab()
+        .args([
+            "plan",
+            "--startpos",
+            "--depth",
+            "6",
+            "--split-depth",
+            "3",
+            "--shards",
+            "2",
+            "--out",
+            p,
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(code, 0, "{stderr}");
+    let unit = |k: &str| {
+        out(perftlab()
+            .args([
+                "run-unit",
+                p,
+                "--shard",
+                k,
+                "--threads",
+                "1",
+                "--hash",
+                "16",
+                "--quiet",
+            ])
+            .output()
+            .unwrap())
+    };
+    let shared = plan.join("tables").join("shared.table");
+    let (code, _, stderr) = unit("0");
+    assert_eq!(code, 0, "{stderr}");
+    let bytes = std::fs::read(&shared).unwrap();
+    let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let records = &bytes[header..bytes.len() - 40];
+    assert!(!records.is_empty() && records.len().is_multiple_of(24));
+    // Counted to depth 3 below the split: the entries kept are of depth 2 (byte 16: the data word's low byte).
+    let depths: std::collections::BTreeSet<u8> = records.chunks_exact(24).map(|r| r[16]).collect();
+    assert_eq!(
+        depths,
+        [2].into_iter().collect(),
+        "depths of the shared table's entries"
+    );
+    let (code, _, stderr) = unit("1");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("loaded ") && stderr.contains("shared.table"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&shared).unwrap(),
+        bytes,
+        "the last unit rewrote the shared table"
+    );
+    let (code, stdout, stderr) = out(perftlab().args(["merge", p]).output().unwrap());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        format!("Nodes searched: {}", nodes("start", 6))
     );
 }

@@ -31,6 +31,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -52,14 +53,14 @@ pub struct TableShape {
 pub trait TableStore: Send + Sync {
     /// The table in use, or `None` when there is none to save (hashing off, or a table of statistics).
     fn shape(&self) -> Option<TableShape>;
-    /// Stream the entries of depth `min_depth` or more to `sink` in records of [`TableShape::record_bytes`];
+    /// Stream the entries whose depth is in `depths` to `sink` in records of [`TableShape::record_bytes`];
     /// returns the number of records.
     ///
     /// # Errors
     /// What `sink` returns.
     fn export(
         &self,
-        min_depth: u32,
+        depths: std::ops::Range<u32>,
         sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<u64>;
     /// Store whole exported records; false at a record no export of this table writes.
@@ -88,8 +89,54 @@ struct Target {
     path: PathBuf,
     /// The header line this run writes (and accepts), sealed.
     header: String,
-    min_depth: u32,
+    depths: Depths,
     writing: Mutex<()>,
+    /// Nanoseconds the last periodic snapshot took to write (0: none written yet).
+    last_cost_ns: AtomicU64,
+}
+
+/// Longest time the snapshot written as SIGINT or SIGTERM stops the run may be expected to take: the process
+/// stops within about a second ([`crate::interrupt`]), so a bigger table keeps the last periodic snapshot.
+pub const STOP_WRITE_LIMIT: Duration = Duration::from_secs(1);
+
+/// Bytes of table a snapshot is assumed to scan and write per second before one has been timed.
+const ASSUMED_BYTES_PER_SECOND: u64 = 2 << 30;
+
+/// Whether the snapshot may be written as the run stops: `Err(why)` when the last periodic one took longer
+/// than [`STOP_WRITE_LIMIT`] or, before any was written, when a table of `table_bytes` would (at
+/// [`ASSUMED_BYTES_PER_SECOND`]).
+pub fn stop_write_allowed(
+    last: Option<Duration>,
+    table_bytes: u64,
+) -> std::result::Result<(), String> {
+    let (expected, how) = match last {
+        Some(d) => (d, "the last one took"),
+        None => (
+            Duration::from_secs_f64(table_bytes as f64 / ASSUMED_BYTES_PER_SECOND as f64),
+            "none was timed yet and the table's size gives",
+        ),
+    };
+    if expected <= STOP_WRITE_LIMIT {
+        return Ok(());
+    }
+    Err(format!(
+        "the hash table snapshot was not written as the run stopped ({how} {:.1} s, more than the {} s \
+         allowed): the resumed run loads the last periodic one",
+        expected.as_secs_f64(),
+        STOP_WRITE_LIMIT.as_secs()
+    ))
+}
+
+/// The depths of the entries a snapshot keeps ([`depths`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Depths {
+    /// The smallest depth kept (part of the seal).
+    pub min: u32,
+    /// The periodic snapshots and the shared table keep only the entries below this depth: those of depth
+    /// `rest` are the frontier's own positions, each counted once and, at a batch's end, already in the journal
+    /// (or, for the shared table, in no other shard). The snapshot written as SIGINT or SIGTERM stops the run
+    /// keeps them too: they are the finished positions of the batch in flight, which the journal lacks.
+    pub below: u32,
 }
 
 /// The table snapshot of one journal: where it lives, what it is sealed with, when the next is due.
@@ -103,17 +150,17 @@ pub struct Snapshots {
 
 impl Snapshots {
     /// The snapshot beside the journal at `journal` (`JOURNAL.table`) of `store`'s table, keeping entries of
-    /// depth `min_depth` or more, sealed with the journal's header checksum `journal_sha`; `None` when the
+    /// the depths `depths` ([`depths`]), sealed with the journal's header checksum `journal_sha`; `None` when the
     /// backend has no table to save or the build cannot be named.
     pub fn new(
         store: Arc<dyn TableStore>,
         journal: &Path,
         journal_sha: &str,
-        min_depth: u32,
+        depths: Depths,
     ) -> Option<Snapshots> {
         let mut path = journal.as_os_str().to_owned();
         path.push(".table");
-        Snapshots::at(store, PathBuf::from(path), journal_sha, min_depth)
+        Snapshots::at(store, PathBuf::from(path), journal_sha, depths)
     }
 
     /// The snapshot at `path`, sealed with `owner` (a journal's or a plan's checksum).
@@ -121,7 +168,7 @@ impl Snapshots {
         store: Arc<dyn TableStore>,
         path: PathBuf,
         owner: &str,
-        min_depth: u32,
+        depths: Depths,
     ) -> Option<Snapshots> {
         let shape = store.shape()?;
         build::adopt_from(&path, MAX_HEADER_BYTES);
@@ -134,7 +181,7 @@ impl Snapshots {
                 "table_bytes": shape.bytes,
                 "buckets": shape.buckets,
                 "record_bytes": shape.record_bytes,
-                "min_depth": min_depth,
+                "min_depth": depths.min,
                 "journal": owner,
             })
             .as_object()?
@@ -145,8 +192,9 @@ impl Snapshots {
                 store,
                 path,
                 header: format!("{header}\n"),
-                min_depth,
+                depths,
                 writing: Mutex::new(()),
+                last_cost_ns: AtomicU64::new(0),
             }),
             last: Instant::now(),
             interval: MIN_INTERVAL,
@@ -161,7 +209,18 @@ impl Snapshots {
     pub fn hook_on_stop(&self) {
         let target = Arc::clone(&self.target);
         crate::interrupt::set_stop_hook(Some(Box::new(move || {
-            let _ = target.write();
+            let ns = target.last_cost_ns.load(Relaxed);
+            let last = (ns > 0).then(|| Duration::from_nanos(ns));
+            let bytes = target.store.shape().map_or(0, |s| s.bytes);
+            match stop_write_allowed(last, bytes) {
+                Ok(()) => {
+                    let _ = target.write(true);
+                }
+                // Said with the stop message, which the signal watcher prints next.
+                Err(why) => {
+                    crate::interrupt::set_status(format!("{}; {why}", crate::interrupt::status()))
+                }
+            }
         })));
     }
 
@@ -263,8 +322,10 @@ impl Snapshots {
     /// The I/O error (the temporary file is removed).
     pub fn write(&mut self) -> std::io::Result<()> {
         let clock = Instant::now();
-        let written = self.target.write();
+        let written = self.target.write(false);
         let cost = clock.elapsed();
+        let ns = u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX).max(1);
+        self.target.last_cost_ns.store(ns, Relaxed);
         self.interval = MIN_INTERVAL.max(cost * INTERVAL_PER_COST);
         self.last = Instant::now();
         written
@@ -289,27 +350,30 @@ impl Snapshots {
 }
 
 impl Target {
-    /// Write the snapshot: a temporary file beside it, renamed over it when complete (one writer at a time).
-    fn write(&self) -> std::io::Result<()> {
+    /// Write the snapshot: a temporary file beside it, renamed over it when complete (one writer at a time);
+    /// with `all`, the entries of the frontier's own depth too ([`Depths::below`]). The records go straight
+    /// from the export's buffer to the file (no second buffer).
+    fn write(&self, all: bool) -> std::io::Result<()> {
         let _one = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let mut tmp = self.path.as_os_str().to_owned();
         tmp.push(format!(".tmp{}", std::process::id()));
         let tmp = PathBuf::from(tmp);
         crate::interrupt::remove_on_stop(&tmp);
         let written = (|| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+            let mut w = std::fs::File::create(&tmp)?;
             let mut h = Sha256::new();
             w.write_all(self.header.as_bytes())?;
             h.update(self.header.as_bytes());
-            let n = self.store.export(self.min_depth, &mut |b| {
+            let end = if all { u32::MAX } else { self.depths.below };
+            let n = self.store.export(self.depths.min..end, &mut |b| {
                 h.update(b);
                 w.write_all(b)
             })?;
             let count = n.to_le_bytes();
             h.update(count);
-            w.write_all(&count)?;
-            w.write_all(&h.finalize())?;
-            w.into_inner().map_err(|e| e.into_error())?;
+            let mut trailer = count.to_vec();
+            trailer.extend_from_slice(&h.finalize());
+            w.write_all(&trailer)?;
             let _guard = crate::interrupt::critical();
             std::fs::rename(&tmp, &self.path)
         })();
@@ -351,10 +415,10 @@ impl Recorder for Snapshotted<'_> {
 pub fn open(
     store: Option<Arc<dyn TableStore>>,
     journal: &Journal,
-    min_depth: u32,
+    depths: Depths,
     note: &mut dyn FnMut(&str),
 ) -> Option<(Snapshots, bool)> {
-    let s = Snapshots::new(store?, journal.path(), journal.header_sha(), min_depth)?;
+    let s = Snapshots::new(store?, journal.path(), journal.header_sha(), depths)?;
     if journal.done.is_empty() {
         s.remove();
         return Some((s, false));
@@ -396,21 +460,31 @@ pub struct Shared<'p> {
     pub path: PathBuf,
     /// The plan's checksum, which it is sealed with.
     pub plan_sha: &'p str,
+    /// Whether the unit writes it back when finished: not when every other shard has a result already (the
+    /// last unit of a plan: no unit would read it, and writing it costs about as much as loading it).
+    pub write_back: bool,
 }
 
 impl<'p> Shared<'p> {
     /// The shared table of the plan in `dir` with checksum `plan_sha` (`DIR/tables/shared.table`), for an
-    /// untagged run only (`tag` None): a cross-check must not read what the run it checks stored.
-    pub fn of_plan(dir: &Path, plan_sha: &'p str, tag: Option<&str>) -> Option<Shared<'p>> {
+    /// untagged run only (`tag` None): a cross-check must not read what the run it checks stored. It is
+    /// written back unless `others_done` (every other shard has a result).
+    pub fn of_plan(
+        dir: &Path,
+        plan_sha: &'p str,
+        tag: Option<&str>,
+        others_done: bool,
+    ) -> Option<Shared<'p>> {
         tag.is_none().then(|| Shared {
             path: dir.join("tables").join("shared.table"),
             plan_sha,
+            write_back: !others_done,
         })
     }
 }
 
 /// [`work::run_positions`] recording in `journal`, with the table snapshot beside it when `store` has a table
-/// to save and the run counts no statistics ([`open`]; entries of depth [`min_depth`]`(rest)` or more); the
+/// to save and the run counts no statistics ([`open`]; entries of the depths [`depths`]`(rest)`); the
 /// snapshot is removed when the run has finished.
 ///
 /// # Errors
@@ -433,7 +507,7 @@ pub fn run_journaled(
     if let Some(s) = &shared {
         build::adopt_from(&s.path, MAX_HEADER_BYTES);
     }
-    let Some((table, loaded)) = open(store, journal, min_depth(rest), note) else {
+    let Some((table, loaded)) = open(store, journal, depths(rest), note) else {
         return work::run_positions(
             engine,
             todo,
@@ -445,12 +519,13 @@ pub fn run_journaled(
             resume,
         );
     };
+    let write_back = shared.as_ref().is_some_and(|s| s.write_back);
     let shared = shared.and_then(|s| {
         Snapshots::at(
             Arc::clone(&table.target.store),
             s.path,
             s.plan_sha,
-            min_depth(rest),
+            depths(rest),
         )
     });
     if let (Some(s), false) = (&shared, loaded) {
@@ -474,7 +549,7 @@ pub fn run_journaled(
     }
     if run.is_ok() {
         rec.table.remove();
-        if let Some(mut s) = shared {
+        if let Some(mut s) = shared.filter(|_| write_back) {
             if let Some(dir) = s.path().parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
@@ -489,9 +564,33 @@ pub fn run_journaled(
     run
 }
 
-/// The smallest depth of the table entries a snapshot keeps for positions counted to depth `rest`: the
-/// subtrees one ply below the split, which the frontier's positions share (the shallower ones are many, quick
-/// to count again and mostly replaced anyway).
-pub fn min_depth(rest: u32) -> u32 {
-    rest.saturating_sub(1).max(2)
+/// The depths of the table entries a snapshot keeps for positions counted to depth `rest`: from the subtrees
+/// one ply below the split, which the frontier's positions share (the shallower ones are many, quick to count
+/// again and mostly replaced anyway), to the frontier's own ([`Depths::below`]).
+pub fn depths(rest: u32) -> Depths {
+    Depths {
+        min: rest.saturating_sub(1).max(2),
+        below: rest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stop_snapshot_is_skipped_when_it_would_take_over_a_second() {
+        let ms = Duration::from_millis;
+        assert!(stop_write_allowed(Some(ms(30)), 64 << 20).is_ok());
+        assert!(stop_write_allowed(Some(ms(1000)), 1 << 40).is_ok());
+        let why = stop_write_allowed(Some(ms(1500)), 64 << 20).unwrap_err();
+        assert!(why.contains("the last one took 1.5 s"), "{why}");
+        // Before any periodic snapshot: judged by the table's size, 2 GiB a second.
+        assert!(stop_write_allowed(None, 2 << 30).is_ok());
+        let why = stop_write_allowed(None, 8 << 30).unwrap_err();
+        assert!(
+            why.contains("4.0 s") && why.contains("last periodic one"),
+            "{why}"
+        );
+    }
 }

@@ -503,6 +503,7 @@ pub fn run_unit(
             unit.positions.len()
         ));
     }
+    let others_done = (0..plan.shards).all(|j| j == k || plan.result_path(j, None).exists());
     // Made from their FEN one batch at a time, not all before the count.
     let todo = UnitPositions {
         unit: &unit,
@@ -515,7 +516,7 @@ pub fn run_unit(
         plan.stats(),
         &mut journal,
         o.table.clone(),
-        super::snapshot::Shared::of_plan(&o.dir, &plan.sha, tag),
+        super::snapshot::Shared::of_plan(&o.dir, &plan.sha, tag, others_done),
         progress,
         &format!("run-unit shard {k}"),
         "; they are saved in the journal: run the same command again to resume",

@@ -215,8 +215,8 @@ impl HashTable {
         self.buckets.0.len()
     }
 
-    /// Stream the entries of depth `min_depth` or more to `sink`, in [`EXPORT_RECORD_BYTES`]-byte records, a
-    /// few thousand records per call (no copy of the table is made); returns the number of records. Entries
+    /// Stream the entries whose depth is in `depths` to `sink`, in [`EXPORT_RECORD_BYTES`]-byte records, some
+    /// sixteen thousand records per call (no copy of the table is made); returns the number of records. Entries
     /// stored while the export runs may be read torn: such a record holds a check hash of no position, so it
     /// reads as a miss once imported (the lockless XOR scheme of the module header).
     ///
@@ -224,17 +224,18 @@ impl HashTable {
     /// What `sink` returns.
     pub fn export(
         &self,
-        min_depth: u32,
+        depths: std::ops::Range<u32>,
         sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<u64> {
-        const CHUNK: usize = 4096;
+        const CHUNK: usize = 16384;
+        let (low, end) = (u64::from(depths.start.max(1)), u64::from(depths.end));
         let mut buf = Vec::with_capacity(CHUNK * EXPORT_RECORD_BYTES);
         let mut n = 0u64;
         for (i, b) in self.buckets.iter().enumerate() {
             for e in &b.0 {
                 let data = e.data.load(Relaxed);
                 let depth = data & 0xff;
-                if depth == 0 || depth < min_depth as u64 {
+                if depth < low || depth >= end {
                     continue;
                 }
                 let check = e.check.load(Relaxed) ^ data;
@@ -383,7 +384,7 @@ mod tests {
         }
         let mut bytes = Vec::new();
         let n = t
-            .export(3, &mut |b: &[u8]| {
+            .export(3..u32::MAX, &mut |b: &[u8]| {
                 bytes.extend_from_slice(b);
                 Ok(())
             })
@@ -404,5 +405,22 @@ mod tests {
         bad[..8].copy_from_slice(&(u.buckets() as u64).to_le_bytes());
         assert!(!u.import(&bad));
         assert!(!u.import(&bytes[..EXPORT_RECORD_BYTES - 1]));
+        // A bounded range exports exactly the entries of those depths (2 and 3 here, not 1 nor 4).
+        let mut depths = Vec::new();
+        let m = t
+            .export(2..4, &mut |b: &[u8]| {
+                depths.extend(b.chunks_exact(EXPORT_RECORD_BYTES).map(|r| r[16]));
+                Ok(())
+            })
+            .unwrap();
+        let held = (0..1000u64)
+            .filter(|i| {
+                let key = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                let depth = 1 + (i % 4) as u32;
+                (2..4).contains(&depth) && t.probe(key, key ^ 0x5555, depth).is_some()
+            })
+            .count();
+        assert_eq!((m as usize, depths.len()), (held, held));
+        assert!(held > 0 && depths.iter().all(|&d| d == 2 || d == 3));
     }
 }
