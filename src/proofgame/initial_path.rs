@@ -33,6 +33,7 @@ use super::{castle_mask, staged, Game};
 use crate::bitboard::board::Board;
 use crate::position::Setup;
 use crate::retro::kernel_search::{self, state::KernelMove, KernelResult};
+use crate::retro::proofs;
 use crate::types::{Color, Piece, Role, Square};
 use hashbrown::HashMap;
 use std::time::Instant;
@@ -66,31 +67,12 @@ fn ranks_for(by: Color) -> [u8; 4] {
     }
 }
 
-/// The pieces `target` has beyond the initial set (FIDE 2.3: one queen, two rooks, two knights, one bishop of
-/// each square colour a side): each a promoted pawn (FIDE 3.7.5).
+/// The promoted pieces `target` holds, both sides ([`proofs::promotions_at_least`]).
 pub fn promotions_needed(target: &Setup) -> u32 {
-    let mut n = 0;
-    for c in [Color::White, Color::Black] {
-        // Queens, rooks, knights, light and dark bishops.
-        let mut count = [0u32; 5];
-        for sq in Square::all() {
-            let Some(p) = target.piece_at(sq).filter(|p| p.color == c) else {
-                continue;
-            };
-            let light = (sq.file() + sq.rank()) % 2 == 1;
-            match p.role {
-                Role::Queen => count[0] += 1,
-                Role::Rook => count[1] += 1,
-                Role::Knight => count[2] += 1,
-                Role::Bishop => count[if light { 3 } else { 4 }] += 1,
-                Role::Pawn | Role::King => {}
-            }
-        }
-        for (have, initial) in count.iter().zip([1, 2, 2, 1, 1]) {
-            n += have.saturating_sub(initial);
-        }
-    }
-    n
+    Color::ALL
+        .into_iter()
+        .map(|c| proofs::promotions_at_least(target, c))
+        .sum()
 }
 
 /// The kernel's pawn-takes-pawn captures between pawns on their initial squares whose files no earlier

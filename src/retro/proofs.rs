@@ -68,6 +68,13 @@ fn excess(m: &Material) -> (i32, [i32; 2]) {
     )
 }
 
+/// The pieces `color` has beyond the initial set (FIDE 2.3: one queen, two rooks, two knights, one bishop of
+/// each square colour), each a promoted pawn (FIDE 3.7.5): the promotions it made at least ([`excess`]).
+pub fn promotions_at_least(setup: &Setup, color: Color) -> u32 {
+    let (plain, bishops) = excess(&material(setup, color));
+    (plain + bishops[0] + bishops[1]) as u32
+}
+
 fn plural(n: i32, one: &str, many: &str) -> String {
     if n == 1 {
         format!("{n} {one}")
