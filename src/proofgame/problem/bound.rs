@@ -125,6 +125,9 @@ pub(super) struct Diagram {
     /// a known set of squares, the moves a unit of c (per role and square) needs at least to stand where it
     /// can be taken (`u8::MAX`: never); `None` when the captures are not so fixed.
     lost_at: [Option<Box<[[u8; 64]; 6]>>; 2],
+    /// Per colour and castling rights (its two bits), [`Diagram::castled`] for the diagram's king square of
+    /// that colour, computed once (the need reads it at every node).
+    castle_cost: [[i32; 4]; 2],
 }
 
 /// D8: the diagram squares whose unit never moved. A pawn on its starting rank (rank 2 for White, 7 for Black)
@@ -208,6 +211,7 @@ impl Diagram {
             near: Box::new([[[u8::MAX; 64]; 7]; 2]),
             exits: Box::new([[0; 64]; 5]),
             lost_at: [None, None],
+            castle_cost: [[NEVER as i32; 4]; 2],
         };
         for role in KNIGHT_I..=KING_I {
             for s in 0..64usize {
@@ -227,6 +231,13 @@ impl Diagram {
                 d.colors[c] |= 1 << s;
                 d.counts[c][r] += 1;
                 d.units[c].push((s, r));
+            }
+        }
+        for c in 0..2 {
+            if let Some(home) = squares(d.roles[KING_I] & d.colors[c]).next() {
+                for rights in 0..4u8 {
+                    d.castle_cost[c][rights as usize] = d.castled(c, rights, home);
+                }
             }
         }
         d.near = d.nearest();
@@ -393,8 +404,12 @@ impl Diagram {
             }
         }
         let costs = &mut costs[..len];
-        costs.sort_unstable_by(|a, b| b.cmp(a));
         let cut = (lost.max(0) as usize).min(len);
+        // The `cut` units that save the most first (the same set as a full sort's first `cut`: the order is
+        // total); without losses no order is needed.
+        if cut > 0 && cut < len {
+            costs.select_nth_unstable_by(cut - 1, |a, b| b.cmp(a));
+        }
         let color = Color::ALL[c];
         let mut total = 0;
         for (i, &(save, keep, s)) in costs.iter().enumerate() {
@@ -413,7 +428,7 @@ impl Diagram {
         };
         let (walk, castled) = (
             never(self.near[c][KING_I][k]),
-            self.castled(c, castle, home),
+            self.castle_cost[c][usize::from(castle)],
         );
         if walk.min(castled) >= NEVER as i32 {
             return Err(Why::PieceOutOfReach(color, Square::new(home as u8)));
@@ -506,6 +521,26 @@ impl Diagram {
             .unwrap_or(none)
     }
 
+    /// Whether one move of the side to move in `b` can still give the diagram's placement (a necessary
+    /// condition, exact bit tests; the count checks it on positions with one ply left instead of the needs).
+    /// The other side makes no more move: its units stand as in the diagram but for at most one more, which
+    /// the last move may capture (a capture removes one unit, e.p. included, FIDE 3.1 and 3.7.4; no move of
+    /// one side moves the other's units). The mover's units differ from the diagram's on at most four
+    /// squares: a move changes its from and to squares (a promotion included, FIDE 3.7.5), castling its
+    /// king's and rook's (FIDE 3.8.2).
+    #[inline]
+    pub(super) fn one_move_away(&self, b: &Board) -> bool {
+        let (m, o) = (b.turn as usize, b.turn as usize ^ 1);
+        let mut moved = 0u64;
+        for r in 0..6 {
+            if self.roles[r] & self.colors[o] & !(b.roles[r] & b.colors[o]) != 0 {
+                return false;
+            }
+            moved |= (b.roles[r] & b.colors[m]) ^ (self.roles[r] & self.colors[m]);
+        }
+        (b.colors[o] & !self.colors[o]).count_ones() <= 1 && moved.count_ones() <= 4
+    }
+
     /// Whether `b` stands as the diagram (placement only).
     #[inline]
     pub(super) fn same_placement(&self, b: &Board) -> bool {
@@ -540,7 +575,7 @@ impl Diagram {
                 } else {
                     self.moves_to(b, own, KING_I, sq, NEVER as i32)
                 };
-                let castled = self.castled(c, castle, sq);
+                let castled = self.castle_cost[c][usize::from(castle)];
                 if walk.min(castled) >= NEVER as i32 {
                     return Err(Why::PieceOutOfReach(color, Square::new(sq as u8)));
                 }
@@ -553,15 +588,14 @@ impl Diagram {
             let promoted = promote + i32::from(rel_rank(c, sq) != 7);
             let d = match role {
                 PAWN_I => {
-                    let best = squares(pawns)
-                        .filter_map(|p| pawn_path(c, p, sq))
-                        .min()
-                        .ok_or(Why::PawnOutOfReach(color, Square::new(sq as u8)))?;
-                    captures += squares(pawns)
-                        .filter_map(|p| pawn_path(c, p, sq))
-                        .map(|(_, x)| x)
-                        .min()
-                        .unwrap_or(0);
+                    // One pass: the fewest moves, and apart the fewest captures, over the candidates.
+                    let (mut best, mut fewest) = (None, i32::MAX);
+                    for path in squares(pawns).filter_map(|p| pawn_path(c, p, sq)) {
+                        best = Some(best.map_or(path, |b: (i32, i32)| b.min(path)));
+                        fewest = fewest.min(path.1);
+                    }
+                    let best = best.ok_or(Why::PawnOutOfReach(color, Square::new(sq as u8)))?;
+                    captures += fewest;
                     best.0
                 }
                 _ => self.moves_to(b, own, role, sq, NEVER as i32).min(promoted),

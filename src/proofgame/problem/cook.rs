@@ -192,6 +192,7 @@ pub(super) fn window(
         keep: WINDOW_GAMES + 1,
         stop_at: 0,
         so_far: 0,
+        kids: Vec::new(),
     };
     let (n, done) = w.count(from, plies);
     let entered = budget.nodes.load(Ordering::Relaxed) + w.local;

@@ -98,6 +98,7 @@ impl Count<'_> {
             keep,
             stop_at: if o.stop_at_cook { 2 } else { 0 },
             so_far: 0,
+            kids: Vec::new(),
         };
         let (b, rem) = match first {
             Some(m) => {

@@ -115,6 +115,19 @@ pub(super) struct Worker<'a> {
     /// Games counted so far: the games met at their last move plus those a table entry stands for, each a
     /// distinct path from the root (the running sum of what [`Worker::count`] returns in the end).
     pub so_far: u64,
+    /// The admitted children of the positions on the current path, each level's after its parent's (one
+    /// buffer for the whole search: a child is made once, kept with its needs, and searched from here).
+    pub kids: Vec<Kid>,
+}
+
+/// A child kept by [`Worker::count_feasible`]: the moves both sides need after it (the search order), the
+/// move, each side's need and the position.
+#[derive(Clone, Copy)]
+pub(super) struct Kid {
+    order: u32,
+    m: u32,
+    needs: [u32; 2],
+    next: Board,
 }
 
 impl Worker<'_> {
@@ -198,30 +211,45 @@ impl Worker<'_> {
             self.counted(total);
             return (total, true);
         }
-        let mut order = [(0u32, 0u32, [0u32; 2]); 256];
-        let mut len = 0;
+        // Each move is played once: the admitted children are kept with their needs, then searched.
+        let base = self.kids.len();
         for &m in moves.as_slice() {
             let next = b.make::<true>(self.cd, m);
+            // With one ply left after it, a child far from the diagram is dropped by bit tests alone.
+            if remaining == 2 && !self.diagram.one_move_away(&next) {
+                continue;
+            }
             // A stored child is counted at once, without the deductions' bound (a transposition).
             if let Some(n) = self.stored(&next, remaining - 1) {
                 total = total.saturating_add(n);
                 continue;
             }
             if let Ok(n) = self.diagram.needs_after(b, needs, &next, remaining - 1) {
-                order[len] = (n[0] + n[1], m, n);
-                len += 1;
+                self.kids.push(Kid {
+                    order: n[0] + n[1],
+                    m,
+                    needs: n,
+                    next,
+                });
             }
         }
-        order[..len].sort_unstable();
-        for &(_, m, n) in &order[..len] {
-            let next = b.make::<true>(self.cd, m);
+        self.kids[base..].sort_unstable_by_key(|k| (k.order, k.m));
+        let mut done = true;
+        for i in base..self.kids.len() {
+            // The deeper levels push after `self.kids.len()` and truncate back: this level's stay in place.
+            let Kid { m, needs, next, .. } = self.kids[i];
             self.path.push(m);
-            let (n, done) = self.count_feasible(&next, n, remaining - 1);
+            let (n, complete) = self.count_feasible(&next, needs, remaining - 1);
             self.path.pop();
             total = total.saturating_add(n);
-            if !done {
-                return (total, false);
+            if !complete {
+                done = false;
+                break;
             }
+        }
+        self.kids.truncate(base);
+        if !done {
+            return (total, false);
         }
         if self.tt.len() < TT_CAP {
             self.tt.insert(key, total);
