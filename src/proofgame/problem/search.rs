@@ -13,6 +13,10 @@ use std::time::Instant;
 
 /// Transposition entries kept at most per worker (no entry is added beyond).
 const TT_CAP: usize = 1 << 22;
+/// Counts are stored (and looked up) from this many plies left on: a position with two plies left is
+/// searched again from its bit tests ([`Diagram::one_move_away`] on its children) at less cost than a lookup
+/// in a large table, and its entries would crowd the table.
+const STORE_FROM: u32 = 3;
 /// Nodes counted locally before the shared budget is charged.
 const BATCH: u64 = 1024;
 
@@ -167,11 +171,11 @@ impl Worker<'_> {
         self.count_feasible(b, needs, remaining)
     }
 
-    /// The stored count of `b` with `remaining` plies left (positions with more than one ply left are stored),
+    /// The stored count of `b` with `remaining` plies left (positions with `STORE_FROM` plies left or more are stored),
     /// added to the games counted so far.
     #[inline]
     fn stored(&mut self, b: &Board, remaining: u32) -> Option<u64> {
-        if remaining <= 1 {
+        if remaining < STORE_FROM {
             return None;
         }
         let n = *self.tt.get(&(b.key, b.check, remaining))?;
@@ -251,7 +255,7 @@ impl Worker<'_> {
         if !done {
             return (total, false);
         }
-        if self.tt.len() < TT_CAP {
+        if remaining >= STORE_FROM && self.tt.len() < TT_CAP {
             self.tt.insert(key, total);
         }
         (total, true)
