@@ -637,3 +637,15 @@ fn capture_squares_agree_with_brute_force() {
     assert_eq!(check(&pos, 4), 2);
     assert_eq!(check(&pos, 6), 0);
 }
+
+/// The count's bit test on positions with one ply left (`one_move_away`, docs/proofgames.md, tenth session)
+/// against the brute force on diagrams whose last move changes the most squares: castling (the mover's king
+/// and rook, four squares) and an e.p. capture (the taken pawn off its square, the other side's unit count one
+/// lower). Each count equals the brute force's and is at least 1 (the game played is a solution).
+#[test]
+fn one_move_tests_agree_with_brute_force() {
+    let castled = play_uci(&["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "e1g1"]);
+    assert!(check(&castled, 7) >= 1);
+    let ep = play_uci(&["e2e4", "a7a6", "e4e5", "d7d5", "e5d6"]);
+    assert!(check(&ep, 5) >= 1);
+}
