@@ -79,7 +79,7 @@ impl Placing {
     /// home again after an even number of moves each: White is to move when the pawn moves are even).
     pub(super) fn position(&self) -> Setup {
         let mut s = self.setup.clone();
-        s.turn = if self.plies % 2 == 0 {
+        s.turn = if self.plies.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
