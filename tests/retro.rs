@@ -742,5 +742,6 @@ fn initial_path_shows_hard_legal_positions_by_a_game() {
 
 /// Positions each leg of the initial path may expand in [`initial_path_shows_hard_legal_positions_by_a_game`].
 const INITIAL_PATH_NODES: u64 = 50_000;
-/// Legal hard positions (of 10) it must show at that budget (6 at commit time; deterministic, no clock).
-const INITIAL_PATH_AT_LEAST: u32 = 5;
+/// Legal hard positions (of 10) it must show at that budget (7 at commit time with the pieces' captures of
+/// pawns placed, session 53; 6 before, which fails it; deterministic, no clock).
+const INITIAL_PATH_AT_LEAST: u32 = 7;

@@ -38,6 +38,7 @@ pub mod assign;
 pub mod guide;
 pub mod guided;
 pub mod initial_path;
+pub mod placement;
 pub mod plan;
 pub mod staged;
 mod tempo;

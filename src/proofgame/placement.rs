@@ -1,0 +1,263 @@
+//! Concrete squares for the captures of a proof kernel ([`kernel_search`]): the intermediate positions of the
+//! initial path ([`super::initial_path`]). Each capture of the kernel is made on the board of the start, the
+//! pawns moved forward on their files (FIDE 3.7.1: a pawn only moves forward, and changes file only by
+//! capturing, 3.7.3), the pieces left at home (a piece that takes walks out and back in the first leg):
+//!
+//! - **pawn takes pawn** (`wPa0xPb1`): the victim advances on its file to the capture rank, the capturer to the
+//!   square diagonally behind, and takes; eight options: four ranks ([`ranks_for`]) and the same with the two
+//!   files swapped (both pawns on their initial squares: the same side's pawn of the other file takes);
+//! - **piece takes pawn** (`wxPa0`): the pawn is removed from the board where it stands (the piece goes out
+//!   and back in the first leg); one option;
+//! - a pawn takes a piece, a piece takes a piece: left to the second leg (the files they touch are not placed
+//!   further). Placing a pawn's capture of a piece (the victim, an initial piece, removed; the enemy pawns
+//!   moved out of the way to put the capturer at its place in the file's order) was tried in session 53 and
+//!   dropped: the first leg then has to bring a rook or bishop out to the capture square, and its search
+//!   failed on every such intermediate position of the held-out set's two kernels with these captures.
+//!
+//! A capture that does not fit the board (a pawn in the way, a pawn that would have to move backwards) has
+//! no option; nothing here is a proof, the legs' searches and the replay by the reference generator decide.
+
+use crate::position::Setup;
+use crate::retro::kernel_search::state::KernelMove;
+use crate::types::{Color, Piece, Role, Square};
+
+/// The start with some of the kernel's captures made: the board, the pawn moves of each side, the files no
+/// longer placed (a capture there was left to the second leg) and the options chosen (the ranking's tie-break).
+#[derive(Clone, Debug)]
+pub(super) struct Placing {
+    pub(super) setup: Setup,
+    plies: u32,
+    touched: [bool; 8],
+    pub(super) key: Vec<u8>,
+    /// Captures placed.
+    pub(super) placed: u32,
+}
+
+/// The capture ranks of pawn takes pawn (0-based, from White's side), in order: a Black pawn takes on the
+/// fourth rank first (the White victim's double step), a White one on the fifth.
+fn ranks_for(by: Color) -> [u8; 4] {
+    match by {
+        Color::White => [4, 3, 5, 2],
+        Color::Black => [3, 4, 2, 5],
+    }
+}
+
+/// A pawn's initial rank (FIDE 2.3).
+fn pawn_rank(c: Color) -> u8 {
+    match c {
+        Color::White => 1,
+        Color::Black => 6,
+    }
+}
+
+fn sq(file: u8, rank: u8) -> Square {
+    Square::from_coords(i32::from(file), i32::from(rank)).expect("on the board")
+}
+
+/// The options of `m` (see the module docs); 0 when it is left to the second leg.
+pub(super) fn options(m: &KernelMove) -> usize {
+    match *m {
+        KernelMove::PawnTakesPawn { .. } => 8,
+        KernelMove::PieceTakesPawn { .. } => 1,
+        _ => 0,
+    }
+}
+
+impl Placing {
+    /// The start, nothing placed.
+    pub(super) fn new(start: &Setup) -> Placing {
+        Placing {
+            setup: start.clone(),
+            plies: 0,
+            touched: [false; 8],
+            key: Vec::new(),
+            placed: 0,
+        }
+    }
+
+    /// The intermediate position: the side to move set by the parity of the pawn moves (each side's pieces
+    /// home again after an even number of moves each: White is to move when the pawn moves are even).
+    pub(super) fn position(&self) -> Setup {
+        let mut s = self.setup.clone();
+        s.turn = if self.plies.is_multiple_of(2) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        s.ep_square = None;
+        s
+    }
+
+    /// `m` left to the second leg: the files it touches are not placed further.
+    pub(super) fn skip(&self, m: &KernelMove) -> Placing {
+        let mut p = self.clone();
+        for f in files(m) {
+            p.touched[usize::from(f)] = true;
+        }
+        p
+    }
+
+    /// The pawns of `file` from White's side: (rank, colour).
+    fn column(&self, file: u8) -> Vec<(u8, Color)> {
+        (0..8)
+            .filter_map(|r| match self.setup.piece_at(sq(file, r)) {
+                Some(Piece {
+                    role: Role::Pawn,
+                    color,
+                }) => Some((r, color)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Move the pawn of `file` on `from` to `to` (forward for its colour, every square up to `to` empty).
+    fn advance(&mut self, file: u8, from: u8, to: u8) -> Option<()> {
+        if from == to {
+            return Some(());
+        }
+        let p = self.setup.piece_at(sq(file, from))?;
+        let up = to > from;
+        if up != (p.color == Color::White) || !(1..=6).contains(&to) {
+            return None;
+        }
+        let (lo, hi) = if up { (from + 1, to) } else { (to, from - 1) };
+        if (lo..=hi).any(|r| self.setup.piece_at(sq(file, r)).is_some()) {
+            return None;
+        }
+        let d = u32::from(from.abs_diff(to));
+        self.plies += if from == pawn_rank(p.color) && d >= 2 {
+            d - 1
+        } else {
+            d
+        };
+        self.setup.board[sq(file, from).index()] = None;
+        self.setup.board[sq(file, to).index()] = Some(p);
+        Some(())
+    }
+
+    /// The pawn of `c` at place `at` of `file`: its rank.
+    fn pawn(&self, file: u8, at: u8, c: Color) -> Option<u8> {
+        let col = self.column(file);
+        let &(r, color) = col.get(usize::from(at))?;
+        (color == c).then_some(r)
+    }
+
+    /// The capturer on `(f, rank)` advances to the square behind `(g, r)` and takes there.
+    fn take(&mut self, c: Color, f: u8, rank: u8, g: u8, r: u8) -> Option<()> {
+        let behind = match c {
+            Color::White => r.checked_sub(1)?,
+            Color::Black => r + 1,
+        };
+        self.advance(f, rank, behind)?;
+        self.setup.board[sq(f, behind).index()] = None;
+        self.setup.board[sq(g, r).index()] = Some(Piece::new(c, Role::Pawn));
+        self.plies += 1;
+        Some(())
+    }
+
+    /// Option `o` of `m` placed, or `None` when it does not fit (see the module docs).
+    pub(super) fn place(&self, m: &KernelMove, o: usize) -> Option<Placing> {
+        if files(m).any(|f| self.touched[usize::from(f)]) {
+            return None;
+        }
+        let mut p = self.clone();
+        match *m {
+            KernelMove::PawnTakesPawn {
+                by,
+                from,
+                at,
+                to,
+                to_at,
+            } => {
+                let (from, to) = if o >= 4 {
+                    // The files swapped: only between two pawns on their initial squares.
+                    let home = |f: u8| self.column(f) == [(1, Color::White), (6, Color::Black)];
+                    if !home(from) || !home(to) {
+                        return None;
+                    }
+                    (to, from)
+                } else {
+                    (from, to)
+                };
+                let r = ranks_for(by)[o % 4];
+                let own = p.pawn(from, at, by)?;
+                let victim = p.pawn(to, to_at, !by)?;
+                p.advance(to, victim, r)?;
+                p.take(by, from, own, to, r)?;
+            }
+            KernelMove::PieceTakesPawn { by, file, at } => {
+                let r = p.pawn(file, at, !by)?;
+                p.setup.board[sq(file, r).index()] = None;
+            }
+            _ => return None,
+        }
+        p.key.push(o as u8);
+        p.placed += 1;
+        Some(p)
+    }
+}
+
+/// The files a kernel move changes.
+fn files(m: &KernelMove) -> impl Iterator<Item = u8> {
+    let (a, b, c) = match *m {
+        KernelMove::PawnTakesPawn { from, to, .. } => (Some(from), Some(to), None),
+        KernelMove::PawnTakesPiece {
+            from,
+            to,
+            promoted_on,
+            ..
+        } => (Some(from), Some(to), promoted_on),
+        KernelMove::PieceTakesPawn { file, .. } => (Some(file), None, None),
+        KernelMove::PieceTakesPiece { promoted_on, .. } => (promoted_on, None, None),
+    };
+    [a, b, c].into_iter().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_a_black_pawn_capture_on_the_fourth_rank() {
+        let m = KernelMove::PawnTakesPawn {
+            by: Color::Black,
+            from: 0,
+            at: 1,
+            to: 1,
+            to_at: 0,
+        };
+        let t1 = Placing::new(&Setup::startpos())
+            .place(&m, 0)
+            .expect("pawns at home")
+            .position();
+        // b2-b4, a7-a5, a5xb4: one White pawn move, two Black ones; White's knight out and back makes it
+        // Black's turn (White one move ahead).
+        let want = Setup::from_fen("rnbqkbnr/1ppppppp/8/8/1p6/8/P1PPPPPP/RNBQKBNR b KQkq - 0 1")
+            .expect("valid");
+        assert_eq!(t1.board, want.board);
+        assert_eq!(t1.turn, Color::Black);
+    }
+
+    #[test]
+    fn a_piece_takes_a_pawn_at_home() {
+        let m = KernelMove::PieceTakesPawn {
+            by: Color::White,
+            file: 2,
+            at: 1,
+        };
+        let t1 = Placing::new(&Setup::startpos())
+            .place(&m, 0)
+            .expect("fits")
+            .position();
+        let want = Setup::from_fen("rnbqkbnr/pp1ppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+            .expect("valid");
+        assert_eq!(t1.board, want.board);
+        // A White piece cannot take a White pawn.
+        let m = KernelMove::PieceTakesPawn {
+            by: Color::White,
+            file: 2,
+            at: 0,
+        };
+        assert!(Placing::new(&Setup::startpos()).place(&m, 0).is_none());
+    }
+}
