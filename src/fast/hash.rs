@@ -142,40 +142,6 @@ impl<B: Default> Buckets<B> {
     }
 }
 
-impl Buckets<Bucket> {
-    /// As [`Buckets::with_mb`] for the count table, allocated zeroed (`alloc_zeroed`: a fresh mapping from the
-    /// system, whose pages the kernel hands out already zero when first touched, instead of `resize_with`
-    /// writing every byte of it before the first count). An all-zero bucket is the default one (empty
-    /// entries), so the table is the same.
-    ///
-    /// # Errors
-    /// The allocator could not give the memory.
-    #[allow(unsafe_code)]
-    fn zeroed_with_mb(mb: usize) -> Result<Option<Self>, std::collections::TryReserveError> {
-        let n = mb.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
-        if n == 0 {
-            return Ok(None);
-        }
-        let Ok(layout) = std::alloc::Layout::array::<Bucket>(n) else {
-            // Too big to lay out: let the reservation say so.
-            return Buckets::with_mb(mb);
-        };
-        // Safety: `layout` has a non-zero size (n ≥ 1 buckets of 64 bytes). A bucket is four pairs of
-        // `AtomicU64`, for which all-zero bytes are a valid value (0), the one `Bucket::default` gives; the
-        // allocation has `Bucket`'s alignment and room for exactly `n` of them, so the vector owns it with
-        // length and capacity `n` and frees it with the same layout (`Layout::array::<Bucket>(n)`).
-        let v = unsafe {
-            let p = std::alloc::alloc_zeroed(layout).cast::<Bucket>();
-            if p.is_null() {
-                // Failed: the reservation of the same size reports it as an error, not an abort.
-                return Buckets::with_mb(mb);
-            }
-            Vec::from_raw_parts(p, n, n)
-        };
-        Ok(Some(Buckets(v)))
-    }
-}
-
 impl<B> Buckets<B> {
     /// Bytes allocated.
     pub(super) fn bytes(&self) -> usize {
@@ -212,7 +178,7 @@ impl HashTable {
     /// # Errors
     /// The allocator could not give the memory.
     pub fn try_new(mb: usize) -> Result<Option<HashTable>, std::collections::TryReserveError> {
-        Ok(Buckets::zeroed_with_mb(mb)?.map(|buckets| HashTable { buckets }))
+        Ok(Buckets::with_mb(mb)?.map(|buckets| HashTable { buckets }))
     }
 
     /// Bytes allocated.
@@ -379,23 +345,6 @@ mod tests {
             assert!(t.bytes() <= mb << 20, "{mb} MiB: {} bytes", t.bytes());
             assert!(t.bytes() > (mb << 20) - 64);
         }
-    }
-
-    #[test]
-    fn a_new_table_is_empty() {
-        // Allocated zeroed: every entry reads as empty (depth 0), as `Entry::default` makes it, and a probe
-        // finds nothing, also for a check hash of 0.
-        let t = HashTable::new(3).unwrap();
-        assert!(t.buckets.iter().all(|b| b
-            .0
-            .iter()
-            .all(|e| e.data.load(Relaxed) == 0 && e.check.load(Relaxed) == 0)));
-        for depth in 1..8 {
-            assert_eq!(t.probe(0, 0, depth), None);
-            assert_eq!(t.probe(u64::MAX, 12345, depth), None);
-        }
-        t.store(7, 0, 2, 400);
-        assert_eq!(t.probe(7, 0, 2), Some(400));
     }
 
     #[test]
