@@ -9,7 +9,8 @@
 # figure.
 # Usage: benches/deep-overhead.sh [DEPTH (7)] [RUNS (3)] [SPLIT (4)] [extra perft/run-unit options]
 #        (default extra options: --threads 2; PERFTLAB=path runs that binary instead of building; FEN='…'
-#        counts that position instead of the start position, e.g. Kiwipete)
+#        counts that position instead of the start position, e.g. Kiwipete; PATHS='plain killed' runs only
+#        those paths, WANT=N skips the first count that finds the plain count)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 depth="${1:-7}"
@@ -103,10 +104,14 @@ units() { # plan --shards 4, 4 × run-unit, merge (the plan at the same split pl
 echo "perftlab $("$bin" --version 2>/dev/null | awk '{print $2}'), ${FEN:-start position} perft $depth, split ply $split," \
     "options: ${extra[*]}, $runs interleaved rounds, killed with SIG$signal; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$work/parts"
-"$bin" perft "${pos[@]}" --depth "$depth" --quiet "${extra[@]}" >"$work/out" 2>/dev/null
-want=$(nodes_of)
+if [ -n "${WANT:-}" ]; then
+    want="$WANT"
+else
+    "$bin" perft "${pos[@]}" --depth "$depth" --quiet "${extra[@]}" >"$work/out" 2>/dev/null
+    want=$(nodes_of)
+fi
 for ((r = 1; r <= runs; r++)); do
-    for path in plain checkpoint split_run killed units; do
+    for path in ${PATHS:-plain checkpoint split_run killed units}; do
         "$path"
         read -r c w < <(sum_parts)
         echo "$path $c $w" >>"$results"

@@ -2,7 +2,9 @@
 //! stopped by SIGTERM writes its snapshot as it stops and the resumed run loads it and stays exact; a shared
 //! table whose cached build hash is stale (the executable was rewritten in place) is refused by the unit that
 //! reads it, and the count is still exact; the shared table keeps only the subtrees one ply below the split,
-//! and the last unit of a plan does not write it back.
+//! and the last unit of a plan does not write it back; a snapshot's deltas (segments appended after its base)
+//! are loaded when whole, a last one cut off by a kill is dropped keeping the rest, and an edited one is
+//! refused.
 //!
 //! Expected counts come from `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
 
@@ -243,7 +245,8 @@ fn the_shared_table_keeps_the_ply_below_the_split_and_the_last_unit_leaves_it() 
     assert_eq!(code, 0, "{stderr}");
     let bytes = std::fs::read(&shared).unwrap();
     let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
-    let records = &bytes[header..bytes.len() - 40];
+    // One segment: its record count, the records, the SHA-256.
+    let records = &bytes[header + 8..bytes.len() - 32];
     assert!(!records.is_empty() && records.len().is_multiple_of(24));
     // Counted to depth 3 below the split: the entries kept are of depth 2 (byte 16: the data word's low byte).
     let depths: std::collections::BTreeSet<u8> = records.chunks_exact(24).map(|r| r[16]).collect();
@@ -269,4 +272,106 @@ fn the_shared_table_keeps_the_ply_below_the_split_and_the_last_unit_leaves_it() 
         stdout.trim(),
         format!("Nodes searched: {}", nodes("start", 6))
     );
+}
+
+/// A snapshot is its base and the deltas appended after it, each `count, records, SHA-256` with the SHA-256
+/// chained over the header and every segment's records then count (`src/deep/snapshot.rs`). A delta is built
+/// here from the base's own first records (valid entries of the table) with that chain: loaded whole; cut off
+/// (what `kill -9` during its append leaves), dropped with a note while the base is kept; with a record's byte
+/// flipped, the whole snapshot refused (`checksum does not match`). The shared table of a plan is the
+/// snapshot read here: the second (last) unit loads it and does not write it back, and the count stays exact.
+#[test]
+fn a_snapshots_deltas_load_whole_a_cut_off_last_one_is_dropped_and_an_edited_one_refused() {
+    use sha2::{Digest, Sha256};
+    let dir = temp_dir("deltas");
+    let plan = dir.join("plan");
+    let p = plan.to_str().unwrap();
+    let plan_args = [
+        "plan",
+        "--startpos",
+        "--depth",
+        "6",
+        "--split-depth",
+        "3",
+        "--shards",
+        "2",
+        "--out",
+        p,
+    ];
+    let (code, _, stderr) = out(perftlab().args(plan_args).output().unwrap());
+    assert_eq!(code, 0, "{stderr}");
+    let unit = |k: &str| {
+        let a = [
+            "run-unit",
+            p,
+            "--shard",
+            k,
+            "--threads",
+            "1",
+            "--hash",
+            "16",
+            "--quiet",
+        ];
+        out(perftlab().args(a).output().unwrap())
+    };
+    let shared = plan.join("tables").join("shared.table");
+    let (code, _, stderr) = unit("0");
+    assert_eq!(code, 0, "{stderr}");
+    let base = std::fs::read(&shared).unwrap();
+    let header = base.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let n = u64::from_le_bytes(base[header..header + 8].try_into().unwrap());
+    assert_eq!(
+        base.len() as u64,
+        header as u64 + 8 + 24 * n + 32,
+        "one segment"
+    );
+    assert!(n > 10, "{n} records");
+    // The chain: header, the base's records, its count; then the delta's records and count.
+    let mut sha = Sha256::new();
+    sha.update(&base[..header]);
+    sha.update(&base[header + 8..base.len() - 32]);
+    sha.update(n.to_le_bytes());
+    assert_eq!(
+        sha.clone().finalize()[..],
+        base[base.len() - 32..],
+        "the base's checksum"
+    );
+    let delta_records = &base[header + 8..header + 8 + 3 * 24];
+    sha.update(delta_records);
+    sha.update(3u64.to_le_bytes());
+    let mut delta = 3u64.to_le_bytes().to_vec();
+    delta.extend_from_slice(delta_records);
+    delta.extend_from_slice(&sha.finalize());
+    let with = |tail: &[u8]| [base.as_slice(), tail].concat();
+    let mut edited = delta.clone();
+    edited[8 + 24 + 9] ^= 0x40; // a byte of the second record's check hash
+    let cases: [(Vec<u8>, String); 3] = [
+        (with(&delta), format!("loaded {} hash table entries", n + 3)),
+        (
+            with(&delta[..delta.len() - 20]),
+            format!("loaded {n} hash table entries"),
+        ),
+        (with(&edited), "checksum does not match".to_string()),
+    ];
+    let result = plan.join("results").join("shard-00001.json");
+    for (bytes, said) in cases {
+        std::fs::write(&shared, &bytes).unwrap();
+        let _ = std::fs::remove_file(&result);
+        let _ = std::fs::remove_file(plan.join("journal").join("shard-00001.jsonl"));
+        let (code, _, stderr) = unit("1");
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stderr.contains(&said), "{said}: {stderr}");
+        let cut = stderr.contains("cut off as the run was killed");
+        assert_eq!(
+            cut,
+            said == format!("loaded {n} hash table entries"),
+            "{stderr}"
+        );
+        let (code, stdout, stderr) = out(perftlab().args(["merge", p]).output().unwrap());
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(
+            stdout.trim(),
+            format!("Nodes searched: {}", nodes("start", 6))
+        );
+    }
 }

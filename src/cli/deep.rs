@@ -91,9 +91,10 @@ impl TableStore for CpuBackend {
     fn export(
         &self,
         depths: std::ops::Range<u32>,
+        seen: Option<&mut Vec<u8>>,
         sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<u64> {
-        self.with_count_table(|t| t.map_or(Ok(0), |t| t.export(depths, sink)))
+        self.with_count_table(|t| t.map_or(Ok(0), |t| t.export_changed(depths, seen, sink)))
     }
 
     fn import(&self, records: &[u8]) -> bool {

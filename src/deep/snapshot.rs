@@ -8,15 +8,21 @@
 //!    running executable, and the file identity it was taken from: [`super::build`]), the Zobrist seed, the
 //!    table's bytes and buckets, the record size, the smallest depth kept and the journal's header checksum
 //!    (its identity);
-//! 2. the table's entries of that depth or more, streamed from the table ([`TableStore::export`]: no copy of
-//!    the table is made in memory);
-//! 3. the number of records (u64, little-endian) and the SHA-256 of everything before it.
+//! 2. one or more segments, each the number of its records (u64, little-endian), the records (table entries
+//!    of that depth or more) and a SHA-256 chained over the file: of the header and, for every segment so far,
+//!    its records then its count. The first segment (the base) holds the whole table, streamed from it
+//!    ([`TableStore::export`]: no copy of the table is made in memory); each later one (a delta) only the
+//!    entries stored since the segment before ([`TableStore::export`] with the tags of what was written).
 //!
-//! It is written to a temporary file and renamed (a reader sees the old snapshot or the new one, never half of
-//! one), every few journal writes ([`Snapshots`]: at most about 2 % of the run's time goes to it), so a
-//! `kill -9` keeps the last one. On resume it is loaded only when its header is the one this run would write
-//! (else it is ignored, and the caller says so); its records are stored as they are read and, when the
-//! checksum at the end does not match (a torn or edited file), the table is cleared again before any counting.
+//! The base is written to a temporary file and renamed (a reader sees the old snapshot or the new one, never
+//! half of one); deltas are appended in one write each, so a `kill -9` during one leaves a last segment cut
+//! off, which the loader drops (keeping the segments before it). Snapshots are taken every few journal writes
+//! ([`Snapshots`]: at most about 2 % of the run's time goes to them); a delta costs a scan of the table and
+//! the writing of what is new, so they come more often than whole snapshots did and a `kill -9` loses less.
+//! Once the deltas add up to the base's size the next snapshot is a new base (compaction). On resume it is
+//! loaded only when its header is the one this run would write (else it is ignored, and the caller says so);
+//! its records are stored as they are read and, when a whole segment's checksum does not match (an edited or
+//! damaged file), the table is cleared again before any counting.
 //! Every entry is an exact subtree count keyed by the position's two hashes, so an accepted snapshot cannot
 //! change a count; a rejected one costs only the time to refill the table.
 
@@ -54,13 +60,16 @@ pub trait TableStore: Send + Sync {
     /// The table in use, or `None` when there is none to save (hashing off, or a table of statistics).
     fn shape(&self) -> Option<TableShape>;
     /// Stream the entries whose depth is in `depths` to `sink` in records of [`TableShape::record_bytes`];
-    /// returns the number of records.
+    /// returns the number of records. With `seen` (a byte per entry, kept by the caller between exports and
+    /// resized by the store), only the entries that changed since the export that last used it
+    /// (`crate::fast::hash::HashTable::export_changed`).
     ///
     /// # Errors
     /// What `sink` returns.
     fn export(
         &self,
         depths: std::ops::Range<u32>,
+        seen: Option<&mut Vec<u8>>,
         sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<u64>;
     /// Store whole exported records; false at a record no export of this table writes.
@@ -69,14 +78,17 @@ pub trait TableStore: Send + Sync {
     fn clear(&self);
 }
 
-/// Length of the trailer: the record count (8 bytes) and the SHA-256 (32 bytes).
-const TRAILER_BYTES: u64 = 40;
+/// Bytes of a segment besides its records: the record count (8 bytes) and the SHA-256 (32 bytes).
+const SEGMENT_BYTES: u64 = 40;
 
 /// Longest header line accepted.
 const MAX_HEADER_BYTES: u64 = 4096;
 
+/// Time before the first snapshot of a run.
+const FIRST_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Shortest time between two snapshots.
-const MIN_INTERVAL: Duration = Duration::from_secs(1);
+const MIN_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Snapshots wait at least this many times the last one's writing time (so at most about 2 % of the run's
 /// wall time goes to them).
@@ -90,9 +102,23 @@ struct Target {
     /// The header line this run writes (and accepts), sealed.
     header: String,
     depths: Depths,
-    writing: Mutex<()>,
-    /// Nanoseconds the last periodic snapshot took to write (0: none written yet).
+    /// What the file holds now (one writer at a time).
+    chain: Mutex<Chain>,
+    /// Nanoseconds the last whole (base) snapshot took to write (0: none written yet): a delta takes less.
     last_cost_ns: AtomicU64,
+}
+
+/// The state of the snapshot file this process wrote: what a delta appends to.
+#[derive(Default)]
+struct Chain {
+    /// The tag of each table entry last written ([`TableStore::export`]'s `seen`).
+    seen: Vec<u8>,
+    /// The chained SHA-256 over the file as it is now; `None` when no base was written by this process (or
+    /// an append failed), so the next snapshot is a base.
+    sha: Option<Sha256>,
+    /// Bytes of the base segment and of the deltas after it.
+    base_bytes: u64,
+    delta_bytes: u64,
 }
 
 /// Longest time the snapshot written as SIGINT or SIGTERM stops the run may be expected to take: the process
@@ -193,11 +219,11 @@ impl Snapshots {
                 path,
                 header: format!("{header}\n"),
                 depths,
-                writing: Mutex::new(()),
+                chain: Mutex::new(Chain::default()),
                 last_cost_ns: AtomicU64::new(0),
             }),
             last: Instant::now(),
-            interval: MIN_INTERVAL,
+            interval: FIRST_INTERVAL,
             failed: None,
         })
     }
@@ -234,10 +260,10 @@ impl Snapshots {
         &self.target.path
     }
 
-    /// Load the snapshot into the (empty) table: `Ok(None)` when there is none, `Ok(Some(n))` with the
-    /// entries loaded, `Err(why)` when it is not this run's (other build, keys, table size or journal) or is
+    /// Load the snapshot into the (empty) table: `Ok(None)` when there is none, `Ok(Some((n, torn)))` with the
+    /// entries loaded and whether a last delta cut off by a kill was dropped, `Err(why)` when it is not this run's (other build, keys, table size or journal) or is
     /// damaged; a damaged one found after records were stored leaves the table cleared.
-    pub fn load(&self) -> std::result::Result<Option<u64>, String> {
+    pub fn load(&self) -> std::result::Result<Option<(u64, bool)>, String> {
         let t = &*self.target;
         let file = match std::fs::File::open(&t.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -281,39 +307,30 @@ impl Snapshots {
             return Err(format!("it is for another {}", differ.join(", ")));
         }
         let record = t.store.shape().map_or(1, |s| s.record_bytes) as u64;
-        let body = len.saturating_sub(line.len() as u64);
-        if body < TRAILER_BYTES || !(body - TRAILER_BYTES).is_multiple_of(record) {
-            return Err("it is cut off (torn)".into());
-        }
         let mut h = Sha256::new();
         h.update(&line);
-        let mut left = body - TRAILER_BYTES;
-        let mut buf = vec![0u8; (1 << 20) / record as usize * record as usize];
-        let damaged = |why: String| {
-            t.store.clear();
-            Err(why)
+        let mut segments = Segments {
+            r: &mut r,
+            left: len.saturating_sub(line.len() as u64),
+            record,
+            sha: h,
         };
-        while left > 0 {
-            let n = buf.len().min(left as usize);
-            if let Err(e) = r.read_exact(&mut buf[..n]) {
-                return damaged(e.to_string());
+        let (mut entries, mut first) = (0u64, true);
+        loop {
+            match segments.next(&*t.store) {
+                Segment::End => return Ok(Some((entries, false))),
+                // A base cut off was not written by this program (it renames whole files): damaged. A delta
+                // cut off is what a kill during its append leaves: the segments before it are whole.
+                Segment::Torn if first => return Err("it is cut off (torn)".into()),
+                Segment::Torn => return Ok(Some((entries, true))),
+                Segment::Damaged(why) => {
+                    t.store.clear();
+                    return Err(why);
+                }
+                Segment::Loaded(n) => entries += n,
             }
-            h.update(&buf[..n]);
-            if !t.store.import(&buf[..n]) {
-                return damaged("a record is not an entry of this table".into());
-            }
-            left -= n as u64;
+            first = false;
         }
-        let mut trailer = [0u8; TRAILER_BYTES as usize];
-        if let Err(e) = r.read_exact(&mut trailer) {
-            return damaged(e.to_string());
-        }
-        let count = u64::from_le_bytes(trailer[..8].try_into().unwrap_or_default());
-        h.update(&trailer[..8]);
-        if count != (body - TRAILER_BYTES) / record || h.finalize()[..] != trailer[8..] {
-            return damaged("its checksum does not match (torn or edited)".into());
-        }
-        Ok(Some(count))
     }
 
     /// Write a snapshot now: a temporary file beside it, renamed over it when complete.
@@ -324,11 +341,13 @@ impl Snapshots {
         let clock = Instant::now();
         let written = self.target.write(false);
         let cost = clock.elapsed();
-        let ns = u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX).max(1);
-        self.target.last_cost_ns.store(ns, Relaxed);
+        if let Ok(true) = written {
+            let ns = u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX).max(1);
+            self.target.last_cost_ns.store(ns, Relaxed);
+        }
         self.interval = MIN_INTERVAL.max(cost * INTERVAL_PER_COST);
         self.last = Instant::now();
-        written
+        written.map(|_| ())
     }
 
     /// Write a snapshot when one is due (and none has failed).
@@ -349,39 +368,177 @@ impl Snapshots {
     }
 }
 
+/// What [`Segments::next`] read.
+enum Segment {
+    /// The file ends where a segment would start.
+    End,
+    /// The file ends inside a segment (its count says more than is left).
+    Torn,
+    /// A whole segment whose records are not this table's or whose checksum does not match.
+    Damaged(String),
+    /// A whole segment of this many records, stored into the table.
+    Loaded(u64),
+}
+
+/// The segments of a snapshot after its header: the reader, the bytes left, the record size, the chained
+/// SHA-256 so far.
+struct Segments<'r, R: Read> {
+    r: &'r mut R,
+    left: u64,
+    record: u64,
+    sha: Sha256,
+}
+
+impl<R: Read> Segments<'_, R> {
+    /// Read the next segment, storing its records into `store` as they are read.
+    fn next(&mut self, store: &dyn TableStore) -> Segment {
+        if self.left == 0 {
+            return Segment::End;
+        }
+        let mut count = [0u8; 8];
+        if self.left < SEGMENT_BYTES || self.r.read_exact(&mut count).is_err() {
+            return Segment::Torn;
+        }
+        let n = u64::from_le_bytes(count);
+        let body = n.checked_mul(self.record);
+        let Some(body) = body.filter(|b| *b <= self.left - SEGMENT_BYTES) else {
+            return Segment::Torn;
+        };
+        let mut buf = vec![0u8; (1 << 20) / self.record as usize * self.record as usize];
+        let (mut rest, mut foreign) = (body, false);
+        while rest > 0 {
+            let k = buf.len().min(rest as usize);
+            if let Err(e) = self.r.read_exact(&mut buf[..k]) {
+                return Segment::Damaged(e.to_string());
+            }
+            self.sha.update(&buf[..k]);
+            // After a record that is not an entry of this table nothing more is stored, but the segment is
+            // read to its end: a checksum that does not match says the file was edited.
+            foreign = foreign || !store.import(&buf[..k]);
+            rest -= k as u64;
+        }
+        self.sha.update(count);
+        let mut digest = [0u8; 32];
+        if let Err(e) = self.r.read_exact(&mut digest) {
+            return Segment::Damaged(e.to_string());
+        }
+        self.left -= SEGMENT_BYTES + body;
+        if self.sha.clone().finalize()[..] != digest {
+            return Segment::Damaged("its checksum does not match (torn or edited)".into());
+        }
+        if foreign {
+            return Segment::Damaged("a record is not an entry of this table".into());
+        }
+        Segment::Loaded(n)
+    }
+}
+
 impl Target {
-    /// Write the snapshot: a temporary file beside it, renamed over it when complete (one writer at a time);
-    /// with `all`, the entries of the frontier's own depth too ([`Depths::below`]). The records go straight
-    /// from the export's buffer to the file (no second buffer).
-    fn write(&self, all: bool) -> std::io::Result<()> {
-        let _one = self.writing.lock().unwrap_or_else(|e| e.into_inner());
+    /// Write the snapshot (one writer at a time): a delta appended to the file this process wrote, or a new
+    /// base when there is none yet or the deltas add up to the base's size ([`Target::write_base`]); with
+    /// `all`, the entries of the frontier's own depth too ([`Depths::below`]). Whether a base was written.
+    fn write(&self, all: bool) -> std::io::Result<bool> {
+        let mut chain = self.chain.lock().unwrap_or_else(|e| e.into_inner());
+        let end = if all { u32::MAX } else { self.depths.below };
+        if chain.sha.is_some() && (all || chain.delta_bytes < chain.base_bytes) {
+            match self.append(&mut chain, end) {
+                Ok(true) => return Ok(false),
+                Ok(false) => {}
+                Err(e) => {
+                    chain.sha = None;
+                    return Err(e);
+                }
+            }
+        }
+        self.write_base(&mut chain, end).map(|()| true)
+    }
+
+    /// Append the entries stored since the last segment as one segment, in one write: false (nothing
+    /// written) when they would take the deltas past the base's size (a new base is due). A failed write is
+    /// cut off again (the file as it was).
+    fn append(&self, chain: &mut Chain, end: u32) -> std::io::Result<bool> {
+        let room = chain.base_bytes.saturating_sub(chain.delta_bytes);
+        let mut seg = vec![0u8; 8];
+        let Chain { seen, sha, .. } = chain;
+        let counted = self
+            .store
+            .export(self.depths.min..end, Some(seen), &mut |b| {
+                if (seg.len() + b.len()) as u64 > room.max(1 << 20) {
+                    return Err(std::io::Error::other("a new base is due"));
+                }
+                seg.extend_from_slice(b);
+                Ok(())
+            });
+        let Ok(n) = counted else {
+            return Ok(false);
+        };
+        let Some(sha) = sha.as_mut() else {
+            return Ok(false);
+        };
+        sha.update(&seg[8..]);
+        sha.update(n.to_le_bytes());
+        seg[..8].copy_from_slice(&n.to_le_bytes());
+        seg.extend_from_slice(&sha.clone().finalize());
+        let mut f = std::fs::OpenOptions::new().append(true).open(&self.path)?;
+        let before = f.metadata()?.len();
+        let _guard = crate::interrupt::critical();
+        if let Err(e) = f.write_all(&seg) {
+            let _ = f.set_len(before);
+            return Err(e);
+        }
+        chain.delta_bytes += seg.len() as u64;
+        Ok(true)
+    }
+
+    /// Write a new base: a temporary file beside the snapshot, renamed over it when complete. The records go
+    /// straight from the export's buffer to the file (no second buffer); their count, which comes first, is
+    /// written in its place at the end.
+    fn write_base(&self, chain: &mut Chain, end: u32) -> std::io::Result<()> {
+        chain.sha = None;
+        chain.seen.iter_mut().for_each(|t| *t = 0);
         let mut tmp = self.path.as_os_str().to_owned();
         tmp.push(format!(".tmp{}", std::process::id()));
         let tmp = PathBuf::from(tmp);
         crate::interrupt::remove_on_stop(&tmp);
-        let written = (|| {
-            let mut w = std::fs::File::create(&tmp)?;
+        let written = (|| -> std::io::Result<(Sha256, u64)> {
+            use std::io::{Seek, SeekFrom};
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
             let mut h = Sha256::new();
             w.write_all(self.header.as_bytes())?;
             h.update(self.header.as_bytes());
-            let end = if all { u32::MAX } else { self.depths.below };
-            let n = self.store.export(self.depths.min..end, &mut |b| {
-                h.update(b);
-                w.write_all(b)
-            })?;
-            let count = n.to_le_bytes();
-            h.update(count);
-            let mut trailer = count.to_vec();
-            trailer.extend_from_slice(&h.finalize());
-            w.write_all(&trailer)?;
+            w.write_all(&[0u8; 8])?;
+            let n = self
+                .store
+                .export(self.depths.min..end, Some(&mut chain.seen), &mut |b| {
+                    h.update(b);
+                    w.write_all(b)
+                })?;
+            h.update(n.to_le_bytes());
+            w.write_all(&h.clone().finalize())?;
+            let mut f = w.into_inner().map_err(|e| e.into_error())?;
+            f.seek(SeekFrom::Start(self.header.len() as u64))?;
+            f.write_all(&n.to_le_bytes())?;
+            let bytes = f.seek(SeekFrom::End(0))?;
             let _guard = crate::interrupt::critical();
-            std::fs::rename(&tmp, &self.path)
+            std::fs::rename(&tmp, &self.path)?;
+            Ok((h, bytes))
         })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
         crate::interrupt::keep_on_stop(&tmp);
-        written
+        match written {
+            Ok((h, bytes)) => {
+                *chain = Chain {
+                    seen: std::mem::take(&mut chain.seen),
+                    sha: Some(h),
+                    base_bytes: bytes,
+                    delta_bytes: 0,
+                };
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
     }
 }
 
@@ -433,10 +590,15 @@ impl Snapshots {
     pub fn load_saying(&self, note: &mut dyn FnMut(&str)) -> bool {
         match self.load() {
             Ok(None) => false,
-            Ok(Some(n)) => {
+            Ok(Some((n, torn))) => {
                 note(&format!(
-                    "loaded {n} hash table entries from {}",
-                    self.path().display()
+                    "loaded {n} hash table entries from {}{}",
+                    self.path().display(),
+                    if torn {
+                        " (its last part, cut off as the run was killed while writing it, was dropped)"
+                    } else {
+                        ""
+                    }
                 ));
                 true
             }

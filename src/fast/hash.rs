@@ -107,8 +107,19 @@ impl Way for Entry {
     }
 }
 
+/// Entries per bucket.
+pub const WAYS: usize = 4;
+
 /// Four 16-byte entries: one 64-byte cache line.
-type Bucket = Ways<Entry, 4>;
+type Bucket = Ways<Entry, WAYS>;
+
+/// A one-byte digest of an entry (its check hash and data word), never 0 (the mark of "nothing seen"): what
+/// [`HashTable::export_changed`] remembers of the entries it exported.
+#[inline(always)]
+fn tag(check: u64, data: u64) -> u8 {
+    let x = (check ^ data.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    ((x >> 56) as u8).max(1)
+}
 
 /// A fixed array of buckets indexed by a 64-bit key (Lemire's multiply-shift: any size is usable), sized from
 /// a MiB budget: the storage of the count table and of the statistics table (`stats_table.rs`).
@@ -227,18 +238,48 @@ impl HashTable {
         depths: std::ops::Range<u32>,
         sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<u64> {
+        self.export_changed(depths, None, sink)
+    }
+
+    /// As [`HashTable::export`]; with `seen` (one byte per entry of the table, [`HashTable::entries`]; resized
+    /// with zeros when it is not that long), only the entries whose [`tag`] differs from their byte there, which
+    /// is then set to it: with a fresh (zero) `seen` every entry of `depths`, and from then on only those
+    /// stored since (an incremental snapshot). A changed entry whose tag happens to equal the old one (one in
+    /// 255) is left out: a snapshot without it is still exact, it only holds one entry fewer.
+    ///
+    /// # Errors
+    /// What `sink` returns.
+    pub fn export_changed(
+        &self,
+        depths: std::ops::Range<u32>,
+        mut seen: Option<&mut Vec<u8>>,
+        sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<u64> {
         const CHUNK: usize = 16384;
         let (low, end) = (u64::from(depths.start.max(1)), u64::from(depths.end));
+        if let Some(seen) = seen.as_deref_mut() {
+            if seen.len() != self.entries() {
+                seen.clear();
+                seen.resize(self.entries(), 0);
+            }
+        }
         let mut buf = Vec::with_capacity(CHUNK * EXPORT_RECORD_BYTES);
         let mut n = 0u64;
         for (i, b) in self.buckets.iter().enumerate() {
-            for e in &b.0 {
+            for (w, e) in b.0.iter().enumerate() {
                 let data = e.data.load(Relaxed);
                 let depth = data & 0xff;
                 if depth < low || depth >= end {
                     continue;
                 }
                 let check = e.check.load(Relaxed) ^ data;
+                if let Some(seen) = seen.as_deref_mut() {
+                    let (slot, t) = (i * WAYS + w, tag(check, data));
+                    if seen[slot] == t {
+                        continue;
+                    }
+                    seen[slot] = t;
+                }
                 buf.extend_from_slice(&(i as u64).to_le_bytes());
                 buf.extend_from_slice(&check.to_le_bytes());
                 buf.extend_from_slice(&data.to_le_bytes());
@@ -253,6 +294,11 @@ impl HashTable {
             sink(&buf)?;
         }
         Ok(n)
+    }
+
+    /// Number of entries (buckets × [`WAYS`]): the length of [`HashTable::export_changed`]'s `seen`.
+    pub fn entries(&self) -> usize {
+        self.buckets.0.len() * WAYS
     }
 
     /// Store the records of [`HashTable::export`] (whole records only) back into their buckets, as
@@ -375,6 +421,53 @@ mod tests {
             "{same_bucket} of {positions} positions: the check hash picks the entry's bucket ({buckets} buckets)"
         );
     }
+    #[test]
+    fn export_changed_gives_only_the_entries_stored_since() {
+        let t = HashTable::new(1).unwrap();
+        let key = |i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for i in 0..500u64 {
+            t.store(key(i), key(i) ^ 0x77, 3, i + 1);
+        }
+        let records = |seen: &mut Vec<u8>| {
+            let mut out = Vec::new();
+            t.export_changed(2..u32::MAX, Some(seen), &mut |b: &[u8]| {
+                out.extend(b.chunks_exact(EXPORT_RECORD_BYTES).map(|r| r.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        let mut seen = Vec::new();
+        let first = records(&mut seen);
+        assert_eq!(seen.len(), t.entries());
+        let mut all = Vec::new();
+        t.export(2..u32::MAX, &mut |b: &[u8]| {
+            all.extend(b.chunks_exact(EXPORT_RECORD_BYTES).map(|r| r.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(first, all, "a fresh `seen` exports every entry");
+        assert!(records(&mut seen).is_empty(), "nothing stored since");
+        // Two new entries and one overwritten count: those three records, no other.
+        t.store(key(1000), key(1000) ^ 0x77, 4, 9);
+        t.store(key(1001), key(1001) ^ 0x77, 5, 10);
+        t.store(key(7), key(7) ^ 0x77, 3, 12_345);
+        let since = records(&mut seen);
+        let data = |r: &Vec<u8>| u64::from_le_bytes(r[16..24].try_into().unwrap());
+        let mut got: Vec<u64> = since.iter().map(data).collect();
+        got.sort_unstable();
+        assert_eq!(got, [9 << 8 | 4, 10 << 8 | 5, 12_345 << 8 | 3]);
+        // Imported after the first export, they give the table as it is now.
+        let u = HashTable::new(1).unwrap();
+        assert!(u.import(&first.concat()) && u.import(&since.concat()));
+        assert_eq!(u.probe(key(7), key(7) ^ 0x77, 3), Some(12_345));
+        assert_eq!(u.probe(key(1001), key(1001) ^ 0x77, 5), Some(10));
+        assert_eq!(
+            u.probe(key(8), key(8) ^ 0x77, 3),
+            t.probe(key(8), key(8) ^ 0x77, 3)
+        );
+    }
+
     #[test]
     fn export_and_import_round_trip() {
         let t = HashTable::new(1).unwrap();
