@@ -29,7 +29,7 @@
 
 use crate::error::{Error, Result};
 use crate::files::MAX_LINE_BYTES;
-use crate::position::Setup;
+use crate::position::{FenError, Setup};
 use crate::types::Color;
 use std::io::BufRead;
 use std::path::Path;
@@ -564,10 +564,7 @@ fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option
         *slot = word(k);
     }
     let fen = FenWords { words, len };
-    let setup = match previous {
-        Some((w, setup)) if *w == fen => setup.clone(),
-        _ => Setup::from_fields(&words[..len]).ok()?,
-    };
+    let setup = setup_of(&fen, previous).ok()?;
     Some(Parsed {
         text: &raw[spans[0].0..spans[n - 1].1],
         label: None,
@@ -577,6 +574,18 @@ fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option
         side,
         plies: None,
     })
+}
+
+/// The position of the FEN words `fen`: a copy of the previous line's when its words are the same (consecutive
+/// queries of one position read it once), else read from the fields (the one place both readers do it).
+fn setup_of(
+    fen: &FenWords,
+    previous: Option<(&FenWords, &Setup)>,
+) -> std::result::Result<Setup, FenError> {
+    match previous {
+        Some((words, setup)) if words == fen => Ok(setup.clone()),
+        _ => Setup::from_fields(&fen.words[..fen.len]),
+    }
 }
 
 /// [`parse_borrowed_after`] of a line without surrounding white space (`ascii`: all its bytes are ASCII).
@@ -624,10 +633,7 @@ fn parse_words<'a>(
         words: fen_words,
         len: n,
     };
-    let setup = match previous {
-        Some((words, setup)) if *words == fen => setup.clone(),
-        _ => Setup::from_fields(&fen_words[..n]).map_err(|e| e.to_string())?,
-    };
+    let setup = setup_of(&fen, previous).map_err(|e| e.to_string())?;
     let mut rest = &w[n..];
     // The trailing word: after the FEN or after a `;`.
     let (mut side, mut plies) = (None, None);

@@ -359,17 +359,20 @@ impl Search<'_> {
 }
 
 /// The children of a searched position, made one at a time in the search's order (progress moves first when
-/// ordered, then the rest, each in generation order: two passes over the tagged list, `pass` 0 taking the
-/// progress moves and 1 the others; unordered, one pass takes all).
+/// ordered, then the rest, each in generation order; unordered, generation order). The first pass goes through
+/// the moves once, classifying each when it reaches it (a line that mates through an early move never
+/// classifies the rest): it hands out the progress moves at once and packs the other moves it will take to the
+/// front of the list (never ahead of the one read), and the second pass walks only those. A loser's move into
+/// a leaf is dropped as it is read. (Two passes over the whole list, each testing every move against its pass,
+/// were 17 % of a callgrind profile of CHA-Solver's tests/lichess.txt.)
 struct Children<'m> {
     b: Board,
     cd: &'m CastlingData,
-    /// The moves, tagged ([`tagged`]) in place up to `classified` as the first pass reaches them.
+    /// The moves; the first pass packs the moves of the second into `moves[..kept]`.
     moves: &'m mut [u32],
     order: &'m Progress,
-    classified: usize,
     budget: i32,
-    two_passes: bool,
+    ordered: bool,
     /// The children may be searched further (not leaves by the ply limit).
     deeper: bool,
     winners_turn: bool,
@@ -377,8 +380,11 @@ struct Children<'m> {
     /// children can be leaves, a move that gives no check (by the check info, without making it) is counted
     /// as a visited leaf ([`Children::quiet_leaves`]) and not made.
     checks: Option<CheckInfo>,
+    /// The next move to read (first pass) or to take (second pass).
     i: usize,
-    pass: u8,
+    /// The moves packed for the second pass so far.
+    kept: usize,
+    second: bool,
     /// Quiet leaves counted and not yet reported to the node count.
     quiet_leaves: u64,
 }
@@ -401,24 +407,42 @@ impl<'m> Children<'m> {
             cd,
             moves,
             order,
-            classified: 0,
             budget,
-            two_passes: ordered,
+            ordered,
             deeper,
             winners_turn,
             checks,
             i: 0,
-            pass: 0,
+            kept: 0,
+            second: false,
             quiet_leaves: 0,
         }
     }
 
-    /// Whether the tagged move `t` is made at all: a loser's move into a leaf leaves the winner to move there,
-    /// never a mate of the loser, so that child is not made.
+    /// The next tagged move to take, in the search's order; `None` at the end.
     #[inline]
-    fn wanted(&self, t: u32) -> bool {
-        let pass_takes = !self.two_passes || (t >> 31 == 0) == (self.pass == 1);
-        pass_takes && (self.winners_turn || (self.deeper && self.budget - cost_of(t) >= 0))
+    fn next_move(&mut self) -> Option<u32> {
+        if !self.second {
+            while self.i < self.moves.len() {
+                let m = self.moves[self.i];
+                self.i += 1;
+                let (cost, reward) = self.order.classify(m);
+                let t = tagged(m, cost, reward);
+                // A loser's move into a leaf leaves the winner to move there, never a mate of the loser.
+                if !self.winners_turn && !(self.deeper && self.budget - cost >= 0) {
+                    continue;
+                }
+                if reward || !self.ordered {
+                    return Some(t);
+                }
+                self.moves[self.kept] = t;
+                self.kept += 1;
+            }
+            (self.second, self.i) = (true, 0);
+        }
+        let t = *self.moves[..self.kept].get(self.i)?;
+        self.i += 1;
+        Some(t)
     }
 
     /// The next child and its tagged move; `None` at the end, or when the quiet leaves counted reach `room`
@@ -426,29 +450,7 @@ impl<'m> Children<'m> {
     /// table slot fetched into the cache; a leaf child without hashes (a leaf never reads the table).
     #[inline]
     fn next(&mut self, tt: &Table, room: u64) -> Option<(Board, u32)> {
-        loop {
-            while self.i < self.moves.len() {
-                // The first pass goes through the moves in order: each is classified when first reached.
-                if self.i == self.classified {
-                    let m = self.moves[self.i];
-                    let (cost, reward) = self.order.classify(m);
-                    self.moves[self.i] = tagged(m, cost, reward);
-                    self.classified += 1;
-                }
-                if self.wanted(self.moves[self.i]) {
-                    break;
-                }
-                self.i += 1;
-            }
-            if self.i == self.moves.len() {
-                if !self.two_passes || self.pass == 1 {
-                    return None;
-                }
-                (self.i, self.pass) = (0, 1);
-                continue;
-            }
-            let t = self.moves[self.i];
-            self.i += 1;
+        while let Some(t) = self.next_move() {
             let m = untag(t);
             if self.deeper && self.budget - cost_of(t) >= 0 {
                 let child = self.b.make::<true>(self.cd, m);
@@ -464,6 +466,7 @@ impl<'m> Children<'m> {
             }
             return Some((self.b.make::<false>(self.cd, m), t));
         }
+        None
     }
 }
 
