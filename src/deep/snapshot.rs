@@ -88,7 +88,7 @@ const MAX_HEADER_BYTES: u64 = 4096;
 const FIRST_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Shortest time between two snapshots.
-const MIN_INTERVAL: Duration = Duration::from_millis(250);
+const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Snapshots wait at least this many times the last one's writing time (so at most about 2 % of the run's
 /// wall time goes to them).
