@@ -429,7 +429,7 @@ impl<'m> Children<'m> {
                 let (cost, reward) = self.order.classify(m);
                 let t = tagged(m, cost, reward);
                 // A loser's move into a leaf leaves the winner to move there, never a mate of the loser.
-                if !self.winners_turn && !(self.deeper && self.budget - cost >= 0) {
+                if !(self.winners_turn || (self.deeper && self.budget - cost >= 0)) {
                     continue;
                 }
                 if reward || !self.ordered {
