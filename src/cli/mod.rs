@@ -195,7 +195,8 @@ pub(crate) struct BackendArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Hash table size in MiB for subtree counts (0 turns it off) [default: 64; GPU backend on a discrete GPU
-    /// whose driver reports its memory: most of that memory, see the README's "GPU backend"].
+    /// whose driver reports its memory: most of that memory, see the README's "GPU backend"]; the table
+    /// snapshots of `--checkpoint` and `run-unit` keep one byte per entry beside it (1/16 of it more).
     #[arg(long)]
     pub hash: Option<usize>,
     /// GPU memory budget in MiB (default: a safe share of the adapter's limits).
