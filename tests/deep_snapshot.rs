@@ -49,6 +49,37 @@ fn lines(path: &Path) -> usize {
 /// second after the start), so a run stopped earlier resumed with an empty table. The signal is sent once
 /// the first batch is journaled and before any periodic snapshot exists: the snapshot found afterwards was
 /// written by the stop.
+/// The arguments of `plan` for start perft 6 split at ply 3 into `shards` units, written to `plan`.
+fn plan_args<'a>(plan: &'a str, shards: &'a str) -> [&'a str; 10] {
+    [
+        "plan",
+        "--startpos",
+        "--depth",
+        "6",
+        "--split-depth",
+        "3",
+        "--shards",
+        shards,
+        "--out",
+        plan,
+    ]
+}
+
+/// The arguments of `run-unit` for unit `k` of `plan`: one thread, a 16 MiB table, quiet.
+fn unit_args<'a>(plan: &'a str, k: &'a str) -> [&'a str; 9] {
+    [
+        "run-unit",
+        plan,
+        "--shard",
+        k,
+        "--threads",
+        "1",
+        "--hash",
+        "16",
+        "--quiet",
+    ]
+}
+
 #[test]
 fn a_run_stopped_by_sigterm_writes_its_snapshot_and_resumes_exact() {
     let dir = temp_dir("sigterm");
@@ -126,38 +157,9 @@ fn a_unit_refuses_a_shared_table_whose_cached_build_hash_is_stale() {
     let bin = padded_copy(&dir);
     let plan = dir.join("plan");
     let p = plan.to_str().unwrap();
-    let (code, _, stderr) = run_with(
-        &bin,
-        &[
-            "plan",
-            "--startpos",
-            "--depth",
-            "6",
-            "--split-depth",
-            "3",
-            "--shards",
-            "3",
-            "--out",
-            p,
-        ],
-    );
+    let (code, _, stderr) = run_with(&bin, &plan_args(p, "3"));
     assert_eq!(code, 0, "{stderr}");
-    let unit = |k: &str| {
-        run_with(
-            &bin,
-            &[
-                "run-unit",
-                p,
-                "--shard",
-                k,
-                "--threads",
-                "1",
-                "--hash",
-                "16",
-                "--quiet",
-            ],
-        )
-    };
+    let unit = |k: &str| run_with(&bin, &unit_args(p, k));
     let shared = plan.join("tables").join("shared.table");
     let (code, _, stderr) = unit("0");
     assert_eq!(code, 0, "{stderr}");
@@ -208,38 +210,9 @@ fn the_shared_table_keeps_the_ply_below_the_split_and_the_last_unit_leaves_it() 
     let dir = temp_dir("shared");
     let plan = dir.join("plan");
     let p = plan.to_str().unwrap();
-    let (code, _, stderr) = out(perftlab()
-        .args([
-            "plan",
-            "--startpos",
-            "--depth",
-            "6",
-            "--split-depth",
-            "3",
-            "--shards",
-            "2",
-            "--out",
-            p,
-        ])
-        .output()
-        .unwrap());
+    let (code, _, stderr) = out(perftlab().args(plan_args(p, "2")).output().unwrap());
     assert_eq!(code, 0, "{stderr}");
-    let unit = |k: &str| {
-        out(perftlab()
-            .args([
-                "run-unit",
-                p,
-                "--shard",
-                k,
-                "--threads",
-                "1",
-                "--hash",
-                "16",
-                "--quiet",
-            ])
-            .output()
-            .unwrap())
-    };
+    let unit = |k: &str| out(perftlab().args(unit_args(p, k)).output().unwrap());
     let shared = plan.join("tables").join("shared.table");
     let (code, _, stderr) = unit("0");
     assert_eq!(code, 0, "{stderr}");
@@ -286,34 +259,9 @@ fn a_snapshots_deltas_load_whole_a_cut_off_last_one_is_dropped_and_an_edited_one
     let dir = temp_dir("deltas");
     let plan = dir.join("plan");
     let p = plan.to_str().unwrap();
-    let plan_args = [
-        "plan",
-        "--startpos",
-        "--depth",
-        "6",
-        "--split-depth",
-        "3",
-        "--shards",
-        "2",
-        "--out",
-        p,
-    ];
-    let (code, _, stderr) = out(perftlab().args(plan_args).output().unwrap());
+    let (code, _, stderr) = out(perftlab().args(plan_args(p, "2")).output().unwrap());
     assert_eq!(code, 0, "{stderr}");
-    let unit = |k: &str| {
-        let a = [
-            "run-unit",
-            p,
-            "--shard",
-            k,
-            "--threads",
-            "1",
-            "--hash",
-            "16",
-            "--quiet",
-        ];
-        out(perftlab().args(a).output().unwrap())
-    };
+    let unit = |k: &str| out(perftlab().args(unit_args(p, k)).output().unwrap());
     let shared = plan.join("tables").join("shared.table");
     let (code, _, stderr) = unit("0");
     assert_eq!(code, 0, "{stderr}");
