@@ -493,6 +493,26 @@ fn kernel_search_never_rejects_a_real_game_position() {
 
 /// Plays `moves` from `start` with the reference generator (each must be one of its legal moves) and says
 /// whether the game ends at `target` as a proof game must ([`proofgame::matches`]): the test's own replay.
+/// The proof kernel is searched once per decision and passed on (`KernelCell`): the "no kernel" proof fills
+/// the cell, and a cell already holding an outcome is read, not searched again. The position is one of
+/// Texel's "No proof kernel" lines of `tests/data/hard-random-texel.txt` (its label there).
+#[test]
+fn the_kernel_cell_is_searched_once_and_read_after() {
+    use perftlab::retro::kernel_search::{kernel_in, no_kernel_in, KernelCell, KernelResult};
+    let s = Setup::from_fen("3q1n1R/4k1rB/2Q2b1R/rpK5/Q2rp1b1/p1R5/PPbR2N1/n1b1QBbb b - - 0 1")
+        .unwrap();
+    let cell = KernelCell::new();
+    let proof = no_kernel_in(&s, &cell).expect("no kernel (Texel: No proof kernel)");
+    assert_eq!(proof.kind, ProofKind::NoKernel);
+    assert!(matches!(cell.get(), Some(KernelResult::None { .. })));
+    assert_eq!(kernel_in(&s, &cell), cell.get().unwrap());
+    // A cell that already holds an outcome (here: the budget ran out) is what the proof reads.
+    let full = KernelCell::new();
+    full.set(KernelResult::Budget).unwrap();
+    assert_eq!(no_kernel_in(&s, &full), None);
+    assert_eq!(kernel_in(&s, &full), &KernelResult::Budget);
+}
+
 fn replays_to(start: &Setup, moves: &[Move], target: &Setup) -> bool {
     let mut pos = start.clone();
     for &m in moves {
@@ -726,7 +746,8 @@ fn initial_path_shows_hard_legal_positions_by_a_game() {
         let fen = line["legal ".len()..].split_once(" ; ").unwrap().0;
         let target = Setup::from_fen(fen).unwrap();
         legal += 1;
-        let r = proofgame::initial_path::search_from(&Setup::startpos(), &target, limits);
+        let kernel = perftlab::retro::kernel_search::KernelCell::new();
+        let r = proofgame::initial_path::search_from(&Setup::startpos(), &target, limits, &kernel);
         if let FastResult::Found(g) = r {
             assert!(replays_to(&g.start, &g.moves, &target), "{fen}");
             shown += 1;

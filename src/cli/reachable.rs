@@ -79,8 +79,8 @@ type Decided = (std::result::Result<Verdict, String>, Option<Vec<String>>);
 /// The captures of a proof kernel of `setup` (issue 32 item 4: `kernel` in `--json`), each as
 /// [`retro::kernel_search`] writes it, or `None` when its node budget ran out first. Only asked for an
 /// undetermined position: a position without a kernel was proved impossible before the search.
-fn kernel(setup: &Setup) -> Option<Vec<String>> {
-    match retro::kernel_search::search(setup, retro::kernel_search::NODE_BUDGET) {
+fn kernel(setup: &Setup, cell: &retro::kernel_search::KernelCell) -> Option<Vec<String>> {
+    match retro::kernel_search::kernel_in(setup, cell) {
         retro::kernel_search::KernelResult::Found(moves) => {
             Some(moves.iter().map(|m| m.to_string()).collect())
         }
@@ -268,10 +268,12 @@ pub fn run(a: ReachableArgs) -> Result<i32> {
         match parse_fen(flag, fen) {
             Err(e) => (Err(e), None),
             Ok(setup) => {
-                let v = proofgame::decide(&setup, &opts(&setup));
+                // The kernel searched once: for the proof, the initial path and `--json`.
+                let cell = retro::kernel_search::KernelCell::new();
+                let v = proofgame::decide_in(&setup, &opts(&setup), &cell);
                 let undetermined = matches!(v, Verdict::Undetermined(_));
                 let k = if a.json && undetermined {
-                    kernel(&setup)
+                    kernel(&setup, &cell)
                 } else {
                     None
                 };

@@ -33,7 +33,7 @@ use super::placement::{self, Placing};
 use super::{castle_mask, staged, Game};
 use crate::bitboard::board::Board;
 use crate::position::Setup;
-use crate::retro::kernel_search::{self, state::KernelMove, KernelResult};
+use crate::retro::kernel_search::{self, state::KernelMove, KernelCell, KernelResult};
 use crate::retro::proofs;
 use crate::types::Color;
 use hashbrown::HashMap;
@@ -113,16 +113,22 @@ fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> (Vec<Setup>
 }
 
 /// A game from `start` to `target` through the intermediate positions of the kernel's captures (see the
-/// module docs), within `limits`.
-pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastResult {
+/// module docs), within `limits`; the proof kernel is read from `kernel` (searched there first if it is not
+/// yet: [`kernel_search::kernel_in`]).
+pub fn search_from(
+    start: &Setup,
+    target: &Setup,
+    limits: FastLimits,
+    kernel: &KernelCell,
+) -> FastResult {
     if promotions_needed(target) < MIN_PROMOTIONS || target.ep_square.is_some() {
         return FastResult::NotFound("the initial path: not tried (few promotions)".into());
     }
-    let kernel = match kernel_search::search(target, kernel_search::NODE_BUDGET) {
+    let kernel = match kernel_search::kernel_in(target, kernel) {
         KernelResult::Found(k) => k,
         _ => return FastResult::NotFound("the initial path: no kernel".into()),
     };
-    let (ranked, placed) = variants(start, target, &kernel);
+    let (ranked, placed) = variants(start, target, kernel);
     if ranked.is_empty() {
         return FastResult::NotFound("the initial path: no capture of the kernel to place".into());
     }

@@ -29,6 +29,7 @@ use crate::bitboard::board::{
 use crate::bitboard::movegen;
 use crate::position::Setup;
 use crate::reference;
+use crate::retro::kernel_search::KernelCell;
 use crate::retro::{self, Proof, RetroOptions};
 use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 use hashbrown::HashMap;
@@ -642,9 +643,13 @@ pub struct DecideOptions {
 /// Decide `target`: the static proofs and retraction first (unless `from` is given), then the proof-game
 /// search. The position should have no validity errors.
 pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
-    // The time limit covers the whole decision (proofs, short games and the guided search). No clock is read
-    // on wasm32-unknown-unknown, where `Instant::now` panics: the web page's analysis decides by proofs and
-    // short games only.
+    decide_in(target, opts, &KernelCell::new())
+}
+
+/// [`decide`], the proof kernel of `target` searched once into `kernel`, read by the proof, the initial path
+/// ([`initial_path`]) and the caller (`reachable --json`). The time limit covers the whole decision; no clock
+/// is read on wasm32-unknown-unknown (`Instant::now` panics): the web page decides by proofs and short games.
+pub fn decide_in(target: &Setup, opts: &DecideOptions, kernel: &KernelCell) -> Verdict {
     let clock = (!cfg!(target_arch = "wasm32")).then(Instant::now);
     let chess960 = opts.chess960 || target.needs_chess960_notation();
     if opts.from.is_none() {
@@ -652,7 +657,7 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
             plies: opts.retro_plies,
             chess960,
         };
-        if let Some(p) = retro::prove_impossible(target, ro) {
+        if let Some(p) = retro::prove_impossible_in(target, ro, kernel) {
             return Verdict::Impossible(p);
         }
     }
@@ -680,7 +685,7 @@ pub fn decide(target: &Setup, opts: &DecideOptions) -> Verdict {
         if opts.time_limit.is_zero() || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        if let Some(g) = fast(s, target, opts, deadline, &mut tried) {
+        if let Some(g) = fast(s, target, opts, deadline, kernel, &mut tried) {
             return Verdict::Reachable(g);
         }
     }
@@ -700,6 +705,7 @@ fn fast(
     target: &Setup,
     opts: &DecideOptions,
     deadline: Option<Instant>,
+    kernel: &KernelCell,
     tried: &mut Vec<String>,
 ) -> Option<Game> {
     // Targets with many promoted pieces: the initial path first ([`initial_path`]; it declines the others at
@@ -713,7 +719,7 @@ fn fast(
             max_nodes: opts.limits.max_nodes,
             deadline: share,
         };
-        match initial_path::search_from(s, target, limits) {
+        match initial_path::search_from(s, target, limits, kernel) {
             guided::FastResult::Found(g) => return Some(g),
             guided::FastResult::NotFound(r) => tried.push(r),
         }

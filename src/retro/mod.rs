@@ -104,19 +104,38 @@ impl Default for RetroOptions {
 /// the capture kernel ([`kernel`]), then caged pieces ([`cage`]), then the proof-kernel search
 /// ([`kernel_search`], bounded by its node budget).
 pub fn deep_proofs(setup: &crate::position::Setup, chess960: bool) -> Option<Proof> {
+    deep_proofs_in(setup, chess960, &kernel_search::KernelCell::new())
+}
+
+/// [`deep_proofs`] with the proof-kernel search's outcome kept in `cell` for later readers
+/// ([`kernel_search::kernel_in`]: the proof-game search's initial path, `reachable --json`).
+pub fn deep_proofs_in(
+    setup: &crate::position::Setup,
+    chess960: bool,
+    cell: &kernel_search::KernelCell,
+) -> Option<Proof> {
     kernel::kernel(setup)
         .or_else(|| cage::caged(setup, chess960))
-        .or_else(|| kernel_search::no_kernel(setup))
+        .or_else(|| kernel_search::no_kernel_in(setup, cell))
 }
 
 /// The first proof that `setup` is impossible: the static ones first, then [`deep_proofs`], then retraction to
 /// `opts.plies`. `None` means no proof was found (not that the position is reachable). The position should have
 /// no validity errors ([`crate::validate::check`]); kings are assumed to be one per side.
 pub fn prove_impossible(setup: &crate::position::Setup, opts: RetroOptions) -> Option<Proof> {
+    prove_impossible_in(setup, opts, &kernel_search::KernelCell::new())
+}
+
+/// [`prove_impossible`] with the proof-kernel search's outcome kept in `cell` ([`deep_proofs_in`]).
+pub fn prove_impossible_in(
+    setup: &crate::position::Setup,
+    opts: RetroOptions,
+    cell: &kernel_search::KernelCell,
+) -> Option<Proof> {
     if let Some(p) = proofs::static_proofs(setup).into_iter().next() {
         return Some(p);
     }
-    deep_and_retraction(setup, opts)
+    deep_proofs_in(setup, opts.chess960, cell).or_else(|| retract::retract(setup, opts))
 }
 
 /// [`prove_impossible`] without the static proofs (for callers that have run them, as `validate` does): the

@@ -136,6 +136,21 @@ pub fn search(setup: &Setup, budget: u64) -> KernelResult {
 /// The proof that `setup` has no kernel (see the module docs), within [`NODE_BUDGET`] states; `None` when a
 /// kernel exists or the budget ran out.
 pub fn no_kernel(setup: &Setup) -> Option<Proof> {
+    no_kernel_in(setup, &KernelCell::new())
+}
+
+/// The kernel search's outcome for one position, found at most once and passed on (the impossibility proof,
+/// the initial path of the proof-game search and `reachable --json` all read it; see [`kernel_in`]).
+pub type KernelCell = std::cell::OnceCell<KernelResult>;
+
+/// The kernels of `setup` within [`NODE_BUDGET`] states ([`search`]), searched on the first call and kept in
+/// `cell` (which must belong to `setup`) for the next ones.
+pub fn kernel_in<'a>(setup: &Setup, cell: &'a KernelCell) -> &'a KernelResult {
+    cell.get_or_init(|| search(setup, NODE_BUDGET))
+}
+
+/// [`no_kernel`] with the search's outcome kept in `cell` ([`kernel_in`]).
+pub fn no_kernel_in(setup: &Setup, cell: &KernelCell) -> Option<Proof> {
     let goal = Goal::of(setup);
     if goal.units.iter().any(|&u| u > 15)
         || goal.pawns(Color::White) > 8
@@ -143,7 +158,7 @@ pub fn no_kernel(setup: &Setup) -> Option<Proof> {
     {
         return None; // the static proofs' business (material)
     }
-    match search(setup, NODE_BUDGET) {
+    match *kernel_in(setup, cell) {
         KernelResult::None { states } => Some(Proof {
             kind: ProofKind::NoKernel,
             sentence: sentence(&goal, states),
