@@ -1,6 +1,6 @@
 //! The GPU backend's start: opening the device builds no pipeline, a count builds only the kernels it
 //! dispatches (each at its first use: `src/gpu/device.rs`), and the count is exact. On lavapipe a pipeline
-//! costs 20-60 ms of CPU, so a process that counts pays only for the kernels of its runs (docs/deep-runs.md,
+//! costs about 35 ms of CPU, so a process that counts pays only for the kernels of its runs (docs/deep-runs.md,
 //! "GPU start"). Same adapter rule as `tests/gpu.rs` (`CI=true`: lavapipe or fail; elsewhere it skips).
 //!
 //! Expected counts: Chess Programming Wiki "Perft Results" (start position, perft 3: 8,902 and perft 5:

@@ -230,11 +230,11 @@ impl GpuDevice {
             bind_cache: RefCell::new(HashMap::new()),
             param_stride,
         };
-        // Each pipeline is built at its first use, natively too: on lavapipe a pipeline costs 20-60 ms of CPU
-        // (SPIR-V to NIR and its passes; 88 % of a `--depth 1` start built all 14 at opening), and a perft
-        // uses 4-11 of them (no `moves`, `stats`, generic `leaf2` when the roots share a side). A kernel
-        // the driver cannot build fails its first dispatch ([`GpuDevice::check`]); the first count of a
-        // process includes the building of the kernels it uses (docs/deep-runs.md, "GPU start").
+        // Each pipeline is built at its first use, natively too: building all 14 here was 88 % of the CPU of a
+        // `perft --depth 1` on lavapipe (SPIR-V to NIR and its passes, about 35 ms each), and a perft's runs
+        // never use `moves`, `stats` or the generic `leaf2` (the roots of a run share a side). A kernel the
+        // driver cannot build fails its first dispatch ([`GpuDevice::check`]); the first count of a process
+        // includes the building of the kernels it uses (docs/deep-runs.md, "GPU start").
         dev.check(&format!("{name}: opening the device"))?;
         Ok(dev)
     }
