@@ -10,7 +10,8 @@
 # Usage: benches/deep-overhead.sh [DEPTH (7)] [RUNS (3)] [SPLIT (4)] [extra perft/run-unit options]
 #        (default extra options: --threads 2; PERFTLAB=path runs that binary instead of building; FEN='…'
 #        counts that position instead of the start position, e.g. Kiwipete; PATHS='plain killed' runs only
-#        those paths, WANT=N skips the first count that finds the plain count)
+#        those paths, WANT=N skips the first count that finds the plain count, KILL_DELAY=S kills a random
+#        0 to S seconds after the 40 % line instead of right after it: a kill that lands inside a batch)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 depth="${1:-7}"
@@ -82,6 +83,9 @@ killed() { # --checkpoint, $KILL_SIGNAL once 40 % of the frontier is journaled, 
         if ! kill -0 "$pid" 2>/dev/null; then echo "killed: finished before 40 %" >&2; exit 1; fi
         sleep 0.01
     done
+    # The 40 % line was just written: by default the kill lands right after a journal write; KILL_DELAY
+    # moves it to a random point of the batch in flight (uniform in [0, KILL_DELAY) seconds).
+    if [ -n "${KILL_DELAY:-}" ]; then sleep "$(echo "$RANDOM / 32768 * $KILL_DELAY" | bc -l)"; fi
     child=$(pgrep -P "$pid" || true)
     [ -n "$child" ] && kill -"$signal" "$child"
     wait "$pid" || true

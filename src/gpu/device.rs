@@ -1,5 +1,5 @@
 //! The device: adapter, device and queue with their errors, the compute pipelines (indexed by [`Kernel`],
-//! built once: at opening natively, at first use in the browser), the attack tables and the parameter ring,
+//! each built once, at its first use: a run builds only the kernels it dispatches), the attack tables and the parameter ring,
 //! and the I/O: buffer creation, upload, clear, dispatch (recorded into one command buffer, submitted at the
 //! next read-back), read-back (`map_async` and a future: [`GpuDevice::read_back`]), timestamps and work
 //! counters. Natively [`block_on`] runs its futures; in the browser the event loop does. Nothing here knows
@@ -42,9 +42,14 @@ pub struct GpuDevice {
     device_memory: Option<u64>,
     device: wgpu::Device,
     queue: wgpu::Queue,
-    /// The compute pipelines by [`Kernel::index`], each built once: all at [`GpuDevice::open`] natively, at
-    /// first use in the browser ([`GpuDevice::prepare`]).
+    /// The compute pipelines by [`Kernel::index`], each built once, at its first use (or when the page
+    /// has compiled it in the browser: [`GpuDevice::prepare`]).
     pipelines: Vec<OnceCell<wgpu::ComputePipeline>>,
+    /// Natively every kernel counts as built ([`GpuDevice::built`]): one not built yet is built on the
+    /// calling thread before its first dispatch, so the executor never plans around it. False in the browser
+    /// (a kernel is planned with only once the page has compiled it) and after
+    /// [`GpuDevice::forget_pipelines`] (the browser's plans, natively, for tests).
+    on_demand: bool,
     /// Keep naga's runtime checks in every kernel (`--checked-shaders`).
     checked: bool,
     tables: wgpu::Buffer,
@@ -213,6 +218,7 @@ impl GpuDevice {
             device,
             queue,
             pipelines,
+            on_demand: cfg!(not(target_arch = "wasm32")),
             checked,
             tables,
             params,
@@ -224,18 +230,17 @@ impl GpuDevice {
             bind_cache: RefCell::new(HashMap::new()),
             param_stride,
         };
-        // Natively every pipeline is built here, so a count never includes a kernel's compilation (and a
-        // kernel the driver cannot build fails the opening). In the browser each is built when the page has
-        // compiled it ([`GpuDevice::prepare`]) or at its first use: on SwiftShader a compilation takes
-        // 0.01–3 s per kernel (docs/web.md), so a page compiles the cheap kernels first and counts with them.
-        #[cfg(not(target_arch = "wasm32"))]
-        dev.prepare(&Kernel::ALL);
-        dev.check(&format!("{name}: building the kernels"))?;
+        // Each pipeline is built at its first use, natively too: building all 14 here was 88 % of the CPU of a
+        // `perft --depth 1` on lavapipe (SPIR-V to NIR and its passes, about 35 ms each), and a perft's runs
+        // never use `moves`, `stats` or the generic `leaf2` (the roots of a run share a side). A kernel the
+        // driver cannot build fails its first dispatch ([`GpuDevice::check`]); the first count of a process
+        // includes the building of the kernels it uses (docs/deep-runs.md, "GPU start").
+        dev.check(&format!("{name}: opening the device"))?;
         Ok(dev)
     }
 
-    /// Build the pipelines of `kernels` not built yet, in the order given (a no-op natively, where
-    /// [`GpuDevice::open`] built them all). In the browser wgpu's `createComputePipeline` is WebGPU's
+    /// Build the pipelines of `kernels` not built yet, in the order given (natively each is otherwise built
+    /// at its first dispatch). In the browser wgpu's `createComputePipeline` is WebGPU's
     /// synchronous one: the browser's GPU process compiles the kernel before it runs anything queued after
     /// it, so the page compiles kernels itself with `createComputePipelineAsync` and calls this once one is
     /// compiled (its page answers wgpu's call with that pipeline: web/app.js, docs/web.md); the executor
@@ -246,16 +251,23 @@ impl GpuDevice {
         }
     }
 
-    /// Whether `kernel`'s pipeline is built: natively all are (from [`GpuDevice::open`]); in the browser those
-    /// used or prepared so far. The executor plans around the kernels not built yet (a small tree is counted
-    /// by the cheap kernels while the big ones compile elsewhere: docs/web.md, "First result").
+    /// Whether `kernel`'s pipeline is built or may be used as if it were: natively always (one not built yet
+    /// is built at its first dispatch), unless [`GpuDevice::forget_pipelines`] dropped them; in the browser
+    /// those used or prepared so far. The executor plans around the kernels not built yet (a small tree is
+    /// counted by the cheap kernels while the big ones compile elsewhere: docs/web.md, "First result").
     pub fn built(&self, kernel: Kernel) -> bool {
+        self.on_demand || self.pipelines[kernel.index()].get().is_some()
+    }
+
+    /// Whether `kernel`'s pipeline has been built (natively: dispatched or prepared so far).
+    pub fn has_pipeline(&self, kernel: Kernel) -> bool {
         self.pipelines[kernel.index()].get().is_some()
     }
 
     /// Drop every pipeline, so each is built again at its first use, as in the browser (natively: for tests of
     /// the plans a page makes on a fresh device).
     pub fn forget_pipelines(&mut self) {
+        self.on_demand = false;
         for p in &mut self.pipelines {
             p.take();
         }

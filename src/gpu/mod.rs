@@ -227,9 +227,8 @@ impl GpuBackend {
     }
 
     /// Build the pipelines of `kernels` on every adapter ahead of their first use, in the order given: in
-    /// the browser, where pipelines are built lazily, the page calls it for each kernel it has compiled
-    /// ([`device::GpuDevice::prepare`]); natively a no-op (all are built at opening) unless
-    /// [`GpuBackend::forget_pipelines`] dropped them. An adapter busy with a count is skipped (it builds what
+    /// the browser the page calls it for each kernel it has compiled ([`device::GpuDevice::prepare`]);
+    /// natively each kernel is otherwise built at its first dispatch. An adapter busy with a count is skipped (it builds what
     /// it needs itself): this never waits.
     pub fn prepare_kernels(&self, kernels: &[kernels::Kernel]) {
         for i in 0..self.devices.len() {
@@ -240,14 +239,15 @@ impl GpuBackend {
     }
 
     /// The kernels whose pipelines are built on the first adapter, in [`kernels::Kernel::ALL`] order
-    /// ([`device::GpuDevice::built`]); none while a count holds the adapter.
+    /// ([`device::GpuDevice::has_pipeline`]: natively those dispatched or prepared so far, each built at its
+    /// first use); none while a count holds the adapter.
     pub fn built_kernels(&self) -> Vec<kernels::Kernel> {
         self.try_ctx(0).map_or_else(
             |_| Vec::new(),
             |ctx| {
                 kernels::Kernel::ALL
                     .into_iter()
-                    .filter(|&k| ctx.device().built(k))
+                    .filter(|&k| ctx.device().has_pipeline(k))
                     .collect()
             },
         )
