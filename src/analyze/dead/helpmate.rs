@@ -4,8 +4,8 @@
 
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
-use super::ordering::Progress;
-use super::{in_check, legal_into, no_legal_move, Limit};
+use super::ordering::{cost_of, is_progress, untag, Progress};
+use super::{in_check, no_legal_move, Limit};
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::{
     between, knight_attacks, line, pawn_attacks, piece_attacks, unpack, Bitboard,
@@ -198,31 +198,6 @@ struct Search<'a> {
     anchor: Option<Square>,
 }
 
-/// A move's tag in the move list of [`Search::expand`]: its cost in bits 24–30 and whether it is progress in
-/// bit 31 (the packed move uses bits 0–18).
-#[inline]
-fn tagged(m: u32, cost: i32, reward: bool) -> u32 {
-    m | (cost as u32) << 24 | (reward as u32) << 31
-}
-
-/// The packed move of a tagged one.
-#[inline]
-fn untag(t: u32) -> u32 {
-    t & 0xFF_FFFF
-}
-
-/// The cost of a tagged move.
-#[inline]
-fn cost_of(t: u32) -> i32 {
-    (t >> 24 & 0x7F) as i32
-}
-
-/// Whether a tagged move is progress.
-#[inline]
-fn is_progress(t: u32) -> bool {
-    t >> 31 == 1
-}
-
 impl Search<'_> {
     /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing. `recheck`: the
     /// move that led here captured, moved a pawn or castled, so the blocked-structure proof may now hold (after
@@ -265,45 +240,45 @@ impl Search<'_> {
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
-        legal_into(b, self.cd, &mut moves);
-        let found = if moves.is_empty() {
-            loser_to_move && in_check(b)
-        } else {
-            self.expand(b, &mut moves, budget, progress, recheck, was_gap)
-        };
-        self.lists[ply] = moves;
-        found
-    }
-
-    /// The moves of a searched (not leaf) position `b` that has some, in `moves`: see [`Search::search`].
-    fn expand(
-        &mut self,
-        b: &Board,
-        moves: &mut [u32],
-        budget: i32,
-        progress: bool,
-        recheck: bool,
-        was_gap: bool,
-    ) -> bool {
-        // A sound cut: no mate below a proved blocked structure.
-        if recheck && blocked_reason(b, self.winner).is_some() {
-            return false;
-        }
         let order = Progress::new(
             b,
             self.winner,
             progress,
             was_gap,
-            self.path.len() < REWARD_PLY,
+            ply < REWARD_PLY,
             self.anchor,
         );
+        order.tagged_moves(b, self.cd, &mut moves);
+        let found = if moves.is_empty() {
+            loser_to_move && in_check(b)
+        } else {
+            self.expand(b, &mut moves, &order, budget, recheck)
+        };
+        self.lists[ply] = moves;
+        found
+    }
+
+    /// The moves of a searched (not leaf) position `b` that has some, in `moves`, tagged by `order`: see
+    /// [`Search::search`].
+    fn expand(
+        &mut self,
+        b: &Board,
+        moves: &mut [u32],
+        order: &Progress,
+        budget: i32,
+        recheck: bool,
+    ) -> bool {
+        // A sound cut: no mate below a proved blocked structure.
+        if recheck && blocked_reason(b, self.winner).is_some() {
+            return false;
+        }
         // Progress first, then the rest, each in generation order (on CHA's vectors this found 21 more of the
         // 104 helpmates the generation order missed at the default limits). The quick path's probe keeps
         // generation order: it looks for short mates, which progress-first lines would pass by for long ones. Each
-        // move is tagged with its cost and whether it is progress here when the first pass reaches it (a line
-        // that mates through an early move never classifies the rest); the order is made by two passes below.
+        // move was tagged with its cost and whether it is progress here as it was generated; the order is made
+        // by two passes below.
         let ply = self.path.len();
-        let mut children = Children::new(b, self.cd, moves, &order, budget, self.ordered, ply);
+        let mut children = Children::new(b, self.cd, moves, order, budget, self.ordered, ply);
         // The next child is made (and its table slot fetched into the cache) before the search descends into
         // the current one, so that the table's memory load overlaps with the work in between.
         let room = self.node_limit.saturating_sub(self.nodes);
@@ -359,18 +334,17 @@ impl Search<'_> {
 }
 
 /// The children of a searched position, made one at a time in the search's order (progress moves first when
-/// ordered, then the rest, each in generation order; unordered, generation order). The first pass goes through
-/// the moves once, classifying each when it reaches it (a line that mates through an early move never
-/// classifies the rest): it hands out the progress moves at once and packs the other moves it will take to the
-/// front of the list (never ahead of the one read), and the second pass walks only those. A loser's move into
-/// a leaf is dropped as it is read. (Two passes over the whole list, each testing every move against its pass,
-/// were 17 % of a callgrind profile of CHA-Solver's tests/lichess.txt.)
+/// ordered, then the rest, each in generation order; unordered, generation order). The moves come tagged with
+/// their cost and whether they are progress ([`Progress::tagged_moves`]). The first pass goes through them
+/// once: it hands out the progress moves at once and packs the other moves it will take to the front of the
+/// list (never ahead of the one read), and the second pass walks only those. A loser's move into a leaf is
+/// dropped as it is read. (Two passes over the whole list, each testing every move against its pass, were
+/// 17 % of a callgrind profile of CHA-Solver's tests/lichess.txt.)
 struct Children<'m> {
     b: Board,
     cd: &'m CastlingData,
-    /// The moves; the first pass packs the moves of the second into `moves[..kept]`.
+    /// The tagged moves; the first pass packs the moves of the second into `moves[..kept]`.
     moves: &'m mut [u32],
-    order: &'m Progress,
     budget: i32,
     ordered: bool,
     /// The children may be searched further (not leaves by the ply limit).
@@ -394,7 +368,7 @@ impl<'m> Children<'m> {
         b: &Board,
         cd: &'m CastlingData,
         moves: &'m mut [u32],
-        order: &'m Progress,
+        order: &Progress,
         budget: i32,
         ordered: bool,
         ply: usize,
@@ -406,7 +380,6 @@ impl<'m> Children<'m> {
             b: *b,
             cd,
             moves,
-            order,
             budget,
             ordered,
             deeper,
@@ -424,10 +397,9 @@ impl<'m> Children<'m> {
     fn next_move(&mut self) -> Option<u32> {
         if !self.second {
             while self.i < self.moves.len() {
-                let m = self.moves[self.i];
+                let t = self.moves[self.i];
                 self.i += 1;
-                let (cost, reward) = self.order.classify(m);
-                let t = tagged(m, cost, reward);
+                let (cost, reward) = (cost_of(t), is_progress(t));
                 // A loser's move into a leaf leaves the winner to move there, never a mate of the loser.
                 if !(self.winners_turn || (self.deeper && self.budget - cost >= 0)) {
                     continue;
@@ -678,6 +650,7 @@ mod tests {
     /// legal move along seeded random walks from positions rich in discovered checks, pins and promotions.
     #[test]
     fn gives_check_agrees_with_making_the_move() {
+        use super::super::legal_into;
         let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",

@@ -145,7 +145,9 @@ pub(super) fn no_legal_move(b: &Board, cd: &CastlingData) -> bool {
     mg::count::<MagicSliders>(b, cd) == 0
 }
 
-/// The legal moves appended to `out` (a buffer the caller reuses: no allocation per position).
+/// The legal moves appended to `out` (a buffer the caller reuses: no allocation per position). The tests' oracle
+/// of the helpmate search's tagged lists (the search itself generates through its move ordering).
+#[cfg(test)]
 pub(super) fn legal_into(b: &Board, cd: &CastlingData, out: &mut Vec<u32>) {
     struct Into<'a>(&'a mut Vec<u32>);
     impl mg::Consumer for Into<'_> {
