@@ -562,12 +562,12 @@ const FIGURES: &[Figure] = &[
     },
     Figure {
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
-        source: ("docs/dead-positions.md", "merged tree (da17a28): full "),
+        source: ("docs/dead-positions.md", "merged tree (4790848): full "),
         quotes: &[("README.md", "131,072 queries | ")],
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "scan (da17a28) "),
+        source: ("docs/dead-positions.md", "scan (4790848) "),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
