@@ -488,8 +488,8 @@ pub fn parse_borrowed_after<'a>(
     }))
 }
 
-/// Most words a [`plain_line`] has: a 6-field FEN and a side word.
-const PLAIN_WORDS: usize = 7;
+/// Most words a [`plain_line`] has: a label, a 6-field FEN and a side word.
+const PLAIN_WORDS: usize = 8;
 
 /// What a byte is to [`plain_line`].
 #[derive(Clone, Copy)]
@@ -519,11 +519,12 @@ static PLAIN_BYTE: [PlainByte; 256] = {
 };
 
 /// The common shape of a line read in one pass over its bytes: printable ASCII words (no `"`, no `;`)
-/// separated by spaces, no label, a FEN of 4 fields or of 6 with the clocks, then perhaps a side word; `None`
-/// for any other line (and for a FEN that does not read), which [`parse_words`] reads (so the errors are its
-/// own). On the lines it takes, the same [`Parsed`] as [`parse_words`] (compared in the tests on random lines
-/// of these words and of the bytes that end the shape): the general reader's three passes (the ASCII test, the
-/// trimming, the words kept in a [`Words`]) were a quarter of a `dead --scan` of real positions.
+/// separated by spaces, perhaps a label (CHA's test vectors: every line of its `lichess.txt`), a FEN of 4
+/// fields or of 6 with the clocks, then perhaps a side word; `None` for any other line (and for a FEN that
+/// does not read), which [`parse_words`] reads (so the errors are its own). On the lines it takes, the same
+/// [`Parsed`] as [`parse_words`] (compared in the tests on random lines of these words and of the bytes that
+/// end the shape): the general reader's three passes (the ASCII test, the trimming, the words kept in a
+/// [`Words`]) were a quarter of a `dead --scan` of real positions.
 fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option<Parsed<'a>> {
     let mut spans = [(0usize, 0usize); PLAIN_WORDS];
     let (mut n, mut start) = (0, None);
@@ -548,26 +549,29 @@ fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option
         return None;
     }
     let word = |k: usize| &raw[spans[k].0..spans[k].1];
-    if is_label(word(0)) {
-        return None;
-    }
-    let digits = |k: usize| word(k).bytes().all(|c| c.is_ascii_digit());
-    let (len, side) = match n {
+    // The FEN's first word: after the label, if any (only one: `parse_words` takes one).
+    let (label, at) = if is_label(word(0)) {
+        (Some(word(0)), 1)
+    } else {
+        (None, 0)
+    };
+    let digits = |k: usize| word(at + k).bytes().all(|c| c.is_ascii_digit());
+    let (len, side) = match n - at {
         4 => (4, None),
-        5 => (4, Some(side_word(word(4))?)),
+        5 => (4, Some(side_word(word(at + 4))?)),
         6 if digits(4) && digits(5) => (6, None),
-        7 if digits(4) && digits(5) => (6, Some(side_word(word(6))?)),
+        7 if digits(4) && digits(5) => (6, Some(side_word(word(at + 6))?)),
         _ => return None,
     };
     let mut words = [""; 6];
     for (k, slot) in words.iter_mut().enumerate().take(len) {
-        *slot = word(k);
+        *slot = word(at + k);
     }
     let fen = FenWords { words, len };
     let setup = setup_of(&fen, previous).ok()?;
     Some(Parsed {
         text: &raw[spans[0].0..spans[n - 1].1],
-        label: None,
+        label,
         fen,
         setup,
         ops: Vec::new(),

@@ -178,9 +178,10 @@ fn ascii_words_are_the_characters_words() {
 }
 
 /// The one-pass reader of the common line shape ([`plain_line`]) against the general one ([`parse_words`]
-/// after [`trim_line`]) on random lines of FEN fields, side words, numbers, labels, comments, operations and
-/// the bytes that end the shape (tabs, quotes, `;`, non-ASCII white space), alone and after a line: where it
-/// takes a line, the same [`Parsed`]; it takes most lines of the common shape.
+/// after [`trim_line`]) on random lines of FEN fields, side words, numbers, labels (also before the FEN),
+/// comments, operations and the bytes that end the shape (tabs, quotes, `;`, non-ASCII white space), alone and
+/// after a line: where it takes a line, the same [`Parsed`]; it takes most lines of the common shape, labelled
+/// ones too.
 #[test]
 fn the_plain_reader_is_the_general_one() {
     let pool = [
@@ -210,6 +211,7 @@ fn the_plain_reader_is_the_general_one() {
         "\u{a0}",
     ];
     let seps = [" ", " ", " ", "  ", "\t"];
+    let labels = ["WB", "W-", "-B?", "??", "WB WB"];
     let mut state = 0x1234_5678_9ABC_DEF1u64;
     let mut next = move || {
         state ^= state << 13;
@@ -224,6 +226,11 @@ fn the_plain_reader_is_the_general_one() {
         let words = 3 + next() % 6;
         let mut l = String::new();
         if next() % 8 == 0 {
+            l.push(' ');
+        }
+        // A CHA label before a quarter of the lines (every line of CHA's lichess.txt has one).
+        if next() % 4 == 0 {
+            l.push_str(labels[(next() % labels.len() as u64) as usize]);
             l.push(' ');
         }
         for k in 0..words {
@@ -250,7 +257,7 @@ fn the_plain_reader_is_the_general_one() {
     let before = parse_borrowed(1, "8/8/8/4k3/8/8/3p4/4KN2 w - -")
         .unwrap()
         .unwrap();
-    let (mut taken, mut left) = (0, 0);
+    let (mut taken, mut left, mut labelled) = (0, 0, 0);
     for l in &lines {
         for previous in [None, Some((&before.fen, &before.setup))] {
             let general = {
@@ -261,16 +268,21 @@ fn the_plain_reader_is_the_general_one() {
             };
             match plain_line(l, previous) {
                 Some(p) => {
+                    let p_label = p.label.is_some();
                     assert_eq!(
                         format!("{:?}", Some(Ok::<_, String>(p))),
                         format!("{general:?}"),
                         "{l:?}"
                     );
                     taken += 1;
+                    labelled += usize::from(p_label);
                 }
                 None => left += 1,
             }
         }
     }
-    assert!(taken > 5_000 && left > 5_000, "{taken} {left}");
+    assert!(
+        taken > 5_000 && left > 5_000 && labelled > 500,
+        "{taken} {left} {labelled}"
+    );
 }
