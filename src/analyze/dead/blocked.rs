@@ -320,13 +320,7 @@ mod tests {
             "4k3/3p4/8/8/8/8/3P4/3QK3 w - - 0 1",
             "1k6/8/1K6/8/8/8/8/1B1b2N1 w - - 0 1",
         ];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1Du64);
         let mut shortcut = 0;
         for fen in fens {
             let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());

@@ -659,13 +659,7 @@ mod tests {
             "4k3/8/8/2B2R2/8/8/3Q4/4K3 w - - 0 1",
             "k7/1P6/8/8/8/8/6p1/K6B b - - 0 1",
         ];
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = super::super::xorshift(0x9E37_79B9_7F4A_7C15u64);
         let (mut tested, mut checks, mut discovered) = (0, 0, 0);
         for fen in fens {
             let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());

@@ -607,13 +607,7 @@ mod tests {
             "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
         ];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1Du64);
         let (mut moves_tested, mut rewarded, mut punished, mut gaps, mut promote) = (0, 0, 0, 0, 0);
         for fen in fens {
             let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
