@@ -95,6 +95,23 @@ impl Checked {
         })
     }
 
+    /// `setup` as a checked position where `screen`, a cheaper test than [`check`]'s for callers that check
+    /// millions of positions (`dead`'s reading, `crate::analyze::dead::checked`), finds it plainly valid;
+    /// otherwise [`Checked::new`], so every error and message is its. `screen` must answer `true` only where
+    /// [`check`] finds no [`ValidityError`] (its tests compare it with [`check`]). Perft's paths do not use it.
+    ///
+    /// # Errors
+    /// As [`Checked::new`].
+    pub(crate) fn screened(setup: Setup, screen: impl FnOnce(&Setup) -> bool) -> Result<Checked> {
+        if screen(&setup) {
+            return Ok(Checked {
+                setup,
+                warnings: std::sync::OnceLock::new(),
+            });
+        }
+        Checked::new(setup)
+    }
+
     /// Parse and check a FEN.
     ///
     /// # Errors

@@ -396,6 +396,54 @@ fn dead_command_refuses_bad_lines() {
     assert!(err.contains("no positions"), "{err}");
 }
 
+/// Positions that read but are not valid (FIDE 3.10.3) are answered `invalid` with the message of
+/// `Checked::new` (the library's check, the oracle), word for word, in the full mode and the scan alike, and the
+/// run ends with exit 2: no king, two kings, a pawn on a back rank, the side not to move in check by each kind
+/// of unit, a bad castling right and a bad en-passant square (the checks `dead`'s cheaper screen makes and those
+/// it leaves to the full check); the valid lines among them are answered as usual.
+#[test]
+fn dead_command_answers_invalid_positions_with_the_checks_message() {
+    let invalid = [
+        "8/8/8/4k3/8/8/8/8 w - - 0 1",
+        "4k3/8/8/8/8/8/8/3KK3 b - - 0 1",
+        "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/p3K3 b - - 0 1",
+        "4k3/3P4/8/8/8/8/8/4K3 w - - 0 1",
+        "4k3/8/3N4/8/8/8/8/4K3 w - - 0 1",
+        "4k3/8/8/8/B7/8/8/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1",
+        "4k3/8/8/8/Q7/8/8/4K3 w - - 0 1",
+        "4k3/8/8/8/8/3n4/8/4K3 b - - 0 1",
+        "4k3/8/8/8/8/8/3p4/4K3 b - - 0 1",
+        "8/8/8/8/8/8/3k4/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w - e6 0 1",
+    ];
+    let valid = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+    let input: String = invalid
+        .iter()
+        .chain([&valid])
+        .map(|f| format!("{f} white\n"))
+        .collect();
+    for mode in [None, Some("--scan")] {
+        let args: Vec<&str> = ["dead", "-", "--json"].into_iter().chain(mode).collect();
+        let (code, out, err) = run(&args, &input);
+        assert_eq!(code, 2, "{mode:?}: {err}");
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for fen in invalid {
+            let expected = Checked::from_fen(fen).unwrap_err().to_string();
+            let line = lines.iter().find(|v| v["fen"] == fen).expect(fen);
+            assert_eq!(line["result"], "invalid", "{mode:?} {fen}");
+            assert_eq!(line["reason"], expected.as_str(), "{mode:?} {fen}");
+        }
+        let answered = lines.iter().any(|v| v["fen"] == valid);
+        assert_eq!(answered, mode.is_none(), "{mode:?}: {out}");
+    }
+}
+
 #[test]
 fn dead_command_text_and_quick() {
     let (code, out, err) = run(

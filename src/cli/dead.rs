@@ -140,7 +140,10 @@ fn read_line<'a>(
     }
     let (pos, repeat) = match previous {
         Some(p) if p.fen == parsed.fen => (p.pos.clone(), true),
-        _ => (Checked::new(parsed.setup).map_err(|e| e.to_string()), false),
+        _ => (
+            dead::checked(parsed.setup).map_err(|e| e.to_string()),
+            false,
+        ),
     };
     Some(Ok(Position {
         line,

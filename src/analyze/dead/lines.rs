@@ -13,6 +13,10 @@
 //! ([`FirstMove`], no list built) and its other moves are listed only once the line through the first has
 //! ended (on real game positions the first line almost never does); it decides the positions where every move
 //! captures the last mating material (`8/6K1/8/p7/kQ6/8/8/8 b`: both of Black's moves take the queen).
+//!
+//! The first line (each position's first move, from the root down) does not depend on the intended winner: the
+//! walks of a position's two winners share it ([`FirstLine`], kept with the position after its forced moves), so
+//! the second walk takes its boards and first moves from the first's instead of generating them again.
 
 use super::material::material_rule;
 use super::{in_check, legal};
@@ -28,24 +32,30 @@ const BUDGET: u64 = 2_000;
 
 /// Whether every line of at most [`PLIES`] plies from `root` ends as the module says, visiting at most
 /// `max_nodes` positions (and at most [`BUDGET`]): `Some(positions)` when it does, and the positions visited.
-/// `root_moves` are the root's legal moves (the caller has them).
+/// `line` is `root`'s [`FirstLine`] (empty, or as an earlier walk from `root` left it).
 pub(super) fn every_line(
     root: &Board,
     cd: &CastlingData,
     winner: Color,
     max_nodes: u64,
-    root_moves: &[u32],
+    line: &mut FirstLine,
 ) -> (Option<u64>, u64) {
     let mut walk = Walk {
         cd,
         winner,
         budget: max_nodes.min(BUDGET),
-        visited: 1,
+        visited: 0,
+        line,
     };
-    let proved =
-        material_rule(root, winner).is_some() || walk.moves_end_well(root, PLIES, root_moves);
+    let proved = walk.ends_well(root, PLIES, true);
     (proved.then_some(walk.visited), walk.visited)
 }
+
+/// The first line of a root: the boards along it (each the one before after its first move) and the first move
+/// of each, in the generator's order ([`FirstMove`]); as far down as a walk has gone. The same for every intended
+/// winner (a board and its moves are), so a position's walks share it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct FirstLine(Vec<(Board, Option<u32>)>);
 
 /// The fast paths' gate of [`every_line`] (a gate, never a proof): whether the proof may hold at all. Each ply
 /// takes at most one of the winner's pawns, rooks and queens off (a capture, or an underpromotion of a pawn),
@@ -64,20 +74,22 @@ pub(super) fn may_end(root: &Board, winner: Color, root_moves: usize) -> bool {
 const GATE_MOVES: usize = 8;
 
 /// The walk of [`every_line`]: the castling data, the intended winner, the positions it may visit and those
-/// visited so far.
+/// visited so far, and the root's first line.
 struct Walk<'a> {
     cd: &'a CastlingData,
     winner: Color,
     budget: u64,
     visited: u64,
+    line: &'a mut FirstLine,
 }
 
 impl Walk<'_> {
     /// Whether every line from `b` (its material not looked at yet) ends as the module says within `plies`
     /// plies, counting `b` and the positions after it in `visited`. The moves are tried in the generator's
     /// order, the first before the others are listed ([`FirstMove`]): the same positions visited, in the same
-    /// order, as [`Walk::moves_end_well`] over the full list.
-    fn ends_well(&mut self, b: &Board, plies: u32) -> bool {
+    /// order, as over the full list. `on_line`: `b` is on the root's first line (at depth [`PLIES`] − `plies`),
+    /// whose boards and first moves come from [`FirstLine`] where an earlier walk made them.
+    fn ends_well(&mut self, b: &Board, plies: u32, on_line: bool) -> bool {
         if self.visited >= self.budget {
             return false;
         }
@@ -85,10 +97,23 @@ impl Walk<'_> {
         if material_rule(b, self.winner).is_some() {
             return true;
         }
-        let Some(first) = FirstMove::of(b, self.cd) else {
+        let depth = (PLIES - plies) as usize;
+        let first = if on_line {
+            self.line_first(b, depth)
+        } else {
+            FirstMove::of(b, self.cd)
+        };
+        let Some(first) = first else {
             return game_over_well(b, self.winner);
         };
-        if plies == 0 || !self.ends_well(&b.make::<false>(self.cd, first), plies - 1) {
+        if plies == 0 {
+            return false;
+        }
+        let child = match self.line.0.get(depth + 1) {
+            Some(&(next, _)) if on_line => next,
+            _ => b.make::<false>(self.cd, first),
+        };
+        if !self.ends_well(&child, plies - 1, on_line) {
             return false;
         }
         let list = legal(b, self.cd);
@@ -96,19 +121,26 @@ impl Walk<'_> {
         self.all_end_well(b, plies, &list.as_slice()[1..])
     }
 
-    /// [`Walk::ends_well`] after each of `moves` from `b`, with `plies` left before them.
+    /// The first move of `b`, the board at `depth` of the root's first line: the line's, or found and added to it.
+    fn line_first(&mut self, b: &Board, depth: usize) -> Option<u32> {
+        if let Some(&(_, first)) = self.line.0.get(depth) {
+            debug_assert_eq!(self.line.0[depth].0, *b);
+            return first;
+        }
+        debug_assert_eq!(self.line.0.len(), depth);
+        let first = FirstMove::of(b, self.cd);
+        if self.line.0.is_empty() {
+            self.line.0.reserve_exact(PLIES as usize + 1);
+        }
+        self.line.0.push((*b, first));
+        first
+    }
+
+    /// [`Walk::ends_well`] after each of `moves` from `b` (none of them its first), with `plies` left before them.
     fn all_end_well(&mut self, b: &Board, plies: u32, moves: &[u32]) -> bool {
         moves
             .iter()
-            .all(|&m| self.ends_well(&b.make::<false>(self.cd, m), plies - 1))
-    }
-
-    /// [`Walk::ends_well`] of a position whose material was looked at, with its legal moves.
-    fn moves_end_well(&mut self, b: &Board, plies: u32, moves: &[u32]) -> bool {
-        if moves.is_empty() {
-            return game_over_well(b, self.winner);
-        }
-        plies > 0 && self.all_end_well(b, plies, moves)
+            .all(|&m| self.ends_well(&b.make::<false>(self.cd, m), plies - 1, false))
     }
 }
 
@@ -171,6 +203,30 @@ impl Sink for FirstMove {
 mod tests {
     use super::*;
     use crate::random::{random_position, Rng};
+
+    /// A walk over a [`FirstLine`] that an earlier walk (the other winner's, with any budget) left gives the
+    /// same answer and the same positions visited as a walk with a fresh one, on random-game positions.
+    #[test]
+    fn shared_first_line_changes_nothing() {
+        let mut rng = Rng::new(9);
+        let (mut proved, mut shared) = (0, 0);
+        for game in 0..3_000 {
+            let setup = random_position(&mut rng, game % 3 == 0, 300);
+            let (b, cd) = Board::from_setup(&setup);
+            for winner in Color::ALL {
+                let fresh = every_line(&b, &cd, winner, 2_000, &mut FirstLine::default());
+                for budget in [1, 3, 7, 2_000] {
+                    let mut line = FirstLine::default();
+                    let _ = every_line(&b, &cd, !winner, budget, &mut line);
+                    shared += usize::from(line.0.len() > 1);
+                    let again = every_line(&b, &cd, winner, 2_000, &mut line);
+                    assert_eq!(again, fresh, "{} {winner:?} {budget}", setup.to_fen());
+                }
+                proved += usize::from(fresh.0.is_some());
+            }
+        }
+        assert!(proved > 0 && shared > 1_000, "{proved} {shared}");
+    }
 
     /// [`FirstMove`] is the first move of the generator's list, on random-game positions (standard and
     /// Chess960 starts: castling, en passant, promotions) and on positions without a move.

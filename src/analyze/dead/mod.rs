@@ -36,11 +36,13 @@ mod lines;
 mod material;
 mod ordering;
 mod saturate;
+mod screen;
 mod tempo;
 mod verdict;
 
 pub use material::material_reason;
 pub use saturate::fortress;
+pub use screen::checked;
 pub use verdict::{DeadReport, Decision, Limit, Reason, Region, SideReport, Sides, Verdict};
 
 use blocked::blocked_reason;
@@ -244,8 +246,8 @@ pub struct Memo<'a> {
 /// positions but for what each winner's material and blocked-structure proofs cut off, and on CHA-Solver's
 /// tests/positions.txt (2026-12-03) none of the 444 + 36 + 24 positions whose first closure stopped had a
 /// second one that closed (36 met a helpmate, which the scan does not print). Every other answer is
-/// [`decide`]'s. The memo also keeps the position after its forced moves and its legal moves (the same for
-/// every winner), so the second query does not generate them again.
+/// [`decide`]'s. The memo also keeps the position after its forced moves, its number of legal moves and the
+/// short-lines proof's first line (the same for every winner), so the second query does not generate them again.
 ///
 /// # Errors
 /// As [`decide`].
@@ -291,8 +293,9 @@ struct Root<'a> {
     prefix: Vec<u32>,
     /// The number of legal moves of `board` (the fast generator's count, exact as in perft).
     count: u64,
-    /// Its legal moves, listed when a proof needs them.
-    moves: std::cell::OnceCell<Vec<u32>>,
+    /// Its first line (each position's first legal move, from it down), as far as the short-lines proof has
+    /// walked it: the same for every winner ([`lines::FirstLine`]).
+    first_line: std::cell::RefCell<lines::FirstLine>,
     /// A forced line that came back to a position: the positions on it.
     repeated: Option<u64>,
 }
@@ -332,7 +335,7 @@ impl<'a> Root<'a> {
             cd,
             prefix,
             count,
-            moves: std::cell::OnceCell::new(),
+            first_line: std::cell::RefCell::default(),
             repeated,
         }
     }
@@ -522,11 +525,8 @@ impl Query<'_> {
             if left == 0 || lines::may_end(root, winner, self.shared.count as usize) != gated {
                 (None, 0)
             } else {
-                let moves = self
-                    .shared
-                    .moves
-                    .get_or_init(|| legal(root, cd).as_slice().to_vec());
-                lines::every_line(root, cd, winner, left, moves)
+                let mut line = self.shared.first_line.borrow_mut();
+                lines::every_line(root, cd, winner, left, &mut line)
             };
         if let Some(positions) = proof {
             let reason = Reason::EveryLine {
