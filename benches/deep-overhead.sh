@@ -24,6 +24,11 @@ extra=("$@")
 # its table snapshot as it stops. KILL_SIGNAL=KILL measures kill -9, which keeps only the last periodic one.
 signal="${KILL_SIGNAL:-TERM}"
 if [ -n "${FEN:-}" ]; then pos=(--fen "$FEN"); else pos=(--startpos); fi
+# plan gets the run's --backend (a plan for the GPU groups its shards for the GPU's batches).
+plan_backend=()
+for ((i = 0; i + 1 < ${#extra[@]}; i++)); do
+    [ "${extra[i]}" = --backend ] && plan_backend=(--backend "${extra[i + 1]}")
+done
 if [ -z "${PERFTLAB:-}" ]; then
     cargo build --release --quiet
     bin="${CARGO_TARGET_DIR:-target}/release/perftlab"
@@ -97,7 +102,8 @@ killed() { # --checkpoint, $KILL_SIGNAL once 40 % of the frontier is journaled, 
 }
 units() { # plan --shards 4, 4 × run-unit, merge (the plan at the same split ply)
     rm -rf "$work/plan"
-    timed plan "$bin" plan "${pos[@]}" --depth "$depth" --split-depth "$split" --shards 4 --out "$work/plan"
+    timed plan "$bin" plan "${pos[@]}" --depth "$depth" --split-depth "$split" --shards 4 --out "$work/plan" \
+        "${plan_backend[@]}"
     for k in 0 1 2 3; do
         timed unit "$bin" run-unit "$work/plan" --shard "$k" --quiet "${extra[@]}"
     done

@@ -4,7 +4,8 @@
 //! reads it, and the count is still exact; the shared table keeps only the subtrees one ply below the split,
 //! and the last unit of a plan does not write it back; a snapshot's deltas (segments appended after its base)
 //! are loaded when whole, a last one cut off by a kill is dropped keeping the rest, and an edited one is
-//! refused.
+//! refused. Also the order of a deep run's positions (session 55): a journal resumes at its own split ply, and
+//! a plan for the GPU groups its shards and stays exact.
 //!
 //! Expected counts come from `tests/data/cpw-detail.csv` (Chess Programming Wiki "Perft Results").
 
@@ -322,4 +323,112 @@ fn a_snapshots_deltas_load_whole_a_cut_off_last_one_is_dropped_and_an_edited_one
             format!("Nodes searched: {}", nodes("start", 6))
         );
     }
+}
+
+/// A journal is resumed at the split ply it was written with, not refused as foreign when the automatic
+/// choice would split elsewhere (the GPU's choice moved from ply 3 to ply 4 at depth 7 in session 55): start
+/// perft 4 journaled at ply 2, then run again without `--split-depth` (whose automatic ply is 3).
+#[test]
+fn a_journal_is_resumed_at_its_own_split_ply() {
+    let d = temp_dir("own-ply");
+    let j = d.join("j.jsonl");
+    let j = j.to_str().unwrap();
+    let want = nodes("start", 4).to_string();
+    let first = out(perftlab()
+        .args([
+            "perft",
+            "--startpos",
+            "--depth",
+            "4",
+            "--split-depth",
+            "2",
+            "--checkpoint",
+            j,
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(first.0, 0, "{}", first.2);
+    assert!(
+        first.1.contains(&format!("Nodes searched: {want}")),
+        "{}",
+        first.1
+    );
+    let again = out(perftlab()
+        .args(["perft", "--startpos", "--depth", "4", "--checkpoint", j])
+        .output()
+        .unwrap());
+    assert_eq!(again.0, 0, "{}", again.2);
+    assert!(
+        again
+            .2
+            .contains("400 of 400 positions of the split frontier (ply 2) already done"),
+        "{}",
+        again.2
+    );
+    assert!(
+        again.1.contains(&format!("Nodes searched: {want}")),
+        "{}",
+        again.1
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A plan for the GPU (`plan --backend gpu`) deals its positions grouped for the GPU's batches
+/// (`src/deep/group.rs`); its units, counted on the GPU, merge into the published count (CPW, start perft 5),
+/// and a cpu plan of the same arguments keeps the expansion order, so the two plans' shards differ.
+#[test]
+fn a_gpu_plan_groups_its_shards_and_stays_exact() {
+    if !common::gpu_available() {
+        return;
+    }
+    let d = temp_dir("gpu-plan");
+    let (gpu, cpu) = (d.join("gpu"), d.join("cpu"));
+    let args = |dir: &Path, backend: &str| {
+        out(perftlab()
+            .args([
+                "plan",
+                "--startpos",
+                "--depth",
+                "5",
+                "--split-depth",
+                "3",
+                "--shards",
+                "3",
+            ])
+            .args(["--backend", backend, "--out", dir.to_str().unwrap()])
+            .output()
+            .unwrap())
+    };
+    for (dir, backend) in [(&gpu, "gpu"), (&cpu, "cpu")] {
+        let o = args(dir, backend);
+        assert_eq!(o.0, 0, "{}", o.2);
+    }
+    let shard = |dir: &Path| std::fs::read_to_string(dir.join("units/shard-00000.json")).unwrap();
+    assert_ne!(shard(&gpu), shard(&cpu));
+    for k in ["0", "1", "2"] {
+        let o = out(perftlab()
+            .args([
+                "run-unit",
+                gpu.to_str().unwrap(),
+                "--shard",
+                k,
+                "--backend",
+                "gpu",
+                "--quiet",
+            ])
+            .output()
+            .unwrap());
+        assert_eq!(o.0, 0, "{}", o.2);
+    }
+    let m = out(perftlab()
+        .args(["merge", gpu.to_str().unwrap()])
+        .output()
+        .unwrap());
+    assert_eq!(m.0, 0, "{}", m.2);
+    assert!(
+        m.1.contains(&format!("Nodes searched: {}", nodes("start", 5))),
+        "{}",
+        m.1
+    );
+    let _ = std::fs::remove_dir_all(&d);
 }

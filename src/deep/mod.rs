@@ -2,6 +2,8 @@
 //! them with a checkpoint journal so that a killed run resumes, and work units for clusters.
 //!
 //! - [`split`]: the split frontier (distinct positions, multiplicity, multiplicity per root move);
+//! - [`group`]: the frontier's positions grouped so that transpositions of the next ply fall in one shard or
+//!   GPU batch;
 //! - [`seal`]: SHA-256 checksums on JSON records, exact u128 JSON numbers, atomic file writes;
 //! - [`journal`]: the append-only checkpoint journal (one sealed record per finished position);
 //! - [`snapshot`]: the backend's hash table saved beside a journal, so that a resumed run keeps it;
@@ -18,6 +20,7 @@
 //! on that position only and combine exactly like node counts.
 
 pub mod build;
+pub mod group;
 pub mod journal;
 pub mod plan;
 pub mod seal;
@@ -48,6 +51,32 @@ pub const AUTO_SPLIT_MAX_PLY: u32 = 3;
 /// at ply 3; see the README).
 pub const CHECKPOINT_PLY4_DEPTH: u32 = 8;
 
+/// [`CHECKPOINT_PLY4_DEPTH`] on the GPU: a GPU batch merges transpositions only within itself, and in the
+/// [`group`] order a batch of ply-4 positions holds those of ply 5, the level a perft 7 counts most of (start
+/// position perft 7 on lavapipe, `--checkpoint`: split at ply 3 the batches counted about 1.3× the plain
+/// count's CPU time, at ply 4 about 1.0×; docs/deep-runs.md, "GPU units").
+pub const GPU_CHECKPOINT_PLY4_DEPTH: u32 = 7;
+
+/// The split ply in the header of the `perft` journal at `path`, if it is a readable one (anything else is
+/// left to [`Journal::open`] to refuse).
+fn journal_split(path: &Path) -> Option<u32> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut line = String::new();
+    std::io::BufReader::new(file.take(1 << 16))
+        .read_line(&mut line)
+        .ok()?;
+    let v: serde_json::Value = serde_json::from_str(&line).ok()?;
+    let id = &v["identity"];
+    if id["command"] != "perft" {
+        return None;
+    }
+    u32::try_from(id["split_depth"].as_u64()?).ok()
+}
+
 /// SHA-256 of a frontier's position list (FEN and multiplicity per line), naming it in journals and plans.
 pub fn frontier_sha(f: &split::Frontier) -> String {
     let mut text = String::new();
@@ -60,8 +89,9 @@ pub fn frontier_sha(f: &split::Frontier) -> String {
 
 /// Options of a split `perft` run.
 pub struct SplitRun<'a> {
-    /// Split ply (None: with a checkpoint and depth ≥ [`CHECKPOINT_PLY4_DEPTH`] ply 4, else the first ply
-    /// with at least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
+    /// Split ply (None: an existing journal's, else with a checkpoint and depth ≥
+    /// [`CHECKPOINT_PLY4_DEPTH`] (on the GPU [`GPU_CHECKPOINT_PLY4_DEPTH`]) ply 4, else the first ply with at
+    /// least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
     pub split: Option<u32>,
     /// Statistics columns to count (None: only nodes).
     pub stats: Option<Detail>,
@@ -125,13 +155,22 @@ pub fn check_split_depth(split: u32, depth: u32) -> Result<()> {
     Ok(())
 }
 
-/// The frontier's positions in counting order ([`split::Frontier::count_order`]), made from its boards when
-/// their batch is counted.
+/// The frontier's positions in counting order, made from its boards when their batch is counted: the
+/// expansion's order ([`split::Frontier::count_order`]), or on the GPU the [`group`] order.
 struct FrontierPositions<'a> {
-    /// `order[k]`: the index (FEN order) of the `k`-th position counted, the `k`-th board.
+    /// `order[j]`: the index (FEN order) of the `j`-th board.
     order: Vec<usize>,
+    /// `grouped[k]`: the board counted `k`-th (None: the `k`-th).
+    grouped: Option<Vec<u32>>,
     f: &'a split::Frontier,
     boards: split::Boards,
+}
+
+impl FrontierPositions<'_> {
+    /// The board counted `k`-th.
+    fn board(&self, k: usize) -> usize {
+        self.grouped.as_ref().map_or(k, |g| g[k] as usize)
+    }
 }
 
 impl work::Positions for FrontierPositions<'_> {
@@ -139,13 +178,13 @@ impl work::Positions for FrontierPositions<'_> {
         self.order.len()
     }
     fn index(&self, k: usize) -> usize {
-        self.order[k]
+        self.order[self.board(k)]
     }
     fn fen(&self, k: usize) -> &str {
-        self.f.piece(self.order[k]).fen
+        self.f.piece(self.index(k)).fen
     }
     fn position(&self, k: usize) -> Result<Checked> {
-        self.boards.checked(k)
+        self.boards.checked(self.board(k))
     }
 }
 
@@ -179,9 +218,19 @@ pub fn perft_split(
     // Only a journal names the positions (by FEN): a count without one skips their text.
     let named = o.checkpoint.is_some();
     let make = |s| split::frontier_with_boards(root, s, o.chess960, o.split_mem, named);
-    let (s, (f, boards)) = match o.split {
+    let ply4_from = if engine.name() == "gpu" {
+        GPU_CHECKPOINT_PLY4_DEPTH
+    } else {
+        CHECKPOINT_PLY4_DEPTH
+    };
+    // A journal is resumed at the split ply it was written with (an older version may have chosen another).
+    let written = o
+        .checkpoint
+        .and_then(journal_split)
+        .filter(|&s| check_split_depth(s, depth).is_ok());
+    let (s, (f, boards)) = match o.split.or(written) {
         Some(s) => (s, make(s)?),
-        None if o.checkpoint.is_some() && depth >= CHECKPOINT_PLY4_DEPTH => (4, make(4)?),
+        None if o.checkpoint.is_some() && depth >= ply4_from => (4, make(4)?),
         None => {
             let mut s = 1;
             loop {
@@ -241,10 +290,13 @@ pub fn perft_split(
     drop(fens);
     // In the order the expansion found the positions (siblings together, as a plain count walks them), so
     // that the one hash table of the run still holds the transpositions they share
-    // ([`split::Frontier::count_order`]); made from the boards one batch at a time, not parsed back from their
-    // FEN text.
+    // ([`split::Frontier::count_order`]); on the GPU, whose batches merge transpositions only within
+    // themselves, grouped so that those of the next ply fall in one batch ([`group`]). Made from the boards
+    // one batch at a time, not parsed back from their FEN text.
+    let grouped = (engine.name() == "gpu").then(|| group::grouped_found(&boards));
     let todo = FrontierPositions {
         order: f.count_order(),
+        grouped,
         f: &f,
         boards,
     };

@@ -202,7 +202,7 @@ pub fn plan(
         .into());
     }
     check_out_dir(&o.out)?;
-    let f = split::frontier(&o.root, o.split, o.chess960, o.split_mem)?;
+    let (f, boards) = split::frontier_with_boards(&o.root, o.split, o.chess960, o.split_mem, true)?;
     let paths = f.paths();
     let perft_s = engine.perft(&o.root, o.split)?;
     if paths != perft_s {
@@ -227,8 +227,17 @@ pub fn plan(
     let mut shard_sha = Vec::with_capacity(shards);
     // Shard k is the k-th of `shards` runs of the positions in the order the expansion found them, in that
     // order: siblings share transpositions, which the unit's one hash table then finds
-    // ([`split::Frontier::count_order`]).
-    let order = f.count_order();
+    // ([`split::Frontier::count_order`]). Planned for the GPU (`plan --backend gpu`), whose runs merge
+    // transpositions only within a batch, the positions are grouped by the placement of the side not to move
+    // instead, so that those whose children transpose into each other fall in one shard and one batch of it
+    // ([`super::group`]; on the CPU that order cost 1.5× the plain count's time at start perft 8, where the
+    // expansion order costs 1.1×: docs/deep-runs.md, "GPU units").
+    let order = if engine.name() == "gpu" {
+        super::group::grouped_order(&f, &boards)
+    } else {
+        f.count_order()
+    };
+    drop(boards);
     for k in 0..shards {
         // The unit's text is written position by position (a JSON value of the whole unit would hold
         // several hundred bytes per position more than the text).

@@ -209,6 +209,17 @@ impl Boards {
         (self.boards.capacity() * std::mem::size_of::<Board>()) as u64
     }
 
+    /// The boards, in the order the expansion found them.
+    pub(super) fn boards(&self) -> &[Board] {
+        &self.boards
+    }
+
+    /// The castling data below the root (the same for every board).
+    #[cfg(test)]
+    pub(super) fn castling_data(&self) -> &CastlingData {
+        &self.cd
+    }
+
     /// The `j`-th position found, checked as a position reached by legal moves from the checked root
     /// ([`Checked::reached`]: the king checks only).
     ///

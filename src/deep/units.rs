@@ -14,10 +14,10 @@
 //! - `journal/`: the checkpoint journals of unfinished shards;
 //! - `slurm.sbatch`, `k8s-job.yaml`, `run-parallel.sh`: launchers.
 //!
-//! Shard k holds the k-th of N equal runs of the positions in the order the frontier expansion found them
-//! ([`super::split::Frontier::count_order`]: siblings together), so that a unit's one hash table finds the
-//! transpositions its positions share; plans written before dealt them round-robin in FEN order (still run
-//! and merged).
+//! Shard k holds the k-th of N equal runs of the positions in expansion order (siblings together), or, planned
+//! with `--backend gpu`, grouped by the placement of the side not to move ([`super::group`]), so that a unit's
+//! hash table or GPU runs find the transpositions its positions share; older plans dealt them round-robin
+//! in FEN order (still run and merged).
 
 use super::journal::Journal;
 use super::plan::{check_plan_seal, host, now_secs, shard_name, FORMAT, MAX_PLAN_FILE_BYTES};
