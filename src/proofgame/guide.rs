@@ -34,7 +34,7 @@
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
 
-use super::assign::assignment;
+use super::assign::assign_flat;
 use super::plan::{CapturePlan, PlannedCapture};
 use crate::bitboard::attacks::{between, bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
@@ -353,47 +353,63 @@ impl Guide {
     /// Side `c`'s part of the estimate: the assignment's cost and the units it leaves over (each captured: a
     /// move of the opponent).
     fn side(&self, b: &Board, c: usize, detour: bool) -> u32 {
-        let units: Vec<(usize, usize)> = squares(b.colors[c])
-            .map(|s| (s, b.role_on(1 << s)))
-            .collect();
-        let wanted = &self.wanted[c];
-        if units.len() < wanted.len() {
+        // The side's units (at most 64: one per square) in square order, without allocating.
+        let mut all = [(0usize, 0usize); 64];
+        let mut n = 0;
+        for s in squares(b.colors[c]) {
+            all[n] = (s, b.role_on(1 << s));
+            n += 1;
+        }
+        let units = &all[..n];
+        let wanted = self.wanted[c].len();
+        if n < wanted {
             return NEVER;
         }
-        let mut cost: Vec<Vec<i32>> = self.table[c]
-            .iter()
-            .map(|t| units.iter().map(|&(s, r)| t[r][s]).collect())
-            .collect();
-        self.blocked(b, c, &units, &mut cost);
+        if n == 0 {
+            return 0;
+        }
+        // One row per target unit, then one per unit left over, each of `n` columns (one per unit): on the
+        // stack up to 16 units a side (a game from the initial position never has more).
+        let mut small = [0i32; 256];
+        let mut large = Vec::new();
+        let cost: &mut [i32] = if n * n <= small.len() {
+            &mut small[..n * n]
+        } else {
+            large.resize(n * n, 0);
+            &mut large
+        };
+        for (row, t) in cost.chunks_exact_mut(n).zip(&self.table[c]) {
+            for (v, &(s, r)) in row.iter_mut().zip(units) {
+                *v = t[r][s];
+            }
+        }
+        self.blocked(b, c, units, &mut cost[..wanted * n]);
         // Each unit left over is captured: one row per capture, its cost the capture move and the moves the
         // nearest enemy unit needs to reach the unit; for the capture plan's captures the enemy's pawns still
         // have to make, the unit may instead go to the planned square (its moves there, capped).
-        let left = units.len() - wanted.len();
-        if left > 0 {
-            let taken: Vec<i32> = if detour {
-                self.capture_costs(b, c, &units)
+        if n > wanted {
+            let mut taken = [0i32; 64];
+            let taken = &mut taken[..n];
+            if detour {
+                self.capture_costs(b, c, units, taken);
             } else {
-                units
-                    .iter()
-                    .map(|&(s, _)| self.capture_cost(b, c, s))
-                    .collect()
-            };
-            let planned = self.pending(b, c);
-            for &q in planned.iter().take(left) {
-                cost.push(
-                    units
-                        .iter()
-                        .zip(&taken)
-                        .map(|(&(s, r), &t)| t.min(1 + self.reach(c, r, s, q).min(PLANNED_CAP)))
-                        .collect(),
-                );
+                for (t, &(s, _)) in taken.iter_mut().zip(units) {
+                    *t = self.capture_cost(b, c, s);
+                }
             }
-            cost.extend(std::iter::repeat_n(
-                taken,
-                left.saturating_sub(planned.len()),
-            ));
+            let mut planned = self.pending(b, c);
+            for row in cost[wanted * n..].chunks_exact_mut(n) {
+                match planned.next() {
+                    Some(q) => {
+                        for ((v, &(s, r)), &t) in row.iter_mut().zip(units).zip(taken.iter()) {
+                            *v = t.min(1 + self.reach(c, r, s, q).min(PLANNED_CAP));
+                        }
+                    }
+                    None => row.copy_from_slice(taken),
+                }
+            }
         }
-        let a = hungarian(&cost);
+        let a = assign_flat(cost, n, &mut [0; 64][..n]);
         if a >= INF {
             return NEVER;
         }
@@ -472,8 +488,8 @@ impl Guide {
     /// A pawn changes file only by capturing (FIDE 3.7.4), and a unit captured never comes back: with `k`
     /// enemy units beyond the target's, no pawn of `c` changes more than `k` files from here (none when the
     /// enemy has the target's count: the climb otherwise keeps a capture the pawn still needs for last, when
-    /// nothing is left to take). `cost`: per target unit, per unit of `units`.
-    fn blocked(&self, b: &Board, c: usize, units: &[(usize, usize)], cost: &mut [Vec<i32>]) {
+    /// nothing is left to take). `cost`: per target unit, per unit of `units` (rows of `units.len()`).
+    fn blocked(&self, b: &Board, c: usize, units: &[(usize, usize)], cost: &mut [i32]) {
         let own = b.colors[c];
         let enemy_pawns = b.roles[PAWN_I] & b.colors[c ^ 1];
         let settled = (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.at[c][r]))
@@ -482,7 +498,8 @@ impl Guide {
         // The enemy's units beyond the target's: the captures, so the file changes, left to `c`'s pawns.
         let spare =
             (b.colors[c ^ 1].count_ones() as usize).saturating_sub(self.wanted[c ^ 1].len());
-        for (i, (row, &(t, tr))) in cost.iter_mut().zip(&self.wanted[c]).enumerate() {
+        let rows = cost.chunks_exact_mut(units.len());
+        for (i, (row, &(t, tr))) in rows.zip(&self.wanted[c]).enumerate() {
             for (v, &(s, r)) in row.iter_mut().zip(units) {
                 if (r != tr && !(r == PAWN_I && tr != KING_I)) || *v >= INF {
                     continue;
@@ -519,18 +536,17 @@ impl Guide {
 
     /// The squares of the capture plan's captures of `c`'s units still to come: an enemy pawn still stands on
     /// the file it captures from, behind the square.
-    fn pending(&self, b: &Board, c: usize) -> Vec<usize> {
+    fn pending(&self, b: &Board, c: usize) -> impl Iterator<Item = usize> + '_ {
         let e = c ^ 1;
         let pawns = b.roles[PAWN_I] & b.colors[e];
         self.taken_at[c]
             .iter()
-            .filter(|pc| {
+            .filter(move |pc| {
                 let q = pc.square.index();
                 squares(pawns)
                     .any(|p| p % 8 == usize::from(pc.from_file) && rel_rank(e, p) < rel_rank(e, q))
             })
             .map(|pc| pc.square.index())
-            .collect()
     }
 
     /// Moves a unit of colour `c` and role `role` on `from` needs to stand on `to` (capped at [`INF`]).
@@ -569,8 +585,8 @@ impl Guide {
     /// an enemy unit's moves to `q` (the last one the capture) and that unit's detour (its cost to become a
     /// target unit from `q`, less its cost from where it stands, at least 0), capped at [`DETOUR_CAP`]. A pawn
     /// captures diagonally only (FIDE 3.7.4): onto another file, its moves counted without the enemy unit its
-    /// last file change needs (the unit taken).
-    fn capture_costs(&self, b: &Board, c: usize, units: &[(usize, usize)]) -> Vec<i32> {
+    /// last file change needs (the unit taken). Written into `out`, one per unit.
+    fn capture_costs(&self, b: &Board, c: usize, units: &[(usize, usize)], out: &mut [i32]) {
         let e = c ^ 1;
         let mut meet = [INF; 64];
         for s in squares(b.colors[e]) {
@@ -598,31 +614,23 @@ impl Guide {
                 *m = (*m).min(to + detour);
             }
         }
-        units
-            .iter()
-            .map(|&(s, r)| {
-                (0..64)
-                    .filter(|&q| meet[q] < INF)
-                    .map(|q| self.reach(c, r, s, q).min(INF) + meet[q])
-                    .min()
-                    .unwrap_or(INF)
-                    .clamp(1, DETOUR_CAP)
-            })
-            .collect()
+        for (o, &(s, r)) in out.iter_mut().zip(units) {
+            *o = (0..64)
+                .filter(|&q| meet[q] < INF)
+                .map(|q| self.reach(c, r, s, q).min(INF) + meet[q])
+                .min()
+                .unwrap_or(INF)
+                .clamp(1, DETOUR_CAP);
+        }
     }
 }
 
 /// Moves counted at most for one capture of a leftover unit ([`Guide::capture_costs`]).
 const DETOUR_CAP: i32 = 12;
 
-/// Minimum cost of assigning each row a distinct column (rows ≤ columns), Hungarian method with potentials;
-/// [`INF`] or more when some row cannot be assigned.
-fn hungarian(cost: &[Vec<i32>]) -> i32 {
-    assignment(cost).0
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::assign::assignment;
     use super::*;
 
     #[test]
@@ -639,7 +647,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(hungarian(&cost), best);
+        assert_eq!(assignment(&cost).0, best);
     }
 
     /// Side `c`'s part of the estimate for `fen` towards `target`.

@@ -7,6 +7,7 @@
 //! becomes a piece only on the last rank (3.7.5); castling moves the king and a rook in one move, at most once
 //! per game (3.8.2); a capture removes exactly one unit (3.1, 3.7.4 e.p. included).
 
+use super::memo::NeedMemo;
 use crate::bitboard::attacks::{bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
@@ -541,6 +542,12 @@ impl Diagram {
         (b.colors[o] & !self.colors[o]).count_ones() <= 1 && moved.count_ones() <= 4
     }
 
+    /// The diagram's squares holding a unit of colour `c` (`None`: of either colour).
+    #[inline]
+    pub(super) fn occupied(&self, c: Option<usize>) -> u64 {
+        c.map_or(self.colors[0] | self.colors[1], |c| self.colors[c])
+    }
+
     /// Whether `b` stands as the diagram (placement only).
     #[inline]
     pub(super) fn same_placement(&self, b: &Board) -> bool {
@@ -683,8 +690,13 @@ impl Diagram {
     /// The moves each colour needs in `b` (indexed by colour) when both fit into `remaining` plies, as
     /// [`Diagram::feasible`] decides.
     #[inline]
-    pub(super) fn needs(&self, b: &Board, remaining: u32) -> Result<[u32; 2], Why> {
-        let n = [self.need(b, 0)?, self.need(b, 1)?];
+    pub(super) fn needs(
+        &self,
+        memo: &mut NeedMemo,
+        b: &Board,
+        remaining: u32,
+    ) -> Result<[u32; 2], Why> {
+        let n = [memo.need(self, b, 0)?, memo.need(self, b, 1)?];
         fits(b.turn as usize, n, remaining)?;
         Ok(n)
     }
@@ -692,10 +704,12 @@ impl Diagram {
     /// [`Diagram::needs`] for `next`, the position after a move from `prev`, whose needs were `prev_need`:
     /// the side that did not move keeps its need when its units and castling rights are those of `prev` (the
     /// need of a colour reads only its own units, its castling rights and the number of the other side's
-    /// units, which a move never raises: so a move that captures nothing leaves it as it was).
+    /// units, which a move never raises: so a move that captures nothing leaves it as it was). Through
+    /// `memo` ([`NeedMemo`]: the same bound).
     #[inline]
     pub(super) fn needs_after(
         &self,
+        memo: &mut NeedMemo,
         prev: &Board,
         prev_need: [u32; 2],
         next: &Board,
@@ -703,11 +717,11 @@ impl Diagram {
     ) -> Result<[u32; 2], Why> {
         let (s, o) = (prev.turn as usize, next.turn as usize);
         let mut n = prev_need;
-        n[s] = self.need(next, s)?;
+        n[s] = memo.need(self, next, s)?;
         let quiet =
             next.colors[o] == prev.colors[o] && (next.castling ^ prev.castling) >> (2 * o) & 3 == 0;
         if !quiet {
-            n[o] = self.need(next, o)?;
+            n[o] = memo.need(self, next, o)?;
         }
         fits(o, n, remaining)?;
         Ok(n)

@@ -13,6 +13,7 @@
 //! initial position to Q (docs/proofgames.md, D1–D9).
 
 use super::bound::Diagram;
+use super::memo::NeedMemo;
 use super::search::{Budget, Finish, Worker};
 use super::{replays, Problem};
 use crate::bitboard::attacks::MagicSliders;
@@ -193,6 +194,7 @@ pub(super) fn window(
         stop_at: 0,
         so_far: 0,
         kids: Vec::new(),
+        memo: NeedMemo::default(),
     };
     let (n, done) = w.count(from, plies);
     let entered = budget.nodes.load(Ordering::Relaxed) + w.local;

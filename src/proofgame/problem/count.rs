@@ -3,6 +3,7 @@
 //! final count, so a stopped run's complete subtrees are not counted again).
 
 use super::bound::Diagram;
+use super::memo::NeedMemo;
 use super::search::{Budget, Finish, Worker};
 use super::Options;
 use crate::bitboard::board::{Board, CastlingData};
@@ -99,6 +100,7 @@ impl Count<'_> {
             stop_at: if o.stop_at_cook { 2 } else { 0 },
             so_far: 0,
             kids: Vec::new(),
+            memo: NeedMemo::default(),
         };
         let (b, rem) = match first {
             Some(m) => {

@@ -16,6 +16,7 @@ mod cook;
 mod count;
 mod first;
 mod fit;
+mod memo;
 mod search;
 mod trim;
 

@@ -4,6 +4,7 @@
 //! search's count is a lower bound (every path counted is a real game) and nothing incomplete is stored.
 
 use super::bound::Diagram;
+use super::memo::NeedMemo;
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData, PAWN_I};
 use crate::bitboard::movegen;
@@ -122,6 +123,8 @@ pub(super) struct Worker<'a> {
     /// The admitted children of the positions on the current path, each level's after its parent's (one
     /// buffer for the whole search: a child is made once, kept with its needs, and searched from here).
     pub kids: Vec<Kid>,
+    /// The deductions' bound per side, memoised ([`NeedMemo`]).
+    pub memo: NeedMemo,
 }
 
 /// A child kept by [`Worker::count_feasible`]: the moves both sides need after it (the search order), the
@@ -165,7 +168,7 @@ impl Worker<'_> {
         if let Some(n) = self.stored(b, remaining) {
             return (n, true);
         }
-        let Ok(needs) = self.diagram.needs(b, remaining) else {
+        let Ok(needs) = self.diagram.needs(&mut self.memo, b, remaining) else {
             return (0, true);
         };
         self.count_feasible(b, needs, remaining)
@@ -200,8 +203,21 @@ impl Worker<'_> {
         }
         let moves = movegen::moves::<MagicSliders>(b, self.cd);
         let mut total = 0u64;
+        // Every move leaves its origin square empty (FIDE 3.2–3.8; castling's origin is the king's), and
+        // nothing moves a unit of the other side: a last move from a square the diagram occupies, or a move
+        // with one ply left after it from a square where the diagram has a unit of the mover, cannot end on
+        // the diagram (a test before the move is made; the same games).
+        let mover = b.turn as usize;
+        let barred = match remaining {
+            1 => self.diagram.occupied(None),
+            2 => self.diagram.occupied(Some(mover)),
+            _ => 0,
+        };
         if remaining == 1 {
             for &m in moves.as_slice() {
+                if barred >> ((m >> 6) & 63) & 1 != 0 {
+                    continue;
+                }
                 let next = b.make::<true>(self.cd, m);
                 if self.ends(&next, m) {
                     total += 1;
@@ -218,6 +234,9 @@ impl Worker<'_> {
         // Each move is played once: the admitted children are kept with their needs, then searched.
         let base = self.kids.len();
         for &m in moves.as_slice() {
+            if barred >> ((m >> 6) & 63) & 1 != 0 {
+                continue;
+            }
             let next = b.make::<true>(self.cd, m);
             // With one ply left after it, a child far from the diagram is dropped by bit tests alone.
             if remaining == 2 && !self.diagram.one_move_away(&next) {
@@ -228,7 +247,10 @@ impl Worker<'_> {
                 total = total.saturating_add(n);
                 continue;
             }
-            if let Ok(n) = self.diagram.needs_after(b, needs, &next, remaining - 1) {
+            if let Ok(n) = self
+                .diagram
+                .needs_after(&mut self.memo, b, needs, &next, remaining - 1)
+            {
                 self.kids.push(Kid {
                     order: n[0] + n[1],
                     m,
