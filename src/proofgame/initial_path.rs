@@ -16,13 +16,10 @@
 //!    pawns moved or taken, the side to move set by the parity of the pawn moves (the pieces at home again
 //!    after an even number of moves each);
 //! 2. variants are ranked by the guide's estimate of the intermediate position against the target (the lowest
-//!    first; "never" dropped); the estimate prefers captures far advanced, so the natural placement (every
-//!    capture on its first option) is the second candidate wherever it ranks. The staged search ([`staged`])
-//!    finds each candidate's first leg (start to the intermediate position: a few pawn moves, knights out and
-//!    back for the tempo), and the second leg (the intermediate position to the target) is searched by the
-//!    staged search or the weighted portfolio ([`super::guided`]) in the order of [`SCHEDULE`] (the best and the
-//!    natural placement by each search), then the other candidates by the staged search, each step within
-//!    its share of the time left, until one gives a game or the deadline passes.
+//!    first; "never" dropped), and for each in turn the staged search ([`staged`]) finds the first leg (start to
+//!    the intermediate position: a few pawn moves, knights out and back for the tempo) and then the second leg
+//!    (the intermediate position to the target), each variant within [`VARIANT_SHARE`] of the time left, until
+//!    one gives a game or the deadline passes.
 //!
 //! Nothing here is a proof: a variant that fails only means another is tried, or `undetermined`. The whole
 //! game is replayed by the reference generator from the start and compared with the target
@@ -38,7 +35,7 @@ use crate::bitboard::board::Board;
 use crate::position::Setup;
 use crate::retro::kernel_search::{self, state::KernelMove, KernelCell, KernelResult};
 use crate::retro::proofs;
-use crate::types::{Color, Move};
+use crate::types::Color;
 use hashbrown::HashMap;
 use std::time::Instant;
 
@@ -46,11 +43,9 @@ use std::time::Instant;
 pub const MIN_PROMOTIONS: u32 = 2;
 /// Positions the first leg (start to the intermediate position) expands at most.
 const FIRST_LEG_NODES: u64 = 20_000;
-/// The share of the time left a first leg gets at least (a step of [`SCHEDULE`] may have less).
-const FIRST_LEG_SHARE: f64 = 0.5;
 /// Estimates at most per capture of the kernel when the variants are ranked ([`variants`]).
 const MAX_VARIANTS: usize = 4096;
-/// The share of the time left each intermediate position's legs get after the [`SCHEDULE`] of the first two.
+/// The share of the time left each intermediate position's legs get (the first one most: the ranking holds).
 const VARIANT_SHARE: f64 = 0.75;
 /// Intermediate positions whose legs are searched at most (the first leg expands at most [`FIRST_LEG_NODES`]
 /// positions, the second `--max-nodes`: the node budget of the whole initial path is this many times both).
@@ -64,12 +59,12 @@ pub fn promotions_needed(target: &Setup) -> u32 {
         .sum()
 }
 
-/// The intermediate positions for `kernel`, the lowest estimate first, where the natural placement is, and
-/// the captures placed in the first one. The kernel's captures are placed in order ([`placement`]), a beam of the partial positions with the
+/// The intermediate positions for `kernel`, the lowest estimate first, and the captures placed in the first
+/// one. The kernel's captures are placed in order ([`placement`]), a beam of the partial positions with the
 /// lowest estimates kept after each (at most [`MAX_VARIANTS`] estimates a capture: with eight options a
 /// capture, every combination of four pawn-takes-pawn captures is ranked); ties go to the lower option of the
 /// latest capture.
-fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> Ranked {
+fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> (Vec<Setup>, u32) {
     let guide = Guide::new(start, target);
     let mut memo = HashMap::new();
     let mut estimate = |p: &Placing| {
@@ -108,23 +103,13 @@ fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> Ranked {
         beam = next.into_iter().map(|(_, p)| p).collect();
     }
     let placed = beam.first().map_or(0, |p| p.placed);
-    let beam: Vec<&Placing> = beam.iter().filter(|p| p.placed > 0).collect();
-    Ranked {
-        positions: beam.iter().map(|p| p.position()).collect(),
-        natural: beam.iter().position(|p| p.key.iter().all(|&o| o == 0)),
+    (
+        beam.iter()
+            .filter(|p| p.placed > 0)
+            .map(Placing::position)
+            .collect(),
         placed,
-    }
-}
-
-/// The intermediate positions, the lowest estimate first ([`variants`]).
-struct Ranked {
-    positions: Vec<Setup>,
-    /// The natural placement's place in `positions`, if it was kept: every capture on its first option (a
-    /// Black pawn takes on the fourth rank, a White one on the fifth, the kernel's files), the fewest pawn
-    /// moves.
-    natural: Option<usize>,
-    /// Captures placed in the first one.
-    placed: u32,
+    )
 }
 
 /// A game from `start` to `target` through the intermediate positions of the kernel's captures (see the
@@ -143,125 +128,45 @@ pub fn search_from(
         KernelResult::Found(k) => k,
         _ => return FastResult::NotFound("the initial path: no kernel".into()),
     };
-    let ranked = variants(start, target, kernel);
-    if ranked.positions.is_empty() {
+    let (ranked, placed) = variants(start, target, kernel);
+    if ranked.is_empty() {
         return FastResult::NotFound("the initial path: no capture of the kernel to place".into());
     }
-    let mut order: Vec<usize> = (0..ranked.positions.len()).collect();
-    // The second candidate: the natural placement where the estimate ranks it lower (its share of the
-    // schedule; [`SCHEDULE`]), else the estimate's second.
-    if let Some(n) = ranked.natural.filter(|&n| n > 0) {
-        order.remove(n);
-        order.insert(1, n);
-    }
-    order.truncate(VARIANT_CAP);
-    let mut legs = Legs {
-        start,
-        target,
-        ranked: &ranked.positions,
-        first: HashMap::new(),
-        limits,
-    };
-    let steps = SCHEDULE
-        .iter()
-        .filter_map(|&(c, kind, share)| order.get(c).map(|&i| (i, kind, share)))
-        .chain(
-            order
-                .iter()
-                .skip(2)
-                .map(|&i| (i, Leg::Staged, VARIANT_SHARE)),
-        );
     let mut tried = 0;
-    for (i, kind, share) in steps {
+    for t1 in ranked.into_iter().take(VARIANT_CAP) {
         if limits.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopping() {
             break;
         }
         tried += 1;
-        if let Some(g) = legs.run(i, kind, share) {
-            return FastResult::Found(g);
+        let deadline = limits.deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now).mul_f64(VARIANT_SHARE)
+        });
+        let first = FastLimits {
+            max_nodes: limits.max_nodes.min(FIRST_LEG_NODES),
+            deadline,
+        };
+        let second = FastLimits {
+            max_nodes: limits.max_nodes,
+            deadline,
+        };
+        let FastResult::Found(g1) = staged::search_from(start, &t1, first) else {
+            continue;
+        };
+        if let FastResult::Found(g2) = staged::search_from(&t1, target, second) {
+            let moves: Vec<_> = g1.moves.into_iter().chain(g2.moves).collect();
+            if confirmed(start, &moves, target) {
+                return FastResult::Found(Game {
+                    start: start.clone(),
+                    moves,
+                });
+            }
         }
     }
     FastResult::NotFound(format!(
-        "the initial path ({} captures of the kernel placed first) found no game in the {tried} legs it \
-         tried from {} intermediate positions",
-        ranked.placed,
-        order.len().min(tried)
+        "the initial path ({placed} captures of the kernel placed first) found no game from the {tried} \
+         intermediate positions it tried"
     ))
-}
-
-/// The search a second leg runs: the staged search ([`staged`]) or the weighted best-first portfolio
-/// ([`guided`](super::guided)); each finds games from some intermediate positions that the other misses.
-#[derive(Clone, Copy, Debug)]
-enum Leg {
-    Staged,
-    Guided,
-}
-
-/// The schedule of the first two candidates ([`search_from`]: the estimate's best, then the natural placement):
-/// (candidate, the second leg's search, its share of the time left). Measured on the held-out set's 10 legal
-/// positions (session 55, per candidate and search, 3 s each): the staged search from the best finds 2 (a
-/// third from the second best), the portfolio from it 1; from the natural placement the staged search finds 3
-/// (1.1–1.5 s at load 6), the portfolio 1 that nothing else finds (position 8: about 2.2 s CPU).
-const SCHEDULE: [(usize, Leg, f64); 4] = [
-    (0, Leg::Staged, 0.22),
-    (1, Leg::Staged, 0.16),
-    (1, Leg::Guided, 0.8),
-    (0, Leg::Guided, 1.0),
-];
-
-/// The legs searched so far: the first legs found (each searched once per intermediate position).
-struct Legs<'a> {
-    start: &'a Setup,
-    target: &'a Setup,
-    ranked: &'a [Setup],
-    first: HashMap<usize, Option<Vec<Move>>>,
-    limits: FastLimits,
-}
-
-impl Legs<'_> {
-    /// Intermediate position `i`'s first leg (searched at its first visit) and then its second leg by
-    /// `kind`, both until `share` of the time left: the whole game, replayed, or `None`.
-    fn run(&mut self, i: usize, kind: Leg, share: f64) -> Option<Game> {
-        let deadline = self.limits.deadline.map(|d| {
-            let now = Instant::now();
-            now + d.saturating_duration_since(now).mul_f64(share)
-        });
-        let (start, t1) = (self.start, &self.ranked[i]);
-        // The first leg is cheap (a few pawn moves) but may need more than a short step's share.
-        let first = FastLimits {
-            max_nodes: self.limits.max_nodes.min(FIRST_LEG_NODES),
-            deadline: self.limits.deadline.map(|d| {
-                let now = Instant::now();
-                now + d
-                    .saturating_duration_since(now)
-                    .mul_f64(share.max(FIRST_LEG_SHARE))
-            }),
-        };
-        let g1 = self
-            .first
-            .entry(i)
-            .or_insert_with(|| match staged::search_from(start, t1, first) {
-                FastResult::Found(g) => Some(g.moves),
-                FastResult::NotFound(_) => None,
-            })
-            .clone()?;
-        let second = FastLimits {
-            max_nodes: self.limits.max_nodes,
-            deadline,
-        };
-        let r = match kind {
-            Leg::Staged => staged::search_from(t1, self.target, second),
-            Leg::Guided => super::guided::search_from(t1, self.target, second),
-        };
-        let FastResult::Found(g2) = r else {
-            return None;
-        };
-        let moves: Vec<_> = g1.into_iter().chain(g2.moves).collect();
-        confirmed(start, &moves, self.target).then(|| Game {
-            start: start.clone(),
-            moves,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -749,7 +749,7 @@ fn fast(
 /// The share of the fast searches' time the staged search gets first ([`fast`]).
 const STAGED_SHARE: f64 = 0.25;
 /// The share of the fast searches' time the initial path gets first where it applies ([`fast`]).
-const INITIAL_PATH_SHARE: f64 = 0.95;
+const INITIAL_PATH_SHARE: f64 = 0.85;
 
 /// The exact search's verdict (`--shortest`).
 fn exact(starts: &[Setup], target: &Setup, limits: Limits) -> Verdict {
