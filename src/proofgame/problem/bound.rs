@@ -7,7 +7,6 @@
 //! becomes a piece only on the last rank (3.7.5); castling moves the king and a rook in one move, at most once
 //! per game (3.8.2); a capture removes exactly one unit (3.1, 3.7.4 e.p. included).
 
-use super::memo::NeedMemo;
 use crate::bitboard::attacks::{bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
 use crate::position::Setup;
@@ -692,7 +691,7 @@ impl Diagram {
     #[inline]
     pub(super) fn needs(
         &self,
-        memo: &mut NeedMemo,
+        memo: &mut impl NeedOf,
         b: &Board,
         remaining: u32,
     ) -> Result<[u32; 2], Why> {
@@ -705,11 +704,11 @@ impl Diagram {
     /// the side that did not move keeps its need when its units and castling rights are those of `prev` (the
     /// need of a colour reads only its own units, its castling rights and the number of the other side's
     /// units, which a move never raises: so a move that captures nothing leaves it as it was). Through
-    /// `memo` ([`NeedMemo`]: the same bound).
+    /// `memo` (the count's memo, memo.rs: the same bound).
     #[inline]
     pub(super) fn needs_after(
         &self,
-        memo: &mut NeedMemo,
+        memo: &mut impl NeedOf,
         prev: &Board,
         prev_need: [u32; 2],
         next: &Board,
@@ -738,4 +737,12 @@ fn fits(turn: usize, n: [u32; 2], remaining: u32) -> Result<(), Why> {
         }
     }
     Ok(())
+}
+
+/// Where [`Diagram::needs`] and [`Diagram::needs_after`] take each colour's bound from: the count's memo
+/// (memo.rs) answers [`Diagram::need`] from its slots, exactly as computed afresh. A trait here, so that this
+/// file does not name the memo that names it.
+pub(super) trait NeedOf {
+    /// [`Diagram::need`] of colour `c` in `b`.
+    fn need(&mut self, diagram: &Diagram, b: &Board, c: usize) -> Result<u32, Why>;
 }

@@ -5,7 +5,7 @@
 //! full: a slot answers only for exactly the units it was computed for, so the bound is the same as
 //! computed afresh (session 55: `Diagram::need` was 36 % of the 15-ply count's time).
 
-use super::bound::{Diagram, Why};
+use super::bound::{Diagram, NeedOf, Why};
 use crate::bitboard::board::Board;
 
 /// Slots of the memo (direct-mapped: a new key replaces the slot's old one).
@@ -55,6 +55,13 @@ impl NeedMemo {
         let need = diagram.need(b, c);
         *slot = Slot { units, tag, need };
         need
+    }
+}
+
+impl NeedOf for NeedMemo {
+    #[inline]
+    fn need(&mut self, diagram: &Diagram, b: &Board, c: usize) -> Result<u32, Why> {
+        NeedMemo::need(self, diagram, b, c)
     }
 }
 
