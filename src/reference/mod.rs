@@ -148,8 +148,45 @@ impl Mailbox {
         found
     }
 
+    /// Whether any of `by`'s pieces attacks `target`: the rules of [`Mailbox::attackers_mb`] (FIDE 3.1.2,
+    /// 3.1.3), its own walk, stopping at the first attacker found and building no list (the king-safety test
+    /// of 3.9.2 asks only yes or no). The nearest squares first: pawns, knights, the king, then the lines.
     fn attacked(&self, target: usize, by: Color) -> bool {
-        !self.attackers_mb(target, by).is_empty()
+        let own = |role: Role| code(Piece::new(by, role));
+        let at = |step: i32| self.board[(target as i32 + step) as usize];
+        // FIDE 3.7.3: an attacking pawn stands diagonally behind the target, seen from its own side.
+        let behind = if by == Color::White { -10 } else { 10 };
+        let pawn = own(Role::Pawn);
+        if at(behind - 1) == pawn || at(behind + 1) == pawn {
+            return true;
+        }
+        // FIDE 3.6: knights jump.
+        let knight = own(Role::Knight);
+        if KNIGHT_STEPS.iter().any(|&step| at(step) == knight) {
+            return true;
+        }
+        // FIDE 3.8.1: the king attacks adjacent squares.
+        let king = own(Role::King);
+        if KING_STEPS.iter().any(|&step| at(step) == king) {
+            return true;
+        }
+        // FIDE 3.2–3.5: sliders along lines, not through other pieces.
+        let queen = own(Role::Queen);
+        [
+            (BISHOP_DIRS, own(Role::Bishop)),
+            (ROOK_DIRS, own(Role::Rook)),
+        ]
+        .iter()
+        .any(|&(dirs, slider)| {
+            dirs.iter().any(|&dir| {
+                let mut s = target as i32 + dir;
+                while self.board[s as usize] == 0 {
+                    s += dir;
+                }
+                let c = self.board[s as usize];
+                c == slider || c == queen
+            })
+        })
     }
 
     /// FIDE 3.9.1: whether the side to move is in check.

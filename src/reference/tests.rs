@@ -283,3 +283,46 @@ fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
         }
     }
 }
+
+#[test]
+fn fide_3_1_attacked_agrees_with_the_attacker_list() {
+    // The stop-at-first test `attacked` against the list `attackers_mb` (the same rules, two walks): every
+    // square, both colours, on the positions of pseudo-random games from positions with every piece kind,
+    // e.p., castling and promotions near.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut positions = 0;
+    for fen in [
+        Setup::STARTPOS_FEN,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ] {
+        for _game in 0..12 {
+            let mut pos = reference_pos(fen);
+            for _ply in 0..80 {
+                for target in Square::all() {
+                    for by in [Color::White, Color::Black] {
+                        let mb = mailbox(target);
+                        let listed = !pos.attackers_mb(mb, by).is_empty();
+                        assert_eq!(
+                            pos.attacked(mb, by),
+                            listed,
+                            "{:?} {target:?} {by:?}",
+                            pos.to_setup()
+                        );
+                    }
+                }
+                positions += 1;
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                pos = pos.play(legal[(seed >> 33) as usize % legal.len()]);
+            }
+        }
+    }
+    assert!(positions > 2_000, "{positions} positions");
+}
