@@ -65,8 +65,8 @@ const PROBE_SHARE: f64 = 0.2;
 /// Problems of at least this many plies are *long*: their count rarely finishes in the time of a problem
 /// (every problem of Euclide's collection of 20 plies or more that a count decides at 10 s needs at most
 /// 111,405 positions, about 0.3 s; the others run out of time), so the probe has [`LONG_PROBE_SHARE`] and the
-/// first-solution search [`LONG_ORDERS`], whose budget search enters positions at about half the count's
-/// rate (docs/proofgames.md, twelfth session).
+/// first-solution search [`LONG_ORDERS`], whose budget search enters positions at about a quarter of the
+/// count's rate (docs/proofgames.md, twelfth session).
 const LONG_FROM: u32 = 20;
 /// The probe's share on a long problem ([`LONG_FROM`]).
 const LONG_PROBE_SHARE: f64 = 0.1;
