@@ -290,15 +290,21 @@ fn bench_problems_are_the_generators() {
 /// Play the UCI moves from the initial position with the reference generator (each must be one of its legal
 /// moves), the final position.
 fn play_uci(moves: &[&str]) -> Setup {
+    try_play_uci(moves).unwrap_or_else(|(i, fen)| panic!("{} is not legal in {fen}", moves[i]))
+}
+
+/// Play the UCI moves from the initial position with the reference generator: the final position, or the
+/// index of the first move that is not one of its legal moves and the position (FEN) where it is not.
+fn try_play_uci(moves: &[&str]) -> Result<Setup, (usize, String)> {
     let mut pos = Setup::startpos();
-    for uci in moves {
+    for (i, uci) in moves.iter().enumerate() {
         let m = reference::legal_moves(&pos)
             .into_iter()
             .find(|m| m.to_uci(false) == *uci)
-            .unwrap_or_else(|| panic!("{uci} is not legal in {}", pos.to_fen()));
+            .ok_or_else(|| (i, pos.to_fen()))?;
         pos = reference::play(&pos, m);
     }
-    pos
+    Ok(pos)
 }
 
 /// Euclide's verdicts (tests/data/proofgame-euclide.txt, transcribed from Euclide's test collection with its
@@ -379,30 +385,103 @@ fn first_solution_search_finds_cooks() {
             30,
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
-            .args(["proofgame", diagram, "--plies", &plies.to_string()])
-            .args(["--json", "--stop-at-cook", "--time-limit", "30"])
-            .output()
-            .expect("runs");
-        assert_eq!(out.status.code(), Some(0), "{diagram}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        assert_eq!(v["verdict"], "cooked", "{v}");
-        let games = v["solutions"].as_array().expect("solutions");
-        assert!(games.len() >= 2 && games[0] != games[1], "{v}");
-        let want = parse(diagram);
-        for g in games {
-            let moves: Vec<&str> = g
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m.as_str().unwrap())
-                .collect();
-            assert_eq!(moves.len(), plies as usize);
-            let end = play_uci(&moves);
-            assert_eq!(end.board, want.board, "{diagram}: {moves:?}");
-            assert_eq!(end.turn, want.turn);
-        }
+        assert_cooked(diagram, plies, ["--time-limit", "30"]);
     }
+}
+
+/// `proofgame DIAGRAM --plies N --json --stop-at-cook` with the `limit` flag answers "cooked" with two
+/// distinct games, each replayed here move by move by the reference generator to the diagram's placement and
+/// side to move.
+fn assert_cooked(diagram: &str, plies: u32, limit: [&str; 2]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_perftlab"))
+        .args(["proofgame", diagram, "--plies", &plies.to_string()])
+        .args(["--json", "--stop-at-cook"])
+        .args(limit)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{diagram}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"], "cooked", "{v}");
+    let games = v["solutions"].as_array().expect("solutions");
+    assert!(games.len() >= 2 && games[0] != games[1], "{v}");
+    let want = parse(diagram);
+    for g in games {
+        let moves: Vec<&str> = g
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(moves.len(), plies as usize);
+        let end = play_uci(&moves);
+        assert_eq!(end.board, want.board, "{diagram}: {moves:?}");
+        assert_eq!(end.turn, want.turn);
+    }
+}
+
+/// The line of tests/data/proofgame-euclide.txt named `name`: its diagram, plies and Euclide's verdict.
+fn euclide_line(name: &str) -> (String, u32, String) {
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/proofgame-euclide.txt"
+    ))
+    .expect("data file");
+    let line = data
+        .lines()
+        .find(|l| l.split_whitespace().nth(3) == Some(name))
+        .unwrap_or_else(|| panic!("{name} is in the data file"));
+    let f: Vec<&str> = line.split_whitespace().collect();
+    (f[0].to_string(), f[1].parse().unwrap(), f[2].to_string())
+}
+
+/// A long problem's cook (docs/proofgames.md, twelfth session): Euclide stopped on
+/// `move_order_pawn_no_improvment_after_promotion` (22 plies, "Recherche interrompue"); with `--stop-at-cook`
+/// perftlab answers "cooked" with two games (they differ in Black's new queen's way b1–b2–a2 or b1–c2–a2),
+/// each replayed here by the reference generator to the diagram (python-chess replays them too). The first-
+/// solution search's budget phase finds both in 232,775 positions; the limit is of positions (1,000,000, one
+/// thread, no time limit: the same on every machine, where 30 s failed on a loaded one). Fails if fewer than
+/// two games are found within it or one is not a game to the diagram.
+#[test]
+fn euclide_interrupted_22_plies_is_cooked() {
+    let (diagram, plies, verdict) = euclide_line("move_order_pawn_no_improvment_after_promotion");
+    assert_eq!((plies, verdict.as_str()), (22, "interrupted"));
+    assert_cooked(&format!("{diagram} w"), plies, ["--max-nodes", "1000000"]);
+}
+
+/// Euclide's "Trois solutions" for `double_en_passant` (21 plies; cooked in tests/data/proofgame-euclide.txt)
+/// refuted: its output file (problems/natch-test-problems.output.txt) lists three games. The first two play
+/// 10. cxb6 e.p.+ and then 10. … c5 or 10. … c6, while the e.p. capture has opened the d3 bishop's diagonal to
+/// Black's king on a6 (FIDE 3.9: neither move parries the check, so neither is legal, FIDE 3.9.2): the reference
+/// generator rejects their 20th ply (python-chess too). The third is legal and ends on the diagram, and
+/// perftlab's exhaustive count proves it the only game of 21 plies (within 3,000,000 positions, one thread, no
+/// time limit: 2,754,805 entered, 2026-12-06). Fails if a replay differs or the verdict is not unique with
+/// that game.
+#[test]
+fn euclide_double_en_passant_cook_refuted() {
+    let (diagram, plies, verdict) = euclide_line("double_en_passant");
+    assert_eq!((plies, verdict.as_str()), (21, "cooked"));
+    let common = [
+        "d2d4", "d7d6", "c1e3", "c8g4", "b1d2", "g4f3", "e2f3", "a7a6", "f1a6", "e8d7", "a6d3",
+        "d7c6", "c2c4", "c6b6", "d4d5",
+    ];
+    for tail in [
+        &["b6a6", "c4c5", "b7b5", "c5b6", "c7c5", "d5c6"][..],
+        &["b6a6", "c4c5", "b7b5", "c5b6", "c7c6", "d5c6"][..],
+    ] {
+        let game: Vec<&str> = common.iter().chain(tail).copied().collect();
+        assert_eq!(game.len(), 21);
+        let (at, _) = try_play_uci(&game).expect_err("Euclide's extra game is illegal");
+        assert_eq!(at, 19, "{game:?}");
+    }
+    let third: Vec<&str> = common
+        .iter()
+        .chain(&["c7c5", "d5c6", "b6a6", "c4c5", "b7b5", "c5b6"])
+        .copied()
+        .collect();
+    let end = play_uci(&third);
+    assert_eq!(end.to_fen().split(' ').next(), Some(diagram.as_str()));
+    let v = proved_unique(&diagram, plies, 3_000_000);
+    assert_eq!(v["solutions"], serde_json::json!([third]), "{v}");
 }
 
 /// Euclide's "insoluble" (tests/data/proofgame-euclide.txt) refuted for five more problems of its collection,

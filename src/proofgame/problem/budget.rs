@@ -33,6 +33,10 @@ const CLOCK_EVERY: u64 = 1024;
 /// Once a first game is found, the search for a second enters at most as many positions again as the first
 /// took, and at least this many: a unique problem's proof (the count) needs the time more.
 const SECOND_AT_LEAST: u64 = 20_000;
+/// On a problem of at least this many plies the search for a second game enters at most a quarter of the
+/// positions the first took (and at least [`SECOND_AT_LEAST`]): there the count needs most of the time, and the
+/// splice ([`super::cook`]) still looks for a second game near the first (docs/proofgames.md, twelfth session).
+const SHORT_SECOND_FROM: u32 = 20;
 
 /// The search's state.
 struct Ida<'a> {
@@ -118,7 +122,12 @@ impl Ida<'_> {
                     if !self.games.contains(&game) {
                         self.games.push(game);
                         if self.games.len() == 1 {
-                            let more = self.nodes.max(SECOND_AT_LEAST);
+                            let more = if self.goal.plies >= SHORT_SECOND_FROM {
+                                self.nodes / 4
+                            } else {
+                                self.nodes
+                            };
+                            let more = more.max(SECOND_AT_LEAST);
                             self.limits.max_nodes =
                                 self.limits.max_nodes.min(self.nodes.saturating_add(more));
                         }

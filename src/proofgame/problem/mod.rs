@@ -62,6 +62,30 @@ const FIT_SHARE: f64 = 0.5;
 /// The share of the time and node budget the count has first (its table kept for the final count): the
 /// problems whose count is cheap are decided without the first-solution phases (docs/proofgames.md).
 const PROBE_SHARE: f64 = 0.2;
+/// Problems of at least this many plies are *long*: their count rarely finishes in the time of a problem
+/// (every problem of Euclide's collection of 20 plies or more that a count decides at 10 s needs at most
+/// 111,405 positions, about 0.3 s; the others run out of time), so the probe has [`LONG_PROBE_SHARE`] and the
+/// first-solution search [`LONG_ORDERS`], whose budget search enters positions at about a quarter of the
+/// count's rate (docs/proofgames.md, twelfth session).
+const LONG_FROM: u32 = 20;
+/// The probe's share on a long problem ([`LONG_FROM`]).
+const LONG_PROBE_SHARE: f64 = 0.1;
+/// The first-solution phases' shares on a long problem ([`LONG_FROM`]): the budget search has half the time
+/// left after the probe (a 22-ply cook of Euclide's collection needs 232,775 of its positions).
+const LONG_ORDERS: [(Phase, f64); 3] = [
+    (Phase::Budget, 0.5),
+    (Phase::Best(first::Order::Weighted), 0.15),
+    (Phase::Best(first::Order::Deepest), 0.3),
+];
+
+/// The probe's share and the first-solution phases' shares for a problem of `plies` plies ([`LONG_FROM`]).
+fn schedule(plies: u32) -> (f64, [(Phase, f64); 3]) {
+    if plies >= LONG_FROM {
+        (LONG_PROBE_SHARE, LONG_ORDERS)
+    } else {
+        (PROBE_SHARE, FIRST_ORDERS)
+    }
+}
 /// Positions the first-solution search stores at most (about 110 bytes each: about 170 MB).
 const FIRST_STORE: usize = 1_500_000;
 
@@ -315,11 +339,11 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     finish_count(p, o, answer, counted, &budget, first, first_note)
 }
 
-/// The count first, on [`PROBE_SHARE`] of the budget: the run, its budget (which says what stopped it) and the
-/// positions it entered.
+/// The count first, on the probe's share of the budget ([`schedule`]): the run, its budget (which says what
+/// stopped it) and the positions it entered.
 fn probe(count: &Count, tables: &mut Tables) -> (Counted, Budget, u64) {
     let o = count.options;
-    let probe = Budget::new(o.max_nodes, o.deadline, PROBE_SHARE);
+    let probe = Budget::new(o.max_nodes, o.deadline, schedule(count.plies).0);
     let counted = count.run(&probe, tables);
     let nodes = probe.nodes.load(Ordering::Relaxed);
     (counted, probe, nodes)
@@ -395,9 +419,10 @@ fn replayed(p: &Problem, games: &[Vec<u32>]) -> Result<Vec<Vec<Move>>, String> {
     Ok(games)
 }
 
-/// The first-solution search ([`first`]) for up to two games on `FIRST_ORDERS`' shares of the budget (problems of at
-/// least `FIRST_FROM` plies), completed by [`cook::second`] when it finds one (the later phases are then not
-/// run: the count has their time): the distinct replayed games and the positions it expanded.
+/// The first-solution search ([`first`]) for up to two games on the phases' shares of the budget
+/// ([`schedule`]; problems of at least `FIRST_FROM` plies), completed by [`cook::second`] when it finds one
+/// (the later phases are then not run: the count has their time): the distinct replayed games and the
+/// positions it expanded.
 fn first_phase(
     p: &Problem,
     diagram: &Diagram,
@@ -419,7 +444,7 @@ fn first_phase(
         plies: p.plies,
     };
     let (mut games, mut nodes) = (Vec::new(), 0);
-    for (phase, share) in FIRST_ORDERS {
+    for (phase, share) in schedule(p.plies).1 {
         let now = Instant::now();
         let limits = first::Limits {
             max_nodes: (o.max_nodes as f64 * share) as u64,
