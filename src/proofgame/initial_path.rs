@@ -258,8 +258,9 @@ mod tests {
             p = p.place(m, 0).expect("fits");
         }
         let t1 = p.position();
-        let want = Setup::from_fen("rnbqkbnr/p1p1p1p1/8/3P4/p3p1p1/8/1P1P1P1P/RNBQKBNR w KQkq - 0 1")
-            .expect("valid");
+        let want =
+            Setup::from_fen("rnbqkbnr/p1p1p1p1/8/3P4/p3p1p1/8/1P1P1P1P/RNBQKBNR w KQkq - 0 1")
+                .expect("valid");
         assert_eq!((t1.board, t1.turn), (want.board, want.turn));
         let moves = built_leg(&start, &p, &t1).expect("built");
         // The reference generator replays it: 12 pawn moves and a knight out and back.
