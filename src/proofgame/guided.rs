@@ -247,14 +247,16 @@ impl Run {
         self.store.len() + self.open.len() / 8
     }
 
-    /// Store the child of node `parent` by move `m` when it is new and the guide allows it: its index,
-    /// estimate and priority, and whether it is the target (replayed).
-    fn evaluate(&mut self, ctx: &Ctx, parent: u32, m: u32) -> Option<(u32, u32, u32, bool)> {
-        let (b, g) = (
-            self.store[parent as usize].board,
-            self.store[parent as usize].g,
-        );
-        let next = b.make::<true>(&ctx.cd, m);
+    /// Store `next`, the child of node `parent` by move `m` (made by the caller, once), when it is new and the
+    /// guide allows it: its index, estimate and priority, and whether it is the target (replayed).
+    fn evaluate(
+        &mut self,
+        ctx: &Ctx,
+        parent: u32,
+        m: u32,
+        next: Board,
+    ) -> Option<(u32, u32, u32, bool)> {
+        let g = self.store[parent as usize].g;
         if !self.seen.insert((next.key, next.check)) {
             return None;
         }
@@ -296,7 +298,8 @@ impl Run {
             let idx = if mv == EVALUATED {
                 at
             } else {
-                let Some((ni, h, p, done)) = self.evaluate(ctx, at, mv) else {
+                let next = self.store[at as usize].board.make::<true>(&ctx.cd, mv);
+                let Some((ni, h, p, done)) = self.evaluate(ctx, at, mv, next) else {
                     continue;
                 };
                 if done {
@@ -332,7 +335,7 @@ impl Run {
                 if !self.seen.contains(&(next.key, next.check)) {
                     self.open.push(Reverse((p, h, idx, m)));
                 }
-            } else if let Some((ni, h, p, done)) = self.evaluate(ctx, idx, m) {
+            } else if let Some((ni, h, p, done)) = self.evaluate(ctx, idx, m, next) {
                 if done {
                     return Some(ni);
                 }

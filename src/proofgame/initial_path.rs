@@ -16,10 +16,11 @@
 //!    pawns moved or taken, the side to move set by the parity of the pawn moves (the pieces at home again
 //!    after an even number of moves each);
 //! 2. variants are ranked by the guide's estimate of the intermediate position against the target (the lowest
-//!    first; "never" dropped), and for each in turn the staged search ([`staged`]) finds the first leg (start to
-//!    the intermediate position: a few pawn moves, knights out and back for the tempo) and then the second leg
-//!    (the intermediate position to the target), each variant within [`VARIANT_SHARE`] of the time left, until
-//!    one gives a game or the deadline passes.
+//!    first; "never" dropped), and for each in turn the first leg (start to the intermediate position) is
+//!    built when only pawns moved ([`built_leg`]: the placed pawn moves in order, a knight out and back while
+//!    a side waits), else found by the staged search ([`staged`]: a few pawn moves, knights out and back for
+//!    the tempo), and the staged search finds the second leg (the intermediate position to the target), each
+//!    variant within [`VARIANT_SHARE`] of the time left, until one gives a game or the deadline passes.
 //!
 //! Nothing here is a proof: a variant that fails only means another is tried, or `undetermined`. The whole
 //! game is replayed by the reference generator from the start and compared with the target
@@ -33,9 +34,10 @@ use super::placement::{self, Placing};
 use super::{castle_mask, staged, Game};
 use crate::bitboard::board::Board;
 use crate::position::Setup;
+use crate::reference;
 use crate::retro::kernel_search::{self, state::KernelMove, KernelCell, KernelResult};
 use crate::retro::proofs;
-use crate::types::Color;
+use crate::types::{Color, Move, Role, Square};
 use hashbrown::HashMap;
 use std::time::Instant;
 
@@ -59,12 +61,11 @@ pub fn promotions_needed(target: &Setup) -> u32 {
         .sum()
 }
 
-/// The intermediate positions for `kernel`, the lowest estimate first, and the captures placed in the first
-/// one. The kernel's captures are placed in order ([`placement`]), a beam of the partial positions with the
-/// lowest estimates kept after each (at most [`MAX_VARIANTS`] estimates a capture: with eight options a
-/// capture, every combination of four pawn-takes-pawn captures is ranked); ties go to the lower option of the
-/// latest capture.
-fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> (Vec<Setup>, u32) {
+/// The intermediate positions for `kernel` (as placed: their pawn moves, [`built_leg`]), the lowest estimate
+/// first, and the captures placed in the first one. The kernel's captures are placed in order ([`placement`]), a beam of the partial positions with the lowest estimates kept after each
+/// (at most [`MAX_VARIANTS`] estimates a capture: with eight options a capture, every combination of four
+/// pawn-takes-pawn captures is ranked); ties go to the lower option of the latest capture.
+fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> (Vec<Placing>, u32) {
     let guide = Guide::new(start, target);
     let mut memo = HashMap::new();
     let mut estimate = |p: &Placing| {
@@ -103,13 +104,8 @@ fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> (Vec<Setup>
         beam = next.into_iter().map(|(_, p)| p).collect();
     }
     let placed = beam.first().map_or(0, |p| p.placed);
-    (
-        beam.iter()
-            .filter(|p| p.placed > 0)
-            .map(Placing::position)
-            .collect(),
-        placed,
-    )
+    beam.retain(|p| p.placed > 0);
+    (beam, placed)
 }
 
 /// A game from `start` to `target` through the intermediate positions of the kernel's captures (see the
@@ -133,7 +129,7 @@ pub fn search_from(
         return FastResult::NotFound("the initial path: no capture of the kernel to place".into());
     }
     let mut tried = 0;
-    for t1 in ranked.into_iter().take(VARIANT_CAP) {
+    for p in ranked.iter().take(VARIANT_CAP) {
         if limits.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopping() {
             break;
         }
@@ -150,11 +146,17 @@ pub fn search_from(
             max_nodes: limits.max_nodes,
             deadline,
         };
-        let FastResult::Found(g1) = staged::search_from(start, &t1, first) else {
+        let t1 = p.position();
+        let Some(g1) =
+            built_leg(start, p, &t1).or_else(|| match staged::search_from(start, &t1, first) {
+                FastResult::Found(g) => Some(g.moves),
+                FastResult::NotFound(_) => None,
+            })
+        else {
             continue;
         };
         if let FastResult::Found(g2) = staged::search_from(&t1, target, second) {
-            let moves: Vec<_> = g1.moves.into_iter().chain(g2.moves).collect();
+            let moves: Vec<_> = g1.into_iter().chain(g2.moves).collect();
             if confirmed(start, &moves, target) {
                 return FastResult::Found(Game {
                     start: start.clone(),
@@ -167,6 +169,54 @@ pub fn search_from(
         "the initial path ({placed} captures of the kernel placed first) found no game from the {tried} \
          intermediate positions it tried"
     ))
+}
+
+/// The first leg built without a search: each side plays its placed pawn moves in order
+/// ([`Placing::steps`]); a side whose next one is not legal yet (the enemy pawn it takes has not arrived) or
+/// that has none left loses a tempo with a knight, out and back (FIDE 3.6); at the end both knights are home
+/// and the side to move is the intermediate position's (the pawn moves' parity). `None` when a piece's
+/// capture was placed, a move does not fit or the position reached is not `t1` (then the first leg is
+/// searched). The whole game is replayed before it is returned ([`Legs::run`]).
+fn built_leg(start: &Setup, p: &Placing, t1: &Setup) -> Option<Vec<Move>> {
+    if !p.direct {
+        return None;
+    }
+    let mut pos = start.clone();
+    let mut next = [0usize; 2];
+    let mut out: [Option<(Square, Square)>; 2] = [None; 2];
+    let mut moves = Vec::new();
+    let cap = 2 * (p.steps[0].len() + p.steps[1].len()) + 8;
+    while next[0] < p.steps[0].len() || next[1] < p.steps[1].len() || out != [None, None] {
+        if moves.len() >= cap {
+            return None;
+        }
+        let c = pos.turn.index();
+        let legal = reference::legal_moves(&pos);
+        let find = |from: Square, to: Square| {
+            legal
+                .iter()
+                .copied()
+                .find(|m| m.from() == from && m.to() == to && m.promotion_role().is_none())
+        };
+        let pawn = p.steps[c].get(next[c]).and_then(|&(f, t)| find(f, t));
+        let m = if let Some(m) = pawn {
+            next[c] += 1;
+            m
+        } else if let Some((home, at)) = out[c].take() {
+            find(at, home)?
+        } else {
+            let m = legal.iter().copied().find(|m| {
+                pos.piece_at(m.from())
+                    .is_some_and(|q| q.role == Role::Knight)
+                    && pos.piece_at(m.to()).is_none()
+            })?;
+            out[c] = Some((m.from(), m.to()));
+            m
+        };
+        moves.push(m);
+        pos = reference::play(&pos, m);
+    }
+    (pos.board == t1.board && pos.turn == t1.turn && pos.castling == t1.castling).then_some(moves)
 }
 
 #[cfg(test)]
@@ -182,5 +232,49 @@ mod tests {
         let s = Setup::from_fen("4k3/8/8/8/8/8/8/4Kbb1 w - - 0 1").expect("valid");
         assert_eq!(promotions_needed(&s), 0);
         assert_eq!(promotions_needed(&Setup::startpos()), 0);
+    }
+
+    #[test]
+    fn builds_the_first_leg_of_pawn_captures() {
+        // Position 8's natural placement (session 55): Black's b-, h- and f-pawns take White's a-, g- and
+        // e-pawns on the fourth rank, White's c-pawn takes Black's d-pawn on the fifth.
+        let start = Setup::startpos();
+        let ptp = |by, from, at, to, to_at| KernelMove::PawnTakesPawn {
+            by,
+            from,
+            at,
+            to,
+            to_at,
+        };
+        let (w, b) = (Color::White, Color::Black);
+        let kernel = [
+            ptp(b, 1, 1, 0, 0),
+            ptp(b, 7, 1, 6, 0),
+            ptp(w, 2, 0, 3, 1),
+            ptp(b, 5, 1, 4, 0),
+        ];
+        let mut p = Placing::new(&start);
+        for m in &kernel {
+            p = p.place(m, 0).expect("fits");
+        }
+        let t1 = p.position();
+        let want =
+            Setup::from_fen("rnbqkbnr/p1p1p1p1/8/3P4/p3p1p1/8/1P1P1P1P/RNBQKBNR w KQkq - 0 1")
+                .expect("valid");
+        assert_eq!((t1.board, t1.turn), (want.board, want.turn));
+        let moves = built_leg(&start, &p, &t1).expect("built");
+        // The reference generator replays it: 12 pawn moves and a knight out and back.
+        let end = super::super::replay(&start, &moves).expect("legal moves");
+        let last = end.last().expect("nonempty");
+        assert_eq!((last.board, last.turn), (want.board, want.turn));
+        assert_eq!(moves.len(), 14);
+        // A piece's capture of a pawn placed: not built (the first leg is searched).
+        let m = KernelMove::PieceTakesPawn {
+            by: w,
+            file: 2,
+            at: 1,
+        };
+        let q = Placing::new(&start).place(&m, 0).expect("fits");
+        assert!(built_leg(&start, &q, &q.position()).is_none());
     }
 }

@@ -31,6 +31,11 @@ pub(super) struct Placing {
     pub(super) key: Vec<u8>,
     /// Captures placed.
     pub(super) placed: u32,
+    /// Per colour (White first), the pawn moves placed, in order: (from, to). With `direct`, the first leg is
+    /// these moves and a knight's tempo moves ([`super::initial_path`]).
+    pub(super) steps: [Vec<(Square, Square)>; 2],
+    /// Whether only pawns moved (no piece's capture placed): the first leg can be built from `steps`.
+    pub(super) direct: bool,
 }
 
 /// The capture ranks of pawn takes pawn (0-based, from White's side), in order: a Black pawn takes on the
@@ -72,6 +77,8 @@ impl Placing {
             touched: [false; 8],
             key: Vec::new(),
             placed: 0,
+            steps: [Vec::new(), Vec::new()],
+            direct: true,
         }
     }
 
@@ -125,11 +132,20 @@ impl Placing {
             return None;
         }
         let d = u32::from(from.abs_diff(to));
-        self.plies += if from == pawn_rank(p.color) && d >= 2 {
-            d - 1
-        } else {
-            d
-        };
+        let double = from == pawn_rank(p.color) && d >= 2;
+        self.plies += if double { d - 1 } else { d };
+        // The moves: a double step first where it fits (FIDE 3.7.2), then single steps.
+        let mut r = from;
+        while r != to {
+            let n = match (up, double && r == from) {
+                (true, true) => r + 2,
+                (false, true) => r - 2,
+                (true, false) => r + 1,
+                (false, false) => r - 1,
+            };
+            self.steps[p.color.index()].push((sq(file, r), sq(file, n)));
+            r = n;
+        }
         self.setup.board[sq(file, from).index()] = None;
         self.setup.board[sq(file, to).index()] = Some(p);
         Some(())
@@ -149,6 +165,7 @@ impl Placing {
             Color::Black => r + 1,
         };
         self.advance(f, rank, behind)?;
+        self.steps[c.index()].push((sq(f, behind), sq(g, r)));
         self.setup.board[sq(f, behind).index()] = None;
         self.setup.board[sq(g, r).index()] = Some(Piece::new(c, Role::Pawn));
         self.plies += 1;
@@ -188,6 +205,7 @@ impl Placing {
             KernelMove::PieceTakesPawn { by, file, at } => {
                 let r = p.pawn(file, at, !by)?;
                 p.setup.board[sq(file, r).index()] = None;
+                p.direct = false;
             }
             _ => return None,
         }
