@@ -11,7 +11,8 @@
 #        (default extra options: --threads 2; PERFTLAB=path runs that binary instead of building; FEN='…'
 #        counts that position instead of the start position, e.g. Kiwipete; PATHS='plain killed' runs only
 #        those paths, WANT=N skips the first count that finds the plain count, KILL_DELAY=S kills a random
-#        0 to S seconds after the 40 % line instead of right after it: a kill that lands inside a batch)
+#        0 to S seconds after the 40 % line instead of right after it: a kill that lands inside a batch;
+#        SHOW_PARTS=1 prints each process's CPU and wall seconds above its path's line)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 depth="${1:-7}"
@@ -123,6 +124,8 @@ fi
 for ((r = 1; r <= runs; r++)); do
     for path in ${PATHS:-plain checkpoint split_run killed units}; do
         "$path"
+        # SHOW_PARTS=1: each process of the path (plan, each run-unit, merge; killed and resumed), CPU and wall s.
+        if [ -n "${SHOW_PARTS:-}" ]; then awk '{printf "    %-10s cpu %8.3f s  wall %8.3f s\n", $1, $2, $3}' "$work/parts"; fi
         read -r c w < <(sum_parts)
         echo "$path $c $w" >>"$results"
         printf 'round %d  %-10s cpu %8.3f s  wall %8.3f s\n' "$r" "$path" "$c" "$w"

@@ -432,3 +432,41 @@ fn a_gpu_plan_groups_its_shards_and_stays_exact() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `plan --backend gpu` counts its check of perft S and its estimate on the CPU (`src/cli/deep.rs`) and takes
+/// only the order of its shards from the GPU (`GpuBackend::MERGES_ONLY_WITHIN_BATCH`): it opens no GPU (here
+/// none can open: `WGPU_BACKEND=dx12` offers no adapter off Windows; before, the plan stopped with exit 2,
+/// "no GPU adapter found"), and its shards list the positions in the grouped order of
+/// `deep::group::grouped_order`, dealt in runs, and not in the expansion order a cpu plan keeps.
+#[test]
+fn a_gpu_plan_counts_on_the_cpu_and_deals_the_grouped_order() {
+    use perftlab::deep::{group, split};
+    let d = temp_dir("gpu-plan-cpu");
+    let plan = |backend: &str| {
+        let dir = d.join(backend);
+        let o = out(perftlab()
+            .env("WGPU_BACKEND", "dx12")
+            .args(["plan", "--startpos", "--depth", "5", "--split-depth", "3"])
+            .args(["--shards", "3", "--backend", backend])
+            .args(["--out", dir.to_str().unwrap()])
+            .output()
+            .unwrap());
+        assert_eq!(o.0, 0, "{}", o.2);
+        (0..3)
+            .flat_map(|k| {
+                let text = std::fs::read_to_string(dir.join(format!("units/shard-{k:05}.json")));
+                let v: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
+                let list = v["positions"].as_array().unwrap().clone();
+                list.into_iter().map(|p| p["i"].as_u64().unwrap() as usize)
+            })
+            .collect::<Vec<usize>>()
+    };
+    let root = perftlab::validate::Checked::new(perftlab::position::Setup::startpos()).unwrap();
+    let (f, boards) = split::frontier_with_boards(&root, 3, false, 1024, true).unwrap();
+    let grouped = group::grouped_order(&f, &boards);
+    assert_eq!(grouped.len(), 5362); // distinct positions at ply 3, OEIS A083276
+    assert_eq!(plan("gpu"), grouped);
+    assert_eq!(plan("cpu"), f.count_order());
+    assert_ne!(grouped, f.count_order());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -23,6 +23,23 @@ pub trait Backend: Sync {
     /// Name used in output (`reference`, `cpu`, `gpu`).
     fn name(&self) -> &'static str;
 
+    /// Whether this backend merges transpositions only among the positions of one call
+    /// ([`Backend::perft_many`], [`Backend::stats_many`]) and finds few of them again across calls. True for
+    /// the GPU: a batch is one planned run that merges each level's transpositions within the batch, and its
+    /// tables, cleared per run, keep too little between runs to find the next batch's. False for the CPU
+    /// backend, whose one hash table lasts the whole run and finds the transpositions of positions counted
+    /// in different calls (and for the reference generator, which merges none).
+    ///
+    /// The deep runs order their frontier by it (`src/deep/group.rs`; docs/deep-runs.md, "GPU units"): where
+    /// it is true, grouped by the placement of the side not to move, so that positions whose children
+    /// transpose into each other fall in one batch and one shard; where false, in the expansion's order
+    /// (siblings together), which the one hash table rewards and which the grouping would cost 1.5× the
+    /// plain count's time on the CPU. A `--checkpoint` run also splits at ply 4 from a lower depth where it is
+    /// true, so that a perft 7's batches merge ply 5. Counts do not depend on it.
+    fn merges_only_within_batch(&self) -> bool {
+        false
+    }
+
     /// Leaf count of the legal move tree of depth `depth` (perft(0) = 1).
     ///
     /// # Errors

@@ -203,7 +203,18 @@ pub fn plan(mut a: PlanArgs) -> Result<i32> {
     let chess960 = a.position.chess960_for(&given);
     let moves = crate::line::split_moves(&a.moves);
     let root = super::play_line(&given, &moves)?.end().clone();
-    let engine = a.backend.create()?;
+    // A plan for the GPU counts its check of perft S and its estimate on the CPU: they are the same numbers
+    // (the estimate's core-hours then CPU core-hours), and opening the GPU and building its kernels for a few
+    // shallow counts cost 0.9 CPU s against 0.25 (start perft 7, split 4; docs/deep-runs.md, "GPU units").
+    // Only the shards' order is the GPU's ([`crate::gpu::GpuBackend::MERGES_ONLY_WITHIN_BATCH`]).
+    let (engine, grouped) = if a.backend.backend == BackendKind::Gpu {
+        let cpu = a.backend.create_kind(BackendKind::Cpu)?;
+        (cpu, crate::gpu::GpuBackend::MERGES_ONLY_WITHIN_BATCH)
+    } else {
+        let engine = a.backend.create()?;
+        let grouped = engine.merges_only_within_batch();
+        (engine, grouped)
+    };
     let split = a.split_depth.unwrap_or(plan::default_split(a.depth));
     let o = PlanOptions {
         root,
@@ -219,6 +230,7 @@ pub fn plan(mut a: PlanArgs) -> Result<i32> {
         slurm_time: a.slurm_time,
         threads: a.backend.threads.unwrap_or_else(rayon::current_num_threads),
         split_mem: crate::deep::split::budget_mib(a.split_mem)?,
+        grouped,
     };
     let (plan, est) = plan::plan(engine.as_ref(), &o, &mut |line| eprintln!("{line}"))?;
     if a.json {

@@ -218,7 +218,7 @@ pub fn perft_split(
     // Only a journal names the positions (by FEN): a count without one skips their text.
     let named = o.checkpoint.is_some();
     let make = |s| split::frontier_with_boards(root, s, o.chess960, o.split_mem, named);
-    let ply4_from = if engine.name() == "gpu" {
+    let ply4_from = if engine.merges_only_within_batch() {
         GPU_CHECKPOINT_PLY4_DEPTH
     } else {
         CHECKPOINT_PLY4_DEPTH
@@ -293,7 +293,9 @@ pub fn perft_split(
     // ([`split::Frontier::count_order`]); on the GPU, whose batches merge transpositions only within
     // themselves, grouped so that those of the next ply fall in one batch ([`group`]). Made from the boards
     // one batch at a time, not parsed back from their FEN text.
-    let grouped = (engine.name() == "gpu").then(|| group::grouped_found(&boards));
+    let grouped = engine
+        .merges_only_within_batch()
+        .then(|| group::grouped_found(&boards));
     let todo = FrontierPositions {
         order: f.count_order(),
         grouped,

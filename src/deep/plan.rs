@@ -46,6 +46,10 @@ pub struct PlanOptions {
     pub split_mem: u64,
     /// Threads used for the estimate.
     pub threads: usize,
+    /// Deal the shards for units that run on a backend that merges transpositions only within a batch
+    /// ([`Backend::merges_only_within_batch`] of the units' backend, not of the one that counts the plan's
+    /// check and estimate): grouped by the placement of the side not to move ([`super::group`]).
+    pub grouped: bool,
 }
 
 pub(super) fn shard_name(k: usize) -> String {
@@ -227,12 +231,12 @@ pub fn plan(
     let mut shard_sha = Vec::with_capacity(shards);
     // Shard k is the k-th of `shards` runs of the positions in the order the expansion found them, in that
     // order: siblings share transpositions, which the unit's one hash table then finds
-    // ([`split::Frontier::count_order`]). Planned for the GPU (`plan --backend gpu`), whose runs merge
-    // transpositions only within a batch, the positions are grouped by the placement of the side not to move
-    // instead, so that those whose children transpose into each other fall in one shard and one batch of it
-    // ([`super::group`]; on the CPU that order cost 1.5× the plain count's time at start perft 8, where the
-    // expansion order costs 1.1×: docs/deep-runs.md, "GPU units").
-    let order = if engine.name() == "gpu" {
+    // ([`split::Frontier::count_order`]). Planned for a backend whose runs merge transpositions only within
+    // a batch (`o.grouped`: `plan --backend gpu`), the positions are grouped by the placement of the side
+    // not to move instead, so that those whose children transpose into each other fall in one shard and one
+    // batch of it ([`super::group`]; on the CPU that order cost 1.5× the plain count's time at start perft
+    // 8, where the expansion order costs 1.1×: docs/deep-runs.md, "GPU units").
+    let order = if o.grouped {
         super::group::grouped_order(&f, &boards)
     } else {
         f.count_order()

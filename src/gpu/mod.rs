@@ -108,6 +108,12 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
+    /// The GPU backend's [`crate::backend::Backend::merges_only_within_batch`], known without opening an
+    /// adapter: `plan --backend gpu` deals its shards by it but counts its check and estimate on the CPU (a
+    /// GPU start is about 0.15 CPU s, its kernels 35 ms each: docs/deep-runs.md, "GPU units"). Each batch is
+    /// one planned run that merges each level's transpositions within the batch only.
+    pub const MERGES_ONLY_WITHIN_BATCH: bool = true;
+
     /// Open the adapters chosen by `opts.adapter` (or `PERFTLAB_ADAPTER`, or the preferred one); `--gpu-mem`
     /// and `--hash` apply to each.
     ///
@@ -509,6 +515,11 @@ pub enum RootMoves {
 impl Backend for GpuBackend {
     fn name(&self) -> &'static str {
         "gpu"
+    }
+
+    /// [`GpuBackend::MERGES_ONLY_WITHIN_BATCH`]: a batch is one planned run, merging within itself.
+    fn merges_only_within_batch(&self) -> bool {
+        GpuBackend::MERGES_ONLY_WITHIN_BATCH
     }
 
     fn perft(&self, pos: &Checked, depth: u32) -> Result<u128> {
