@@ -105,11 +105,7 @@ fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
     // (each attacked by two of those pawns): these 16 are shaded for White. The squares of the king's region now
     // (ranks 1 and 3, the empty squares of ranks 2, 4 and 5 that no black pawn attacks) are not.
     let svg = analyze_svg("1k6/p1p1p1p1/P1P1P1P1/p1p1p1p1/8/8/P1P1P1P1/4K3 w - - 0 1");
-    let shaded = |sq: &str| {
-        svg.contains(&format!(
-            r#"class="unreachable" data-side="white" data-square="{sq}""#
-        ))
-    };
+    let shaded = |sq: &str| shaded_for_white(&svg, sq);
     for file in "abcdefgh".chars() {
         assert!(shaded(&format!("{file}8")), "{file}8: {svg}");
     }
@@ -121,9 +117,7 @@ fn analyze_svg_shades_a_fortress_whose_pawns_still_move() {
     ] {
         assert!(!shaded(sq), "{sq}: {svg}");
     }
-    let count = svg
-        .matches(r#"class="unreachable" data-side="white""#)
-        .count();
+    let count = shaded_for_white_count(&svg);
     assert!((16..=20).contains(&count), "{count} shaded: {svg}");
 }
 
@@ -313,17 +307,8 @@ fn analyze_svg_shades_a_fortress_held_by_tempo() {
     // The position of fortress_held_by_tempo_for_black: the picture shades, for White (the defender, whose king
     // has h3 and h4 only), every square but those two and the seven pawns: 55 squares.
     let svg = analyze_svg("8/8/7p/2b2p1P/5p2/5PpK/6P1/6k1 b - - 0 1");
-    let shaded = |sq: &str| {
-        svg.contains(&format!(
-            r#"class="unreachable" data-side="white" data-square="{sq}""#
-        ))
-    };
+    let shaded = |sq: &str| shaded_for_white(&svg, sq);
     assert!(!shaded("h3") && !shaded("h4"), "{svg}");
     assert!(shaded("h2") && shaded("g4") && shaded("a8"), "{svg}");
-    assert_eq!(
-        svg.matches(r#"class="unreachable" data-side="white""#)
-            .count(),
-        55,
-        "{svg}"
-    );
+    assert_eq!(shaded_for_white_count(&svg), 55, "{svg}");
 }

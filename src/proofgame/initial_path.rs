@@ -62,9 +62,10 @@ pub fn promotions_needed(target: &Setup) -> u32 {
 }
 
 /// The intermediate positions for `kernel` (as placed: their pawn moves, [`built_leg`]), the lowest estimate
-/// first, and the captures placed in the first one. The kernel's captures are placed in order ([`placement`]), a beam of the partial positions with the lowest estimates kept after each
-/// (at most [`MAX_VARIANTS`] estimates a capture: with eight options a capture, every combination of four
-/// pawn-takes-pawn captures is ranked); ties go to the lower option of the latest capture.
+/// first, and the captures placed in the first one. The kernel's captures are placed in order ([`placement`]),
+/// a beam of the partial positions with the lowest estimates kept after each (at most [`MAX_VARIANTS`]
+/// estimates a capture: with eight options a capture, every combination of four pawn-takes-pawn captures is
+/// ranked); ties go to the lower option of the latest capture.
 fn variants(start: &Setup, target: &Setup, kernel: &[KernelMove]) -> (Vec<Placing>, u32) {
     let guide = Guide::new(start, target);
     let mut memo = HashMap::new();
@@ -176,7 +177,7 @@ pub fn search_from(
 /// that has none left loses a tempo with a knight, out and back (FIDE 3.6); at the end both knights are home
 /// and the side to move is the intermediate position's (the pawn moves' parity). `None` when a piece's
 /// capture was placed, a move does not fit or the position reached is not `t1` (then the first leg is
-/// searched). The whole game is replayed before it is returned ([`Legs::run`]).
+/// searched). The whole game is replayed before it is returned ([`search_from`], by `confirmed`).
 fn built_leg(start: &Setup, p: &Placing, t1: &Setup) -> Option<Vec<Move>> {
     if !p.direct {
         return None;

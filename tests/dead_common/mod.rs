@@ -103,3 +103,16 @@ pub fn analyze_svg(fen: &str) -> String {
     std::fs::remove_dir_all(&dir).unwrap();
     svg
 }
+
+/// Whether the picture of [`analyze_svg`] shades square `sq` (e.g. `"h3"`) as never reachable for White.
+pub fn shaded_for_white(svg: &str, sq: &str) -> bool {
+    svg.contains(&format!(
+        r#"class="unreachable" data-side="white" data-square="{sq}""#
+    ))
+}
+
+/// How many squares the picture of [`analyze_svg`] shades as never reachable for White.
+pub fn shaded_for_white_count(svg: &str) -> usize {
+    svg.matches(r#"class="unreachable" data-side="white""#)
+        .count()
+}
