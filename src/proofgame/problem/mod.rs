@@ -290,6 +290,7 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     };
     let mut tables = Tables::new();
     let mut probe_nodes = 0;
+    let mut probe_games = Vec::new();
     if p.plies >= FIRST_FROM {
         let (counted, probe, nodes) = probe(&count, &mut tables);
         probe_nodes = nodes;
@@ -300,22 +301,35 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
             answer.nodes = probe_nodes;
             return finish_count(p, o, answer, counted, &probe, Vec::new(), None);
         }
+        probe_games = replayed(p, &counted.found)?;
     }
     // The phases' node shares are of the nodes the probe left.
     let rest = Options {
         max_nodes: o.max_nodes.saturating_sub(probe_nodes),
         ..o.clone()
     };
-    let (first, first_nodes) = first_phase(p, &diagram, &cd, finish, &root, &rest)?;
+    // A game the probe met makes the first-solution phases moot: they look for a first game (and its second
+    // by exchange or splice, tried here as they would), while a unique problem needs the count's time.
+    let from_probe = !probe_games.is_empty();
+    let (first, first_nodes) = if !from_probe {
+        first_phase(p, &diagram, &cd, finish, &root, &rest)?
+    } else {
+        with_second(p, probe_games, &rest)
+    };
     if first.len() >= 2 && o.stop_at_cook {
         answer.verdict = Verdict::Cooked;
         answer.count = first.len() as u64;
         answer.exhaustive = false;
         answer.nodes = probe_nodes + first_nodes;
         answer.reason = format!(
-            "at least {} solutions, found by the first-solution search ({first_nodes} positions expanded); \
-             the stop at a cook ended the search there",
-            first.len()
+            "at least {} solutions, found by the {} ({first_nodes} positions expanded); the stop at a cook \
+             ended the search there",
+            first.len(),
+            if from_probe {
+                "probe's count and a splice"
+            } else {
+                "first-solution search"
+            }
         );
         answer.solutions = first;
         answer.solutions.truncate(o.max_solutions);
@@ -330,10 +344,17 @@ pub fn solve(p: &Problem, o: &Options) -> Result<Solved, String> {
     };
     let counted = count.run(&budget, &mut tables);
     let first_note = (p.plies >= FIRST_FROM).then(|| {
-        format!(
-            "; the first-solution search found {} game(s) in {first_nodes} positions expanded",
-            first.len()
-        )
+        if from_probe {
+            format!(
+                "; the probe met a game, so the first-solution search was not run (the splice entered \
+                 {first_nodes} positions)"
+            )
+        } else {
+            format!(
+                "; the first-solution search found {} game(s) in {first_nodes} positions expanded",
+                first.len()
+            )
+        }
     });
     answer.nodes = probe_nodes + first_nodes + budget.nodes.load(Ordering::Relaxed);
     finish_count(p, o, answer, counted, &budget, first, first_note)
@@ -496,6 +517,19 @@ fn first_phase(
         }
     }
     Ok((games, nodes))
+}
+
+/// The probe's games (`games`, replayed, at least one) completed by a second by exchange or splice
+/// ([`cook::second`] on [`SPLICE_SHARE`] of `o`'s budget, as [`first_phase`] tries one after its first game)
+/// when there is only one: the games and the positions the splice entered.
+fn with_second(p: &Problem, mut games: Vec<Vec<Move>>, o: &Options) -> (Vec<Vec<Move>>, u64) {
+    if games.len() >= 2 {
+        return (games, 0);
+    }
+    let spend = cook::Spend::share(o.max_nodes, o.deadline, SPLICE_SHARE);
+    let (g, n) = cook::second(p, &games[0], spend);
+    games.extend(g);
+    (games, n)
 }
 
 /// Merge the first-solution search's games into the count's answer: an exhaustive count must include them
