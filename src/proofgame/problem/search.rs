@@ -242,22 +242,27 @@ impl Worker<'_> {
             if remaining == 2 && !self.diagram.one_move_away(&next) {
                 continue;
             }
-            // A stored child is counted at once, without the deductions' bound (a transposition).
-            if let Some(n) = self.stored(&next, remaining - 1) {
-                total = total.saturating_add(n);
-                continue;
-            }
-            if let Ok(n) = self
+            // The deductions' bound first (memoised, cheap), the table after: only a child the bound admits
+            // was ever stored (entries are made in this function, which only such children enter, and the
+            // bound is a function of the position and the plies left), so a child it drops holds no game and
+            // its lookup, a miss in a large table most often, is saved. A stored child is counted at once (a
+            // transposition).
+            let Ok(n) = self
                 .diagram
                 .needs_after(&mut self.memo, b, needs, &next, remaining - 1)
-            {
-                self.kids.push(Kid {
-                    order: n[0] + n[1],
-                    m,
-                    needs: n,
-                    next,
-                });
+            else {
+                continue;
+            };
+            if let Some(stored) = self.stored(&next, remaining - 1) {
+                total = total.saturating_add(stored);
+                continue;
             }
+            self.kids.push(Kid {
+                order: n[0] + n[1],
+                m,
+                needs: n,
+                next,
+            });
         }
         self.kids[base..].sort_unstable_by_key(|k| (k.order, k.m));
         let mut done = true;
