@@ -676,6 +676,26 @@ fn one_game_leaves_the_count_its_time() {
     assert!(nodes <= 700_000, "{nodes} positions entered: {v}");
 }
 
+/// A game met by the count's probe: the first-solution phases are not run (docs/proofgames.md, session 57), the
+/// count goes on from the probe's table and proves the problem. Euclide's
+/// `immobile_king_in_check_after_castling_must_swithback` (12 plies, "Solution unique" in its output file;
+/// tests/data/proofgame-euclide.txt) within 60,000 positions (one thread, no time limit: the same on every
+/// machine): the probe's 12,000 meet the game, 14,767 entered in all (2026-12-06); the session's start build
+/// (`perftlab-s57`) ran the first-solution search after the probe, 16,173 of its 28,484 positions. Fails if the
+/// phases run again after a probe's game or the verdict differs.
+#[test]
+fn a_probe_game_skips_the_first_solution_search() {
+    let v = proved_unique(
+        "rnbqBrk1/p1ppn1pp/8/4p3/4P3/b7/PPPP1PPP/RNBQK1NR",
+        12,
+        60_000,
+    );
+    let nodes = v["nodes"].as_u64().expect("nodes");
+    assert!(nodes <= 20_000, "{nodes} positions entered: {v}");
+    let reason = v["reason"].as_str().expect("reason");
+    assert!(reason.contains("the probe met a game"), "{reason}");
+}
+
 /// D11 (obstruction, docs/proofgames.md) on a constructed diagram checked against the brute force: White's
 /// h1 rook ends on f1, its h2 pawn unmoved (D8) and its g1 knight on its diagram square, so the knight must
 /// leave g1 and come back for the rook to pass: White needs g3, Bg2, a knight move, Rf1 and the knight's
