@@ -302,7 +302,7 @@ mod tests {
         let mut cost: Vec<Vec<i32>> = Vec::new();
         let mut warmed = 0;
         for k in 0..6000 {
-            let mut entry = |next: &mut dyn FnMut(u64) -> u64| {
+            let entry = |next: &mut dyn FnMut(u64) -> u64| {
                 if next(6) == 0 {
                     1 << 14
                 } else {
