@@ -34,7 +34,7 @@
 //! The estimate is the sum over both sides of the assignment's cost and the captures still to make; a lost
 //! castling right the target keeps, or a target unit nothing can reach, is "never".
 
-use super::assign::assign_flat;
+use super::assign::{assign_flat, assign_warm, Warm};
 use super::plan::{CapturePlan, PlannedCapture};
 use crate::bitboard::attacks::{between, bishop_walk, rook_walk};
 use crate::bitboard::board::{Board, BISHOP_I, KING_I, KNIGHT_I, PAWN_I, QUEEN_I, ROOK_I};
@@ -51,6 +51,10 @@ const MEMO_CAP: usize = 1 << 20;
 
 /// Moves counted at most for a unit to reach a planned capture square (another unit may be taken there).
 const PLANNED_CAP: i32 = 6;
+
+/// Per side, the last assignment a search's estimate solved: the start of the next ([`Guide::estimate_warm`]).
+#[derive(Clone, Debug, Default)]
+pub struct WarmStart([Warm; 2]);
 
 /// The guide for one target (see the module docs).
 pub struct Guide {
@@ -307,6 +311,31 @@ impl Guide {
     /// enemy unit's distance. `memo` keeps each side's part by its units (a move changes one side, a capture
     /// two); one memo serves one `detour` only.
     pub fn estimate(&self, b: &Board, mask: u8, detour: bool, memo: &mut HashMap<u64, u32>) -> u32 {
+        self.estimate_in(b, mask, detour, memo, None)
+    }
+
+    /// [`Guide::estimate`] with each side's assignment started from the one `warm` keeps (the last this search
+    /// solved for that side: a position a move or two away) and left there: the same value, fewer
+    /// augmentations ([`assign_warm`]).
+    pub fn estimate_warm(
+        &self,
+        b: &Board,
+        mask: u8,
+        detour: bool,
+        memo: &mut HashMap<u64, u32>,
+        warm: &mut WarmStart,
+    ) -> u32 {
+        self.estimate_in(b, mask, detour, memo, Some(warm))
+    }
+
+    fn estimate_in(
+        &self,
+        b: &Board,
+        mask: u8,
+        detour: bool,
+        memo: &mut HashMap<u64, u32>,
+        mut warm: Option<&mut WarmStart>,
+    ) -> u32 {
         if b.castling & mask != mask {
             return NEVER;
         }
@@ -330,7 +359,7 @@ impl Guide {
             let part = match memo.get(&key) {
                 Some(&p) => p,
                 None => {
-                    let p = self.side(b, c, detour);
+                    let p = self.side(b, c, detour, warm.as_deref_mut().map(|w| &mut w.0[c]));
                     if memo.len() >= MEMO_CAP {
                         memo.clear();
                     }
@@ -352,7 +381,7 @@ impl Guide {
 
     /// Side `c`'s part of the estimate: the assignment's cost and the units it leaves over (each captured: a
     /// move of the opponent).
-    fn side(&self, b: &Board, c: usize, detour: bool) -> u32 {
+    fn side(&self, b: &Board, c: usize, detour: bool, warm: Option<&mut Warm>) -> u32 {
         // The side's units (at most 64: one per square) in square order, without allocating.
         let mut all = [(0usize, 0usize); 64];
         let mut n = 0;
@@ -409,7 +438,11 @@ impl Guide {
                 }
             }
         }
-        let a = assign_flat(cost, n, &mut [0; 64][..n]);
+        let rows = &mut [0; 64][..n];
+        let a = match warm {
+            Some(w) => assign_warm(cost, n, rows, w),
+            None => assign_flat(cost, n, rows),
+        };
         if a >= INF {
             return NEVER;
         }
@@ -654,7 +687,7 @@ mod tests {
     fn part(target: &str, fen: &str, c: usize) -> u32 {
         let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
         let (b, _) = Board::from_setup(&Setup::from_fen(fen).unwrap());
-        g.side(&b, c, false)
+        g.side(&b, c, false, None)
     }
 
     #[test]
@@ -713,5 +746,46 @@ mod tests {
         let g = Guide::new(&Setup::startpos(), &target);
         assert_eq!(g.dist[BISHOP_I][2][20], u8::MAX);
         assert_eq!(g.dist[BISHOP_I][5][12], 1);
+    }
+
+    #[test]
+    fn the_warm_estimate_equals_the_cold_one() {
+        // Random games (seeded xorshift64) towards held-out legal positions (tests/data/hard-random-texel.txt,
+        // positions 8 and 9) and a quiet one: at every ply the estimate with a warm start carried along (the
+        // last assignment of each side) equals the estimate from scratch, each with a fresh memo so that
+        // every side's assignment is solved, for both `detour` charges.
+        use crate::bitboard::attacks::MagicSliders;
+        use crate::bitboard::movegen;
+        let targets = [
+            "1nkNQ3/n1B1Q3/rbR4K/1r2p1pq/2Q1Nqp1/p1QQR3/p1B2b2/2R4b w - - 0 1",
+            "BNR2q2/3RQ1k1/1pb1q2n/6N1/1QB4P/1Pn1B1K1/q1nnb1N1/Q1Q4R b - - 0 1",
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 1",
+        ];
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut compared = 0;
+        for target in targets {
+            let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
+            for game in 0..12 {
+                let detour = game % 2 == 1;
+                let (mut b, cd) = Board::from_setup(&Setup::startpos());
+                let mut warm = WarmStart::default();
+                for _ in 0..120 {
+                    let moves = movegen::moves::<MagicSliders>(&b, &cd);
+                    if moves.as_slice().is_empty() {
+                        break;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let m = moves.as_slice()[(x % moves.as_slice().len() as u64) as usize];
+                    b = b.make::<true>(&cd, m);
+                    let cold = g.estimate(&b, 0, detour, &mut HashMap::new());
+                    let hot = g.estimate_warm(&b, 0, detour, &mut HashMap::new(), &mut warm);
+                    assert_eq!(hot, cold, "{target} after a random game, detour {detour}");
+                    compared += usize::from(cold < NEVER);
+                }
+            }
+        }
+        assert!(compared > 400, "only {compared} finite estimates compared");
     }
 }

@@ -17,7 +17,7 @@
 //! position before it, and the double step is appended. Every game is replayed by the reference generator and
 //! compared with the target ([`super::matches`]) before it is returned.
 
-use super::guide::{Guide, NEVER};
+use super::guide::{Guide, WarmStart, NEVER};
 use super::{castle_mask, matches, replay, Game};
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
@@ -199,6 +199,8 @@ struct Run {
     seen: HashSet<(u64, u64)>,
     open: BinaryHeap<Reverse<Entry>>,
     memo: HashMap<u64, u32>,
+    /// The estimate's last assignments ([`Guide::estimate_warm`]).
+    warm: WarmStart,
     cap: usize,
 }
 
@@ -220,6 +222,7 @@ impl Run {
             seen,
             open,
             memo: HashMap::new(),
+            warm: WarmStart::default(),
             cap,
         }
     }
@@ -260,9 +263,13 @@ impl Run {
         if !self.seen.insert((next.key, next.check)) {
             return None;
         }
-        let h = ctx
-            .guide
-            .estimate(&next, ctx.mask, self.style.detour, &mut self.memo);
+        let h = ctx.guide.estimate_warm(
+            &next,
+            ctx.mask,
+            self.style.detour,
+            &mut self.memo,
+            &mut self.warm,
+        );
         if h >= NEVER {
             return None;
         }

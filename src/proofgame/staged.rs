@@ -21,7 +21,7 @@
 //! returned. Memory: one stage's positions ([`STEP_NODES`] expanded, their children) and the positions of the
 //! game and of the dead ends (at most [`DEAD_CAP`]).
 
-use super::guide::{Guide, NEVER};
+use super::guide::{Guide, WarmStart, NEVER};
 use super::guided::{confirmed, via_double_step, FastLimits, FastResult, Reached};
 use super::{castle_mask, tempo, Game};
 use crate::bitboard::attacks::MagicSliders;
@@ -63,6 +63,8 @@ struct Climb<'a> {
     /// Positions the finishing stage ([`tempo`]) was tried from (at most [`FINISH_CAP`]).
     finished: HashSet<(u64, u64)>,
     memo: HashMap<u64, u32>,
+    /// The estimate's last assignments ([`Guide::estimate_warm`]).
+    warm: WarmStart,
     /// The moves of the climb so far (fast generator's encoding).
     moves: Vec<u32>,
     /// Positions expanded, all climbs together.
@@ -91,7 +93,8 @@ struct Node {
 
 impl Climb<'_> {
     fn estimate(&mut self, b: &Board) -> u32 {
-        self.guide.estimate(b, self.mask, false, &mut self.memo)
+        self.guide
+            .estimate_warm(b, self.mask, false, &mut self.memo, &mut self.warm)
     }
 
     fn out_of_budget(&self, limits: &FastLimits) -> Option<String> {
@@ -300,6 +303,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
             dead: HashSet::new(),
             finished: HashSet::new(),
             memo: HashMap::new(),
+            warm: WarmStart::default(),
             moves: Vec::new(),
             expanded,
             deepest_first,
