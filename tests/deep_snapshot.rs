@@ -470,3 +470,40 @@ fn a_gpu_plan_counts_on_the_cpu_and_deals_the_grouped_order() {
     assert_ne!(grouped, f.count_order());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_gpu_plan_warns_that_it_does_not_use_the_gpu_flags() {
+    let d = temp_dir("gpu-plan-flags");
+    let plan = |name: &str, backend: &str, flags: &[&str]| {
+        let dir = d.join(name);
+        out(perftlab()
+            .env("WGPU_BACKEND", "dx12")
+            .args(["plan", "--startpos", "--depth", "3", "--split-depth", "1"])
+            .args(["--shards", "2", "--backend", backend])
+            .args(["--out", dir.to_str().unwrap()])
+            .args(flags)
+            .output()
+            .unwrap())
+    };
+    // The plan opens no GPU (the check and estimate count on the cpu), so these flags would change nothing.
+    let (code, _, stderr) = plan("given", "gpu", &["--adapter", "0", "--gpu-mem", "64"]);
+    assert_eq!(code, 0, "{stderr}");
+    for flag in ["--adapter", "--gpu-mem"] {
+        assert!(
+            stderr.contains(&format!(
+                "warning: {flag} does nothing for `plan --backend gpu`"
+            )),
+            "{flag}: {stderr}"
+        );
+    }
+    // Without them, no warning; on the cpu backend the general warning names the backend instead.
+    let (code, _, stderr) = plan("none", "gpu", &[]);
+    assert_eq!((code, stderr.contains("warning")), (0, false), "{stderr}");
+    let (code, _, stderr) = plan("cpu", "cpu", &["--adapter", "0"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("--adapter does nothing on the cpu backend"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

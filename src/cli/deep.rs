@@ -195,6 +195,25 @@ pub struct PlanArgs {
 /// tenth of `plan`'s time to allocate and clear.
 const PLAN_HASH_MB: usize = 16;
 
+/// The GPU flags `plan --backend gpu` was given and does not use (it opens no GPU: its check and estimate are
+/// counted on the cpu backend), one warning each; the units' `run-unit --backend gpu` takes them.
+fn gpu_flags_unused_by_plan(b: &BackendArgs) -> Vec<String> {
+    [
+        ("--adapter", b.adapter.is_some()),
+        ("--gpu-mem", b.gpu_mem.is_some()),
+        ("--checked-shaders", b.checked_shaders),
+    ]
+    .into_iter()
+    .filter(|(_, given)| *given)
+    .map(|(flag, _)| {
+        format!(
+            "{flag} does nothing for `plan --backend gpu` (the plan opens no GPU: it counts its check and \
+             estimate on the cpu backend); give it to each `run-unit --backend gpu`"
+        )
+    })
+    .collect()
+}
+
 pub fn plan(mut a: PlanArgs) -> Result<i32> {
     a.backend.hash.get_or_insert(PLAN_HASH_MB);
     crate::limits::check_thread_count("--cpus-per-unit", a.cpus_per_unit)?;
@@ -208,6 +227,9 @@ pub fn plan(mut a: PlanArgs) -> Result<i32> {
     // shallow counts cost 0.9 CPU s against 0.25 (start perft 7, split 4; docs/deep-runs.md, "GPU units").
     // Only the shards' order is the GPU's ([`crate::gpu::GpuBackend::MERGES_ONLY_WITHIN_BATCH`]).
     let (engine, grouped) = if a.backend.backend == BackendKind::Gpu {
+        for line in gpu_flags_unused_by_plan(&a.backend) {
+            eprintln!("warning: {line}");
+        }
         let cpu = a.backend.create_kind(BackendKind::Cpu)?;
         (cpu, crate::gpu::GpuBackend::MERGES_ONLY_WITHIN_BATCH)
     } else {

@@ -84,7 +84,7 @@ const SEGMENT_BYTES: u64 = 40;
 /// Longest header line accepted.
 const MAX_HEADER_BYTES: u64 = 4096;
 
-/// Time before the first snapshot of a run.
+/// Shortest time before the first snapshot of a run ([`first_interval`]).
 const FIRST_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Shortest time between two snapshots.
@@ -150,6 +150,20 @@ pub fn stop_write_allowed(
          allowed): the resumed run loads the last periodic one",
         expected.as_secs_f64(),
         STOP_WRITE_LIMIT.as_secs()
+    ))
+}
+
+/// The time before the first snapshot of a run whose table has `table_bytes`: [`INTERVAL_PER_COST`] times what
+/// the snapshot is expected to take at [`ASSUMED_BYTES_PER_SECOND`] (every snapshot scans the whole table), at
+/// least [`FIRST_INTERVAL`]. So the first snapshot, like the later ones, costs at most about 2 % of the run's
+/// time: with the default 64 MiB table it comes after 1.56 s, not after 1 s, and a `run-unit` of a perft 8
+/// shard (about 1.5 s on two threads) no longer scans its table once more than the plain count does (0.1 CPU
+/// s, 5 % of the unit: docs/deep-runs.md, "session 57"). A `kill -9` before it keeps no table (the journal
+/// keeps every finished position; SIGTERM and SIGINT write the snapshot as the run stops).
+pub fn first_interval(table_bytes: u64) -> Duration {
+    let expected = table_bytes as f64 / ASSUMED_BYTES_PER_SECOND as f64;
+    FIRST_INTERVAL.max(Duration::from_secs_f64(
+        expected * f64::from(INTERVAL_PER_COST),
     ))
 }
 
@@ -223,7 +237,7 @@ impl Snapshots {
                 last_cost_ns: AtomicU64::new(0),
             }),
             last: Instant::now(),
-            interval: FIRST_INTERVAL,
+            interval: first_interval(shape.bytes),
             failed: None,
         })
     }
@@ -739,6 +753,16 @@ pub fn depths(rest: u32) -> Depths {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_snapshot_waits_fifty_times_its_expected_cost_and_at_least_a_second() {
+        // 2 GiB a second: a 16 MiB table takes 7.8 ms, ×50 = 0.39 s: the one-second floor.
+        assert_eq!(first_interval(16 << 20), Duration::from_secs(1));
+        assert_eq!(first_interval(0), Duration::from_secs(1));
+        // 64 MiB: 31.25 ms, ×50 = 1.5625 s; 1 GiB: 25 s.
+        assert_eq!(first_interval(64 << 20), Duration::from_micros(1_562_500));
+        assert_eq!(first_interval(1 << 30), Duration::from_secs(25));
+    }
 
     #[test]
     fn the_stop_snapshot_is_skipped_when_it_would_take_over_a_second() {

@@ -192,9 +192,11 @@ pub const CPU_BATCHING: Batching = Batching {
 };
 
 impl Batching {
-    /// The batching for `engine` ([`GPU_BATCHING`] or [`CPU_BATCHING`]).
+    /// The batching for `engine`: [`GPU_BATCHING`] for a backend that counts each call as one run of its own
+    /// ([`Backend::merges_only_within_batch`]: the GPU), else [`CPU_BATCHING`]. A property of the backend, not
+    /// its name.
     pub fn of(engine: &dyn Backend) -> Batching {
-        if engine.name() == "gpu" {
+        if engine.merges_only_within_batch() {
             GPU_BATCHING
         } else {
             CPU_BATCHING
@@ -441,5 +443,37 @@ mod tests {
         assert_eq!(GPU_BATCHING.first_of(10), 1);
         assert_eq!(GPU_BATCHING.first_of(usize::MAX), MAX_BATCH);
         assert_eq!(CPU_BATCHING.first_of(72_078), 64);
+    }
+
+    /// A backend of a given name and merging property that counts nothing (only [`Batching::of`] reads it).
+    struct Named(&'static str, bool);
+
+    impl Backend for Named {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn merges_only_within_batch(&self) -> bool {
+            self.1
+        }
+        fn perft(&self, _: &Checked, _: u32) -> Result<u128> {
+            unreachable!("not counted")
+        }
+        fn legal_moves(&self, _: &[Checked]) -> Result<Vec<Vec<crate::types::Move>>> {
+            unreachable!("not counted")
+        }
+        fn stats(&self, _: &Checked, _: u32, _: Detail) -> Result<(u128, Stats)> {
+            unreachable!("not counted")
+        }
+    }
+
+    #[test]
+    fn the_batching_follows_the_backends_merging_not_its_name() {
+        assert_eq!(Batching::of(&Named("gpu", true)), GPU_BATCHING);
+        assert_eq!(Batching::of(&Named("gpu", false)), CPU_BATCHING);
+        assert_eq!(Batching::of(&Named("other", true)), GPU_BATCHING);
+        assert_eq!(
+            Batching::of(&crate::backend::ReferenceBackend),
+            CPU_BATCHING
+        );
     }
 }
