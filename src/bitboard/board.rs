@@ -113,23 +113,54 @@ impl Board {
         Board::without_keys_of(setup, Keys::default_keys())
     }
 
+    /// [`Board::without_keys`] for a caller that has already gathered `setup`'s pieces: `roles` and `colors`
+    /// must be the bitboards of `setup.board`'s pieces by role and by colour (`dead`'s validity screen makes
+    /// them; checked in debug builds).
+    pub fn without_keys_from(
+        setup: &Setup,
+        roles: [u64; 6],
+        colors: [u64; 2],
+    ) -> (Board, CastlingData) {
+        debug_assert_eq!(Board::pieces_of(setup), (roles, colors));
+        Board::finish(setup, roles, colors, Keys::default_keys())
+    }
+
+    /// The bitboards of `setup`'s pieces, by role and by colour.
+    fn pieces_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
+        let (mut roles, mut colors) = ([0; 6], [0; 2]);
+        for sq in Square::all() {
+            if let Some(p) = setup.piece_at(sq) {
+                roles[p.role.index()] |= 1 << sq.index();
+                colors[p.color.index()] |= 1 << sq.index();
+            }
+        }
+        (roles, colors)
+    }
+
     /// The board and castling data of `setup`, the hashes 0, the castling data holding `keys`.
     fn without_keys_of(setup: &Setup, keys: ZobristKeys) -> (Board, CastlingData) {
+        let (roles, colors) = Board::pieces_of(setup);
+        Board::finish(setup, roles, colors, keys)
+    }
+
+    /// [`Board::without_keys_of`] from `setup`'s pieces gathered (`roles`, `colors`): the rest of the board
+    /// (turn, castling rights, en passant) and the castling data.
+    #[inline(always)]
+    fn finish(
+        setup: &Setup,
+        roles: [u64; 6],
+        colors: [u64; 2],
+        keys: ZobristKeys,
+    ) -> (Board, CastlingData) {
         let mut b = Board {
-            roles: [0; 6],
-            colors: [0; 2],
+            roles,
+            colors,
             key: 0,
             check: 0,
             turn: setup.turn as u8,
             ep: NO_EP,
             castling: 0,
         };
-        for sq in Square::all() {
-            if let Some(p) = setup.piece_at(sq) {
-                b.roles[p.role.index()] |= 1 << sq.index();
-                b.colors[p.color.index()] |= 1 << sq.index();
-            }
-        }
         let mut cd = CastlingData {
             rook: [0; 4],
             king_to: [0; 4],

@@ -89,6 +89,8 @@ struct Position<'a> {
     /// The side word of its line, if any.
     side: Option<Color>,
     pos: std::result::Result<Checked, String>,
+    /// Its pieces, where the validity screen gathered them ([`dead::screened`]).
+    pieces: Option<dead::Pieces>,
     /// Its FEN's fields are the text of the position's before it (read in the same run of lines): the same
     /// position, read and checked once.
     repeat: bool,
@@ -138,18 +140,19 @@ fn read_line<'a>(
     if let Err(e) = parsed.refuse_extras(line, true, false) {
         return Some(Err(e));
     }
-    let (pos, repeat) = match previous {
-        Some(p) if p.fen == parsed.fen => (p.pos.clone(), true),
-        _ => (
-            dead::checked(parsed.setup).map_err(|e| e.to_string()),
-            false,
-        ),
+    let (pos, pieces, repeat) = match previous {
+        Some(p) if p.fen == parsed.fen => (p.pos.clone(), p.pieces, true),
+        _ => {
+            let (pos, pieces) = dead::screened(parsed.setup);
+            (pos.map_err(|e| e.to_string()), pieces, false)
+        }
     };
     Some(Ok(Position {
         line,
         fen: parsed.fen,
         side: parsed.side,
         pos,
+        pieces,
         repeat,
     }))
 }
@@ -531,8 +534,16 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                             .map(|i| {
                                 let q = &input.queries[i];
                                 if at == usize::MAX || !same_position(input, at, q.at) {
-                                    // A new position of the job: a new memo.
-                                    memo = dead::Memo::default();
+                                    // A new position of the job: a new memo (with the pieces its screen
+                                    // gathered).
+                                    memo = match &input.positions[q.at] {
+                                        Position {
+                                            pos: Ok(pos),
+                                            pieces,
+                                            ..
+                                        } => dead::Memo::screened(pos, *pieces),
+                                        _ => dead::Memo::default(),
+                                    };
                                     first = q.at;
                                 }
                                 at = q.at;

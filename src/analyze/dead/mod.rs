@@ -42,7 +42,7 @@ mod verdict;
 
 pub use material::material_reason;
 pub use saturate::fortress;
-pub use screen::checked;
+pub use screen::{checked, screened, Pieces};
 pub use verdict::{DeadReport, Decision, Limit, Reason, Region, SideReport, Sides, Verdict};
 
 use blocked::blocked_reason;
@@ -238,6 +238,19 @@ pub struct Memo<'a> {
     closure_stopped: bool,
     /// The position after its forced moves, as the first query found it.
     root: Option<Root<'a>>,
+    /// A position and its pieces as the validity screen gathered them ([`Memo::screened`]).
+    pieces: Option<(&'a Checked, Pieces)>,
+}
+
+impl<'a> Memo<'a> {
+    /// A memo for the queries of `pos`, whose pieces the validity screen gathered ([`screened`]; `None`: not
+    /// gathered): the first query builds its board from them instead of gathering them again.
+    pub fn screened(pos: &'a Checked, pieces: Option<Pieces>) -> Memo<'a> {
+        Memo {
+            pieces: pieces.map(|p| (pos, p)),
+            ..Memo::default()
+        }
+    }
 }
 
 /// [`decide`] for one of several intended winners of the same position, asked in turn with the same `memo`
@@ -265,6 +278,7 @@ pub fn decide_next<'a>(
     let Memo {
         closure_stopped,
         root,
+        pieces,
     } = memo;
     if !root
         .as_ref()
@@ -273,7 +287,9 @@ pub fn decide_next<'a>(
         *closure_stopped = false;
         *root = None;
     }
-    let shared = root.get_or_insert_with(|| Root::of(pos));
+    // The screen's pieces serve only the position they were gathered from (the same reference).
+    let gathered = pieces.and_then(|(p, pieces)| std::ptr::eq(p, pos).then_some(pieces));
+    let shared = root.get_or_insert_with(|| Root::of(pos, gathered));
     decide_from(pos, winner, limits, closure_stopped, shared, deadline)
 }
 
@@ -305,8 +321,12 @@ impl<'a> Root<'a> {
     /// forced line that repeats a position is everything reachable, with no mate on it.
     /// (Most positions have more than one move: the line's keys are only stored once there is a forced move.)
     /// The boards are not hashed ([`Board::without_keys`], `make::<false>`): [`Root::keyed`] hashes the last.
-    fn of(pos: &'a Checked) -> Root<'a> {
-        let (mut root, cd) = Board::without_keys(pos.setup());
+    /// `pieces`: `pos`'s pieces as the validity screen gathered them, if it did.
+    fn of(pos: &'a Checked, pieces: Option<Pieces>) -> Root<'a> {
+        let (mut root, cd) = match pieces {
+            Some(p) => Board::without_keys_from(pos.setup(), p.roles, p.colors),
+            None => Board::without_keys(pos.setup()),
+        };
         let mut prefix: Vec<u32> = Vec::new();
         let mut line_seen: Vec<[u64; 8]> = Vec::new();
         // Counted, not listed, unless forced: most positions need only the number of their moves.

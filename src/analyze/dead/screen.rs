@@ -17,7 +17,46 @@ use crate::validate::Checked;
 /// # Errors
 /// As [`Checked::new`]: [`crate::Error::InvalidPosition`] with every validity error.
 pub fn checked(setup: Setup) -> Result<Checked> {
-    Checked::screened(setup, plainly_valid)
+    screened(setup).0
+}
+
+/// The pieces of a position by role and by colour, as the screen gathered them: handed to the analysis
+/// ([`super::Memo::screened`]) so that its board is built without gathering them again (as many instructions
+/// as the screen's own checks on a scan of real positions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pieces {
+    pub(super) roles: [u64; 6],
+    pub(super) colors: [u64; 2],
+}
+
+/// [`checked`], and the pieces of `setup` where the screen passed it (`None` where [`Checked::new`] decided).
+///
+/// # Errors
+/// As [`checked`] (in the first of the pair).
+pub fn screened(setup: Setup) -> (Result<Checked>, Option<Pieces>) {
+    let mut gathered = None;
+    let checked = Checked::screened(setup, |s| {
+        if s.ep_square.is_some() {
+            return false;
+        }
+        let pieces = pieces_of(s);
+        let valid = plainly_valid_with(s, &pieces);
+        gathered = valid.then_some(pieces);
+        valid
+    });
+    (checked, gathered)
+}
+
+/// The pieces of `setup` by role and by colour.
+fn pieces_of(setup: &Setup) -> Pieces {
+    let (mut roles, mut colors) = ([0u64; 6], [0u64; 2]);
+    for (i, p) in setup.board.iter().enumerate() {
+        if let Some(p) = p {
+            roles[p.role.index()] |= 1 << i;
+            colors[p.color.index()] |= 1 << i;
+        }
+    }
+    Pieces { roles, colors }
 }
 
 /// The first and last ranks, where no pawn may stand (FIDE 3.7.5: a pawn reaching the last rank is promoted).
@@ -28,17 +67,14 @@ const BACK_RANKS: u64 = 0xFF00_0000_0000_00FF;
 /// its colour on its back rank on the right's side of its king, that king on its back rank too (FIDE 3.8.2),
 /// and no unit of the side to move attacking the other king (FIDE 3.9: the side that just moved cannot have
 /// left its king in check). `false` says nothing (the full check decides).
+#[cfg(test)]
 fn plainly_valid(setup: &Setup) -> bool {
-    if setup.ep_square.is_some() {
-        return false;
-    }
-    let (mut roles, mut colors) = ([0u64; 6], [0u64; 2]);
-    for (i, p) in setup.board.iter().enumerate() {
-        if let Some(p) = p {
-            roles[p.role.index()] |= 1 << i;
-            colors[p.color.index()] |= 1 << i;
-        }
-    }
+    setup.ep_square.is_none() && plainly_valid_with(setup, &pieces_of(setup))
+}
+
+/// [`plainly_valid`] of a position without an en-passant square, given its pieces.
+fn plainly_valid_with(setup: &Setup, pieces: &Pieces) -> bool {
+    let Pieces { roles, colors } = *pieces;
     let (us, them) = (setup.turn, !setup.turn);
     let of = |c: Color, r: Role| Bitboard(roles[r.index()] & colors[c.index()]);
     let (Some(their_king), Some(_)) = (of(them, Role::King).single(), of(us, Role::King).single())
@@ -84,6 +120,7 @@ fn attacked(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bitboard::board::Board;
     use crate::random::{random_position, Rng};
     use crate::validate::check;
 
@@ -123,8 +160,18 @@ mod tests {
             castling += usize::from(screened && !setup.castling.is_empty());
             invalid += usize::from(!errors.is_empty());
             let theirs = Checked::new(setup.clone()).map_err(|e| e.to_string());
-            let ours = checked(setup).map_err(|e| e.to_string());
-            assert_eq!(ours, theirs);
+            let (ours, pieces) = super::screened(setup.clone());
+            assert_eq!(ours.map_err(|e| e.to_string()), theirs);
+            // The pieces handed on are those of the position, and only for a position the screen passed: the
+            // board built from them is the one built from the position.
+            assert_eq!(pieces.is_some(), screened);
+            if let Some(Pieces { roles, colors }) = pieces {
+                let (board, cd) = Board::without_keys(&setup);
+                let (from, from_cd) = Board::without_keys_from(&setup, roles, colors);
+                assert_eq!(from, board);
+                assert_eq!(format!("{from_cd:?}"), format!("{cd:?}"));
+                assert_eq!((board.roles, board.colors), (roles, colors));
+            }
         }
         assert!(invalid > 500, "{invalid}");
         assert!(
