@@ -241,18 +241,12 @@ fn human_move(pos: &Setup, seed: &mut u64) -> perftlab::types::Move {
     moves[0]
 }
 
-/// The benchmark problem set (benches/proofgame-problems.txt): `PER` human-like random games for each N of
-/// 6..=30 as `DIAGRAM N` lines (seeded: the same file every run). The test checks that the committed file is
-/// what the generator makes; `PROOFGAME_PROBLEMS=FILE cargo test --release --test proofgame bench_problems`
-/// writes it to FILE instead.
-#[test]
-fn bench_problems_are_the_generators() {
+/// `PER` human-like random games for each N of `plies`, from the generator's `seed`, as `DIAGRAM N` lines
+/// under the file's `header` line (seeded: the same text every run).
+fn bench_problems(header: &str, plies: impl IntoIterator<Item = u32>, mut seed: u64) -> String {
     const PER: usize = 4;
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut out = String::from(
-        "# perftlab proof-game benchmark: human-like random games (tests/proofgame.rs)\n",
-    );
-    for plies in 6..=30u32 {
+    let mut out = format!("{header}\n");
+    for plies in plies {
         let mut made = 0;
         while made < PER {
             let mut pos = Setup::startpos();
@@ -272,18 +266,52 @@ fn bench_problems_are_the_generators() {
             made += 1;
         }
     }
-    if let Ok(path) = std::env::var("PROOFGAME_PROBLEMS") {
-        std::fs::write(path, out).expect("writes the problem file");
+    out
+}
+
+/// Check that the committed benchmark file `name` (in benches/) is `made`; with the environment variable
+/// `var` set, write `made` to the file it names instead.
+fn check_bench_file(name: &str, var: &str, made: String) {
+    if let Ok(path) = std::env::var(var) {
+        std::fs::write(path, made).expect("writes the problem file");
         return;
     }
-    let committed = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/benches/proofgame-problems.txt"
-    ))
-    .expect("benches/proofgame-problems.txt");
+    let path = format!("{}/benches/{name}", env!("CARGO_MANIFEST_DIR"));
+    let committed = std::fs::read_to_string(&path).expect("the committed problem file");
     assert_eq!(
-        committed, out,
-        "benches/proofgame-problems.txt is not the generator's output"
+        committed, made,
+        "benches/{name} is not the generator's output"
+    );
+}
+
+/// The benchmark problem set (benches/proofgame-problems.txt): 4 human-like random games for each N of
+/// 6..=30 as `DIAGRAM N` lines (seeded: the same file every run). The test checks that the committed file is
+/// what the generator makes; `PROOFGAME_PROBLEMS=FILE cargo test --release --test proofgame bench_problems`
+/// writes it to FILE instead.
+#[test]
+fn bench_problems_are_the_generators() {
+    let made = bench_problems(
+        "# perftlab proof-game benchmark: human-like random games (tests/proofgame.rs)",
+        6..=30,
+        0x9e37_79b9_7f4a_7c15,
+    );
+    check_bench_file("proofgame-problems.txt", "PROOFGAME_PROBLEMS", made);
+}
+
+/// The long problems (benches/proofgame-problems-long.txt, issue 34's "some beyond 40"): 4 human-like random
+/// games for each N of 32, 36, …, 52, made and checked as [`bench_problems_are_the_generators`]'s (another
+/// seed); `PROOFGAME_PROBLEMS_LONG=FILE` writes the file.
+#[test]
+fn long_bench_problems_are_the_generators() {
+    let made = bench_problems(
+        "# perftlab proof-game benchmark, long problems: human-like random games (tests/proofgame.rs)",
+        (32..=52).step_by(4),
+        0x2545_f491_4f6c_dd1d,
+    );
+    check_bench_file(
+        "proofgame-problems-long.txt",
+        "PROOFGAME_PROBLEMS_LONG",
+        made,
     );
 }
 
