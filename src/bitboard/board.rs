@@ -125,8 +125,8 @@ impl Board {
         Board::finish(setup, roles, colors, Keys::default_keys())
     }
 
-    /// The bitboards of `setup`'s pieces, by role and by colour.
-    fn pieces_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
+    /// The bitboards of `setup`'s pieces, by role and by colour (what [`Board::without_keys_from`] takes).
+    pub fn pieces_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
         let (mut roles, mut colors) = ([0; 6], [0; 2]);
         for sq in Square::all() {
             if let Some(p) = setup.piece_at(sq) {

@@ -5,6 +5,7 @@
 //! so every invalid one is refused with its errors and message, word for word. A scan of real positions spent a tenth of its time in [`Checked::new`]'s
 //! square-by-square checks.
 
+use crate::bitboard::board::Board;
 use crate::bitboard::{pawn_attacks, piece_attacks, Bitboard};
 use crate::error::Result;
 use crate::position::Setup;
@@ -47,15 +48,9 @@ pub fn screened(setup: Setup) -> (Result<Checked>, Option<Pieces>) {
     (checked, gathered)
 }
 
-/// The pieces of `setup` by role and by colour.
+/// The pieces of `setup` by role and by colour ([`Board::pieces_of`]).
 fn pieces_of(setup: &Setup) -> Pieces {
-    let (mut roles, mut colors) = ([0u64; 6], [0u64; 2]);
-    for (i, p) in setup.board.iter().enumerate() {
-        if let Some(p) = p {
-            roles[p.role.index()] |= 1 << i;
-            colors[p.color.index()] |= 1 << i;
-        }
-    }
+    let (roles, colors) = Board::pieces_of(setup);
     Pieces { roles, colors }
 }
 
@@ -120,7 +115,6 @@ fn attacked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::board::Board;
     use crate::random::{random_position, Rng};
     use crate::validate::check;
 
