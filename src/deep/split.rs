@@ -20,7 +20,7 @@
 //! (estimated from the share of root moves done).
 
 use crate::bitboard::attacks::MagicSliders;
-use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::board::{Board, CastlingData, KING_I};
 use crate::bitboard::frontier::{self, Merger, TooBig};
 use crate::bitboard::movegen;
 use crate::error::{Error, MemoryError, Result, Setting, SettingError};
@@ -227,6 +227,38 @@ impl Boards {
     /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator).
     pub fn checked(&self, j: usize) -> Result<Checked> {
         Checked::reached(self.boards[j].to_setup(&self.cd))
+    }
+
+    /// The `j`-th position found, with the king checks of [`Boards::checked`] made on the board itself
+    /// (one king of each colour; the side not to move not in check, FIDE 3.9.2), without making a
+    /// [`Setup`]; a board that fails them gets [`Boards::checked`]'s error.
+    ///
+    /// # Errors
+    /// As [`Boards::checked`].
+    pub fn board(&self, j: usize) -> Result<Board> {
+        let b = self.boards[j];
+        let kings = |c: usize| b.roles[KING_I] & b.colors[c];
+        let ok = kings(0).count_ones() == 1 && kings(1).count_ones() == 1 && {
+            // The side not to move's king, attacked by the side to move: `attackers_of` with the turn
+            // flipped.
+            let mut them = b;
+            them.turn ^= 1;
+            let sq = kings(them.turn as usize).trailing_zeros() as usize;
+            movegen::attackers_of::<MagicSliders>(&them, sq, b.colors[0] | b.colors[1]) == 0
+        };
+        if ok {
+            return Ok(b);
+        }
+        Err(self.checked(j).err().unwrap_or_else(|| {
+            Error::Backend(format!(
+                "frontier board {j} fails the king checks on its bitboards but not as a position"
+            ))
+        }))
+    }
+
+    /// The castling data below the root (every board's).
+    pub(super) fn shared_castling_data(&self) -> &CastlingData {
+        &self.cd
     }
 }
 
@@ -504,6 +536,92 @@ mod tests {
             assert_eq!(got.len(), f.len(), "{fen}: a FEN twice");
             assert_eq!(got, want, "{fen} at ply {plies}");
         }
+    }
+
+    #[test]
+    fn frontier_boards_counted_as_boards_give_the_published_counts() {
+        // The six CPW "Perft Results" positions: the boards of the frontier at ply 2, counted two plies on by
+        // the CPU backend as boards (its default keys and seeded ones; one batch wide enough for a board per
+        // thread, and three boards alone, each split over the threads), sum as multiplicity × count to the
+        // page's perft 4; the reference generator through the default (checked positions) gives each board's
+        // count one ply on (its perft 3 sum).
+        use crate::backend::{Backend, ReferenceBackend};
+        use crate::fast::CpuBackend;
+        for pos in crate::cpw::POSITIONS {
+            let root = Checked::from_fen(pos.fen).unwrap();
+            let (f, boards) =
+                frontier_with_boards(&root, 2, false, DEFAULT_BUDGET_MIB, false).unwrap();
+            let (bs, cd) = (boards.boards(), boards.shared_castling_data());
+            let sum = |counts: &[u128]| -> u128 {
+                assert_eq!(counts.len(), f.len(), "{}", pos.name);
+                counts
+                    .iter()
+                    .enumerate()
+                    .map(|(j, n)| f.piece(j).mult * n)
+                    .sum()
+            };
+            for cpu in [
+                CpuBackend::new(16, Some(2), true).unwrap(),
+                CpuBackend::new(16, Some(2), true)
+                    .unwrap()
+                    .with_zobrist_seed(7),
+            ] {
+                let wide = cpu.perft_boards(bs, cd, 2).unwrap();
+                assert_eq!(sum(&wide), pos.nodes_by_depth[3], "{}", pos.name);
+                let narrow = cpu.perft_boards(&bs[..3], cd, 2).unwrap();
+                assert_eq!(narrow, wide[..3], "{}", pos.name);
+            }
+            let reference = ReferenceBackend.perft_boards(bs, cd, 1).unwrap();
+            assert_eq!(sum(&reference), pos.nodes_by_depth[2], "{}", pos.name);
+        }
+    }
+
+    #[test]
+    fn chess960_frontier_boards_count_as_the_reference_generator_counts_them() {
+        // CPW "Chess960 Perft Results" #2: the boards share the root's castling data (rook squares h and e),
+        // so each board's count two plies on is the reference generator's of the same position.
+        use crate::backend::{Backend, ReferenceBackend};
+        let root =
+            Checked::from_fen("2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9")
+                .unwrap();
+        let (_, boards) = frontier_with_boards(&root, 2, true, DEFAULT_BUDGET_MIB, false).unwrap();
+        let (bs, cd) = (boards.boards(), boards.shared_castling_data());
+        let cpu = crate::fast::CpuBackend::new(16, Some(2), true).unwrap();
+        assert_eq!(
+            cpu.perft_boards(bs, cd, 2).unwrap(),
+            ReferenceBackend.perft_boards(bs, cd, 2).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_board_without_its_king_checks_gets_the_checked_positions_error() {
+        // Boards made by hand, as a generator bug would leave them: a side without a king, and the side not
+        // to move in check (FIDE 3.9.2). Each gets the error `Checked::reached` gives its position; a good
+        // board is handed back as it is.
+        let made = |fen: &str| {
+            let (b, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            Boards {
+                boards: vec![b],
+                cd,
+            }
+        };
+        for fen in [
+            "8/8/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/4R3/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/3p4/4K3 b - - 0 1",
+        ] {
+            let b = made(fen);
+            let Err(Error::InvalidPosition(..)) = b.board(0) else {
+                panic!("{fen}: {:?}", b.board(0))
+            };
+            assert_eq!(
+                b.board(0).unwrap_err().to_string(),
+                b.checked(0).unwrap_err().to_string(),
+                "{fen}"
+            );
+        }
+        let good = made("4k3/4R3/8/8/8/8/8/4K3 b - - 0 1");
+        assert_eq!(good.board(0).unwrap(), good.boards[0]);
     }
 
     #[test]
