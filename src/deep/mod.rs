@@ -30,6 +30,7 @@ pub mod units;
 pub mod work;
 
 use crate::backend::{Backend, Detail};
+use crate::bitboard::board::{Board, CastlingData};
 use crate::error::{Error, Part, Result, Setting, SettingError};
 use crate::validate::Checked;
 use journal::Journal;
@@ -186,6 +187,12 @@ impl work::Positions for FrontierPositions<'_> {
     fn position(&self, k: usize) -> Result<Checked> {
         self.boards.checked(self.board(k))
     }
+    fn castling_data(&self) -> Option<&CastlingData> {
+        Some(self.boards.shared_castling_data())
+    }
+    fn board(&self, k: usize) -> Result<Board> {
+        self.boards.board(FrontierPositions::board(self, k))
+    }
 }
 
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
@@ -335,11 +342,11 @@ pub fn perft_split(
             engine, &todo, rest, o.stats, None, o.progress, &what, &resume,
         )?,
     };
-    let counted = f
-        .pieces()
-        .enumerate()
+    let counted = run
+        .results
+        .range(..f.len())
         .filter(|(i, _)| !resumed.contains(i))
-        .filter_map(|(i, p)| run.results.get(&i).map(|r| p.mult * r.nodes))
+        .map(|(&i, r)| f.piece(i).mult * r.nodes)
         .sum();
     Ok(SplitOutcome {
         totals: work::frontier_totals(&f, &run.results, o.divide),

@@ -20,7 +20,7 @@
 //! (estimated from the share of root moves done).
 
 use crate::bitboard::attacks::MagicSliders;
-use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::board::{Board, CastlingData, KING_I};
 use crate::bitboard::frontier::{self, Merger, TooBig};
 use crate::bitboard::movegen;
 use crate::error::{Error, MemoryError, Result, Setting, SettingError};
@@ -227,6 +227,38 @@ impl Boards {
     /// [`Error::InvalidPosition`] when a king check fails (a bug of the generator).
     pub fn checked(&self, j: usize) -> Result<Checked> {
         Checked::reached(self.boards[j].to_setup(&self.cd))
+    }
+
+    /// The `j`-th position found, with the king checks of [`Boards::checked`] made on the board itself
+    /// (one king of each colour; the side not to move not in check, FIDE 3.9.2), without making a
+    /// [`Setup`]; a board that fails them gets [`Boards::checked`]'s error.
+    ///
+    /// # Errors
+    /// As [`Boards::checked`].
+    pub fn board(&self, j: usize) -> Result<Board> {
+        let b = self.boards[j];
+        let kings = |c: usize| b.roles[KING_I] & b.colors[c];
+        let ok = kings(0).count_ones() == 1 && kings(1).count_ones() == 1 && {
+            // The side not to move's king, attacked by the side to move: `attackers_of` with the turn
+            // flipped.
+            let mut them = b;
+            them.turn ^= 1;
+            let sq = kings(them.turn as usize).trailing_zeros() as usize;
+            movegen::attackers_of::<MagicSliders>(&them, sq, b.colors[0] | b.colors[1]) == 0
+        };
+        if ok {
+            return Ok(b);
+        }
+        Err(self.checked(j).err().unwrap_or_else(|| {
+            Error::Backend(format!(
+                "frontier board {j} fails the king checks on its bitboards but not as a position"
+            ))
+        }))
+    }
+
+    /// The castling data below the root (every board's).
+    pub(super) fn shared_castling_data(&self) -> &CastlingData {
+        &self.cd
     }
 }
 
@@ -504,6 +536,60 @@ mod tests {
             assert_eq!(got.len(), f.len(), "{fen}: a FEN twice");
             assert_eq!(got, want, "{fen} at ply {plies}");
         }
+    }
+
+    #[test]
+    fn frontier_boards_counted_through_the_default_give_the_published_counts() {
+        // The six CPW "Perft Results" positions: the boards of the frontier at ply 2, counted one ply on by
+        // the reference generator through `Backend::perft_boards`' default (each board made a checked
+        // position), sum as multiplicity × count to the page's perft 3. (The CPU backend's own
+        // `perft_boards` is tested beside it, in `src/fast/tests.rs`.)
+        use crate::backend::{Backend, ReferenceBackend};
+        for pos in crate::cpw::POSITIONS {
+            let root = Checked::from_fen(pos.fen).unwrap();
+            let (f, boards) =
+                frontier_with_boards(&root, 2, false, DEFAULT_BUDGET_MIB, false).unwrap();
+            let (bs, cd) = (boards.boards(), boards.shared_castling_data());
+            let counts = ReferenceBackend.perft_boards(bs, cd, 1).unwrap();
+            assert_eq!(counts.len(), f.len(), "{}", pos.name);
+            let sum: u128 = counts
+                .iter()
+                .enumerate()
+                .map(|(j, n)| f.piece(j).mult * n)
+                .sum();
+            assert_eq!(sum, pos.nodes_by_depth[2], "{}", pos.name);
+        }
+    }
+
+    #[test]
+    fn a_board_without_its_king_checks_gets_the_checked_positions_error() {
+        // Boards made by hand, as a generator bug would leave them: a side without a king, and the side not
+        // to move in check (FIDE 3.9.2). Each gets the error `Checked::reached` gives its position; a good
+        // board is handed back as it is.
+        let made = |fen: &str| {
+            let (b, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            Boards {
+                boards: vec![b],
+                cd,
+            }
+        };
+        for fen in [
+            "8/8/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/4R3/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/3p4/4K3 b - - 0 1",
+        ] {
+            let b = made(fen);
+            let Err(Error::InvalidPosition(..)) = b.board(0) else {
+                panic!("{fen}: {:?}", b.board(0))
+            };
+            assert_eq!(
+                b.board(0).unwrap_err().to_string(),
+                b.checked(0).unwrap_err().to_string(),
+                "{fen}"
+            );
+        }
+        let good = made("4k3/4R3/8/8/8/8/8/4K3 b - - 0 1");
+        assert_eq!(good.board(0).unwrap(), good.boards[0]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use super::seal::{as_u128, u128_value};
 use super::split::Frontier;
 use crate::backend::{Backend, Detail, Stats};
+use crate::bitboard::board::{Board, CastlingData};
 use crate::error::Result;
 use crate::validate::Checked;
 use serde_json::{Map, Value};
@@ -272,6 +273,23 @@ pub trait Positions: Sync {
     /// # Errors
     /// When it cannot be made (a bug of the caller's generator).
     fn position(&self, k: usize) -> Result<Checked>;
+    /// The castling data that every position shares when the positions are held as boards of the fast
+    /// generator below one root (the split frontier's); then [`Positions::board`] gives each, and a count
+    /// without statistics hands the backend the boards ([`Backend::perft_boards`]). `None` (the default) for
+    /// positions read as text (work units).
+    fn castling_data(&self) -> Option<&CastlingData> {
+        None
+    }
+    /// The `k`-th position as a board, checked as [`Positions::position`] checks it (only called where
+    /// [`Positions::castling_data`] is `Some`).
+    ///
+    /// # Errors
+    /// As [`Positions::position`].
+    fn board(&self, k: usize) -> Result<Board> {
+        Err(crate::Error::Backend(format!(
+            "position {k} is not held as a board"
+        )))
+    }
 }
 
 /// Count the positions `setups` not already recorded, in batches of one backend call each
@@ -292,7 +310,6 @@ pub fn run_positions(
     what: &str,
     resume: &str,
 ) -> Result<Counted> {
-    use rayon::prelude::*;
     let clock = Instant::now();
     let mut out = Counted::default();
     if let Some(j) = journal.as_deref() {
@@ -321,14 +338,7 @@ pub fn run_positions(
     let finished = (|| -> Result<()> {
         while at < todo.len() {
             let batch = &todo[at..(at + size).min(todo.len())];
-            let positions: Vec<Checked> = batch
-                .par_iter()
-                .map(|&k| setups.position(k))
-                .collect::<Result<_>>()?;
-            let call = Instant::now();
-            let counted = evaluate_many(engine, &positions, rest, stats)?;
-            let seconds = call.elapsed().as_secs_f64();
-            drop(positions);
+            let (counted, seconds) = count_batch(engine, setups, batch, rest, stats)?;
             out.backend_seconds += seconds;
             out.batches += 1;
             if let Some(j) = journal.as_deref_mut() {
@@ -360,6 +370,51 @@ pub fn run_positions(
     finished?;
     out.seconds = clock.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Count the positions `batch` (places in the counting order) of `setups` in one backend call: as boards
+/// ([`Backend::perft_boards`]) where they are held as boards and no statistics are asked, else as checked
+/// positions ([`evaluate_many`]). Returns the results and the seconds of the backend call.
+///
+/// # Errors
+/// A position that cannot be made, or a backend failure.
+fn count_batch(
+    engine: &dyn Backend,
+    setups: &dyn Positions,
+    batch: &[usize],
+    rest: u32,
+    stats: Option<Detail>,
+) -> Result<(Vec<PieceResult>, f64)> {
+    use rayon::prelude::*;
+    if let (None, Some(cd)) = (stats, setups.castling_data()) {
+        let boards: Vec<Board> = batch
+            .par_iter()
+            .map(|&k| setups.board(k))
+            .collect::<Result<_>>()?;
+        let call = Instant::now();
+        let nodes = engine.perft_boards(&boards, cd, rest)?;
+        let seconds = call.elapsed().as_secs_f64();
+        if nodes.len() != boards.len() {
+            return Err(crate::Error::Backend(format!(
+                "{} backend returned {} counts for {} positions",
+                engine.name(),
+                nodes.len(),
+                boards.len()
+            )));
+        }
+        let counted = nodes
+            .into_iter()
+            .map(|nodes| PieceResult { nodes, stats: None })
+            .collect();
+        return Ok((counted, seconds));
+    }
+    let positions: Vec<Checked> = batch
+        .par_iter()
+        .map(|&k| setups.position(k))
+        .collect::<Result<_>>()?;
+    let call = Instant::now();
+    let counted = evaluate_many(engine, &positions, rest, stats)?;
+    Ok((counted, call.elapsed().as_secs_f64()))
 }
 
 /// Totals of a split run.
@@ -401,18 +456,18 @@ pub fn frontier_totals(
         divide: divide.then(|| f.root_moves.iter().map(|m| (m.clone(), 0)).collect()),
         ..Totals::default()
     };
-    for (i, p) in f.pieces().enumerate() {
-        if let Some(r) = results.get(&i) {
-            // The root moves' names only for a divide (a split of 72,078 positions has some 200,000).
-            let by_move: Vec<(String, u128)> = if divide {
-                p.by_move()
-                    .map(|(k, n)| (f.root_moves[k as usize].clone(), n))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            t.add(p.mult, &by_move, r);
-        }
+    // The results in index order, each looked up in the frontier (not each position looked up in the map).
+    for (&i, r) in results.range(..f.len()) {
+        let p = f.piece(i);
+        // The root moves' names only for a divide (a split of 72,078 positions has some 200,000).
+        let by_move: Vec<(String, u128)> = if divide {
+            p.by_move()
+                .map(|(k, n)| (f.root_moves[k as usize].clone(), n))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        t.add(p.mult, &by_move, r);
     }
     t
 }

@@ -30,7 +30,7 @@ pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
 
 use crate::backend::{Backend, Detail, Stats};
-use crate::bitboard::board::Board;
+use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::zobrist::{Keys, ZobristKeys};
 use crate::bitboard::{attacks, movegen};
 use crate::error::{Error, Result};
@@ -231,6 +231,32 @@ impl Backend for CpuBackend {
                     .par_iter()
                     .map(|p| {
                         let (b, cd) = Board::with_keys(p, self.keys.clone());
+                        if serial {
+                            self.flavor.walk(&b, &cd, depth, tt) as u128
+                        } else {
+                            perft::perft_parallel(self.flavor, &b, &cd, depth, tt, self.merge)
+                        }
+                    })
+                    .collect()
+            })
+        }))
+    }
+
+    /// The boards as they are, rehashed with this backend's keys (no [`crate::position::Setup`] made): the
+    /// frontier's boards share the root's castling data, as the children of a plain count's walk do.
+    fn perft_boards(&self, boards: &[Board], cd: &CastlingData, depth: u32) -> Result<Vec<u128>> {
+        let cd = CastlingData {
+            keys: self.keys.clone(),
+            ..cd.clone()
+        };
+        let serial = self.batch_is_wide(boards.len());
+        Ok(self.counts(|tt| {
+            self.install(|| {
+                boards
+                    .par_iter()
+                    .map(|b| {
+                        let mut b = *b;
+                        [b.key, b.check] = b.compute_key(&cd);
                         if serial {
                             self.flavor.walk(&b, &cd, depth, tt) as u128
                         } else {

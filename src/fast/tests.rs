@@ -134,3 +134,53 @@ fn zobrist_keys_are_values_and_seeds_run_side_by_side() {
         assert_eq!(b.perft(&pos, 4).unwrap(), 4_085_603);
     }
 }
+
+#[test]
+fn boards_below_a_root_count_as_their_checked_positions_and_sum_to_the_published_perft() {
+    // `perft_boards` (the split frontier's path, issue 36): the boards two plies below each CPW "Perft
+    // Results" position and CPW "Chess960 Perft Results" #2, merged with their multiplicities and sharing the
+    // root's castling data, counted two plies on. Each board's count equals `perft_many`'s of the same
+    // position made a checked position (default and seeded keys; one batch wide enough for a board per
+    // thread, and three boards alone, each split over the threads), and the CPW positions' sums of
+    // multiplicity × count are the page's perft 4.
+    let chess960 = "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9";
+    let roots = crate::cpw::POSITIONS
+        .iter()
+        .map(|p| (p.fen, Some(p.nodes_by_depth[3])))
+        .chain([(chess960, None)]);
+    for (fen, perft4) in roots {
+        let (b0, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+        let mut level = vec![(b0, 1u64)];
+        for _ in 0..2 {
+            level = crate::bitboard::frontier::next_ply(&level, &cd, true, u64::MAX).unwrap();
+        }
+        let boards: Vec<Board> = level.iter().map(|&(b, _)| b).collect();
+        let checked: Vec<Checked> = boards
+            .iter()
+            .map(|b| Checked::reached(b.to_setup(&cd)).unwrap())
+            .collect();
+        for cpu in [
+            CpuBackend::new(16, Some(2), true).unwrap(),
+            CpuBackend::new(16, Some(2), true)
+                .unwrap()
+                .with_zobrist_seed(7),
+        ] {
+            let wide = cpu.perft_boards(&boards, &cd, 2).unwrap();
+            cpu.clear_hash();
+            assert_eq!(wide, cpu.perft_many(&checked, 2).unwrap(), "{fen}");
+            assert_eq!(
+                cpu.perft_boards(&boards[..3], &cd, 2).unwrap(),
+                wide[..3],
+                "{fen}"
+            );
+            if let Some(n) = perft4 {
+                let sum: u128 = level
+                    .iter()
+                    .zip(&wide)
+                    .map(|(&(_, w), c)| w as u128 * c)
+                    .sum();
+                assert_eq!(sum, n, "{fen}");
+            }
+        }
+    }
+}
