@@ -77,6 +77,28 @@ pub struct Guide {
     straight: [Vec<[i32; 64]>; 2],
     /// The same through a promotion on another file at most `spare` (0-7) files away, per `spare`.
     round: [Vec<[[i32; 64]; 8]>; 2],
+    /// Per colour and role, the target units (indices in `wanted`) a unit of that role can become: its own
+    /// role, and for a pawn every role but the king's (FIDE 3.7.5); every other entry of `table` is [`INF`],
+    /// so the cost matrix is built from these pairs only ([`Guide::matrix`]).
+    fits: [[Vec<usize>; 6]; 2],
+}
+
+/// Whether a unit of role `r` can become a target unit of role `tr` (FIDE 3.7.5: a pawn promotes to any piece
+/// but a king; no other unit changes its role).
+fn fits(r: usize, tr: usize) -> bool {
+    r == tr || (r == PAWN_I && tr != KING_I)
+}
+
+/// What [`Guide::blocked`] reads of the board for side `c`, computed once per cost matrix.
+struct Blocking {
+    /// `c`'s units standing on a target square of their kind, and enemy pawns on theirs.
+    settled: u64,
+    /// Every pawn on the board.
+    pawns: u64,
+    /// The enemy's pawns.
+    enemy_pawns: u64,
+    /// The enemy's units beyond the target's: the captures, so the file changes, left to `c`'s pawns.
+    spare: usize,
 }
 
 /// Squares of a bitboard.
@@ -209,6 +231,7 @@ impl Guide {
             at,
             straight: [Vec::new(), Vec::new()],
             round: [Vec::new(), Vec::new()],
+            fits: Default::default(),
         };
         for c in 0..2 {
             g.table[c] = g.wanted[c]
@@ -240,6 +263,11 @@ impl Guide {
                 }
                 g.straight[c].push(straight);
                 g.round[c].push(round);
+            }
+            for (role, f) in g.fits[c].iter_mut().enumerate() {
+                *f = (0..g.wanted[c].len())
+                    .filter(|&i| fits(role, g.wanted[c][i].1))
+                    .collect();
             }
             for t in &g.table[c] {
                 for (role, row) in t.iter().enumerate() {
@@ -407,12 +435,7 @@ impl Guide {
             large.resize(n * n, 0);
             &mut large
         };
-        for (row, t) in cost.chunks_exact_mut(n).zip(&self.table[c]) {
-            for (v, &(s, r)) in row.iter_mut().zip(units) {
-                *v = t[r][s];
-            }
-        }
-        self.blocked(b, c, units, &mut cost[..wanted * n]);
+        self.matrix(b, c, units, &mut cost[..wanted * n]);
         // Each unit left over is captured: one row per capture, its cost the capture move and the moves the
         // nearest enemy unit needs to reach the unit; for the capture plan's captures the enemy's pawns still
         // have to make, the unit may instead go to the planned square (its moves there, capped).
@@ -518,51 +541,74 @@ impl Guide {
     /// never pass each other without a capture, FIDE 3.7.1) promotes on another file (its captures counted) or
     /// on its own after a detour of two moves (a capture that takes it off the file and back, or the
     /// blocker's capture), whichever is cheaper: the climb otherwise walks the two pawns head to head.
-    /// A pawn changes file only by capturing (FIDE 3.7.4), and a unit captured never comes back: with `k`
-    /// enemy units beyond the target's, no pawn of `c` changes more than `k` files from here (none when the
-    /// enemy has the target's count: the climb otherwise keeps a capture the pawn still needs for last, when
-    /// nothing is left to take). `cost`: per target unit, per unit of `units` (rows of `units.len()`).
-    fn blocked(&self, b: &Board, c: usize, units: &[(usize, usize)], cost: &mut [i32]) {
+    /// A pawn changes file only by capturing (FIDE 3.7.4), and a unit captured never comes back: with `spare`
+    /// enemy units beyond the target's, no pawn of `c` changes more than `spare` files from here (none when
+    /// the enemy has the target's count: the climb otherwise keeps a capture the pawn still needs for last,
+    /// when nothing is left to take). `v`: the cost of `c`'s unit `(s, r)` (square, role) to become target
+    /// unit `i` (index in `wanted`), charged in place; an [`INF`] entry is left as it is.
+    fn blocked(&self, c: usize, k: &Blocking, i: usize, (s, r): (usize, usize), v: &mut i32) {
+        let (t, tr) = self.wanted[c][i];
+        if *v >= INF {
+            return;
+        }
+        if r == PAWN_I && tr != PAWN_I {
+            let detour = if ahead(c, s) & k.enemy_pawns != 0 {
+                2
+            } else {
+                0
+            };
+            let straight = self.straight[c][i][s];
+            if detour == 0 && straight == *v {
+                return;
+            }
+            let round = self.round[c][i][k.spare.min(7)][s];
+            *v = round.min(straight.saturating_add(detour)).min(INF);
+            return;
+        }
+        if r == PAWN_I && (s % 8).abs_diff(t % 8) > k.spare {
+            *v = INF;
+            return;
+        }
+        let held = match r {
+            BISHOP_I | ROOK_I | QUEEN_I => *v == 1 && between(s, t) & k.settled != 0,
+            PAWN_I => {
+                s % 8 == t % 8
+                    && rel_rank(c, t) > rel_rank(c, s)
+                    && ((between(s, t) & k.pawns) | ((1 << t) & k.enemy_pawns)) != 0
+            }
+            _ => false,
+        };
+        if held {
+            *v += 2;
+        }
+    }
+
+    /// What [`Guide::blocked`] reads of `b` for side `c`.
+    fn blocking(&self, b: &Board, c: usize) -> Blocking {
         let own = b.colors[c];
         let enemy_pawns = b.roles[PAWN_I] & b.colors[c ^ 1];
-        let settled = (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.at[c][r]))
-            | (enemy_pawns & self.at[c ^ 1][PAWN_I]);
-        let pawns = b.roles[PAWN_I];
-        // The enemy's units beyond the target's: the captures, so the file changes, left to `c`'s pawns.
-        let spare =
-            (b.colors[c ^ 1].count_ones() as usize).saturating_sub(self.wanted[c ^ 1].len());
-        let rows = cost.chunks_exact_mut(units.len());
-        for (i, (row, &(t, tr))) in rows.zip(&self.wanted[c]).enumerate() {
-            for (v, &(s, r)) in row.iter_mut().zip(units) {
-                if (r != tr && !(r == PAWN_I && tr != KING_I)) || *v >= INF {
-                    continue;
-                }
-                if r == PAWN_I && tr != PAWN_I {
-                    let detour = if ahead(c, s) & enemy_pawns != 0 { 2 } else { 0 };
-                    let straight = self.straight[c][i][s];
-                    if detour == 0 && straight == *v {
-                        continue;
-                    }
-                    let round = self.round[c][i][spare.min(7)][s];
-                    *v = round.min(straight.saturating_add(detour)).min(INF);
-                    continue;
-                }
-                if r == PAWN_I && (s % 8).abs_diff(t % 8) > spare {
-                    *v = INF;
-                    continue;
-                }
-                let held = match r {
-                    BISHOP_I | ROOK_I | QUEEN_I => *v == 1 && between(s, t) & settled != 0,
-                    PAWN_I => {
-                        s % 8 == t % 8
-                            && rel_rank(c, t) > rel_rank(c, s)
-                            && ((between(s, t) & pawns) | ((1 << t) & enemy_pawns)) != 0
-                    }
-                    _ => false,
-                };
-                if held {
-                    *v += 2;
-                }
+        Blocking {
+            settled: (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.at[c][r]))
+                | (enemy_pawns & self.at[c ^ 1][PAWN_I]),
+            pawns: b.roles[PAWN_I],
+            enemy_pawns,
+            spare: (b.colors[c ^ 1].count_ones() as usize).saturating_sub(self.wanted[c ^ 1].len()),
+        }
+    }
+
+    /// Side `c`'s cost matrix towards its target units: per target unit (in `wanted`'s order) a row of
+    /// `units.len()` entries, each the unit's moves to become it ([`Guide::cost`], tabulated) with the
+    /// blocked-way charges ([`Guide::blocked`]). Only the pairs [`fits`] allows are looked up and charged; the
+    /// rest are [`INF`], as the table has them (the charges leave an [`INF`] entry as it is).
+    fn matrix(&self, b: &Board, c: usize, units: &[(usize, usize)], cost: &mut [i32]) {
+        let n = units.len();
+        let k = self.blocking(b, c);
+        cost.fill(INF);
+        for (j, &(s, r)) in units.iter().enumerate() {
+            for &i in &self.fits[c][r] {
+                let v = &mut cost[i * n + j];
+                *v = self.table[c][i][r][s];
+                self.blocked(c, &k, i, (s, r), v);
             }
         }
     }
@@ -746,6 +792,63 @@ mod tests {
         let g = Guide::new(&Setup::startpos(), &target);
         assert_eq!(g.dist[BISHOP_I][2][20], u8::MAX);
         assert_eq!(g.dist[BISHOP_I][5][12], 1);
+    }
+
+    #[test]
+    fn the_sparse_matrix_equals_the_full_one() {
+        // Random games (seeded xorshift64) towards held-out positions 7, 8 and 9 (tests/data/
+        // hard-random-texel.txt) and a quiet one: at every ply, each side's cost matrix built from the pairs
+        // `fits` allows equals the one built from every pair (every table entry looked up and charged).
+        use crate::bitboard::attacks::MagicSliders;
+        use crate::bitboard::movegen;
+        let targets = [
+            "qQ5r/N5p1/1n1b4/1nBn1rBr/B2R1N2/5bkq/rp1NN3/3K1Qbb b - - 0 1",
+            "1nkNQ3/n1B1Q3/rbR4K/1r2p1pq/2Q1Nqp1/p1QQR3/p1B2b2/2R4b w - - 0 1",
+            "BNR2q2/3RQ1k1/1pb1q2n/6N1/1QB4P/1Pn1B1K1/q1nnb1N1/Q1Q4R b - - 0 1",
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 1",
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let (mut compared, mut finite) = (0, 0);
+        for target in targets {
+            let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
+            for _ in 0..10 {
+                let (mut b, cd) = Board::from_setup(&Setup::startpos());
+                for _ in 0..150 {
+                    let moves = movegen::moves::<MagicSliders>(&b, &cd);
+                    if moves.as_slice().is_empty() {
+                        break;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let m = moves.as_slice()[(x % moves.as_slice().len() as u64) as usize];
+                    b = b.make::<true>(&cd, m);
+                    for c in 0..2 {
+                        let units: Vec<_> = squares(b.colors[c])
+                            .map(|s| (s, b.role_on(1 << s)))
+                            .collect();
+                        let n = units.len();
+                        let mut sparse = vec![0; g.wanted[c].len() * n];
+                        g.matrix(&b, c, &units, &mut sparse);
+                        let k = g.blocking(&b, c);
+                        let mut full = sparse.clone();
+                        for (i, row) in full.chunks_exact_mut(n).enumerate() {
+                            for (v, &(s, r)) in row.iter_mut().zip(&units) {
+                                *v = g.table[c][i][r][s];
+                                g.blocked(c, &k, i, (s, r), v);
+                            }
+                        }
+                        assert_eq!(sparse, full, "{target}: side {c}");
+                        compared += 1;
+                        finite += sparse.iter().filter(|&&v| v < INF).count();
+                    }
+                }
+            }
+        }
+        assert!(
+            compared > 8000 && finite > 100_000,
+            "{compared} matrices, {finite} finite entries"
+        );
     }
 
     #[test]

@@ -8,11 +8,16 @@
 //!   files swapped (both pawns on their initial squares: the same side's pawn of the other file takes);
 //! - **piece takes pawn** (`wxPa0`): the pawn is removed from the board where it stands (the piece goes out
 //!   and back in the first leg); one option;
-//! - a pawn takes a piece, a piece takes a piece: left to the second leg (the files they touch are not placed
-//!   further). Placing a pawn's capture of a piece (the victim, an initial piece, removed; the enemy pawns
-//!   moved out of the way to put the capturer at its place in the file's order) was tried in session 53 and
-//!   dropped: the first leg then has to bring a rook or bishop out to the capture square, and its search
-//!   failed on every such intermediate position of the held-out set's two kernels with these captures.
+//! - **pawn takes piece** (`wPa0xpieceb2`), only in a chain ([`Placing::chain`], session 58): the capturer
+//!   advances and takes on the other file at one of five ranks ([`piece_ranks`]), the enemy pawns of that
+//!   file moved past the capture square where the kernel's order of the file needs it; the victim is an
+//!   initial piece of the other side whose role (a bishop: of the capture square's colour, FIDE 3.2) the
+//!   board holds more of than the target ([`Placing::victim`]), removed from home. Each such capture ends a
+//!   stage ([`Placing::stages`]): the first leg goes through one intermediate position per capture, so each
+//!   leg walks one victim to its capture square (session 53 placed them all in one position and its first
+//!   leg was never found);
+//! - a piece takes a piece, and a pawn takes a piece outside a chain: left to the second leg (the files they
+//!   touch are not placed further).
 //!
 //! A capture that does not fit the board (a pawn in the way, a pawn that would have to move backwards) has
 //! no option; nothing here is a proof, the legs' searches and the replay by the reference generator decide.
@@ -36,6 +41,18 @@ pub(super) struct Placing {
     pub(super) steps: [Vec<(Square, Square)>; 2],
     /// Whether only pawns moved (no piece's capture placed): the first leg can be built from `steps`.
     pub(super) direct: bool,
+    /// With a chain: the target, whose surplus of pieces names the victims ([`Placing::victim`]).
+    target: Option<Box<Setup>>,
+    /// The intermediate position after each pawn-takes-piece capture placed, in order.
+    pub(super) stages: Vec<Setup>,
+}
+
+/// The capture ranks of pawn takes piece (0-based, from White's side), in order of trial.
+fn piece_ranks(by: Color) -> [u8; 5] {
+    match by {
+        Color::White => [5, 4, 3, 6, 2],
+        Color::Black => [2, 3, 4, 1, 5],
+    }
 }
 
 /// The capture ranks of pawn takes pawn (0-based, from White's side), in order: a Black pawn takes on the
@@ -59,11 +76,17 @@ fn sq(file: u8, rank: u8) -> Square {
     Square::from_coords(i32::from(file), i32::from(rank)).expect("on the board")
 }
 
-/// The options of `m` (see the module docs); 0 when it is left to the second leg.
-pub(super) fn options(m: &KernelMove) -> usize {
+/// The options of `m` (see the module docs); 0 when it is left to the second leg. `chain`: pawn takes piece
+/// placed ([`Placing::chain`]).
+pub(super) fn options(m: &KernelMove, chain: bool) -> usize {
     match *m {
         KernelMove::PawnTakesPawn { .. } => 8,
         KernelMove::PieceTakesPawn { .. } => 1,
+        KernelMove::PawnTakesPiece {
+            to_at: Some(_),
+            promoted_on: None,
+            ..
+        } if chain => 5,
         _ => 0,
     }
 }
@@ -79,7 +102,87 @@ impl Placing {
             placed: 0,
             steps: [Vec::new(), Vec::new()],
             direct: true,
+            target: None,
+            stages: Vec::new(),
         }
+    }
+
+    /// The start, nothing placed, pawn-takes-piece captures placed as a chain of stages towards `target`.
+    pub(super) fn chain(start: &Setup, target: &Setup) -> Placing {
+        let mut p = Placing::new(start);
+        p.target = Some(Box::new(target.clone()));
+        p
+    }
+
+    /// Pieces of `c` and `role` on `board` (a bishop: on squares of `dark`'s colour only).
+    fn count(board: &Setup, c: Color, role: Role, dark: bool) -> i32 {
+        Square::all()
+            .filter(|&s| {
+                board.piece_at(s) == Some(Piece::new(c, role))
+                    && (role != Role::Bishop || is_dark(s) == dark)
+            })
+            .count() as i32
+    }
+
+    /// The victim of a pawn's capture on `at`: a piece of `c` (not the king) whose role, a bishop of `at`'s
+    /// colour, the board holds more of than the target (the most surplus first, then the nearest to `at`).
+    fn victim(&self, c: Color, at: Square) -> Option<Square> {
+        let target = self.target.as_deref()?;
+        let dist = |s: Square| {
+            s.file()
+                .abs_diff(at.file())
+                .max(s.rank().abs_diff(at.rank()))
+        };
+        Square::all()
+            .filter_map(|s| {
+                let q = self.setup.piece_at(s)?;
+                let ok = q.color == c
+                    && matches!(
+                        q.role,
+                        Role::Knight | Role::Bishop | Role::Rook | Role::Queen
+                    )
+                    && (q.role != Role::Bishop || is_dark(s) == is_dark(at));
+                let dark = is_dark(s);
+                let surplus = Self::count(&self.setup, c, q.role, dark)
+                    - Self::count(target, c, q.role, dark);
+                (ok && surplus > 0).then_some((std::cmp::Reverse(surplus), dist(s), s))
+            })
+            .min()
+            .map(|(_, _, s)| s)
+    }
+
+    /// The enemy pawns of `file` on or beyond `r` moved past it (downwards for White's, upwards for Black's) until `to_at`
+    /// pawns stand below `r`, the nearest first; `None` when that cannot be done.
+    fn make_way(&mut self, by: Color, file: u8, r: u8, to_at: u8) -> Option<()> {
+        let below = |p: &Placing| p.column(file).iter().filter(|(q, _)| *q < r).count();
+        while below(self) != usize::from(to_at) {
+            let col = self.column(file);
+            let (q, color) = match by {
+                Color::White if below(self) < usize::from(to_at) => {
+                    col.into_iter().find(|&(q, _)| q >= r)?
+                }
+                Color::Black if below(self) > usize::from(to_at) => {
+                    col.into_iter().rev().find(|&(q, _)| q <= r)?
+                }
+                _ => return None,
+            };
+            if color == by {
+                return None;
+            }
+            // To the first empty square past r on its way.
+            let mut dest = r;
+            loop {
+                dest = match by {
+                    Color::White => dest.checked_sub(1)?,
+                    Color::Black => dest + 1,
+                };
+                if self.setup.piece_at(sq(file, dest)).is_none() {
+                    break;
+                }
+            }
+            self.advance(file, q, dest)?;
+        }
+        Some(())
     }
 
     /// The intermediate position: the side to move set by the parity of the pawn moves (each side's pieces
@@ -207,12 +310,39 @@ impl Placing {
                 p.setup.board[sq(file, r).index()] = None;
                 p.direct = false;
             }
+            KernelMove::PawnTakesPiece {
+                by,
+                from,
+                at,
+                to,
+                to_at: Some(to_at),
+                promoted_on: None,
+            } if p.target.is_some() => {
+                let r = *piece_ranks(by).get(o)?;
+                let own = p.pawn(from, at, by)?;
+                p.make_way(by, to, r, to_at)?;
+                let land = sq(to, r);
+                if p.setup.piece_at(land).is_some() {
+                    return None;
+                }
+                let v = p.victim(!by, land)?;
+                p.setup.board[v.index()] = None;
+                p.setup.castling.clear_square(v);
+                p.take(by, from, own, to, r)?;
+                p.direct = false;
+                p.stages.push(p.position());
+            }
             _ => return None,
         }
         p.key.push(o as u8);
         p.placed += 1;
         Some(p)
     }
+}
+
+/// Whether `s` is a dark square (a1 is dark).
+fn is_dark(s: Square) -> bool {
+    (s.file() + s.rank()).is_multiple_of(2)
 }
 
 /// The files a kernel move changes.
