@@ -765,6 +765,18 @@ fn capture_squares_agree_with_brute_force() {
     assert_eq!(check(&pos, 6), 0);
 }
 
+/// D13 (capture squares of a side with little slack, docs/proofgames.md) against the brute force: White has
+/// lost its f1 bishop, Black's queen stands on g5 and its e-pawn on e6 (`1. e3 e6 2. ? Qg5`). In 4 plies Black
+/// has no move to spare (e6, Qg5: D10 counts 2), so its only captures land on g5 or e6, and the bishop (light
+/// squares) needs 2 moves to reach e6: White needs 3 of its 2 moves (D10 alone counted 1). The counts at 4 and
+/// 6 plies equal the brute force's.
+#[test]
+fn slack_capture_squares_agree_with_brute_force() {
+    let pos = parse("rnb1kbnr/pppp1ppp/4p3/6q1/8/4P3/PPPP1PPP/RNBQK1NR w");
+    assert_eq!(check(&pos, 4), 0);
+    assert_eq!(check(&pos, 6), brute(&pos, 6));
+}
+
 /// The count's bit test on positions with one ply left (`one_move_away`, docs/proofgames.md, tenth session)
 /// against the brute force on diagrams whose last move changes the most squares: castling (the mover's king
 /// and rook, four squares) and an e.p. capture (the taken pawn off its square, the other side's unit count one
