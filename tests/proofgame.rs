@@ -709,8 +709,9 @@ fn one_game_leaves_the_count_its_time() {
 /// `immobile_king_in_check_after_castling_must_swithback` (12 plies, "Solution unique" in its output file;
 /// tests/data/proofgame-euclide.txt) within 60,000 positions (one thread, no time limit: the same on every
 /// machine): the probe's 12,000 meet the game, 14,767 entered in all (2026-12-06); the session's start build
-/// (`perftlab-s57`) ran the first-solution search after the probe, 16,173 of its 28,484 positions. Fails if the
-/// phases run again after a probe's game or the verdict differs.
+/// (`perftlab-s57`) ran the first-solution search after the probe, 16,173 of its 28,484 positions. Since D13
+/// (session 58) the whole count fits in the probe (866 positions), so the reason may instead be the count's
+/// alone. Fails if the first-solution phases run or the verdict differs.
 #[test]
 fn a_probe_game_skips_the_first_solution_search() {
     let v = proved_unique(
@@ -721,7 +722,7 @@ fn a_probe_game_skips_the_first_solution_search() {
     let nodes = v["nodes"].as_u64().expect("nodes");
     assert!(nodes <= 20_000, "{nodes} positions entered: {v}");
     let reason = v["reason"].as_str().expect("reason");
-    assert!(reason.contains("the probe met a game"), "{reason}");
+    assert!(!reason.contains("first-solution search"), "{reason}");
 }
 
 /// D11 (obstruction, docs/proofgames.md) on a constructed diagram checked against the brute force: White's
