@@ -14,6 +14,9 @@ use crate::proofgame::guide::steps;
 use crate::proofgame::{rel_rank, squares};
 use crate::types::{Color, Square};
 
+/// D13 is tried for a side with at most this slack ([`Diagram::capture_squares`]; its tables hold 0 and 1).
+const MAX_SLACK: i32 = 1;
+
 /// A bound meaning "never".
 pub(super) const NEVER: u32 = 1 << 16;
 
@@ -125,6 +128,11 @@ pub(super) struct Diagram {
     /// a known set of squares, the moves a unit of c (per role and square) needs at least to stand where it
     /// can be taken (`u8::MAX`: never); `None` when the captures are not so fixed.
     lost_at: [Option<Box<[[u8; 64]; 6]>>; 2],
+    /// D13: per colour, role (index 6: the pawn without promotion), square `s` and slack `k` (0 or 1), the
+    /// squares `x != s` a unit there may arrive on with `d(s, x) + near(x) <= near(s) + k`.
+    ways: Box<[[[[u64; 2]; 64]; 7]; 2]>,
+    /// D13: per piece role (knight … king, index `role - 1`) and square, the squares at D9 distance 1.
+    ball: Box<[[u64; 64]; 5]>,
     /// Per colour and castling rights (its two bits), [`Diagram::castled`] for the diagram's king square of
     /// that colour, computed once (the need reads it at every node).
     castle_cost: [[i32; 4]; 2],
@@ -212,6 +220,8 @@ impl Diagram {
             exits: Box::new([[0; 64]; 5]),
             lost_at: [None, None],
             castle_cost: [[NEVER as i32; 4]; 2],
+            ways: Box::new([[[[0; 2]; 64]; 7]; 2]),
+            ball: Box::new([[0; 64]; 5]),
         };
         for role in KNIGHT_I..=KING_I {
             for s in 0..64usize {
@@ -242,7 +252,41 @@ impl Diagram {
         }
         d.near = d.nearest();
         d.lost_at = [d.taken_at(0), d.taken_at(1)];
+        d.arrivals();
         d
+    }
+
+    /// D13's tables ([`Diagram::ways`], [`Diagram::ball`]) from the D9 distances and D10's table.
+    fn arrivals(&mut self) {
+        for role in KNIGHT_I..=KING_I {
+            for s in 0..64usize {
+                self.ball[role - 1][s] =
+                    squares(steps(role, s, self.fixed)).fold(0, |m, x| m | 1 << x);
+            }
+        }
+        for o in 0..2 {
+            for row in KNIGHT_I..=6 {
+                let near = &self.near[o][row];
+                for s in 0..64usize {
+                    for x in (0..64usize).filter(|&x| x != s) {
+                        let a = if row == 6 {
+                            pawn_path(o, s, x).map_or(NEVER as i32, |(m, _)| m)
+                        } else {
+                            match self.dist[row - 1][x][s] {
+                                u8::MAX => NEVER as i32,
+                                d => i32::from(d),
+                            }
+                        };
+                        let over = a + i32::from(near[x]) - i32::from(near[s]);
+                        for k in 0..2 {
+                            if over <= k as i32 {
+                                self.ways[o][row][s][k] |= 1 << x;
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// D12 for the units of colour `c`: the squares where the other side's pawns capture, when all of c's
@@ -375,6 +419,20 @@ impl Diagram {
     /// a pawn may promote only when `c` has pawns to spare), castling moves left out (the caller subtracts
     /// one unit-move for a castling right); `Err` when a unit that cannot get there is not among them.
     fn units_home(&self, b: &Board, c: usize, lost: i32, spare: i32) -> Result<i32, Why> {
+        self.units_home_at(b, c, lost, spare, 0)
+    }
+
+    /// [`Diagram::units_home`] where, besides D12, every unit of `c` captured from `b` on is taken on a square
+    /// of `at` (D13; 0: no such set): a taken unit makes at least its moves to one of them
+    /// ([`Diagram::moves_to_set`]).
+    fn units_home_at(
+        &self,
+        b: &Board,
+        c: usize,
+        lost: i32,
+        spare: i32,
+        at: u64,
+    ) -> Result<i32, Why> {
         let own = b.colors[c];
         let never = |x: u8| {
             if x == u8::MAX {
@@ -396,7 +454,10 @@ impl Diagram {
             };
             for s in squares(b.roles[role] & own) {
                 let keep = never(self.near[c][row][s]);
-                let take = taken.map_or(0, |t| never(t[role][s]));
+                let mut take = taken.map_or(0, |t| never(t[role][s]));
+                if at != 0 && keep > take {
+                    take = take.max(self.moves_to_set(c, role, s, at));
+                }
                 if (keep != 0 || take != 0) && len < 16 {
                     costs[len] = (keep - take, keep, s);
                     len += 1;
@@ -434,6 +495,112 @@ impl Diagram {
             return Err(Why::PieceOutOfReach(color, Square::new(home as u8)));
         }
         Ok((total + walk).min(total + castled - 1))
+    }
+
+    /// D13: the fewest moves a unit of colour `c` and `role` (not the king) on `s` makes to stand on a square
+    /// of `at`: a piece its D9 distance, a pawn its D2 moves, or its moves to the last rank (promoted there,
+    /// it may be taken as a piece).
+    fn moves_to_set(&self, c: usize, role: usize, s: usize, at: u64) -> i32 {
+        if at >> s & 1 != 0 {
+            return 0;
+        }
+        if role != PAWN_I {
+            let row = &self.dist[role - 1];
+            return squares(at)
+                .map(|x| row[x][s])
+                .filter(|&d| d != u8::MAX)
+                .map(i32::from)
+                .min()
+                .unwrap_or(NEVER as i32);
+        }
+        let r = rel_rank(c, s);
+        let promote = 7 - r - i32::from(r == 1);
+        squares(at)
+            .filter_map(|x| pawn_path(c, s, x).map(|(m, _)| m))
+            .fold(promote, i32::min)
+    }
+
+    /// D13 (capture squares of a side with little slack): when side `o` has `have` moves left, D10 counts
+    /// `home` for it, `k = have - home`, and `o` does not castle (no right, or castling costs more than `k`)
+    /// and has no pawn to spare (none promotes,
+    /// none is captured), each of its units makes at most its D10 moves plus `k` (the others make at least
+    /// theirs): a survivor on `s` ends on a diagram square of its role, so a square `x` it arrives on has
+    /// `d(s, x) + near(x) <= near(s) + k` (D9 for a piece, D2 for a pawn, FIDE 3.2–3.7); a unit o loses makes
+    /// at most `k` moves (without D12 for o: with it, `None`), `d(s, x) <= k`. Every capture o still makes lands on
+    /// such a square (a pawn of the other side taken e.p. stands one rank behind a landing square on o's
+    /// sixth rank, FIDE 3.7.3). `None` when `k` exceeds [`MAX_SLACK`] or a condition fails.
+    fn capture_squares(&self, b: &Board, o: usize, have: u32) -> Option<u64> {
+        let own = b.colors[o];
+        let pawns = (b.roles[PAWN_I] & own).count_ones() as i32;
+        let lost = own.count_ones() as i32 - self.colors[o].count_ones() as i32;
+        if pawns != self.counts[o][PAWN_I] {
+            return None;
+        }
+        let k = have as i32 - self.units_home(b, o, lost, 0).ok()?;
+        if !(0..=MAX_SLACK).contains(&k) {
+            return None;
+        }
+        // A castling right left: a game that castles makes at least `castled - 1` moves where D10's walking
+        // king counts `walk`; when that exceeds the slack, o does not castle (else: `None`).
+        let rights = usize::from(b.castling >> (2 * o) & 3);
+        if rights != 0 {
+            let king = squares(b.roles[KING_I] & own).next()?;
+            let walk = i32::from(self.near[o][KING_I][king]);
+            if self.castle_cost[o][rights] - 1 <= walk + k {
+                return None;
+            }
+        }
+        if lost > 0 && self.lost_at[o].is_some() {
+            return None;
+        }
+        let k = k as usize;
+        let mut at = 0u64;
+        for role in KNIGHT_I..=KING_I {
+            let (ways, ball) = (&self.ways[o][role], &self.ball[role - 1]);
+            for s in squares(b.roles[role] & own) {
+                at |= ways[s][k];
+                if lost > 0 && role != KING_I && k > 0 {
+                    at |= ball[s];
+                }
+            }
+        }
+        for s in squares(b.roles[PAWN_I] & own) {
+            at |= self.ways[o][6][s][k];
+        }
+        let sixth = if o == 0 { 0xff_u64 << 40 } else { 0xff << 16 };
+        let ep = if o == 0 {
+            (at & sixth) >> 8
+        } else {
+            (at & sixth) << 8
+        };
+        Some(at | ep)
+    }
+
+    /// D13 at a node whose needs `n` fit into `remaining` plies: for each side `o` without slack
+    /// ([`Diagram::capture_squares`]), the other side's units still to be captured are taken on those squares,
+    /// which D10 for it then counts ([`Diagram::units_home_at`]).
+    fn tight(&self, b: &Board, n: [u32; 2], remaining: u32) -> Result<(), Why> {
+        let turn = b.turn as usize;
+        let mut have = [0u32; 2];
+        have[turn] = remaining.div_ceil(2);
+        have[turn ^ 1] = remaining / 2;
+        for o in 0..2 {
+            let c = o ^ 1;
+            let lost = b.colors[c].count_ones() as i32 - self.colors[c].count_ones() as i32;
+            if have[o] - n[o] > MAX_SLACK as u32 || lost <= 0 {
+                continue;
+            }
+            let Some(at) = self.capture_squares(b, o, have[o]) else {
+                continue;
+            };
+            let spare =
+                (b.roles[PAWN_I] & b.colors[c]).count_ones() as i32 - self.counts[c][PAWN_I];
+            let home = self.units_home_at(b, c, lost, spare, at)?;
+            if home > have[c] as i32 {
+                return Err(Why::TooManyMoves(Color::ALL[c], home as u32, have[c]));
+            }
+        }
+        Ok(())
     }
 
     /// The king's unit-moves to its diagram square `home` in a game where side `c` castles (rights `castle`):
@@ -697,6 +864,7 @@ impl Diagram {
     ) -> Result<[u32; 2], Why> {
         let n = [memo.need(self, b, 0)?, memo.need(self, b, 1)?];
         fits(b.turn as usize, n, remaining)?;
+        self.tight(b, n, remaining)?;
         Ok(n)
     }
 
@@ -723,6 +891,7 @@ impl Diagram {
             n[o] = memo.need(self, next, o)?;
         }
         fits(o, n, remaining)?;
+        self.tight(next, n, remaining)?;
         Ok(n)
     }
 }
