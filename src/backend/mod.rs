@@ -12,7 +12,6 @@ mod stats;
 pub use reference::ReferenceBackend;
 pub use stats::{CheckKind, Column, Detail, Stats, BASE_COLUMNS, COLUMNS};
 
-use crate::bitboard::board::{Board, CastlingData};
 use crate::error::Result;
 use crate::types::Move;
 use crate::validate::Checked;
@@ -67,7 +66,13 @@ pub trait Backend: Sync {
     ///
     /// # Errors
     /// A board that fails [`Checked::reached`]'s king checks (default), or a backend failure.
-    fn perft_boards(&self, boards: &[Board], cd: &CastlingData, depth: u32) -> Result<Vec<u128>> {
+    #[cfg(feature = "deep")]
+    fn perft_boards(
+        &self,
+        boards: &[crate::bitboard::board::Board],
+        cd: &crate::bitboard::board::CastlingData,
+        depth: u32,
+    ) -> Result<Vec<u128>> {
         let positions = boards
             .iter()
             .map(|b| Checked::reached(b.to_setup(cd)))

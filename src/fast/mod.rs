@@ -30,7 +30,7 @@ pub use perft::{bmi2_available, Flavor};
 pub use simd::Simd;
 
 use crate::backend::{Backend, Detail, Stats};
-use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::board::Board;
 use crate::bitboard::zobrist::{Keys, ZobristKeys};
 use crate::bitboard::{attacks, movegen};
 use crate::error::{Error, Result};
@@ -244,8 +244,14 @@ impl Backend for CpuBackend {
 
     /// The boards as they are, rehashed with this backend's keys (no [`crate::position::Setup`] made): the
     /// frontier's boards share the root's castling data, as the children of a plain count's walk do.
-    fn perft_boards(&self, boards: &[Board], cd: &CastlingData, depth: u32) -> Result<Vec<u128>> {
-        let cd = CastlingData {
+    #[cfg(feature = "deep")]
+    fn perft_boards(
+        &self,
+        boards: &[Board],
+        cd: &crate::bitboard::board::CastlingData,
+        depth: u32,
+    ) -> Result<Vec<u128>> {
+        let cd = crate::bitboard::board::CastlingData {
             keys: self.keys.clone(),
             ..cd.clone()
         };

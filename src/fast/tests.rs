@@ -135,6 +135,7 @@ fn zobrist_keys_are_values_and_seeds_run_side_by_side() {
     }
 }
 
+#[cfg(feature = "deep")]
 #[test]
 fn boards_below_a_root_count_as_their_checked_positions_and_sum_to_the_published_perft() {
     // `perft_boards` (the split frontier's path, issue 36): the boards two plies below each CPW "Perft
