@@ -794,13 +794,29 @@ mod tests {
         assert_eq!(g.dist[BISHOP_I][5][12], 1);
     }
 
+    /// A child of `b` by a legal move drawn with the xorshift64 state `x` (advanced); `None` at mate or stalemate.
+    fn random_child(
+        b: &Board,
+        cd: &crate::bitboard::board::CastlingData,
+        x: &mut u64,
+    ) -> Option<Board> {
+        let moves =
+            crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(b, cd);
+        let moves = moves.as_slice();
+        if moves.is_empty() {
+            return None;
+        }
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        Some(b.make::<true>(cd, moves[(*x % moves.len() as u64) as usize]))
+    }
+
     #[test]
     fn the_sparse_matrix_equals_the_full_one() {
         // Random games (seeded xorshift64) towards held-out positions 7, 8 and 9 (tests/data/
         // hard-random-texel.txt) and a quiet one: at every ply, each side's cost matrix built from the pairs
         // `fits` allows equals the one built from every pair (every table entry looked up and charged).
-        use crate::bitboard::attacks::MagicSliders;
-        use crate::bitboard::movegen;
         let targets = [
             "qQ5r/N5p1/1n1b4/1nBn1rBr/B2R1N2/5bkq/rp1NN3/3K1Qbb b - - 0 1",
             "1nkNQ3/n1B1Q3/rbR4K/1r2p1pq/2Q1Nqp1/p1QQR3/p1B2b2/2R4b w - - 0 1",
@@ -814,15 +830,10 @@ mod tests {
             for _ in 0..10 {
                 let (mut b, cd) = Board::from_setup(&Setup::startpos());
                 for _ in 0..150 {
-                    let moves = movegen::moves::<MagicSliders>(&b, &cd);
-                    if moves.as_slice().is_empty() {
+                    let Some(next) = random_child(&b, &cd, &mut x) else {
                         break;
-                    }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let m = moves.as_slice()[(x % moves.as_slice().len() as u64) as usize];
-                    b = b.make::<true>(&cd, m);
+                    };
+                    b = next;
                     for c in 0..2 {
                         let units: Vec<_> = squares(b.colors[c])
                             .map(|s| (s, b.role_on(1 << s)))
@@ -857,8 +868,6 @@ mod tests {
         // positions 8 and 9) and a quiet one: at every ply the estimate with a warm start carried along (the
         // last assignment of each side) equals the estimate from scratch, each with a fresh memo so that
         // every side's assignment is solved, for both `detour` charges.
-        use crate::bitboard::attacks::MagicSliders;
-        use crate::bitboard::movegen;
         let targets = [
             "1nkNQ3/n1B1Q3/rbR4K/1r2p1pq/2Q1Nqp1/p1QQR3/p1B2b2/2R4b w - - 0 1",
             "BNR2q2/3RQ1k1/1pb1q2n/6N1/1QB4P/1Pn1B1K1/q1nnb1N1/Q1Q4R b - - 0 1",
@@ -873,15 +882,10 @@ mod tests {
                 let (mut b, cd) = Board::from_setup(&Setup::startpos());
                 let mut warm = WarmStart::default();
                 for _ in 0..120 {
-                    let moves = movegen::moves::<MagicSliders>(&b, &cd);
-                    if moves.as_slice().is_empty() {
+                    let Some(next) = random_child(&b, &cd, &mut x) else {
                         break;
-                    }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let m = moves.as_slice()[(x % moves.as_slice().len() as u64) as usize];
-                    b = b.make::<true>(&cd, m);
+                    };
+                    b = next;
                     let cold = g.estimate(&b, 0, detour, &mut HashMap::new());
                     let hot = g.estimate_warm(&b, 0, detour, &mut HashMap::new(), &mut warm);
                     assert_eq!(hot, cold, "{target} after a random game, detour {detour}");
