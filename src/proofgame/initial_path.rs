@@ -385,12 +385,23 @@ mod tests {
         // h8 rook, no dark-squared bishop left) stood on the capture square, the capturer diagonally behind.
         let captures = [
             ("a6", "b7", Role::Rook),
-            ("g3", "h4", Role::Rook),
-            ("h2", "g3", Role::Bishop),
+            ("g3", "h4", Role::Bishop),
+            ("h2", "g3", Role::Rook),
         ];
+        let black = |s: &Setup, r: Role| {
+            let piece = Some(crate::types::Piece::new(Color::Black, r));
+            s.board.iter().filter(|&&x| x == piece).count()
+        };
+        let mut prev = &start;
         for ((stage, fen), (from, to, role)) in p.stages.iter().zip(want).zip(captures) {
             let want = Setup::from_fen(&format!("{fen} w - - 0 1")).expect("valid");
             assert_eq!(stage.board, want.board, "{fen}");
+            // The victim is the one Black piece this stage has fewer of than the one before.
+            for r in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+                let lost = usize::from(r == role);
+                assert_eq!(black(prev, r), black(stage, r) + lost, "{fen}: {r:?}");
+            }
+            prev = stage;
             let (from, to) = (Square::parse(from).unwrap(), Square::parse(to).unwrap());
             let mut before = stage.clone();
             before.board[from.index()] = before.board[to.index()];
