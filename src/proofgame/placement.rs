@@ -174,7 +174,7 @@ impl Placing {
             loop {
                 dest = match by {
                     Color::White => dest.checked_sub(1)?,
-                    Color::Black => dest + 1,
+                    Color::Black => (dest < 7).then_some(dest + 1)?,
                 };
                 if self.setup.piece_at(sq(file, dest)).is_none() {
                     break;
@@ -364,6 +364,22 @@ fn files(m: &KernelMove) -> impl Iterator<Item = u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_way_is_made_past_the_last_rank() {
+        // Black takes on a6 with no pawn of the a-file below it: White's a2-pawn would have to pass a6, but a7
+        // and a8 are taken, so there is no way (None), not a square off the board.
+        let start = Setup::startpos();
+        let mut p = Placing::chain(&start, &start);
+        assert_eq!(p.make_way(Color::Black, 0, 5, 0), None);
+        // With a7 free, the pawn stops there.
+        p.setup.board[sq(0, 6).index()] = None;
+        assert_eq!(p.make_way(Color::Black, 0, 5, 0), Some(()));
+        assert_eq!(
+            p.setup.piece_at(sq(0, 6)),
+            Some(Piece::new(Color::White, Role::Pawn))
+        );
+    }
 
     #[test]
     fn places_a_black_pawn_capture_on_the_fourth_rank() {
