@@ -141,6 +141,18 @@ pub fn random_position(rng: &mut Rng, chess960: bool, max_plies: u32) -> Setup {
     pos.to_setup()
 }
 
+/// A xorshift64 generator from `seed` (nonzero): the tests' seeded random walks and matrices, the same sequence
+/// every run (each call returns the state after one step).
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

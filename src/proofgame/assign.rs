@@ -240,13 +240,8 @@ mod tests {
     fn the_flat_assignment_is_the_cheapest_and_a_true_one() {
         // Seeded xorshift64: random matrices up to 7 × 7, half of them square, with the estimate's "cannot" cost
         // (1 << 14) mixed in.
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |k: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % k
-        };
+        let mut step = crate::random::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = |k: u64| step() % k;
         for k in 0..4000 {
             let m = 1 + next(7) as usize;
             // Every other matrix square (the guide's, which the column reduction starts).
@@ -291,13 +286,8 @@ mod tests {
         // Seeded xorshift64: sequences of square matrices up to 7 × 7, each the one before with a column
         // rewritten and a few entries changed (the guide's, one move apart), now and then a new size or
         // random potentials (any start must give the minimum); each checked against brute force.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |k: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % k
-        };
+        let mut step = crate::random::xorshift(0x9E37_79B9_7F4A_7C15);
+        let mut next = |k: u64| step() % k;
         let mut warm = Warm::default();
         let mut cost: Vec<Vec<i32>> = Vec::new();
         let mut warmed = 0;

@@ -794,11 +794,11 @@ mod tests {
         assert_eq!(g.dist[BISHOP_I][5][12], 1);
     }
 
-    /// A child of `b` by a legal move drawn with the xorshift64 state `x` (advanced); `None` at mate or stalemate.
+    /// A child of `b` by a legal move drawn with `next` (a seeded generator); `None` at mate or stalemate.
     fn random_child(
         b: &Board,
         cd: &crate::bitboard::board::CastlingData,
-        x: &mut u64,
+        next: &mut impl FnMut() -> u64,
     ) -> Option<Board> {
         let moves =
             crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(b, cd);
@@ -806,10 +806,7 @@ mod tests {
         if moves.is_empty() {
             return None;
         }
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        Some(b.make::<true>(cd, moves[(*x % moves.len() as u64) as usize]))
+        Some(b.make::<true>(cd, moves[(next() % moves.len() as u64) as usize]))
     }
 
     #[test]
@@ -823,14 +820,14 @@ mod tests {
             "BNR2q2/3RQ1k1/1pb1q2n/6N1/1QB4P/1Pn1B1K1/q1nnb1N1/Q1Q4R b - - 0 1",
             "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 1",
         ];
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = crate::random::xorshift(0x9E37_79B9_7F4A_7C15);
         let (mut compared, mut finite) = (0, 0);
         for target in targets {
             let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
             for _ in 0..10 {
                 let (mut b, cd) = Board::from_setup(&Setup::startpos());
                 for _ in 0..150 {
-                    let Some(next) = random_child(&b, &cd, &mut x) else {
+                    let Some(next) = random_child(&b, &cd, &mut next) else {
                         break;
                     };
                     b = next;
@@ -873,7 +870,7 @@ mod tests {
             "BNR2q2/3RQ1k1/1pb1q2n/6N1/1QB4P/1Pn1B1K1/q1nnb1N1/Q1Q4R b - - 0 1",
             "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 1",
         ];
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = crate::random::xorshift(0x2545_F491_4F6C_DD1D);
         let mut compared = 0;
         for target in targets {
             let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
@@ -882,7 +879,7 @@ mod tests {
                 let (mut b, cd) = Board::from_setup(&Setup::startpos());
                 let mut warm = WarmStart::default();
                 for _ in 0..120 {
-                    let Some(next) = random_child(&b, &cd, &mut x) else {
+                    let Some(next) = random_child(&b, &cd, &mut next) else {
                         break;
                     };
                     b = next;

@@ -161,16 +161,8 @@ pub(super) fn legal_into(b: &Board, cd: &CastlingData, out: &mut Vec<u32>) {
     mg::generate::<MagicSliders, _>(b, cd, &mut Into(out));
 }
 
-/// A xorshift64 generator from `seed` (nonzero): the tests' seeded random walks, the same sequence every run.
 #[cfg(test)]
-pub(super) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    }
-}
+pub(super) use crate::random::xorshift;
 
 /// The exact identity of a position (pieces, side to move, e.p. square, castling rights): no hash.
 pub(super) fn exact_key(b: &Board) -> [u64; 8] {

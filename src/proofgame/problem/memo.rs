@@ -78,15 +78,9 @@ mod tests {
     #[test]
     fn the_memo_gives_the_bound_computed_afresh() {
         let (root, cd) = Board::from_setup(&Setup::startpos());
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::random::xorshift(0x9E37_79B9_7F4A_7C15);
         let walk = |plies: usize, seed: u64| {
-            let mut r = seed;
+            let mut r = crate::random::xorshift(seed);
             let mut b = root;
             let mut line = vec![b];
             for _ in 0..plies {
@@ -95,10 +89,7 @@ mod tests {
                 if list.is_empty() {
                     break;
                 }
-                r ^= r << 13;
-                r ^= r >> 7;
-                r ^= r << 17;
-                b = b.make::<true>(&cd, list[(r % list.len() as u64) as usize]);
+                b = b.make::<true>(&cd, list[(r() % list.len() as u64) as usize]);
                 line.push(b);
             }
             line
