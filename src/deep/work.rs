@@ -132,14 +132,7 @@ pub fn evaluate_many(
             .map(|nodes| PieceResult { nodes, stats: None })
             .collect(),
     };
-    if counted.len() != positions.len() {
-        return Err(crate::Error::Backend(format!(
-            "{} backend returned {} counts for {} positions",
-            engine.name(),
-            counted.len(),
-            positions.len()
-        )));
-    }
+    one_count_each(engine, counted.len(), positions.len())?;
     Ok(counted)
 }
 
@@ -292,6 +285,17 @@ pub trait Positions: Sync {
     }
 }
 
+/// An error unless `engine` returned one count (`got`) for each of the `asked` positions it was given.
+fn one_count_each(engine: &dyn Backend, got: usize, asked: usize) -> Result<()> {
+    if got == asked {
+        return Ok(());
+    }
+    Err(crate::Error::Backend(format!(
+        "{} backend returned {got} counts for {asked} positions",
+        engine.name()
+    )))
+}
+
 /// Count the positions `setups` not already recorded, in batches of one backend call each
 /// ([`evaluate_many`], sized by [`Batching::of`] the engine), each batch recorded in one journal write when
 /// its call returns; returns every result (the recorder's included) and the time spent in and out of the
@@ -394,14 +398,7 @@ fn count_batch(
         let call = Instant::now();
         let nodes = engine.perft_boards(&boards, cd, rest)?;
         let seconds = call.elapsed().as_secs_f64();
-        if nodes.len() != boards.len() {
-            return Err(crate::Error::Backend(format!(
-                "{} backend returned {} counts for {} positions",
-                engine.name(),
-                nodes.len(),
-                boards.len()
-            )));
-        }
+        one_count_each(engine, nodes.len(), boards.len())?;
         let counted = nodes
             .into_iter()
             .map(|nodes| PieceResult { nodes, stats: None })
