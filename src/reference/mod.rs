@@ -25,8 +25,20 @@ fn mailbox(sq: Square) -> usize {
     21 + sq.file() as usize + 10 * sq.rank() as usize
 }
 
+/// The square of each mailbox index on the board (64 and above: off the board), so that [`square_of`] is a
+/// load, not a division (the replay of every helpmate converts each move it lists).
+const SQUARE_OF: [u8; 120] = {
+    let mut t = [u8::MAX; 120];
+    let mut i = 0;
+    while i < 64 {
+        t[21 + i % 8 + 10 * (i / 8)] = i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn square_of(mb: usize) -> Square {
-    Square::new(((mb / 10 - 2) * 8 + (mb % 10 - 1)) as u8)
+    Square::new(SQUARE_OF[mb])
 }
 
 fn code(p: Piece) -> i8 {
@@ -103,7 +115,11 @@ impl Mailbox {
 
     fn king(&self, color: Color) -> Option<usize> {
         let k = code(Piece::new(color, Role::King));
-        (21..99).find(|&i| self.board[i] == k)
+        // A slice search (no index check per square): the same first match as a walk from a1 (21) to h8 (98).
+        self.board[21..99]
+            .iter()
+            .position(|&c| c == k)
+            .map(|i| i + 21)
     }
 
     /// Squares of `by`'s pieces that attack `target` (FIDE 3.1.2, 3.1.3: a piece attacks a square even if it

@@ -326,3 +326,19 @@ fn fide_3_1_attacked_agrees_with_the_attacker_list() {
     }
     assert!(positions > 2_000, "{positions} positions");
 }
+
+/// The mailbox index of each square (a1 = 21, h8 = 98, ten to a rank) and the table back are inverses, the
+/// table's square is the arithmetic one (rank = index / 10 − 2, file = index % 10 − 1), and the 56 border
+/// indices map to no square.
+#[test]
+fn mailbox_indices_and_squares_are_inverses() {
+    for sq in Square::all() {
+        let mb = mailbox(sq);
+        assert_eq!(square_of(mb), sq);
+        assert_eq!(
+            (mb / 10 - 2, mb % 10 - 1),
+            (sq.rank() as usize, sq.file() as usize)
+        );
+    }
+    assert_eq!(SQUARE_OF.iter().filter(|&&s| s >= 64).count(), 120 - 64);
+}
