@@ -114,6 +114,26 @@ impl<W: Weight> Merger<W> {
         self.out.len()
     }
 
+    /// The positions in the order they were first added, with their weights.
+    #[cfg_attr(not(feature = "deep"), allow(dead_code))] // the deep split's
+    pub(crate) fn positions(&self) -> &[(Board, W)] {
+        &self.out
+    }
+
+    /// Forget every position and hold at most `budget` bytes from now on; the memory is kept for the next
+    /// positions where it fits the budget.
+    #[cfg_attr(not(feature = "deep"), allow(dead_code))] // the deep split's
+    pub(crate) fn clear(&mut self, budget: u64) {
+        if self.bytes() > budget {
+            // What it kept would not fit the new budget.
+            *self = Merger::new(budget);
+            return;
+        }
+        self.table.clear();
+        self.out.clear();
+        self.budget = budget;
+    }
+
     /// The positions in the order they were first added, with their weights (the table is freed).
     pub(crate) fn into_vec(self) -> Vec<(Board, W)> {
         self.out
@@ -124,7 +144,7 @@ impl<W: Weight> Merger<W> {
 struct Children<'a> {
     b: &'a Board,
     cd: &'a CastlingData,
-    out: Vec<Board>,
+    out: &'a mut Vec<Board>,
 }
 
 impl Consumer for Children<'_> {
@@ -167,14 +187,72 @@ pub(crate) fn usable_ep(b: &mut Board, cd: &CastlingData) {
 }
 
 /// The children of `b`, one per legal move (so a transposition appears as often as moves lead to it).
+#[cfg(test)]
 pub(crate) fn children(b: &Board, cd: &CastlingData) -> Vec<Board> {
-    let mut c = Children {
-        b,
-        cd,
-        out: Vec::with_capacity(48),
-    };
+    let mut out = Vec::with_capacity(48);
+    children_into(b, cd, &mut out);
+    out
+}
+
+/// [`children`], appended to `out`.
+fn children_into(b: &Board, cd: &CastlingData, out: &mut Vec<Board>) {
+    let mut c = Children { b, cd, out };
     movegen::generate::<MagicSliders, _>(b, cd, &mut c);
-    c.out
+}
+
+/// Most parts a chunk of parents is cut into for the workers (enough to balance two to a few dozen threads).
+const PARTS: usize = 64;
+
+/// Buffers an expansion reuses from chunk to chunk, and from call to call when the caller keeps them
+/// ([`next_ply_merged`]): per part of a chunk, the children its parents made, one after the other, and where
+/// each parent's end. One growing list per part instead of one list per parent: the children of a chunk are
+/// made without an allocation per parent (which a worker made and the main thread freed, and whose pages the
+/// allocator gave back and faulted in again, issue 36).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    parts: Vec<(Vec<Board>, Vec<u32>)>,
+}
+
+/// Calls `each(parent, child, weight)` for every child of every position of `level`, parents in order and each
+/// parent's children in move order, the children made a chunk of [`CHUNK`] parents at a time in parallel into
+/// `scratch`. Stops at `each`'s first error.
+fn each_child<W: Weight, E>(
+    level: &[(Board, W)],
+    cd: &CastlingData,
+    scratch: &mut Scratch,
+    mut each: impl FnMut(usize, Board, W) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    for (done, chunk) in level.chunks(CHUNK).enumerate() {
+        let per = chunk.len().div_ceil(PARTS);
+        let n = chunk.len().div_ceil(per);
+        if scratch.parts.len() < n {
+            scratch.parts.resize_with(n, Default::default);
+        }
+        scratch.parts[..n]
+            .par_iter_mut()
+            .zip(chunk.par_chunks(per))
+            .for_each(|((kids, ends), parents)| {
+                kids.clear();
+                ends.clear();
+                for (b, _) in parents {
+                    children_into(b, cd, kids);
+                    ends.push(kids.len() as u32);
+                }
+            });
+        let mut parent = done * CHUNK;
+        for (kids, ends) in &scratch.parts[..n] {
+            let mut start = 0;
+            for &end in ends {
+                let w = level[parent].1;
+                for &c in &kids[start..end as usize] {
+                    each(parent, c, w)?;
+                }
+                start = end as usize;
+                parent += 1;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The next ply of `level`: every child of every position, carrying its parent's weight; with `merge`, each
@@ -216,6 +294,36 @@ pub(crate) fn next_ply_linked<W: Weight>(
     Ok((next, links))
 }
 
+/// [`next_ply`] with merging, into `next` (emptied first, its memory kept) with `scratch`'s buffers: a caller
+/// that expands many levels (the deep split's frontier, root move by root move) keeps both and allocates
+/// nothing per level once they have grown. At most `budget` bytes are held in `next`.
+///
+/// # Errors
+/// [`TooBig`] when the new level does not fit.
+#[cfg_attr(not(feature = "deep"), allow(dead_code))] // the deep split's
+pub(crate) fn next_ply_merged<W: Weight>(
+    level: &[(Board, W)],
+    cd: &CastlingData,
+    budget: u64,
+    scratch: &mut Scratch,
+    next: &mut Merger<W>,
+) -> std::result::Result<(), TooBig> {
+    next.clear(budget);
+    each_child(level, cd, scratch, |parent, c, w| {
+        next.add(c, w).map(|_| ()).map_err(|e| TooBig {
+            needed: scaled(e.needed, parent, level.len()),
+            ..e
+        })
+    })
+}
+
+/// `held` bytes for the parents up to `parent` (from 0) scaled to a level of `parents` parents (at least
+/// `held`): the estimate of a whole level from the share of its parents expanded so far.
+fn scaled(held: u64, parent: usize, parents: usize) -> u64 {
+    let whole = held as u128 * parents as u128 / (parent + 1) as u128;
+    (whole.min(u64::MAX as u128) as u64).max(held)
+}
+
 /// The expansion behind [`next_ply`] and [`next_ply_linked`]: `link(parent, child)` is told the index of each
 /// parent's each child in the new level.
 fn expand<W: Weight>(
@@ -228,42 +336,28 @@ fn expand<W: Weight>(
     let mut merged = Merger::new(budget);
     let mut plain: Vec<(Board, W)> = Vec::new();
     let each = std::mem::size_of::<(Board, W)>() as u64;
-    for (done, chunk) in level.chunks(CHUNK).enumerate() {
-        let kids: Vec<(Vec<Board>, W)> = chunk
-            .par_iter()
-            .map(|(b, w)| (children(b, cd), *w))
-            .collect();
-        for (k, (list, w)) in kids.into_iter().enumerate() {
-            let parent = done * CHUNK + k;
-            // The whole level, estimated from the share of parents expanded so far.
-            let scale = |held: u64| {
-                let parents = (parent + 1) as u128;
-                let whole = held as u128 * level.len() as u128 / parents;
-                (whole.min(u64::MAX as u128) as u64).max(held)
-            };
-            for c in list {
-                if merge {
-                    let at = merged.add(c, w).map_err(|e| TooBig {
-                        needed: scale(e.needed),
-                        ..e
-                    })?;
-                    link(parent, at);
-                } else {
-                    if (plain.len() as u64 + 1) * each > budget {
-                        let bytes = plain.len() as u64 * each;
-                        return Err(TooBig {
-                            positions: plain.len(),
-                            bytes,
-                            needed: scale(bytes + each),
-                            budget,
-                        });
-                    }
-                    link(parent, plain.len());
-                    plain.push((c, w));
-                }
+    each_child(level, cd, &mut Scratch::default(), |parent, c, w| {
+        if merge {
+            let at = merged.add(c, w).map_err(|e| TooBig {
+                needed: scaled(e.needed, parent, level.len()),
+                ..e
+            })?;
+            link(parent, at);
+        } else {
+            if (plain.len() as u64 + 1) * each > budget {
+                let bytes = plain.len() as u64 * each;
+                return Err(TooBig {
+                    positions: plain.len(),
+                    bytes,
+                    needed: scaled(bytes + each, parent, level.len()),
+                    budget,
+                });
             }
+            link(parent, plain.len());
+            plain.push((c, w));
         }
-    }
+        Ok(())
+    })?;
     Ok(if merge { merged.into_vec() } else { plain })
 }
 
@@ -391,6 +485,50 @@ mod tests {
             e.needed > real / 2 && e.needed < real * 3,
             "{e:?} vs {real}"
         );
+    }
+
+    #[test]
+    fn reused_buffers_and_levels_give_the_published_counts() {
+        // One scratch and two mergers for every level of two roots, as the deep split keeps them: CPW
+        // "Perft Results" position 3 (perft 1..4 = 14, 191, 2812, 43238), then the start position (perft 4 =
+        // 197,281; 72,078 distinct positions at ply 4, OEIS A083276), whose ply 3 (5,362 positions) is more
+        // than a chunk of parents and whose first plies are fewer parents than a chunk has parts.
+        let mut scratch = Scratch::default();
+        let (mut cur, mut next) = (Merger::<u64>::new(u64::MAX), Merger::new(u64::MAX));
+        let roots = [
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 43238u64, None),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                197_281,
+                Some(72_078),
+            ),
+        ];
+        for (fen, paths, distinct) in roots {
+            let (b, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            cur.clear(u64::MAX);
+            cur.add(b, 1).unwrap();
+            for _ in 0..4 {
+                let once = next_ply(cur.positions(), &cd, true, u64::MAX).unwrap();
+                next_ply_merged(cur.positions(), &cd, u64::MAX, &mut scratch, &mut next).unwrap();
+                // The same positions in the same order as a fresh expansion's.
+                assert!(next.positions() == once.as_slice());
+                std::mem::swap(&mut cur, &mut next);
+            }
+            assert_eq!(cur.positions().iter().map(|x| x.1).sum::<u64>(), paths);
+            if let Some(d) = distinct {
+                assert_eq!(cur.len(), d);
+            }
+        }
+        // A merger that kept more memory than a new budget allows gives it back, and the budget holds.
+        let (_, cd) = Board::from_setup(&Setup::startpos());
+        let three = level(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            3,
+            true,
+        );
+        assert!(cur.bytes() > 1 << 20);
+        let e = next_ply_merged(&three, &cd, 1 << 20, &mut scratch, &mut cur).unwrap_err();
+        assert!(e.bytes <= 1 << 20 && e.positions > 5000, "{e:?}");
     }
 
     #[test]

@@ -327,24 +327,33 @@ pub fn frontier_with_boards(
         all.add(b0, 1)
             .map_err(|e| too_big(0, budget_mib, 0, e.bytes, e.needed))?;
     }
+    // The levels below a root move, the one expanded and the one made, and the expansion's buffers: kept
+    // from level to level and root move to root move, so that nothing is allocated per level once they grew.
+    let (mut level, mut next) = (Merger::<u64>::new(budget), Merger::<u64>::new(budget));
+    let mut scratch = frontier::Scratch::default();
     for (k, &(_, m)) in root_moves.iter().enumerate().filter(|_| plies > 0) {
         let mut child = b0.make::<true>(&cd, m);
         frontier::usable_ep(&mut child, &cd);
-        let mut level = vec![(child, 1u64)];
+        level.clear(budget);
+        level
+            .add(child, 1)
+            .map_err(|e| too_big(plies, budget_mib, 0, e.bytes, e.needed))?;
         for _ in 1..plies {
             let left = budget.saturating_sub(used(&all, &pairs));
-            level = frontier::next_ply(&level, &cd, true, left).map_err(|e: TooBig| {
-                let bytes = used(&all, &pairs) + e.bytes;
-                too_big(
-                    plies,
-                    budget_mib,
-                    all.len() + e.positions,
-                    bytes,
-                    scale(used(&all, &pairs) + e.needed, k + 1),
-                )
-            })?;
+            frontier::next_ply_merged(level.positions(), &cd, left, &mut scratch, &mut next)
+                .map_err(|e: TooBig| {
+                    let bytes = used(&all, &pairs) + e.bytes;
+                    too_big(
+                        plies,
+                        budget_mib,
+                        all.len() + e.positions,
+                        bytes,
+                        scale(used(&all, &pairs) + e.needed, k + 1),
+                    )
+                })?;
+            std::mem::swap(&mut level, &mut next);
         }
-        for (b, w) in level {
+        for &(b, w) in level.positions() {
             let at = all.add(b, w).map_err(|e| {
                 let bytes = e.bytes + pairs.capacity() as u64 * pair_bytes;
                 too_big(
