@@ -945,3 +945,39 @@ fn hard_position_9_is_found_through_a_chain_of_pawn_captures_of_pieces() {
         other => panic!("not found: {other:?}"),
     }
 }
+
+#[test]
+fn hard_positions_7_and_8_are_found_by_the_pass_charging_settled_pieces() {
+    // Issue 32's held-out set (tests/data/hard-random-texel.txt), legal positions 7 and 8 (Texel's games).
+    // Before the first pass whose guide charges a piece settled ahead of a pawn to promote (session 59), the
+    // default search found neither at 5 s (position 7 not at 20 s from the kernel's intermediate positions
+    // either); with it, about 0.1 and 0.4 s each (release, quiet). The limit leaves a wide margin; the pass
+    // gets a tenth of it.
+    for fen in [
+        "qQ5r/N5p1/1n1b4/1nBn1rBr/B2R1N2/5bkq/rp1NN3/3K1Qbb b - - 0 1",
+        "1nkNQ3/n1B1Q3/rbR4K/1r2p1pq/2Q1Nqp1/p1QQR3/p1B2b2/2R4b w - - 0 1",
+    ] {
+        let target = Setup::from_fen(fen).unwrap();
+        let v = proofgame::decide(
+            &target,
+            &proofgame::DecideOptions {
+                limits: Limits {
+                    max_plies: 10,
+                    max_nodes: 1_000_000,
+                },
+                retro_plies: 2,
+                chess960: false,
+                from: None,
+                shortest: false,
+                time_limit: std::time::Duration::from_secs(30),
+            },
+        );
+        match v {
+            proofgame::Verdict::Reachable(g) => {
+                let end = proofgame::replay(&g.start, &g.moves).expect("legal");
+                assert!(proofgame::matches(end.last().unwrap(), &target), "{fen}");
+            }
+            other => panic!("{fen}: not found: {other:?}"),
+        }
+    }
+}

@@ -538,6 +538,7 @@ fn staged_search_finds_real_games_and_never_an_illegal_one() {
     let limits = FastLimits {
         max_nodes: STAGED_NODES,
         deadline: None,
+        charge_settled: false,
     };
     let staged =
         |target: &Setup| match proofgame::staged::search_from(&Setup::startpos(), target, limits) {
@@ -683,6 +684,7 @@ fn staged_search_loses_a_tempo_to_finish() {
     let limits = FastLimits {
         max_nodes: 300,
         deadline: None,
+        charge_settled: false,
     };
     let FastResult::Found(g) = proofgame::staged::search_from(&start, &target, limits) else {
         panic!("no game from {}", start.to_fen());
@@ -711,6 +713,7 @@ fn the_fast_search_takes_a_pawn_round_a_blocked_promotion() {
     let limits = FastLimits {
         max_nodes: 300,
         deadline: None,
+        charge_settled: false,
     };
     // As the default decision does: the staged search, then the portfolio, each within the budget.
     let found = match proofgame::staged::search_from(&start, &target, limits) {
@@ -737,6 +740,7 @@ fn initial_path_shows_hard_legal_positions_by_a_game() {
     let limits = FastLimits {
         max_nodes: INITIAL_PATH_NODES,
         deadline: None,
+        charge_settled: false,
     };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("tests/data/hard-random-texel.txt")).unwrap();

@@ -81,6 +81,9 @@ pub struct Guide {
     /// role, and for a pawn every role but the king's (FIDE 3.7.5); every other entry of `table` is [`INF`],
     /// so the cost matrix is built from these pairs only ([`Guide::matrix`]).
     fits: [[Vec<usize>; 6]; 2],
+    /// Whether a piece standing on a target square of its kind ahead of a pawn to promote on its file is
+    /// charged ([`Guide::blocked`], [`Guide::charging_settled`]; off by default).
+    charge_settled: bool,
 }
 
 /// Whether a unit of role `r` can become a target unit of role `tr` (FIDE 3.7.5: a pawn promotes to any piece
@@ -97,6 +100,9 @@ struct Blocking {
     pawns: u64,
     /// The enemy's pawns.
     enemy_pawns: u64,
+    /// Both sides' pieces (not pawns) standing on a target square of their kind: on a pawn's way to its
+    /// promotion square, one must step away and come back ([`Guide::blocked`]).
+    settled_pieces: u64,
     /// The enemy's units beyond the target's: the captures, so the file changes, left to `c`'s pawns.
     spare: usize,
 }
@@ -232,6 +238,7 @@ impl Guide {
             straight: [Vec::new(), Vec::new()],
             round: [Vec::new(), Vec::new()],
             fits: Default::default(),
+            charge_settled: false,
         };
         for c in 0..2 {
             g.table[c] = g.wanted[c]
@@ -370,11 +377,12 @@ impl Guide {
         let mut total = 0u32;
         for c in 0..2 {
             // With units left over the part depends on the opponent's units too (who captures them).
-            // Enemy pawns always: they block this side's pawns ([`Guide::blocked`]).
+            // Enemy pawns always, and the enemy's pieces on their target squares: they block this side's
+            // pawns ([`Guide::blocked`]).
             let seen = if b.colors[c].count_ones() as usize > self.wanted[c].len() {
                 b.colors[0] | b.colors[1]
             } else {
-                b.colors[c] | (b.roles[PAWN_I] & b.colors[c ^ 1])
+                b.colors[c] | (b.roles[PAWN_I] & b.colors[c ^ 1]) | self.charged_pieces(b, c ^ 1)
             };
             // The enemy's count too: it bounds this side's pawns' file changes ([`Guide::blocked`]).
             let count = u64::from(b.colors[c ^ 1].count_ones()) << 1;
@@ -540,7 +548,12 @@ impl Guide {
     /// keep their order unless one captures). A pawn to promote with an enemy pawn ahead on its file (pawns
     /// never pass each other without a capture, FIDE 3.7.1) promotes on another file (its captures counted) or
     /// on its own after a detour of two moves (a capture that takes it off the file and back, or the
-    /// blocker's capture), whichever is cheaper: the climb otherwise walks the two pawns head to head.
+    /// blocker's capture), whichever is cheaper: the climb otherwise walks the two pawns head to head. The
+    /// same, where the guide charges it ([`Guide::charging_settled`]), for a piece of either side standing on
+    /// a target square of its kind ahead on the file, its promotion square included (a pawn moves only onto an
+    /// empty square, FIDE 3.7.1: the piece steps away and back, two moves; session 59: position 8's climb
+    /// settled Black's knight on b8 and then had White's b-pawn to promote there last, a trap no search left
+    /// within a million positions).
     /// A pawn changes file only by capturing (FIDE 3.7.4), and a unit captured never comes back: with `spare`
     /// enemy units beyond the target's, no pawn of `c` changes more than `spare` files from here (none when
     /// the enemy has the target's count: the climb otherwise keeps a capture the pawn still needs for last,
@@ -552,7 +565,7 @@ impl Guide {
             return;
         }
         if r == PAWN_I && tr != PAWN_I {
-            let detour = if ahead(c, s) & k.enemy_pawns != 0 {
+            let detour = if ahead(c, s) & (k.enemy_pawns | k.settled_pieces) != 0 {
                 2
             } else {
                 0
@@ -583,11 +596,33 @@ impl Guide {
         }
     }
 
+    /// Side `c`'s pieces (not pawns) on `b` standing on a target square of their kind.
+    fn settled_pieces(&self, b: &Board, c: usize) -> u64 {
+        (KNIGHT_I..=KING_I).fold(0u64, |m, r| m | (b.roles[r] & b.colors[c] & self.at[c][r]))
+    }
+
+    /// [`Guide::settled_pieces`] where the guide charges them ([`Guide::charging_settled`]), else none.
+    fn charged_pieces(&self, b: &Board, c: usize) -> u64 {
+        if self.charge_settled {
+            self.settled_pieces(b, c)
+        } else {
+            0
+        }
+    }
+
+    /// The guide with the charge for settled pieces ahead of a pawn to promote ([`Guide::blocked`]) on or
+    /// off. The fast search runs a short pass with it first ([`super::guided::FastLimits`]).
+    pub fn charging_settled(mut self, on: bool) -> Guide {
+        self.charge_settled = on;
+        self
+    }
+
     /// What [`Guide::blocked`] reads of `b` for side `c`.
     fn blocking(&self, b: &Board, c: usize) -> Blocking {
         let own = b.colors[c];
         let enemy_pawns = b.roles[PAWN_I] & b.colors[c ^ 1];
         Blocking {
+            settled_pieces: self.charged_pieces(b, 0) | self.charged_pieces(b, 1),
             settled: (0..6).fold(0u64, |m, r| m | (b.roles[r] & own & self.at[c][r]))
                 | (enemy_pawns & self.at[c ^ 1][PAWN_I]),
             pawns: b.roles[PAWN_I],
@@ -731,7 +766,13 @@ mod tests {
 
     /// Side `c`'s part of the estimate for `fen` towards `target`.
     fn part(target: &str, fen: &str, c: usize) -> u32 {
-        let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap());
+        part_with(target, fen, c, false)
+    }
+
+    /// [`part`] with the charge for settled pieces on or off ([`Guide::charging_settled`]).
+    fn part_with(target: &str, fen: &str, c: usize, charge: bool) -> u32 {
+        let g = Guide::new(&Setup::startpos(), &Setup::from_fen(target).unwrap())
+            .charging_settled(charge);
         let (b, _) = Board::from_setup(&Setup::from_fen(fen).unwrap());
         g.side(&b, c, false, None)
     }
@@ -754,6 +795,28 @@ mod tests {
         let target = "4k3/8/8/5P2/8/8/8/4K3 w - - 0 1";
         assert_eq!(part(target, "4k3/8/8/8/8/5P2/8/4K3 w - - 0 1", 0), 2);
         assert_eq!(part(target, "4k3/8/8/8/5p2/5P2/8/4K3 w - - 0 1", 0), 4);
+    }
+
+    #[test]
+    fn a_settled_piece_on_the_promotion_square_steps_away_and_back() {
+        // White's b6 pawn must become the queen on a8; Black's knight already stands on its target square b8,
+        // the pawn's promotion square. Any game needs White's three moves (b7, b8=Q: no other file, Black has
+        // no unit to spare for a capture; Qa8) and Black's two (the knight leaves b8 before the promotion,
+        // FIDE 3.7.1, and comes back): five. Without the charge (the default guide) the estimate says three.
+        let target = "Qn5k/8/8/8/8/8/8/7K w - - 0 1";
+        let both = |fen: &str, charge: bool| {
+            part_with(target, fen, 0, charge) + part_with(target, fen, 1, charge)
+        };
+        assert_eq!(both("1n5k/8/1P6/8/8/8/8/7K w - - 0 1", true), 5);
+        assert_eq!(both("1n5k/8/1P6/8/8/8/8/7K w - - 0 1", false), 3);
+        // The knight already off b8 (on c6): the pawn's two, the queen's one, the knight's one back: four.
+        assert_eq!(both("7k/8/1Pn5/8/8/8/8/7K w - - 0 1", true), 4);
+        // Not settled (the target has no knight on b8): it leaves b8 for its own target, charged there only.
+        let free = "Q6k/8/8/8/8/8/8/1n5K w - - 0 1";
+        assert_eq!(
+            part_with(free, "1n5k/8/1P6/8/8/8/8/7K w - - 0 1", 0, true),
+            3
+        );
     }
 
     #[test]

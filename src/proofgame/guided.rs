@@ -93,6 +93,9 @@ pub struct FastLimits {
     /// decision's time limit; no clock is read here without one, so the search runs where there is none, e.g.
     /// wasm32, bounded by `max_nodes`).
     pub deadline: Option<Instant>,
+    /// Whether the guide charges a piece settled ahead of a pawn to promote ([`Guide::charging_settled`]; the
+    /// decision's first, short pass, [`super::decide`]).
+    pub charge_settled: bool,
 }
 
 /// How the fast search ended.
@@ -365,7 +368,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
     let ctx = Ctx {
         start,
         target,
-        guide: Guide::new(start, target),
+        guide: Guide::new(start, target).charging_settled(limits.charge_settled),
         cd,
         mask,
         goal: Reached::of(target, mask),

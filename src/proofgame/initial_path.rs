@@ -75,8 +75,9 @@ fn variants(
     target: &Setup,
     kernel: &[KernelMove],
     chain: bool,
+    charge: bool,
 ) -> (Vec<Placing>, u32) {
-    let guide = Guide::new(start, target);
+    let guide = Guide::new(start, target).charging_settled(charge);
     let mut memo = HashMap::new();
     let mut estimate = |p: &Placing| {
         let t1 = p.position();
@@ -139,7 +140,7 @@ pub fn search_from(
         _ => return FastResult::NotFound("the initial path: no kernel".into()),
     };
     let chain = pieces_taken_by_pawns(kernel) >= MIN_CHAIN;
-    let (ranked, placed) = variants(start, target, kernel, chain);
+    let (ranked, placed) = variants(start, target, kernel, chain, limits.charge_settled);
     if ranked.is_empty() {
         return FastResult::NotFound("the initial path: no capture of the kernel to place".into());
     }
@@ -156,11 +157,9 @@ pub fn search_from(
         let first = FastLimits {
             max_nodes: limits.max_nodes.min(FIRST_LEG_NODES),
             deadline,
+            ..limits
         };
-        let second = FastLimits {
-            max_nodes: limits.max_nodes,
-            deadline,
-        };
+        let second = FastLimits { deadline, ..limits };
         let t1 = p.position();
         let Some(g1) = built_leg(start, p, &t1).or_else(|| chain_legs(start, p, &t1, first)) else {
             continue;
@@ -211,10 +210,7 @@ fn chain_legs(start: &Setup, p: &Placing, t1: &Setup, limits: FastLimits) -> Opt
             let now = Instant::now();
             now + d.saturating_duration_since(now) / (stops.len() - i) as u32
         });
-        let leg = FastLimits {
-            max_nodes: limits.max_nodes,
-            deadline,
-        };
+        let leg = FastLimits { deadline, ..limits };
         match staged::search_from(&from, to, leg) {
             FastResult::Found(g) => moves.extend(g.moves),
             FastResult::NotFound(_) => return None,

@@ -288,7 +288,7 @@ pub fn search_from(start: &Setup, target: &Setup, limits: FastLimits) -> FastRes
     let Some(mask) = castle_mask(&board, &cd, &target.castling) else {
         return FastResult::NotFound("the start lacks a castling right the target has".into());
     };
-    let guide = Guide::new(start, target);
+    let guide = Guide::new(start, target).charging_settled(limits.charge_settled);
     let mut tried = Vec::new();
     let mut expanded = 0;
     for deepest_first in ORDERS {

@@ -55,6 +55,7 @@ pub(super) fn first_game(p: &Problem, spend: Spend) -> (Option<Vec<Move>>, u64) 
     let limits = FastLimits {
         max_nodes: spend.max_nodes / 2,
         deadline: spend.deadline,
+        charge_settled: false,
     };
     let FastResult::Found(g) = guided::search_from(&Setup::startpos(), &target(p), limits) else {
         return (None, 0);
