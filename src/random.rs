@@ -153,6 +153,22 @@ pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
+/// A child of `b` by a legal move drawn with `next` (uniform over the fast generator's move list), or `None`
+/// when `b` has no legal move: the tests' seeded random walks.
+#[cfg(test)]
+pub(crate) fn random_child(
+    b: &crate::bitboard::board::Board,
+    cd: &crate::bitboard::board::CastlingData,
+    next: &mut impl FnMut() -> u64,
+) -> Option<crate::bitboard::board::Board> {
+    let moves = crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(b, cd);
+    let moves = moves.as_slice();
+    if moves.is_empty() {
+        return None;
+    }
+    Some(b.make::<true>(cd, moves[(next() % moves.len() as u64) as usize]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

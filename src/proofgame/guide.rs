@@ -857,21 +857,6 @@ mod tests {
         assert_eq!(g.dist[BISHOP_I][5][12], 1);
     }
 
-    /// A child of `b` by a legal move drawn with `next` (a seeded generator); `None` at mate or stalemate.
-    fn random_child(
-        b: &Board,
-        cd: &crate::bitboard::board::CastlingData,
-        next: &mut impl FnMut() -> u64,
-    ) -> Option<Board> {
-        let moves =
-            crate::bitboard::movegen::moves::<crate::bitboard::attacks::MagicSliders>(b, cd);
-        let moves = moves.as_slice();
-        if moves.is_empty() {
-            return None;
-        }
-        Some(b.make::<true>(cd, moves[(next() % moves.len() as u64) as usize]))
-    }
-
     #[test]
     fn the_sparse_matrix_equals_the_full_one() {
         // Random games (seeded xorshift64) towards held-out positions 7, 8 and 9 (tests/data/
@@ -890,7 +875,7 @@ mod tests {
             for _ in 0..10 {
                 let (mut b, cd) = Board::from_setup(&Setup::startpos());
                 for _ in 0..150 {
-                    let Some(next) = random_child(&b, &cd, &mut next) else {
+                    let Some(next) = crate::random::random_child(&b, &cd, &mut next) else {
                         break;
                     };
                     b = next;
@@ -942,7 +927,7 @@ mod tests {
                 let (mut b, cd) = Board::from_setup(&Setup::startpos());
                 let mut warm = WarmStart::default();
                 for _ in 0..120 {
-                    let Some(next) = random_child(&b, &cd, &mut next) else {
+                    let Some(next) = crate::random::random_child(&b, &cd, &mut next) else {
                         break;
                     };
                     b = next;

@@ -68,8 +68,6 @@ impl NeedOf for NeedMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::attacks::MagicSliders;
-    use crate::bitboard::movegen;
     use crate::position::Setup;
 
     /// Random games from the initial position (seeded xorshift64): the memo's bound equals the bound computed
@@ -84,12 +82,10 @@ mod tests {
             let mut b = root;
             let mut line = vec![b];
             for _ in 0..plies {
-                let moves = movegen::moves::<MagicSliders>(&b, &cd);
-                let list = moves.as_slice();
-                if list.is_empty() {
+                let Some(next) = crate::random::random_child(&b, &cd, &mut r) else {
                     break;
-                }
-                b = b.make::<true>(&cd, list[(r() % list.len() as u64) as usize]);
+                };
+                b = next;
                 line.push(b);
             }
             line
