@@ -202,3 +202,68 @@ fn analyze_svg_shades_the_fortress() {
     let svg = analyze_svg("8/8/8/4k3/8/8/8/3QK3 w - - 0 1");
     assert!(!svg.contains("unreachable"));
 }
+
+/// Lines that repeat the FEN of the line before (a file asking for each side on a line of its own) are read as
+/// one position with a query per line: each line's answer is the one `--fen` gives for that position and side
+/// alone, for a valid position (three lines), an invalid one (a line without a side word asks both), and a
+/// position repeated over 300 lines, across the reader's runs of 256 lines.
+#[test]
+fn dead_command_answers_each_line_of_a_repeated_fen_as_alone() {
+    let won = "8/8/8/4k3/8/8/8/3QK3 w - - 0 1";
+    let bad = "4k3/8/8/8/8/8/8/3KK3 b - - 0 1";
+    let locked = "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1";
+    let mut asked = vec![
+        (won, "white"),
+        (won, "black"),
+        (won, "white"),
+        (bad, "white"),
+    ];
+    let mut input = String::new();
+    for (fen, side) in &asked {
+        input += &format!("{fen} {side}\n");
+    }
+    input += &format!("{bad}\n");
+    asked.extend([(bad, "white"), (bad, "black")]);
+    for i in 0..300 {
+        let side = ["white", "black"][i % 2];
+        input += &format!("{locked} {side}\n");
+        asked.push((locked, side));
+    }
+    let answer = |v: &Value| {
+        let mut v = v.clone();
+        v.as_object_mut().unwrap().remove("microseconds");
+        v
+    };
+    for mode in [None, Some("--scan")] {
+        let args: Vec<&str> = ["dead", "-", "--json", "--threads", "2"]
+            .into_iter()
+            .chain(mode)
+            .collect();
+        let (code, out, err) = run(&args, &input);
+        assert_eq!(code, 2, "{mode:?}: {err}"); // the invalid position
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let mut printed = lines.iter();
+        let mut alone_of = std::collections::HashMap::new();
+        for (fen, side) in &asked {
+            let alone = alone_of.entry((fen, side)).or_insert_with(|| {
+                let args: Vec<&str> = ["dead", "--fen", fen, "--side", side, "--json"]
+                    .into_iter()
+                    .chain(mode)
+                    .collect();
+                run(&args, "").1
+            });
+            let Some(alone) = alone.lines().next() else {
+                continue; // the scan prints only the unwinnable
+            };
+            let alone: Value = serde_json::from_str(alone).unwrap();
+            let line = printed
+                .next()
+                .unwrap_or_else(|| panic!("{mode:?}: no line for {fen} {side}"));
+            assert_eq!(answer(line), answer(&alone), "{mode:?}: {fen} {side}");
+        }
+        assert!(printed.next().is_none(), "{mode:?}: {out}");
+    }
+}

@@ -80,34 +80,48 @@ pub struct DeadArgs {
     shortest: bool,
 }
 
-/// One position of the input: its line, its FEN (as slices of the input: the text is built only for the
-/// answers printed), and the checked position or why it is not a valid one.
+/// One position of the input: its FEN (as slices of the input: the text is built only for the answers
+/// printed), and the checked position or why it is not a valid one. Consecutive lines with the same FEN text
+/// (files that ask for each side on a line of its own) are one position, read and checked once, with a query
+/// per side asked.
 struct Position<'a> {
-    /// Input line (0 for `--fen`).
-    line: usize,
     fen: FenWords<'a>,
-    /// The side word of its line, if any.
-    side: Option<Color>,
     pos: std::result::Result<Checked, String>,
     /// Its pieces, where the validity screen gathered them ([`dead::screened`]).
     pieces: Option<dead::Pieces>,
-    /// Its FEN's fields are the text of the position's before it (read in the same run of lines): the same
-    /// position, read and checked once.
-    repeat: bool,
 }
 
-/// One query: a position of the input (its index) and an intended winner.
+/// One query: a position of the input (its index, [`Input::position`]) and an intended winner.
 struct Query {
     at: usize,
     side: Color,
-    /// The last query of its position with `--side both` (the per-position `dead:` line follows it).
+    /// Its input line (0 for `--fen`).
+    line: usize,
+    /// The last query of its line with `--side both` (the per-position `dead:` line follows it).
     pair_end: bool,
 }
 
-/// The positions of the run and their queries, in input order.
+/// The positions of the run, as the runs of lines read them (no copy into one list: the positions of a file
+/// of real games were a third of a scan's page faults, and their copy a twentieth of its instructions), and
+/// their queries, in input order. A position's index is its run's number times [`READ_RUN_LINES`] plus its
+/// place in the run.
 struct Input<'a> {
-    positions: Vec<Position<'a>>,
+    runs: Vec<Vec<Position<'a>>>,
     queries: Vec<Query>,
+}
+
+impl<'a> Input<'a> {
+    /// The position at index `at` (of a query).
+    fn position(&self, at: usize) -> &Position<'a> {
+        &self.runs[at / READ_RUN_LINES][at % READ_RUN_LINES]
+    }
+}
+
+/// One line's question: its line number, its side word (if any) and its position's place in its run.
+struct LineQuery {
+    line: usize,
+    side: Option<Color>,
+    at: usize,
 }
 
 /// The sides a line asks about.
@@ -124,14 +138,15 @@ fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
 
 /// One line read and checked: `None` for a blank or comment line; a line that cannot be read is a
 /// [`LineError`]; a position that reads but is not valid (FIDE 3.10.3) keeps its reason. A line whose FEN's
-/// fields are the text of `previous`'s (files that ask for each side on a line of its own) takes its position
-/// and its validity from `previous`, which are the same (a function of that text), without reading or checking
-/// the position again (that was half of a scan of real positions).
+/// fields are the text of `previous`'s (files that ask for each side on a line of its own) is `previous`'s
+/// position (`Ok(None)` with its side word), which is the same (a function of that text), without reading or
+/// checking the position again (that was half of a scan of real positions).
+#[allow(clippy::type_complexity)]
 fn read_line<'a>(
     line: usize,
     raw: &'a str,
     previous: Option<&Position>,
-) -> Option<std::result::Result<Position<'a>, LineError>> {
+) -> Option<std::result::Result<(Option<Position<'a>>, Option<Color>), LineError>> {
     let before = previous.and_then(|p| Some((&p.fen, p.pos.as_ref().ok()?.setup())));
     let parsed = match position_file::parse_borrowed_after(line, raw, before)? {
         Ok(p) => p,
@@ -140,35 +155,41 @@ fn read_line<'a>(
     if let Err(e) = parsed.refuse_extras(line, true, false) {
         return Some(Err(e));
     }
-    let (pos, pieces, repeat) = match previous {
-        Some(p) if p.fen == parsed.fen => (p.pos.clone(), p.pieces, true),
-        _ => {
-            let (pos, pieces) = dead::screened(parsed.setup);
-            (pos.map_err(|e| e.to_string()), pieces, false)
-        }
-    };
-    Some(Ok(Position {
-        line,
+    if previous.is_some_and(|p| p.fen == parsed.fen) {
+        return Some(Ok((None, parsed.side)));
+    }
+    let (pos, pieces) = dead::screened(parsed.setup);
+    let position = Position {
         fen: parsed.fen,
-        side: parsed.side,
-        pos,
+        pos: pos.map_err(|e| e.to_string()),
         pieces,
-        repeat,
-    }))
+    };
+    Some(Ok((Some(position), parsed.side)))
 }
 
-/// The positions of a run of lines, read in turn (each line compared with the position before it), up to
-/// the first line that cannot be read (then its error).
-fn read_run<'a>(lines: &[(usize, &'a str)]) -> (Vec<Position<'a>>, Option<LineError>) {
+/// What a run of lines read: its positions, each line's question, and the first line that cannot be read.
+type Run<'a> = (Vec<Position<'a>>, Vec<LineQuery>, Option<LineError>);
+
+/// The positions and line questions of a run of lines, read in turn (each line compared with the position
+/// before it), up to the first line that cannot be read (then its error).
+fn read_run<'a>(lines: &[(usize, &'a str)]) -> Run<'a> {
     let mut out: Vec<Position> = Vec::with_capacity(lines.len());
+    let mut asked = Vec::with_capacity(lines.len());
     for &(n, l) in lines {
         match read_line(n, l, out.last()) {
-            Some(Err(e)) => return (out, Some(e)),
-            Some(Ok(p)) => out.push(p),
+            Some(Err(e)) => return (out, asked, Some(e)),
+            Some(Ok((position, side))) => {
+                out.extend(position);
+                asked.push(LineQuery {
+                    line: n,
+                    side,
+                    at: out.len() - 1,
+                });
+            }
             None => {}
         }
     }
-    (out, None)
+    (out, asked, None)
 }
 
 /// The positions of `lines` (read and checked in parallel in runs of [`READ_RUN_LINES`] lines, in the
@@ -179,30 +200,28 @@ fn input_of<'a>(
     default: SideArg,
 ) -> std::result::Result<Input<'a>, LineError> {
     // An indexed collect writes every run's result in place (a filtered one grew vectors and joined them: a
-    // tenth of a scan of real positions in page faults and copies), and each run's positions join the others
-    // in one copy (`Vec::append`; moving them one by one was a twelfth of a scan); the first bad line is the
-    // error.
-    let mut read: Vec<(Vec<Position>, Option<LineError>)> =
-        lines.par_chunks(READ_RUN_LINES).map(read_run).collect();
-    let mut positions = Vec::with_capacity(read.iter().map(|r| r.0.len()).sum());
-    for (run, error) in &mut read {
-        if let Some(e) = error.take() {
+    // tenth of a scan of real positions in page faults and copies); the runs stay where they were read.
+    let read: Vec<Run<'a>> = lines.par_chunks(READ_RUN_LINES).map(read_run).collect();
+    let mut queries = Vec::with_capacity(read.iter().map(|r| r.1.len()).sum::<usize>() * 2);
+    let mut runs = Vec::with_capacity(read.len());
+    for (k, (run, asked, error)) in read.into_iter().enumerate() {
+        if let Some(e) = error {
             return Err(e);
         }
-        positions.append(run);
-    }
-    let mut queries = Vec::with_capacity(positions.len() * 2);
-    for (at, p) in positions.iter().enumerate() {
-        let sides = sides_of(p.side, default);
-        for (k, &side) in sides.iter().enumerate() {
-            queries.push(Query {
-                at,
-                side,
-                pair_end: sides.len() == 2 && k == 1,
-            });
+        for l in asked {
+            let sides = sides_of(l.side, default);
+            for (i, &side) in sides.iter().enumerate() {
+                queries.push(Query {
+                    at: k * READ_RUN_LINES + l.at,
+                    side,
+                    line: l.line,
+                    pair_end: sides.len() == 2 && i == 1,
+                });
+            }
         }
+        runs.push(run);
     }
-    Ok(Input { positions, queries })
+    Ok(Input { runs, queries })
 }
 
 /// Lines per run of [`input_of`] (a rayon job).
@@ -213,14 +232,14 @@ fn read_input<'a>(a: &'a DeadArgs, text: &'a str, name: &str) -> Result<Input<'a
     if let Some(fen) = &a.fen {
         let bad = |why: String| Error::Usage(format!("--fen: '{}': {why}", fen.trim()));
         let input = input_of(&[(0, fen.as_str())], a.side).map_err(|e| bad(e.why))?;
-        if input.positions.is_empty() {
+        if input.queries.is_empty() {
             return Err(bad("empty text".into()));
         }
         return Ok(input);
     }
     let lines = position_file::bounded_lines("positions file", name, text)?;
     let input = input_of(&lines, a.side).map_err(|e| e.in_file(name))?;
-    if input.positions.is_empty() {
+    if input.queries.is_empty() {
         return Err(position_file::no_positions(name));
     }
     Ok(input)
@@ -536,7 +555,7 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                                 if at == usize::MAX || !same_position(input, at, q.at) {
                                     // A new position of the job: a new memo (with the pieces its screen
                                     // gathered).
-                                    memo = match &input.positions[q.at] {
+                                    memo = match input.position(q.at) {
                                         Position {
                                             pos: Ok(pos),
                                             pieces,
@@ -547,8 +566,8 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                                     first = q.at;
                                 }
                                 at = q.at;
-                                let p = &input.positions[q.at];
-                                let same = &input.positions[first];
+                                let p = input.position(q.at);
+                                let same = input.position(first);
                                 decide_one(p, same, q, limits, shortest, &mut memo)
                             })
                             .collect();
@@ -603,18 +622,18 @@ fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
 /// Queries per job of the scan, at least (whole positions).
 const SCAN_JOB_QUERIES: usize = 64;
 
-/// Whether positions `i` and `j` (`i` before `j`) of the input are one position (the same index, or equal
-/// valid positions on consecutive lines, as in files that ask for each side on a line of its own: found when
-/// the second repeats the first's FEN text, else by comparing the positions, only where the placements are
-/// the same text: [`FenWords::placement`], a position of another board is told apart without reading it).
+/// Whether positions `i` and `j` (`i` before `j`) of the input are one position (the same index, as the lines
+/// of a file that asks for each side on a line of its own are: [`read_line`], or equal valid positions, found
+/// by comparing them only where the placements are the same text: [`FenWords::placement`], a position of
+/// another board is told apart without reading it).
 fn same_position(input: &Input, i: usize, j: usize) -> bool {
-    let (a, b) = (&input.positions[i], &input.positions[j]);
-    i == j
-        || (j == i + 1 && b.repeat && a.pos.is_ok())
-        || matches!(
+    i == j || {
+        let (a, b) = (input.position(i), input.position(j));
+        matches!(
             (&a.pos, &b.pos),
             (Ok(x), Ok(y)) if a.fen.placement() == b.fen.placement() && x == y
         )
+    }
 }
 
 /// Decide one query (and, with `--shortest`, shorten its helpmate). `same` is `p` or the first of the equal
@@ -669,7 +688,7 @@ fn print_in_order(
         while let Some(answers) = waiting.remove(&next) {
             for answer in answers {
                 let q = &input.queries[next];
-                let p = &input.positions[q.at];
+                let p = input.position(q.at);
                 let answer = match answer {
                     Ok(x) => x,
                     Err(e) => return (tally, Some(e)),
@@ -691,10 +710,7 @@ fn print_in_order(
             // exit 141 without a message, a full disk a message and exit 2.
             std::process::exit(super::write_error_exit(&e.to_string()));
         }
-        let at = match next
-            .checked_sub(1)
-            .map(|i| input.positions[input.queries[i].at].line)
-        {
+        let at = match next.checked_sub(1).map(|i| input.queries[i].line) {
             Some(line) if line > 0 => format!(" (input line {line} done)"),
             _ => String::new(),
         };
