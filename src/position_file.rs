@@ -353,6 +353,29 @@ impl<'a> FenWords<'a> {
     }
 }
 
+/// The side word (`None`: none) of a line that is exactly `previous`'s FEN fields one space apart, perhaps
+/// followed by one space and a side word (`white` or `black`, in any case): the line that
+/// [`parse_borrowed_after`] reads as `previous`'s FEN with that side word and nothing else (files that ask for
+/// each side of a position on a line of its own), found without splitting the line into a record or reading
+/// its FEN; `None` for any other line, which the reader reads.
+pub fn repeat_of(raw: &str, previous: &FenWords) -> Option<Option<Color>> {
+    let b = raw.as_bytes();
+    let mut at = 0;
+    for (k, field) in previous.words[..previous.len].iter().enumerate() {
+        if k > 0 {
+            (b.get(at) == Some(&b' ')).then_some(())?;
+            at += 1;
+        }
+        b[at..].starts_with(field.as_bytes()).then_some(())?;
+        at += field.len();
+    }
+    if at == b.len() {
+        return Some(None);
+    }
+    (b[at] == b' ').then_some(())?;
+    Some(Some(side_word(&raw[at + 1..])?))
+}
+
 /// Equal when the fields are the same text (so the same position: parsing is a function of the text).
 impl PartialEq for FenWords<'_> {
     fn eq(&self, other: &FenWords<'_>) -> bool {

@@ -147,6 +147,9 @@ fn read_line<'a>(
     raw: &'a str,
     previous: Option<&Position>,
 ) -> Option<std::result::Result<(Option<Position<'a>>, Option<Color>), LineError>> {
+    if let Some(side) = previous.and_then(|p| position_file::repeat_of(raw, &p.fen)) {
+        return Some(Ok((None, side)));
+    }
     let before = previous.and_then(|p| Some((&p.fen, p.pos.as_ref().ok()?.setup())));
     let parsed = match position_file::parse_borrowed_after(line, raw, before)? {
         Ok(p) => p,

@@ -286,3 +286,76 @@ fn the_plain_reader_is_the_general_one() {
         "{taken} {left} {labelled}"
     );
 }
+
+/// A line that [`repeat_of`] finds to repeat the line before's FEN (its fields one space apart, perhaps one
+/// space and a side word) is read by [`parse_borrowed_after`] as that FEN with that side word and nothing
+/// else; the same fields with other spacing, a label, other words, other clocks or a carriage return are left
+/// to the reader. Lines built from the fields of FENs of 4 and 6 fields, with side words, and of a CHA short
+/// line.
+#[test]
+fn a_repeated_fen_is_read_as_the_fen_again() {
+    let befores = [
+        "8/8/8/4k3/8/8/3p4/4KN2 w - -",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 white",
+        "WB 8/8/8/4k3/8/8/3p4/4KN2 w",
+        "8/8/8/4k3/8/8/3p4/4KN2 w - - 12 40 BLACK",
+    ];
+    let tails = [
+        "",
+        " white",
+        " black",
+        " WHITE",
+        " Black",
+        "  white",
+        " white ",
+        "\twhite",
+        " white\r",
+        " whitey",
+        " w",
+        " 0 1",
+        " 0 1 white",
+        " ; id \"x\"",
+        " 5",
+        " -",
+        " white black",
+    ];
+    let mut taken = 0;
+    for before in befores {
+        let b = parse_borrowed(1, before).unwrap().unwrap();
+        let fields = b.fen.to_string();
+        let fields: Vec<&str> = fields.split(' ').collect();
+        let bodies = [
+            fields.join(" "),
+            fields.join("  "),
+            format!("WB {}", fields.join(" ")),
+            format!(" {}", fields.join(" ")),
+            fields[..fields.len() - 1].join(" "),
+            format!("8/8/8/4k3/8/8/3p4/4KN1 {}", fields[1..].join(" ")),
+        ];
+        for body in &bodies {
+            for tail in tails {
+                let l = format!("{body}{tail}");
+                let Some(side) = repeat_of(&l, &b.fen) else {
+                    continue;
+                };
+                let read = parse_borrowed_after(2, &l, Some((&b.fen, &b.setup)));
+                let Some(Ok(p)) = read else {
+                    panic!("{l:?} after {before:?}: {read:?}");
+                };
+                assert!(
+                    p.fen == b.fen && p.side == side,
+                    "{l:?} after {before:?}: {p:?}"
+                );
+                assert!(
+                    p.label.is_none() && p.ops.is_empty() && p.plies.is_none(),
+                    "{l:?}"
+                );
+                assert_eq!(p.setup, b.setup, "{l:?}");
+                taken += 1;
+            }
+        }
+    }
+    // Per FEN: the fields one space apart, alone and with each of the four side words; and the two FENs that
+    // end in `-` again as their fields but the last with the tail ` -`.
+    assert_eq!(taken, 4 * 5 + 2);
+}
