@@ -466,9 +466,7 @@ impl Mailbox {
         if p.color != self.turn {
             return None;
         }
-        buf.clear();
-        self.piece_moves(from, p.role, buf);
-        if !buf.contains(&m) {
+        if !self.has_piece_move(from, p.role, m, buf) {
             return None;
         }
         let us = self.turn;
@@ -476,6 +474,55 @@ impl Mailbox {
         next.king(us)
             .is_none_or(|k| !next.attacked(k, !us))
             .then_some(next)
+    }
+
+    /// Whether `m` is one of [`Mailbox::piece_moves`] of `role` on `from` (the side to move's piece; FIDE
+    /// 3.2–3.8), without listing them where a move has one way to be there: a knight's or king's step is one of
+    /// its steps onto a square it may land on (3.6, 3.8.1), a bishop's, rook's or queen's move a line of empty
+    /// squares in one of its directions ending on one (3.2–3.5). A pawn's moves and a castling are listed into
+    /// `buf` and looked up.
+    fn has_piece_move(&self, from: usize, role: Role, m: Move, buf: &mut Vec<Move>) -> bool {
+        let to = mailbox(m.to());
+        let normal = m == Move::normal(m.from(), m.to());
+        let step = to as i32 - from as i32;
+        match role {
+            Role::Knight => normal && KNIGHT_STEPS.contains(&step) && self.can_land(to),
+            Role::King if m.kind() != MoveKind::Castling => {
+                normal && KING_STEPS.contains(&step) && self.can_land(to)
+            }
+            Role::Bishop => normal && self.slides_to(from, to, &BISHOP_DIRS),
+            Role::Rook => normal && self.slides_to(from, to, &ROOK_DIRS),
+            Role::Queen => {
+                normal
+                    && (self.slides_to(from, to, &BISHOP_DIRS)
+                        || self.slides_to(from, to, &ROOK_DIRS))
+            }
+            Role::Pawn | Role::King => {
+                buf.clear();
+                self.piece_moves(from, role, buf);
+                buf.contains(&m)
+            }
+        }
+    }
+
+    /// Whether a slider on `from` moving in one of `dirs` reaches `to` over empty squares and may land there
+    /// (FIDE 3.2–3.5; the walk stays between the two squares, and a line that leaves the board meets a border
+    /// square first).
+    fn slides_to(&self, from: usize, to: usize, dirs: &[i32]) -> bool {
+        let diff = to as i32 - from as i32;
+        dirs.iter().any(|&dir| {
+            if diff % dir != 0 || diff / dir <= 0 {
+                return false;
+            }
+            let mut s = from as i32 + dir;
+            while s != to as i32 {
+                if self.board[s as usize] != 0 {
+                    return false;
+                }
+                s += dir;
+            }
+            self.can_land(to)
+        })
     }
 
     /// Piece on a square.

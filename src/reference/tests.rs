@@ -284,6 +284,64 @@ fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
     }
 }
 
+/// [`Mailbox::has_piece_move`] (a step or a line looked at, without the list) says yes exactly for the moves
+/// [`Mailbox::piece_moves`] lists: every from/to pair of every piece of the side to move, as a normal move, en
+/// passant, castling and the four promotions, on the positions of pseudo-random games from positions with every
+/// piece kind, pins, e.p., castling and promotions near.
+#[test]
+fn fide_3_2_to_3_8_one_move_looked_at_is_the_listed_move() {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let (mut positions, mut yes) = (0, 0);
+    let mut buf = Vec::new();
+    for fen in [
+        Setup::STARTPOS_FEN,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ] {
+        for _game in 0..6 {
+            let mut pos = reference_pos(fen);
+            for _ply in 0..60 {
+                for from in Square::all() {
+                    let Some(p) = pos.piece_at(from).filter(|p| p.color == pos.turn()) else {
+                        continue;
+                    };
+                    let mut listed = Vec::new();
+                    pos.piece_moves(mailbox(from), p.role, &mut listed);
+                    for to in Square::all() {
+                        let mut candidates = vec![
+                            Move::normal(from, to),
+                            Move::en_passant(from, to),
+                            Move::castling(from, to),
+                        ];
+                        for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                            candidates.push(Move::promotion(from, to, role));
+                        }
+                        for m in candidates {
+                            let looked = pos.has_piece_move(mailbox(from), p.role, m, &mut buf);
+                            assert_eq!(looked, listed.contains(&m), "{:?} {m:?}", pos.to_setup());
+                            yes += usize::from(looked);
+                        }
+                    }
+                }
+                positions += 1;
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                pos = pos.play(legal[(seed >> 33) as usize % legal.len()]);
+            }
+        }
+    }
+    assert!(
+        positions > 1_000 && yes > 20_000,
+        "{positions} positions, {yes} moves"
+    );
+}
+
 #[test]
 fn fide_3_1_attacked_agrees_with_the_attacker_list() {
     // The stop-at-first test `attacked` against the list `attackers_mb` (the same rules, two walks): every
