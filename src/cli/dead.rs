@@ -136,17 +136,15 @@ fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
     }
 }
 
+/// What a line read: its position (`None`: the one before's) and its side word, or why it cannot be read.
+type LineRead<'a> = std::result::Result<(Option<Position<'a>>, Option<Color>), LineError>;
+
 /// One line read and checked: `None` for a blank or comment line; a line that cannot be read is a
 /// [`LineError`]; a position that reads but is not valid (FIDE 3.10.3) keeps its reason. A line whose FEN's
 /// fields are the text of `previous`'s (files that ask for each side on a line of its own) is `previous`'s
 /// position (`Ok(None)` with its side word), which is the same (a function of that text), without reading or
 /// checking the position again (that was half of a scan of real positions).
-#[allow(clippy::type_complexity)]
-fn read_line<'a>(
-    line: usize,
-    raw: &'a str,
-    previous: Option<&Position>,
-) -> Option<std::result::Result<(Option<Position<'a>>, Option<Color>), LineError>> {
+fn read_line<'a>(line: usize, raw: &'a str, previous: Option<&Position>) -> Option<LineRead<'a>> {
     if let Some(side) = previous.and_then(|p| position_file::repeat_of(raw, &p.fen)) {
         return Some(Ok((None, side)));
     }
