@@ -1081,7 +1081,8 @@ fn zobrist_seeds_change_nothing_but_the_keys() {
 fn split_counts_are_exact_on_the_cpw_positions() {
     // Every CPW "Perft Results" position (src/cpw.rs, the page's published counts), split at plies 1 to 3 (the
     // frontier made by the core's frontier expansion, transpositions merged): the published total, and a
-    // divide whose root moves add up to it.
+    // divide whose root moves add up to it; and the published total without the divide (the frontier made
+    // without per-root-move records, each ply whole: `split::frontier_bare`).
     for p in perftlab::cpw::POSITIONS {
         // The deepest published depth of at most 5 million nodes (at least 4, so that ply 3 is below it).
         let (depth, want) = p
@@ -1119,6 +1120,15 @@ fn split_counts_are_exact_on_the_cpw_positions() {
                 .map(|v| v.to_string().parse::<u128>().unwrap())
                 .sum();
             assert_eq!(by_move, want, "{} divide, split {split}", p.name);
+            let bare: Vec<&str> = args.iter().copied().filter(|&a| a != "--divide").collect();
+            let j = json_of(&bare);
+            assert!(j["divide"].is_null(), "{j}");
+            assert_eq!(
+                j["nodes"].to_string(),
+                want.to_string(),
+                "{} split {split}",
+                p.name
+            );
         }
     }
 }

@@ -108,6 +108,24 @@ impl<W: Weight> Merger<W> {
         Ok(k as usize)
     }
 
+    /// Make room for `more` positions beyond those held, at once, where that fits the budget (else nothing:
+    /// [`Merger::add`] then grows by half, within the budget). An expansion calls it with the number of
+    /// children of each chunk before merging them (at most that many are new), so that a level grows in one
+    /// step where it fits, not by half about ten times (each a copy of the positions and a rehash); room not
+    /// used is never written, so it costs no page of memory.
+    pub(crate) fn make_room(&mut self, more: usize) {
+        let Merger { table, out, budget } = self;
+        let want = out.len().saturating_add(more);
+        if want <= out.capacity() && want <= table.capacity() {
+            return;
+        }
+        if want as u64 * entry_bytes::<W>() > *budget || want >= u32::MAX as usize {
+            return;
+        }
+        out.reserve_exact(want - out.len());
+        table.reserve(want - table.len(), |&k| out[k as usize].0.key);
+    }
+
     /// Number of distinct positions.
     #[cfg_attr(not(feature = "deep"), allow(dead_code))] // the deep split's
     pub(crate) fn len(&self) -> usize {
@@ -213,16 +231,25 @@ pub(crate) struct Scratch {
     parts: Vec<(Vec<Board>, Vec<u32>)>,
 }
 
-/// Calls `each(parent, child, weight)` for every child of every position of `level`, parents in order and each
-/// parent's children in move order, the children made a chunk of [`CHUNK`] parents at a time in parallel into
-/// `scratch`. Stops at `each`'s first error.
-fn each_child<W: Weight, E>(
-    level: &[(Board, W)],
+/// Parents expanded at a time by [`next_ply_merged`]: fewer than [`CHUNK`], so that the children it holds at
+/// once (about 22 × 88 bytes per parent at the start position's ply 4, one list per part kept from chunk to
+/// chunk) stay about 1 MB, written once and reused, instead of 8 MB grown by doubling (issue 36).
+const MERGED_CHUNK: usize = 512;
+
+/// Calls `each(into, parent, child, weight)` for every child of every position of `level`, parents in order
+/// and each parent's children in move order, the children made a chunk of `chunk` parents at a time in
+/// parallel into `scratch`; before each chunk's children, `made(into, n, parents)`: their number, and the
+/// number of parents expanded once they are handed over. Stops at `each`'s first error.
+fn each_child<W: Weight, T, E>(
+    (level, chunk): (&[(Board, W)], usize),
     cd: &CastlingData,
     scratch: &mut Scratch,
-    mut each: impl FnMut(usize, Board, W) -> std::result::Result<(), E>,
+    into: &mut T,
+    made: impl Fn(&mut T, usize, usize),
+    mut each: impl FnMut(&mut T, usize, Board, W) -> std::result::Result<(), E>,
 ) -> std::result::Result<(), E> {
-    for (done, chunk) in level.chunks(CHUNK).enumerate() {
+    let size = chunk;
+    for (done, chunk) in level.chunks(size).enumerate() {
         let per = chunk.len().div_ceil(PARTS);
         let n = chunk.len().div_ceil(per);
         if scratch.parts.len() < n {
@@ -239,13 +266,15 @@ fn each_child<W: Weight, E>(
                     ends.push(kids.len() as u32);
                 }
             });
-        let mut parent = done * CHUNK;
+        let kids = scratch.parts[..n].iter().map(|(k, _)| k.len()).sum();
+        made(into, kids, done * size + chunk.len());
+        let mut parent = done * size;
         for (kids, ends) in &scratch.parts[..n] {
             let mut start = 0;
             for &end in ends {
                 let w = level[parent].1;
                 for &c in &kids[start..end as usize] {
-                    each(parent, c, w)?;
+                    each(into, parent, c, w)?;
                 }
                 start = end as usize;
                 parent += 1;
@@ -309,12 +338,27 @@ pub(crate) fn next_ply_merged<W: Weight>(
     next: &mut Merger<W>,
 ) -> std::result::Result<(), TooBig> {
     next.clear(budget);
-    each_child(level, cd, scratch, |parent, c, w| {
-        next.add(c, w).map(|_| ()).map_err(|e| TooBig {
-            needed: scaled(e.needed, parent, level.len()),
-            ..e
-        })
-    })
+    // Room for the whole level at once where it fits: the positions so far and the chunk's children (some
+    // of them transpositions) scaled to all parents, else for the chunk's children.
+    let room = |next: &mut Merger<W>, kids: usize, parents: usize| {
+        let so_far = next.len() + kids;
+        let whole = (so_far as u128 * level.len() as u128 / parents.max(1) as u128) as usize;
+        next.make_room(whole - next.len());
+        next.make_room(kids);
+    };
+    each_child(
+        (level, MERGED_CHUNK),
+        cd,
+        scratch,
+        next,
+        room,
+        |next, parent, c, w| {
+            next.add(c, w).map(|_| ()).map_err(|e| TooBig {
+                needed: scaled(e.needed, parent, level.len()),
+                ..e
+            })
+        },
+    )
 }
 
 /// `held` bytes for the parents up to `parent` (from 0) scaled to a level of `parents` parents (at least
@@ -336,28 +380,36 @@ fn expand<W: Weight>(
     let mut merged = Merger::new(budget);
     let mut plain: Vec<(Board, W)> = Vec::new();
     let each = std::mem::size_of::<(Board, W)>() as u64;
-    each_child(level, cd, &mut Scratch::default(), |parent, c, w| {
-        if merge {
-            let at = merged.add(c, w).map_err(|e| TooBig {
-                needed: scaled(e.needed, parent, level.len()),
-                ..e
-            })?;
-            link(parent, at);
-        } else {
-            if (plain.len() as u64 + 1) * each > budget {
-                let bytes = plain.len() as u64 * each;
-                return Err(TooBig {
-                    positions: plain.len(),
-                    bytes,
-                    needed: scaled(bytes + each, parent, level.len()),
-                    budget,
-                });
+    let none = |_: &mut (), _, _| {};
+    each_child(
+        (level, CHUNK),
+        cd,
+        &mut Scratch::default(),
+        &mut (),
+        none,
+        |_, parent, c, w| {
+            if merge {
+                let at = merged.add(c, w).map_err(|e| TooBig {
+                    needed: scaled(e.needed, parent, level.len()),
+                    ..e
+                })?;
+                link(parent, at);
+            } else {
+                if (plain.len() as u64 + 1) * each > budget {
+                    let bytes = plain.len() as u64 * each;
+                    return Err(TooBig {
+                        positions: plain.len(),
+                        bytes,
+                        needed: scaled(bytes + each, parent, level.len()),
+                        budget,
+                    });
+                }
+                link(parent, plain.len());
+                plain.push((c, w));
             }
-            link(parent, plain.len());
-            plain.push((c, w));
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     Ok(if merge { merged.into_vec() } else { plain })
 }
 
@@ -529,6 +581,29 @@ mod tests {
         assert!(cur.bytes() > 1 << 20);
         let e = next_ply_merged(&three, &cd, 1 << 20, &mut scratch, &mut cur).unwrap_err();
         assert!(e.bytes <= 1 << 20 && e.positions > 5000, "{e:?}");
+    }
+
+    #[test]
+    fn room_is_made_at_once_and_only_within_the_budget() {
+        // The start position's ply 3 (5,362 distinct positions, OEIS A083276): with room made for them
+        // first, they are merged without the merger growing; room beyond the budget is not made.
+        let three = level(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            3,
+            true,
+        );
+        let mut m = Merger::<u64>::new(u64::MAX);
+        m.make_room(three.len());
+        let held = m.bytes();
+        for &(b, w) in &three {
+            m.add(b, w).unwrap();
+        }
+        assert_eq!((m.len(), m.bytes()), (5362, held));
+        let mut small = Merger::<u64>::new(1000 * entry_bytes::<u64>());
+        small.make_room(5362);
+        assert_eq!(small.bytes(), 0);
+        small.make_room(100);
+        assert!(small.bytes() > 0 && small.bytes() <= 1000 * entry_bytes::<u64>());
     }
 
     #[test]

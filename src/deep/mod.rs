@@ -193,6 +193,10 @@ impl work::Positions for FrontierPositions<'_> {
     fn board(&self, k: usize) -> Result<Board> {
         self.boards.board(FrontierPositions::board(self, k))
     }
+    fn board_run(&self, ks: std::ops::Range<usize>) -> Option<Result<&[Board]>> {
+        // The `k`-th board is counted `k`-th unless grouped.
+        self.grouped.is_none().then(|| self.boards.run(ks))
+    }
 }
 
 /// `perft` split at a frontier, each position journaled when `checkpoint` is set (resuming from it when it
@@ -224,7 +228,11 @@ pub fn perft_split(
     }
     // Only a journal names the positions (by FEN): a count without one skips their text.
     let named = o.checkpoint.is_some();
-    let make = |s| split::frontier_with_boards(root, s, o.chess960, o.split_mem, named);
+    // Without a journal or a divide, no per-root-move records either: each ply expanded whole.
+    let make = |s| match named || o.divide {
+        true => split::frontier_with_boards(root, s, o.chess960, o.split_mem, named),
+        false => split::frontier_bare(root, s, o.chess960, o.split_mem),
+    };
     let ply4_from = if engine.merges_only_within_batch() {
         GPU_CHECKPOINT_PLY4_DEPTH
     } else {
@@ -342,14 +350,19 @@ pub fn perft_split(
             engine, &todo, rest, o.stats, None, o.progress, &what, &resume,
         )?,
     };
-    let counted = run
-        .results
-        .range(..f.len())
+    // The results by place in the counting order, each with its index in the frontier.
+    let results = || {
+        run.results
+            .iter()
+            .enumerate()
+            .map(|(k, r)| (work::Positions::index(&todo, k), r))
+    };
+    let counted = results()
         .filter(|(i, _)| !resumed.contains(i))
-        .map(|(&i, r)| f.piece(i).mult * r.nodes)
+        .map(|(i, r)| f.mult(i) * r.nodes)
         .sum();
     Ok(SplitOutcome {
-        totals: work::frontier_totals(&f, &run.results, o.divide),
+        totals: work::frontier_totals(&f, results(), o.divide),
         counted,
         backend_seconds: run.backend_seconds,
         batches: run.batches,

@@ -118,11 +118,21 @@ impl Frontier {
     pub fn piece(&self, i: usize) -> Piece<'_> {
         let j = self.order[i] as usize;
         let start = if j == 0 { 0 } else { self.ends[j - 1] };
+        // A frontier made without its per-root-move records ([`frontier_bare`]) has no starts either.
+        let pairs = match self.starts.get(j..j + 2) {
+            Some(&[a, b]) => &self.pairs[a as usize..b as usize],
+            _ => &[],
+        };
         Piece {
             fen: &self.fens[start..self.ends[j]],
             mult: self.mult[j] as u128,
-            pairs: &self.pairs[self.starts[j] as usize..self.starts[j + 1] as usize],
+            pairs,
         }
+    }
+
+    /// The multiplicity of the `i`-th position in FEN order ([`Piece::mult`] without the rest of the view).
+    pub fn mult(&self, i: usize) -> u128 {
+        self.mult[self.order[i] as usize] as u128
     }
 
     /// The positions in FEN order.
@@ -256,6 +266,17 @@ impl Boards {
         }))
     }
 
+    /// The boards `js`, each with the king checks of [`Boards::board`] (made in parallel).
+    ///
+    /// # Errors
+    /// As [`Boards::board`], for one of the boards failing them.
+    pub fn run(&self, js: std::ops::Range<usize>) -> Result<&[Board]> {
+        js.clone()
+            .into_par_iter()
+            .try_for_each(|j| self.board(j).map(drop))?;
+        Ok(&self.boards[js])
+    }
+
     /// The castling data below the root (every board's).
     pub(super) fn shared_castling_data(&self) -> &CastlingData {
         &self.cd
@@ -384,8 +405,90 @@ pub fn frontier_with_boards(
             pairs.push((at as u32, k as u16, w));
         }
     }
-    let boards = all.into_vec();
-    let (pairs, starts) = by_position(pairs, boards.len());
+    let root_moves = root_moves.into_iter().map(|(u, _)| u).collect();
+    finish(
+        all.into_vec(),
+        cd,
+        root_moves,
+        pairs,
+        named,
+        (plies, budget_mib),
+    )
+}
+
+/// [`frontier_with_boards`] for a count that names no position and divides by no root move (a split `perft`
+/// without `--checkpoint` or `--divide`): no FEN text and no per-root-move records ([`Piece::by_move`] is
+/// empty). Each ply is expanded whole (each distinct position of a ply once, where the per-root-move
+/// expansion expands it once per root move reaching it, and merges each root move's last ply into the whole
+/// frontier again): at start ply 4, 5,362 positions expanded instead of 8,902, and one merger instead of
+/// two. The positions come in the order found, ply by ply: a position's children next to each other, as a
+/// plain count walks them. Where a ply does not fit the budget (the one expanded and the one made are held
+/// together), [`frontier_with_boards`] is tried instead: it refuses a frontier that does not fit with its
+/// estimate of the memory needed.
+///
+/// # Errors
+/// As [`frontier`].
+pub fn frontier_bare(
+    root: &Checked,
+    plies: u32,
+    chess960: bool,
+    budget_mib: u64,
+) -> Result<(Frontier, Boards)> {
+    let budget = budget_mib.saturating_mul(1 << 20);
+    let (mut b0, cd) = Board::from_setup(root.setup());
+    frontier::usable_ep(&mut b0, &cd);
+    let mut root_moves: Vec<String> = movegen::moves::<MagicSliders>(&b0, &cd)
+        .as_slice()
+        .iter()
+        .map(|&m| movegen::to_move(m).to_uci(chess960))
+        .collect();
+    root_moves.sort();
+    let (mut level, mut next) = (Merger::<u64>::new(budget), Merger::<u64>::new(budget));
+    let mut scratch = frontier::Scratch::default();
+    let mut fits = level.add(b0, 1).is_ok();
+    for _ in 0..plies {
+        if !fits {
+            break;
+        }
+        let left = budget.saturating_sub(level.bytes());
+        fits = frontier::next_ply_merged(level.positions(), &cd, left, &mut scratch, &mut next)
+            .is_ok();
+        std::mem::swap(&mut level, &mut next);
+    }
+    drop((next, scratch));
+    let made = fits.then(|| {
+        finish(
+            level.into_vec(),
+            cd,
+            root_moves,
+            Vec::new(),
+            false,
+            (plies, budget_mib),
+        )
+    });
+    match made {
+        Some(Ok(made)) => Ok(made),
+        _ => frontier_with_boards(root, plies, chess960, budget_mib, false),
+    }
+}
+
+/// The frontier and its boards from the merged positions of the last ply (in the order found) and the
+/// per-root-move records (none for [`frontier_bare`]), with each position's FEN text when `named`; refused
+/// when the whole does not fit the budget (`(plies, budget_mib)`, for the refusal).
+fn finish(
+    boards: Vec<(Board, u64)>,
+    cd: CastlingData,
+    root_moves: Vec<String>,
+    pairs: Vec<Pair>,
+    named: bool,
+    (plies, budget_mib): (u32, u64),
+) -> Result<(Frontier, Boards)> {
+    let budget = budget_mib.saturating_mul(1 << 20);
+    let (pairs, starts) = if pairs.is_empty() {
+        (pairs, Vec::new())
+    } else {
+        by_position(pairs, boards.len())
+    };
     let mult: Vec<u64> = boards.iter().map(|&(_, w)| w).collect();
     let mut fens = String::new();
     let mut ends = Vec::with_capacity(boards.len());
@@ -396,12 +499,13 @@ pub fn frontier_with_boards(
         ends.push(fens.len());
     }
     let held = boards.capacity() as u64 * std::mem::size_of::<(Board, u64)>() as u64;
-    let boards = Boards {
-        boards: boards.into_iter().map(|(b, _)| b).collect(),
-        cd: cd.clone(),
-    };
+    let mut boards: Vec<Board> = boards.into_iter().map(|(b, _)| b).collect();
+    // Room the merger made and did not use (never written) is given back, so that the budget counts the
+    // boards only (in place: nothing is copied).
+    boards.shrink_to_fit();
+    let boards = Boards { boards, cd };
     let mut f = Frontier {
-        root_moves: root_moves.into_iter().map(|(u, _)| u).collect(),
+        root_moves,
         fens,
         ends,
         mult,
@@ -545,6 +649,52 @@ mod tests {
             assert_eq!(got.len(), f.len(), "{fen}: a FEN twice");
             assert_eq!(got, want, "{fen} at ply {plies}");
         }
+    }
+
+    #[test]
+    fn the_bare_frontier_holds_the_named_ones_positions_and_multiplicities() {
+        // The six CPW "Perft Results" positions at ply 2 and the start position at ply 4 (72,078 distinct
+        // positions, OEIS A083276; perft 4 = 197,281): `frontier_bare` holds the positions and multiplicities
+        // of `frontier` (checked against the reference generator above) and its root moves, without
+        // per-root-move records; each board carries the hashes its position has with the root's keys (the CPU
+        // backend counts the boards with them when its keys are of the same seed).
+        use std::collections::BTreeMap;
+        let cases = crate::cpw::POSITIONS
+            .iter()
+            .map(|p| (Checked::from_fen(p.fen).unwrap(), 2))
+            .chain([(Checked::startpos(), 4)]);
+        for (root, plies) in cases {
+            let named = frontier(&root, plies, false, DEFAULT_BUDGET_MIB).unwrap();
+            let (bare, boards) = frontier_bare(&root, plies, false, DEFAULT_BUDGET_MIB).unwrap();
+            let cd = boards.shared_castling_data();
+            let order = bare.count_order();
+            let got: BTreeMap<String, u128> = boards
+                .boards()
+                .iter()
+                .zip(&order)
+                .map(|(b, &i)| {
+                    assert_eq!([b.key, b.check], b.compute_key(cd));
+                    assert_eq!(bare.piece(i).by_move().len(), 0);
+                    (b.to_setup(cd).to_fen(), bare.mult(i))
+                })
+                .collect();
+            let want: BTreeMap<String, u128> = named
+                .pieces()
+                .map(|p| (p.fen.to_string(), p.mult))
+                .collect();
+            assert_eq!((got.len(), bare.len()), (want.len(), named.len()));
+            assert!(got == want, "{}", root.to_fen());
+            assert_eq!(bare.root_moves, named.root_moves);
+            if plies == 4 {
+                assert_eq!((bare.len(), bare.paths()), (72_078, 197_281));
+            }
+        }
+        // A budget it does not fit in is refused as `frontier` refuses it (with its estimate).
+        let Err(e) = frontier_bare(&Checked::startpos(), 4, false, 2) else {
+            panic!("start ply 4 fits in 2 MiB")
+        };
+        let want = frontier(&Checked::startpos(), 4, false, 2).unwrap_err();
+        assert_eq!(e.to_string(), want.to_string());
     }
 
     #[test]

@@ -560,14 +560,16 @@ pub fn run_unit(
         "; they are saved in the journal: run the same command again to resume",
         note,
     )?;
-    let results = &run.results;
+    // The results in the unit's order (the counting order).
+    let results = || unit.positions.iter().zip(&run.results);
     let seconds = clock.elapsed().as_secs_f64();
-    let totals = unit_totals(&unit, results, false);
-    let positions: Vec<Value> = unit
-        .positions
-        .iter()
-        .map(|p| {
-            let mut m = results[&p.i].to_json();
+    let mut totals = Totals::default();
+    for (p, r) in results() {
+        totals.add(p.mult, &p.by_move, r);
+    }
+    let positions: Vec<Value> = results()
+        .map(|(p, r)| {
+            let mut m = r.to_json();
             m.insert("i".into(), Value::from(p.i as u64));
             Value::Object(m)
         })

@@ -242,8 +242,10 @@ impl Backend for CpuBackend {
         }))
     }
 
-    /// The boards as they are, rehashed with this backend's keys (no [`crate::position::Setup`] made): the
-    /// frontier's boards share the root's castling data, as the children of a plain count's walk do.
+    /// The boards as they are (no [`crate::position::Setup`] made): the frontier's boards share the root's
+    /// castling data, as the children of a plain count's walk do. Boards hashed with `cd`'s keys (as the
+    /// frontier's are, made move by move from a hashed root) keep their hashes when this backend's keys are
+    /// of the same seed; else each is rehashed with this backend's keys (`--zobrist-seed`).
     #[cfg(feature = "deep")]
     fn perft_boards(
         &self,
@@ -251,6 +253,7 @@ impl Backend for CpuBackend {
         cd: &crate::bitboard::board::CastlingData,
         depth: u32,
     ) -> Result<Vec<u128>> {
+        let rehash = cd.keys.seed != self.keys.seed;
         let cd = crate::bitboard::board::CastlingData {
             keys: self.keys.clone(),
             ..cd.clone()
@@ -262,7 +265,9 @@ impl Backend for CpuBackend {
                     .par_iter()
                     .map(|b| {
                         let mut b = *b;
-                        [b.key, b.check] = b.compute_key(&cd);
+                        if rehash {
+                            [b.key, b.check] = b.compute_key(&cd);
+                        }
                         if serial {
                             self.flavor.walk(&b, &cd, depth, tt) as u128
                         } else {
