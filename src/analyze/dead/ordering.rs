@@ -12,7 +12,7 @@ use crate::types::{Color, MoveKind, Role, Square, KNIGHT_STEPS};
 
 /// Depth cost of a move that undoes progress (measured on CHA's vectors: 1 found more helpmates than 2 or 3;
 /// such moves still lose the free move that follows progress).
-const PUNISH: i32 = 1;
+pub(super) const PUNISH: i32 = 1;
 
 /// The winner's pawn pushes that are progress: onto this rank (0-based, from the winner's side) or beyond, that
 /// is, every push past its third rank. Measured on every third position of CHA-Solver's tests/lichess.txt
@@ -450,7 +450,7 @@ impl Progress {
 
     /// The three tags of a move that is not classified on its own: progress, punished, neither.
     #[inline]
-    fn tags(&self) -> [u32; 3] {
+    pub(super) fn tags(&self) -> [u32; 3] {
         [
             tagged(0, 0, true),
             tagged(0, self.plain_cost(true), false),
@@ -475,6 +475,189 @@ impl Progress {
             0
         } else {
             1
+        }
+    }
+}
+
+/// Moves that are not progress, kept as a set of targets for the search's second pass
+/// ([`Progress::staged_moves`]): a piece's, or one generator call's pawn moves that do not promote, or one move.
+#[derive(Clone, Copy)]
+pub(super) struct Rest {
+    /// The target squares (a piece's, or the pawns' destinations); 0 for [`RestKind::One`].
+    pub(super) targets: u64,
+    /// Of them, those that undo progress (cost [`PUNISH`]); the others cost the plain cost.
+    pub(super) punish: u64,
+    pub(super) kind: RestKind,
+}
+
+/// What a [`Rest`] holds.
+#[derive(Clone, Copy)]
+pub(super) enum RestKind {
+    /// A piece of this role (the generator's index) on this square.
+    Piece(u8, u8),
+    /// Pawns moving by this delta (from `to - delta`), none promoting.
+    Pawns(i8),
+    /// One tagged move (a promotion, en passant, castling).
+    One(u32),
+}
+
+impl Rest {
+    /// The tagged move of this rest to `to` (a target of a piece or of pawns), given [`Progress::tags`].
+    #[inline(always)]
+    pub(super) fn tagged_to(&self, to: u32, [_, punished, plain]: [u32; 3]) -> u32 {
+        let tag = if self.punish >> to & 1 != 0 {
+            punished
+        } else {
+            plain
+        };
+        match self.kind {
+            RestKind::Piece(role, from) => pack(role as usize, from as usize, to) | tag,
+            RestKind::Pawns(delta) => ((to as i32 - delta as i32) as u32) << 6 | to | tag,
+            RestKind::One(t) => t,
+        }
+    }
+}
+
+impl Progress {
+    /// [`Progress::tagged_moves`] in two stages: the progress moves tagged into `first` (in generation order),
+    /// the other moves into `rest` as sets of targets (in generation order), so that a search that never comes
+    /// back for them never lists them one by one. Expanded in order with [`Rest::tagged_to`], `first` followed
+    /// by `rest` are the moves of [`Progress::tagged_moves`] that are progress, then those that are not, each
+    /// in generation order (tested).
+    pub(super) fn staged_moves(
+        &self,
+        b: &Board,
+        cd: &CastlingData,
+        first: &mut Vec<u32>,
+        rest: &mut Vec<Rest>,
+    ) {
+        let mut stager = Stager {
+            order: self,
+            first,
+            rest,
+            pawn_masks: self.pawn_masks(),
+            tags: self.tags(),
+        };
+        mg::generate::<MagicSliders, _>(b, cd, &mut stager);
+    }
+
+    /// The cost of a move that is not progress and not punished (1, or 0 right after progress).
+    #[inline]
+    pub(super) fn plain(&self) -> i32 {
+        self.plain_cost(false)
+    }
+}
+
+/// The sink of [`Progress::staged_moves`].
+struct Stager<'a> {
+    order: &'a Progress,
+    first: &'a mut Vec<u32>,
+    rest: &'a mut Vec<Rest>,
+    pawn_masks: (u64, u64),
+    tags: [u32; 3],
+}
+
+impl Sink for Stager<'_> {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, targets: u64) {
+        if targets == 0 {
+            return;
+        }
+        let (reward, punish) = self
+            .order
+            .piece_masks(Role::ALL[role], Square::new(from as u8));
+        let progress = self.tags[0];
+        let mut ahead = targets & reward;
+        while ahead != 0 {
+            let to = ahead.trailing_zeros();
+            ahead &= ahead - 1;
+            self.first.push(pack(role, from, to) | progress);
+        }
+        let others = targets & !reward;
+        if others != 0 {
+            self.rest.push(Rest {
+                targets: others,
+                punish: punish & others,
+                kind: RestKind::Piece(role as u8, from as u8),
+            });
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, delta: i32, promo: u64) {
+        if targets & promo != 0 {
+            // Promotions are rare: this call's moves one by one, in generation order.
+            let mut t = targets;
+            while t != 0 {
+                let to = t.trailing_zeros();
+                t &= t - 1;
+                pawn_moves_to(to, delta, promo, &mut Staged(self));
+            }
+            return;
+        }
+        let (reward, punish) = self.pawn_masks;
+        let mut ahead = targets & reward;
+        while ahead != 0 {
+            let to = ahead.trailing_zeros();
+            ahead &= ahead - 1;
+            pawn_moves_to(to, delta, 0, &mut Tagged(self.first, self.tags[0]));
+        }
+        let others = targets & !reward;
+        if others != 0 {
+            self.rest.push(Rest {
+                targets: others,
+                punish: punish & others,
+                kind: RestKind::Pawns(delta as i8),
+            });
+        }
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.take_one(pack_ep(from, to));
+    }
+    #[inline(always)]
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.take_one(pack_castle(king, rook));
+    }
+}
+
+impl Stager<'_> {
+    /// One move classified on its own: into `first` when it is progress, else a [`RestKind::One`].
+    #[inline(always)]
+    fn take_one(&mut self, m: u32) {
+        let t = self.order.tag(m);
+        if is_progress(t) {
+            self.first.push(t);
+        } else {
+            self.rest.push(Rest {
+                targets: 0,
+                punish: 0,
+                kind: RestKind::One(t),
+            });
+        }
+    }
+}
+
+/// A pawn move of a call with promotions ([`pawn_moves_to`] hands it to a [`Consumer`]).
+struct Staged<'t, 'a>(&'t mut Stager<'a>);
+
+impl Consumer for Staged<'_, '_> {
+    #[inline(always)]
+    fn take(&mut self, m: u32) {
+        // A pawn move that does not promote is tagged by the masks, as in `Tagger::pawns`.
+        let t = if m >> 14 & 3 == 1 {
+            self.0.order.tag(m)
+        } else {
+            let (reward, punish) = self.0.pawn_masks;
+            m | tag_of(1 << (m & 63), reward, punish, self.0.tags)
+        };
+        if is_progress(t) {
+            self.0.first.push(t);
+        } else {
+            self.0.rest.push(Rest {
+                targets: 0,
+                punish: 0,
+                kind: RestKind::One(t),
+            });
         }
     }
 }
@@ -602,7 +785,8 @@ mod tests {
     use crate::position::Setup;
 
     /// The moves as [`Progress::tagged_moves`] tags them are the legal moves in generation order, each tagged as
-    /// [`Progress::classify`] (the rules move by move) says, for both winners, every combination of the flags
+    /// [`Progress::classify`] (the rules move by move) says (and [`Progress::staged_moves`] gives the progress
+    /// ones, then the others, each in that order), for both winners, every combination of the flags
     /// and several anchors, along seeded random walks from positions with a locked structure and a gap, two
     /// bishops a side, a loser that must promote, castling, en passant and promotions.
     #[test]
@@ -659,6 +843,25 @@ mod tests {
                             })
                             .collect();
                         assert_eq!(tags, expected, "{fen}: flags {flags} in {b:?}");
+                        // Staged: the progress moves, then the others, each in generation order.
+                        let (mut first, mut rest) = (Vec::new(), Vec::new());
+                        order.staged_moves(&b, &cd, &mut first, &mut rest);
+                        for r in &rest {
+                            let mut targets = r.targets;
+                            if let RestKind::One(t) = r.kind {
+                                assert!(targets == 0 && !is_progress(t));
+                                first.push(t);
+                            }
+                            assert!(r.punish & !targets == 0);
+                            while targets != 0 {
+                                first.push(r.tagged_to(targets.trailing_zeros(), order.tags()));
+                                targets &= targets - 1;
+                            }
+                        }
+                        let (ahead, others): (Vec<u32>, Vec<u32>) =
+                            expected.iter().partition(|&&t| is_progress(t));
+                        let staged_order = [ahead, others].concat();
+                        assert_eq!(first, staged_order, "staged: {fen}: flags {flags} in {b:?}");
                         moves_tested += plain.len();
                     }
                     b = b.make::<false>(&cd, plain[(next() % plain.len() as u64) as usize]);
