@@ -915,6 +915,42 @@ mod tests {
         );
     }
 
+    /// The mate test's king-step shortcut ([`no_legal_move`]) agrees with counting the legal moves, along
+    /// seeded random walks from positions with checks, pins, castling and e.p., and in mates and stalemates.
+    #[test]
+    fn no_legal_move_agrees_with_the_count() {
+        use crate::bitboard::attacks::MagicSliders;
+        use crate::bitboard::movegen as mg;
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "4k3/8/8/2B2R2/8/8/3Q4/4K3 w - - 0 1",
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1",
+            "k7/8/1Q6/8/8/8/8/6K1 b - - 0 1",
+        ];
+        let mut next = super::super::xorshift(0x2F8A_61D3_09B4_C75Eu64);
+        let (mut tested, mut none) = (0, 0);
+        for fen in fens {
+            let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            for _ in 0..40 {
+                let mut b = root;
+                for _ in 0..40 {
+                    let count = mg::count::<MagicSliders>(&b, &cd);
+                    assert_eq!(no_legal_move(&b, &cd), count == 0, "{fen}: {b:?}");
+                    tested += 1;
+                    if count == 0 {
+                        none += 1;
+                        break;
+                    }
+                    let moves = mg::moves::<MagicSliders>(&b, &cd);
+                    b = b.make::<false>(&cd, moves.as_slice()[(next() % count) as usize]);
+                }
+            }
+        }
+        assert!(tested > 4_000 && none >= 100, "{tested} {none}");
+    }
+
     /// The table's 12-bit generation wraps: an entry written 4,095 searches ago must not read as live.
     #[test]
     fn table_entries_of_old_searches_never_prune() {
