@@ -4,7 +4,7 @@
 
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
-use super::ordering::{cost_of, is_progress, untag, Progress, Rest, RestKind, PUNISH};
+use super::ordering::{cost_of, is_progress, untag, Corners, Progress, Rest, RestKind, PUNISH};
 use super::{in_check, no_legal_move, Limit};
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::{
@@ -198,8 +198,8 @@ struct Search<'a> {
     lists: Vec<Moves>,
     /// Progress moves first (else generation order).
     ordered: bool,
-    /// The loser's king square at the root: the mating corner is the one of the right colour nearest to it.
-    anchor: Option<Square>,
+    /// The mating corners (of the right colour, the one nearest the loser's king at the root).
+    corners: Corners,
 }
 
 impl Search<'_> {
@@ -252,7 +252,7 @@ impl Search<'_> {
             progress,
             was_gap,
             ply < REWARD_PLY,
-            self.anchor,
+            &self.corners,
         );
         // Ordered, the moves that are not progress stay sets of targets until the search comes back for them
         // (most positions are left after their first progress moves, or drop those moves at once).
@@ -388,7 +388,20 @@ struct Children<'m> {
     quiet_leaves: u64,
 }
 
+/// A board for a slot before a child is made into it (never read: every child is made whole).
+const NO_BOARD: Board = Board {
+    roles: [0; 6],
+    colors: [0; 2],
+    key: 0,
+    check: 0,
+    turn: 0,
+    ep: 0,
+    castling: 0,
+};
+
 impl<'m> Children<'m> {
+    /// Inlined, so that the children are set up in the caller's frame (not made and then moved there).
+    #[inline(always)]
     fn new(
         b: &'m Board,
         cd: &'m CastlingData,
@@ -403,7 +416,7 @@ impl<'m> Children<'m> {
         let checks = (winners_turn && (budget < 1 || !deeper)).then(|| CheckInfo::new(b));
         Children {
             b,
-            slots: [*b; 2],
+            slots: [NO_BOARD; 2],
             fill: 0,
             cd,
             first,
@@ -656,7 +669,7 @@ impl<'a> Helpmate<'a> {
                 path: Vec::new(),
                 lists: LISTS.take(),
                 ordered: true,
-                anchor: root.king(!winner),
+                corners: Corners::new(winner, root.king(!winner)),
             },
             root: *root,
             next_budget: 0,
@@ -749,7 +762,7 @@ pub(super) fn helpmate_search(
     // Generation order and the winner's home corner, as before the root's anchor existed: the quick path's
     // probe looks for short mates.
     h.s.ordered = false;
-    h.s.anchor = None;
+    h.s.corners = Corners::new(winner, None);
     h.run(node_limit)
 }
 
@@ -849,8 +862,8 @@ mod tests {
                         let progress = flags & 2 != 0;
                         let ply = if flags & 4 != 0 { MAX_PLY - 1 } else { 3 };
                         let budget = (flags / 8) as i32;
-                        let anchor = b.king(!winner);
-                        let order = Progress::new(&b, winner, progress, false, true, anchor);
+                        let corners = Corners::new(winner, b.king(!winner));
+                        let order = Progress::new(&b, winner, progress, false, true, &corners);
                         // The reference: every move read one by one.
                         let mut all = Vec::new();
                         order.tagged_moves(&b, &cd, &mut all);

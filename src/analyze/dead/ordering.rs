@@ -138,21 +138,54 @@ struct Corner {
 /// near. The anchor is the root's, not this position's: a corner chosen afresh in every position flipped as the
 /// king walked between two corners (on the first 4,096 queries of CHA-Solver's tests/lichess.txt it cut the
 /// nodes from 1.56 M to 1.11 M, but some middlegame queries went from 105 nodes to the 3,000,000-node limit).
+#[cfg(test)]
 fn corner(b: &Board, winner: Color, anchor: Option<Square>) -> Corner {
-    let wb = b.pieces(winner, Role::Bishop);
-    let lb = b.pieces(!winner, Role::Bishop);
-    let dark = wb.intersects(Bitboard::DARK) || (wb.is_empty() && lb.intersects(Bitboard::LIGHT));
-    // White winner: h8 (dark) or a8 (light) on its eighth rank, else a1 or h1; Black winner the other way.
-    let (home, away) = match (winner, dark) {
-        (Color::White, true) => (Square::new(63), Square::new(0)),
-        (Color::White, false) => (Square::new(56), Square::new(7)),
-        (Color::Black, true) => (Square::new(0), Square::new(63)),
-        (Color::Black, false) => (Square::new(7), Square::new(56)),
-    };
-    let king_distance = |a: Square, k: Square| DISTANCE[0][a.index()][k.index()];
-    match anchor {
-        Some(k) if king_distance(away, k) < king_distance(home, k) => Corner::at(away),
-        _ => Corner::at(home),
+    Corners::new(winner, anchor).of(b)
+}
+
+/// The two mating corners a search can choose between ([`corner`]'s rule), made once per search (winner and
+/// anchor fixed): the dark one and the light one; each position only picks by its bishops.
+#[derive(Clone, Copy)]
+pub(super) struct Corners {
+    winner: Color,
+    dark: Corner,
+    light: Corner,
+}
+
+impl Corners {
+    pub(super) fn new(winner: Color, anchor: Option<Square>) -> Corners {
+        let pick = |dark: bool| {
+            // White winner: h8 (dark) or a8 (light) on its eighth rank, else a1 or h1; Black winner the other way.
+            let (home, away) = match (winner, dark) {
+                (Color::White, true) => (Square::new(63), Square::new(0)),
+                (Color::White, false) => (Square::new(56), Square::new(7)),
+                (Color::Black, true) => (Square::new(0), Square::new(63)),
+                (Color::Black, false) => (Square::new(7), Square::new(56)),
+            };
+            let king_distance = |a: Square, k: Square| DISTANCE[0][a.index()][k.index()];
+            match anchor {
+                Some(k) if king_distance(away, k) < king_distance(home, k) => Corner::at(away),
+                _ => Corner::at(home),
+            }
+        };
+        Corners {
+            winner,
+            dark: pick(true),
+            light: pick(false),
+        }
+    }
+
+    /// The corner of position `b`: dark when the winner has a dark bishop, or no bishop while the loser has a
+    /// light one.
+    #[inline]
+    fn of(&self, b: &Board) -> Corner {
+        let wb = b.pieces(self.winner, Role::Bishop);
+        let lb = b.pieces(!self.winner, Role::Bishop);
+        if wb.intersects(Bitboard::DARK) || (wb.is_empty() && lb.intersects(Bitboard::LIGHT)) {
+            self.dark
+        } else {
+            self.light
+        }
     }
 }
 
@@ -226,14 +259,14 @@ impl Progress {
         progress: bool,
         was_gap: bool,
         rewards: bool,
-        anchor: Option<Square>,
+        corners: &Corners,
     ) -> Progress {
         let winners_turn = b.turn() == winner;
         let (locked, gap) = lock_state(b);
         Progress {
             winner,
             winners_turn,
-            corner: corner(b, winner, anchor),
+            corner: corners.of(b),
             them: b.occupied(!b.turn()),
             loser_must_promote: !winners_turn && loser_must_promote(b, winner),
             locked,
@@ -826,7 +859,7 @@ mod tests {
                             flags & 2 != 0,
                             flags & 4 != 0,
                             flags & 8 != 0,
-                            anchor,
+                            &Corners::new(winner, anchor),
                         );
                         gaps += usize::from(order.in_gap);
                         promote += usize::from(order.loser_must_promote);
