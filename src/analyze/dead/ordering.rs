@@ -204,20 +204,27 @@ impl Corner {
     }
 }
 
+/// Whether `bits` has more than one square.
+#[inline]
+fn more_than_one(bits: u64) -> bool {
+    bits & bits.wrapping_sub(1) != 0
+}
+
 /// Whether the winner can only mate with the help of a piece the loser still has to promote (a heuristic for
 /// move ordering only, after CHA): the winner has king and one knight while the loser has no knight, bishop
 /// or rook; or the winner has only bishops of one colour while no bishop of the other colour and no loser's
 /// knight is on the board.
 fn loser_must_promote(b: &Board, winner: Color) -> bool {
     let (wp, lp) = (b.occupied(winner), b.occupied(!winner));
-    let w_count = wp.count();
+    // The winner's units besides its king (no bit counts: they were software population counts here).
+    let others = (wp & !b.pieces(winner, Role::King)).0;
     let minor_or_rook = b.role(Role::Knight) | b.role(Role::Bishop) | b.role(Role::Rook);
-    if w_count == 2 && b.pieces(winner, Role::Knight).count() == 1 && !lp.intersects(minor_or_rook)
-    {
+    let one_other = others != 0 && !more_than_one(others);
+    if one_other && others == b.pieces(winner, Role::Knight).0 && !lp.intersects(minor_or_rook) {
         return true;
     }
     let wb = b.pieces(winner, Role::Bishop);
-    if wb.is_empty() || w_count != wb.count() + 1 {
+    if wb.is_empty() || others != wb.0 {
         return false;
     }
     let colour = if wb.intersects(Bitboard::DARK) {
@@ -245,7 +252,8 @@ pub(super) struct Progress {
     gap: Option<Square>,
     /// The line is in or went through a locked structure with a gap.
     pub(super) in_gap: bool,
-    loser_bishops: u32,
+    /// The loser has more than one bishop.
+    loser_bishops: bool,
     /// The move that led here was progress (the next normal move then costs nothing).
     progress: bool,
     /// Progress is rewarded (the line is shorter than the helpmate search's `REWARD_PLY`).
@@ -272,7 +280,7 @@ impl Progress {
             locked,
             gap,
             in_gap: locked && (gap.is_some() || was_gap),
-            loser_bishops: b.pieces(!winner, Role::Bishop).count(),
+            loser_bishops: more_than_one(b.pieces(!winner, Role::Bishop).0),
             progress,
             rewards,
         }
@@ -339,7 +347,7 @@ impl Progress {
             } else {
                 (false, true)
             };
-        } else if self.locked && role == Role::Bishop && self.loser_bishops > 1 {
+        } else if self.locked && role == Role::Bishop && self.loser_bishops {
             let target = if self.winners_turn { corner } else { block };
             reward |= closer(Role::Bishop, from, to, target);
         }
@@ -444,7 +452,7 @@ impl Progress {
                 (false, true) => (toward_gap, 0),
                 (false, false) => (0, !0),
             };
-        } else if self.locked && role == Role::Bishop && self.loser_bishops > 1 {
+        } else if self.locked && role == Role::Bishop && self.loser_bishops {
             let target = if self.winners_turn { corner } else { block };
             reward |= closer_squares(Role::Bishop, from, target);
         }
