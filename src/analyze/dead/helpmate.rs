@@ -4,7 +4,7 @@
 
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
-use super::ordering::{cost_of, is_progress, untag, Progress};
+use super::ordering::{cost_of, is_progress, untag, Corners, Progress, Rest, RestKind, PUNISH};
 use super::{in_check, no_legal_move, Limit};
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::{
@@ -162,8 +162,12 @@ thread_local! {
     /// The last search's per-ply move buffers on this thread, reused: a query's searches allocate none once
     /// an earlier query went as deep (a line of 44 plies, the median helpmate on CHA-Solver's
     /// tests/lichess.txt, used to allocate and grow 44 buffers in each of a query's two searches).
-    static LISTS: std::cell::Cell<Vec<Vec<u32>>> = const { std::cell::Cell::new(Vec::new()) };
+    static LISTS: std::cell::Cell<Vec<Moves>> = const { std::cell::Cell::new(Vec::new()) };
 }
+
+/// One ply's move buffers: the moves handed out one by one (the progress moves when ordered, else all), and
+/// the other moves as sets of targets ([`Progress::staged_moves`]).
+type Moves = (Vec<u32>, Vec<Rest>);
 
 impl Drop for Search<'_> {
     fn drop(&mut self) {
@@ -191,11 +195,11 @@ struct Search<'a> {
     tt: Table,
     path: Vec<u32>,
     /// One move buffer per ply (reused).
-    lists: Vec<Vec<u32>>,
+    lists: Vec<Moves>,
     /// Progress moves first (else generation order).
     ordered: bool,
-    /// The loser's king square at the root: the mating corner is the one of the right colour nearest to it.
-    anchor: Option<Square>,
+    /// The mating corners (of the right colour, the one nearest the loser's king at the root).
+    corners: Corners,
 }
 
 impl Search<'_> {
@@ -235,35 +239,44 @@ impl Search<'_> {
         // whether it is progress in the high byte (the packed move uses bits 0-18).
         let ply = self.path.len();
         if self.lists.len() <= ply {
-            self.lists
-                .resize_with(ply + 1, || Vec::with_capacity(LIST_CAPACITY));
+            self.lists.resize_with(ply + 1, || {
+                (Vec::with_capacity(LIST_CAPACITY), Vec::with_capacity(32))
+            });
         }
-        let mut moves = std::mem::take(&mut self.lists[ply]);
-        moves.clear();
+        let (mut first, mut rest) = std::mem::take(&mut self.lists[ply]);
+        first.clear();
+        rest.clear();
         let order = Progress::new(
             b,
             self.winner,
             progress,
             was_gap,
             ply < REWARD_PLY,
-            self.anchor,
+            &self.corners,
         );
-        order.tagged_moves(b, self.cd, &mut moves);
-        let found = if moves.is_empty() {
+        // Ordered, the moves that are not progress stay sets of targets until the search comes back for them
+        // (most positions are left after their first progress moves, or drop those moves at once).
+        if self.ordered {
+            order.staged_moves(b, self.cd, &mut first, &mut rest);
+        } else {
+            order.tagged_moves(b, self.cd, &mut first);
+        }
+        let found = if first.is_empty() && rest.is_empty() {
             loser_to_move && in_check(b)
         } else {
-            self.expand(b, &mut moves, &order, budget, recheck)
+            self.expand(b, &first, &rest, &order, budget, recheck)
         };
-        self.lists[ply] = moves;
+        self.lists[ply] = (first, rest);
         found
     }
 
-    /// The moves of a searched (not leaf) position `b` that has some, in `moves`, tagged by `order`: see
-    /// [`Search::search`].
+    /// The moves of a searched (not leaf) position `b` that has some, in `first` and `rest`, tagged by
+    /// `order`: see [`Search::search`].
     fn expand(
         &mut self,
         b: &Board,
-        moves: &mut [u32],
+        first: &[u32],
+        rest: &[Rest],
         order: &Progress,
         budget: i32,
         recheck: bool,
@@ -278,7 +291,7 @@ impl Search<'_> {
         // move was tagged with its cost and whether it is progress here as it was generated; the order is made
         // by two passes below.
         let ply = self.path.len();
-        let mut children = Children::new(b, self.cd, moves, order, budget, self.ordered, ply);
+        let mut children = Children::new(b, self.cd, first, rest, order, budget, ply);
         // The next child is made (and its table slot fetched into the cache) before the search descends into
         // the current one, so that the table's memory load overlaps with the work in between.
         let room = self.node_limit.saturating_sub(self.nodes);
@@ -336,11 +349,12 @@ impl Search<'_> {
 
 /// The children of a searched position, made one at a time in the search's order (progress moves first when
 /// ordered, then the rest, each in generation order; unordered, generation order). The moves come tagged with
-/// their cost and whether they are progress ([`Progress::tagged_moves`]). The first pass goes through them
-/// once: it hands out the progress moves at once and packs the other moves it will take to the front of the
-/// list (never ahead of the one read), and the second pass walks only those. A loser's move into a leaf is
-/// dropped as it is read. (Two passes over the whole list, each testing every move against its pass, were
-/// 17 % of a callgrind profile of CHA-Solver's tests/lichess.txt.)
+/// their cost and whether they are progress: ordered, the progress moves one by one and the rest as sets of
+/// targets ([`Progress::staged_moves`]), which the second pass expands only when the search comes back for
+/// them; unordered, all one by one ([`Progress::tagged_moves`]). A loser's move into a leaf is dropped: in the
+/// second pass a whole set at once, by its costs. A winner's piece moves into leaves that give no check are
+/// counted as quiet leaves a set at once (those before each move handed out, so that the count is the one
+/// move-by-move reading gives).
 struct Children<'m> {
     b: &'m Board,
     /// The children are made in place into these two slots in turn (no copy of a board per child): the one
@@ -349,10 +363,13 @@ struct Children<'m> {
     /// The slot the next child is made into.
     fill: usize,
     cd: &'m CastlingData,
-    /// The tagged moves; the first pass packs the moves of the second into `moves[..kept]`.
-    moves: &'m mut [u32],
+    /// The moves handed out one by one (first pass), and the sets of the second pass.
+    first: &'m [u32],
+    rest: &'m [Rest],
+    /// [`Progress::tags`] and the cost of a move neither progress nor punished.
+    tags: [u32; 3],
+    plain: i32,
     budget: i32,
-    ordered: bool,
     /// The children may be searched further (not leaves by the ply limit).
     deeper: bool,
     winners_turn: bool,
@@ -360,23 +377,38 @@ struct Children<'m> {
     /// children can be leaves, a move that gives no check (by the check info, without making it) is counted
     /// as a visited leaf ([`Children::quiet_leaves`]) and not made.
     checks: Option<CheckInfo>,
-    /// The next move to read (first pass) or to take (second pass).
+    /// The next move (first pass) or set (second pass) to read.
     i: usize,
-    /// The moves packed for the second pass so far.
-    kept: usize,
     second: bool,
+    /// The set being expanded: its targets still to hand out, its quiet leaves not yet counted.
+    group: Rest,
+    cur: u64,
+    quiet: u64,
     /// Quiet leaves counted and not yet reported to the node count.
     quiet_leaves: u64,
 }
 
+/// A board for a slot before a child is made into it (never read: every child is made whole).
+const NO_BOARD: Board = Board {
+    roles: [0; 6],
+    colors: [0; 2],
+    key: 0,
+    check: 0,
+    turn: 0,
+    ep: 0,
+    castling: 0,
+};
+
 impl<'m> Children<'m> {
+    /// Inlined, so that the children are set up in the caller's frame (not made and then moved there).
+    #[inline(always)]
     fn new(
         b: &'m Board,
         cd: &'m CastlingData,
-        moves: &'m mut [u32],
+        first: &'m [u32],
+        rest: &'m [Rest],
         order: &Progress,
         budget: i32,
-        ordered: bool,
         ply: usize,
     ) -> Children<'m> {
         let deeper = ply + 1 < MAX_PLY;
@@ -384,45 +416,99 @@ impl<'m> Children<'m> {
         let checks = (winners_turn && (budget < 1 || !deeper)).then(|| CheckInfo::new(b));
         Children {
             b,
-            slots: [*b; 2],
+            slots: [NO_BOARD; 2],
             fill: 0,
             cd,
-            moves,
+            first,
+            rest,
+            tags: order.tags(),
+            plain: order.plain(),
             budget,
-            ordered,
             deeper,
             winners_turn,
             checks,
             i: 0,
-            kept: 0,
             second: false,
+            group: Rest {
+                targets: 0,
+                punish: 0,
+                kind: RestKind::One(0),
+            },
+            cur: 0,
+            quiet: 0,
             quiet_leaves: 0,
         }
     }
 
-    /// The next tagged move to take, in the search's order; `None` at the end.
-    #[inline]
-    fn next_move(&mut self) -> Option<u32> {
-        if !self.second {
-            while self.i < self.moves.len() {
-                let t = self.moves[self.i];
-                self.i += 1;
-                let (cost, reward) = (cost_of(t), is_progress(t));
-                // A loser's move into a leaf leaves the winner to move there, never a mate of the loser.
-                if !(self.winners_turn || (self.deeper && self.budget - cost >= 0)) {
-                    continue;
+    /// Count `n` quiet leaves; whether they reach `room` (then the count stops there, as one at a time).
+    #[inline(always)]
+    fn add_quiet(&mut self, n: u64, room: u64) -> bool {
+        let total = self.quiet_leaves + n;
+        if total >= room {
+            self.quiet_leaves = room.max(self.quiet_leaves + 1);
+            return true;
+        }
+        self.quiet_leaves = total;
+        false
+    }
+
+    /// A set's targets to hand out one by one, and its quiet leaves to count at once: the targets whose cost
+    /// fits the budget (searched further); a loser's others are dropped (leaves: never a mate); a winner's
+    /// piece's others are handed out when they give check (by the check info) and else counted.
+    #[inline(always)]
+    fn split(&self, r: &Rest) -> (u64, u64) {
+        let mut searched = if self.deeper { r.targets } else { 0 };
+        if self.budget < PUNISH {
+            searched &= !r.punish;
+        }
+        if self.budget < self.plain {
+            searched &= r.punish;
+        }
+        if !self.winners_turn {
+            return (searched, 0);
+        }
+        let leaves = r.targets & !searched;
+        match (r.kind, &self.checks) {
+            (RestKind::Piece(role, from), Some(c)) if leaves != 0 => {
+                let gives = leaves & c.checking(role as usize, from);
+                (searched | gives, leaves & !gives)
+            }
+            _ => (r.targets, 0),
+        }
+    }
+
+    /// The next tagged move of the second pass; `None` at the end, or when the quiet leaves counted reach
+    /// `room`.
+    #[inline(always)]
+    fn next_rest(&mut self, room: u64) -> Option<u32> {
+        loop {
+            if self.cur == 0 {
+                if self.quiet != 0 {
+                    let n = std::mem::take(&mut self.quiet).count_ones() as u64;
+                    if self.add_quiet(n, room) {
+                        return None;
+                    }
                 }
-                if reward || !self.ordered {
+                let r = *self.rest.get(self.i)?;
+                self.i += 1;
+                if let RestKind::One(t) = r.kind {
                     return Some(t);
                 }
-                self.moves[self.kept] = t;
-                self.kept += 1;
+                (self.cur, self.quiet) = self.split(&r);
+                self.group = r;
+                continue;
             }
-            (self.second, self.i) = (true, 0);
+            let to = self.cur.trailing_zeros();
+            self.cur &= self.cur - 1;
+            let below = self.quiet & ((1u64 << to) - 1);
+            if below != 0 {
+                self.quiet &= !below;
+                if self.add_quiet(below.count_ones() as u64, room) {
+                    return None;
+                }
+            }
+            return Some(self.group.tagged_to(to, self.tags));
         }
-        let t = *self.moves[..self.kept].get(self.i)?;
-        self.i += 1;
-        Some(t)
     }
 
     /// The next child's slot (in [`Children::slots`]) and its tagged move; `None` at the end, or when the
@@ -431,18 +517,31 @@ impl<'m> Children<'m> {
     /// never reads the table).
     #[inline(always)]
     fn next(&mut self, tt: &Table, room: u64) -> Option<(usize, u32)> {
-        while let Some(t) = self.next_move() {
+        loop {
+            let t = if self.second {
+                self.next_rest(room)?
+            } else if let Some(&t) = self.first.get(self.i) {
+                self.i += 1;
+                t
+            } else {
+                (self.second, self.i) = (true, 0);
+                continue;
+            };
+            let searched = self.deeper && self.budget - cost_of(t) >= 0;
+            // A loser's move into a leaf leaves the winner to move there, never a mate of the loser.
+            if !(self.winners_turn || searched) {
+                continue;
+            }
             let m = untag(t);
             let slot = self.fill;
-            if self.deeper && self.budget - cost_of(t) >= 0 {
+            if searched {
                 self.slots[slot] = self.b.make::<true>(self.cd, m);
                 tt.prefetch(self.slots[slot].key);
                 self.fill ^= 1;
                 return Some((slot, t));
             }
             if self.checks.as_ref().and_then(|c| c.gives_check(m)) == Some(false) {
-                self.quiet_leaves += 1;
-                if self.quiet_leaves >= room {
+                if self.add_quiet(1, room) {
                     return None;
                 }
                 continue;
@@ -451,7 +550,6 @@ impl<'m> Children<'m> {
             self.fill ^= 1;
             return Some((slot, t));
         }
-        None
     }
 }
 
@@ -497,6 +595,20 @@ impl CheckInfo {
             squares,
             blockers,
         }
+    }
+
+    /// The targets of a normal move of the piece `role` (the generator's index) on `from` that give check: the
+    /// squares it attacks the king from, and every square off the line to the king when it uncovers a slider
+    /// there ([`CheckInfo::gives_check`] as a set).
+    #[inline(always)]
+    fn checking(&self, role: usize, from: u8) -> u64 {
+        let from = Square::new(from);
+        let uncovers = if self.blockers.contains(from) {
+            !line(from, self.king).0
+        } else {
+            0
+        };
+        self.squares[role].0 | uncovers
     }
 
     /// Whether the legal packed move `m` gives check; `None` for castling, promotions and en passant (make
@@ -557,7 +669,7 @@ impl<'a> Helpmate<'a> {
                 path: Vec::new(),
                 lists: LISTS.take(),
                 ordered: true,
-                anchor: root.king(!winner),
+                corners: Corners::new(winner, root.king(!winner)),
             },
             root: *root,
             next_budget: 0,
@@ -650,7 +762,7 @@ pub(super) fn helpmate_search(
     // Generation order and the winner's home corner, as before the root's anchor existed: the quick path's
     // probe looks for short mates.
     h.s.ordered = false;
-    h.s.anchor = None;
+    h.s.corners = Corners::new(winner, None);
     h.run(node_limit)
 }
 
@@ -689,6 +801,10 @@ mod tests {
                         let made = in_check(&b.make::<false>(&cd, m));
                         if let Some(says) = info.gives_check(m) {
                             assert_eq!(says, made, "{fen}: move {m:#x} in {b:?}");
+                            // The same as a set of targets of the piece.
+                            let (mv, role) = unpack(m);
+                            let set = info.checking(role.index(), mv.from().index() as u8);
+                            assert_eq!(set >> mv.to().index() & 1 != 0, made, "{fen}: {m:#x}");
                             tested += 1;
                             checks += usize::from(made);
                             let (mv, role) = unpack(m);
@@ -705,6 +821,147 @@ mod tests {
             tested > 10_000 && checks > 300 && discovered > 10,
             "{tested} {checks} {discovered}"
         );
+    }
+
+    /// The children as [`Children`] hands them out (the rest as sets, quiet leaves counted a set at once) are
+    /// the moves of [`Progress::tagged_moves`] read one by one: progress first, then the others, each in
+    /// generation order, a loser's move into a leaf dropped, a winner's that gives no check counted as a quiet
+    /// leaf, the same count before each child and the same stop when the count reaches the room left; for
+    /// both winners, budgets 0 to 2, with and without progress before, at the ply limit and below it, along
+    /// seeded random walks.
+    #[test]
+    fn children_are_the_tagged_moves_read_one_by_one() {
+        use super::super::legal_into;
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "3bkb2/8/1ppp1p2/pP1P1P1p/P1P4P/3B4/8/2B1K3 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/8/4k3/8/2p5/1p6/2B1K3 b - - 0 1",
+            "4k3/8/8/2B2R2/8/8/3Q4/4K3 w - - 0 1",
+        ];
+        let mut next = super::super::xorshift(0x51_7CC1_B727_220Au64);
+        let tt = Table::new(1 << 10);
+        let (mut children, mut quiet, mut stops) = (0, 0, 0);
+        for fen in fens {
+            let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            for _ in 0..8 {
+                let mut b = root;
+                for _ in 0..24 {
+                    let mut plain = Vec::new();
+                    legal_into(&b, &cd, &mut plain);
+                    if plain.is_empty() {
+                        break;
+                    }
+                    for flags in 0..24u32 {
+                        let winner = if flags & 1 == 0 {
+                            Color::White
+                        } else {
+                            Color::Black
+                        };
+                        let progress = flags & 2 != 0;
+                        let ply = if flags & 4 != 0 { MAX_PLY - 1 } else { 3 };
+                        let budget = (flags / 8) as i32;
+                        let corners = Corners::new(winner, b.king(!winner));
+                        let order = Progress::new(&b, winner, progress, false, true, &corners);
+                        // The reference: every move read one by one.
+                        let mut all = Vec::new();
+                        order.tagged_moves(&b, &cd, &mut all);
+                        let (ahead, others): (Vec<u32>, Vec<u32>) =
+                            all.iter().partition(|&&t| is_progress(t));
+                        let deeper = ply + 1 < MAX_PLY;
+                        let info = CheckInfo::new(&b);
+                        let checks = order.winners_turn && (budget < 1 || !deeper);
+                        let mut expected = Vec::new();
+                        let mut q = 0u64;
+                        for t in ahead.into_iter().chain(others) {
+                            let searched = deeper && budget - cost_of(t) >= 0;
+                            if !(order.winners_turn || searched) {
+                                continue;
+                            }
+                            if !searched && checks && info.gives_check(untag(t)) == Some(false) {
+                                q += 1;
+                                continue;
+                            }
+                            expected.push((t, std::mem::take(&mut q)));
+                        }
+                        let trailing = q;
+                        for room in [u64::MAX, 1, 2, 3] {
+                            let (mut first, mut rest) = (Vec::new(), Vec::new());
+                            order.staged_moves(&b, &cd, &mut first, &mut rest);
+                            let mut c = Children::new(&b, &cd, &first, &rest, &order, budget, ply);
+                            let mut got = Vec::new();
+                            while let Some((slot, t)) = c.next(&tt, room) {
+                                let made = b.make::<false>(&cd, untag(t));
+                                assert_eq!(c.slots[slot].colors, made.colors, "{fen}");
+                                got.push((t, std::mem::take(&mut c.quiet_leaves)));
+                            }
+                            // The reference stopped where a count since the last child reaches the room.
+                            let mut want = Vec::new();
+                            let mut end = trailing;
+                            for &(t, q) in &expected {
+                                if q >= room {
+                                    end = q;
+                                    break;
+                                }
+                                want.push((t, q));
+                            }
+                            let end = end.min(room);
+                            if end == room {
+                                stops += 1;
+                            }
+                            assert_eq!(got, want, "{fen}: flags {flags} room {room} in {b:?}");
+                            assert_eq!(c.quiet_leaves, end, "{fen}: flags {flags} room {room}");
+                            if room == u64::MAX {
+                                children += got.len();
+                                quiet += got.iter().map(|g| g.1).sum::<u64>() + end;
+                            }
+                        }
+                    }
+                    b = b.make::<false>(&cd, plain[(next() % plain.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(
+            children > 10_000 && quiet > 10_000 && stops > 1_000,
+            "{children} {quiet} {stops}"
+        );
+    }
+
+    /// The mate test's king-step shortcut ([`no_legal_move`]) agrees with counting the legal moves, along
+    /// seeded random walks from positions with checks, pins, castling and e.p., and in mates and stalemates.
+    #[test]
+    fn no_legal_move_agrees_with_the_count() {
+        use crate::bitboard::attacks::MagicSliders;
+        use crate::bitboard::movegen as mg;
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "4k3/8/8/2B2R2/8/8/3Q4/4K3 w - - 0 1",
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1",
+            "k7/8/1Q6/8/8/8/8/6K1 b - - 0 1",
+        ];
+        let mut next = super::super::xorshift(0x2F8A_61D3_09B4_C75Eu64);
+        let (mut tested, mut none) = (0, 0);
+        for fen in fens {
+            let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
+            for _ in 0..40 {
+                let mut b = root;
+                for _ in 0..40 {
+                    let count = mg::count::<MagicSliders>(&b, &cd);
+                    assert_eq!(no_legal_move(&b, &cd), count == 0, "{fen}: {b:?}");
+                    tested += 1;
+                    if count == 0 {
+                        none += 1;
+                        break;
+                    }
+                    let moves = mg::moves::<MagicSliders>(&b, &cd);
+                    b = b.make::<false>(&cd, moves.as_slice()[(next() % count) as usize]);
+                }
+            }
+        }
+        assert!(tested > 4_000 && none >= 100, "{tested} {none}");
     }
 
     /// The table's 12-bit generation wraps: an entry written 4,095 searches ago must not read as live.

@@ -12,7 +12,7 @@ use crate::types::{Color, MoveKind, Role, Square, KNIGHT_STEPS};
 
 /// Depth cost of a move that undoes progress (measured on CHA's vectors: 1 found more helpmates than 2 or 3;
 /// such moves still lose the free move that follows progress).
-const PUNISH: i32 = 1;
+pub(super) const PUNISH: i32 = 1;
 
 /// The winner's pawn pushes that are progress: onto this rank (0-based, from the winner's side) or beyond, that
 /// is, every push past its third rank. Measured on every third position of CHA-Solver's tests/lichess.txt
@@ -138,21 +138,54 @@ struct Corner {
 /// near. The anchor is the root's, not this position's: a corner chosen afresh in every position flipped as the
 /// king walked between two corners (on the first 4,096 queries of CHA-Solver's tests/lichess.txt it cut the
 /// nodes from 1.56 M to 1.11 M, but some middlegame queries went from 105 nodes to the 3,000,000-node limit).
+#[cfg(test)]
 fn corner(b: &Board, winner: Color, anchor: Option<Square>) -> Corner {
-    let wb = b.pieces(winner, Role::Bishop);
-    let lb = b.pieces(!winner, Role::Bishop);
-    let dark = wb.intersects(Bitboard::DARK) || (wb.is_empty() && lb.intersects(Bitboard::LIGHT));
-    // White winner: h8 (dark) or a8 (light) on its eighth rank, else a1 or h1; Black winner the other way.
-    let (home, away) = match (winner, dark) {
-        (Color::White, true) => (Square::new(63), Square::new(0)),
-        (Color::White, false) => (Square::new(56), Square::new(7)),
-        (Color::Black, true) => (Square::new(0), Square::new(63)),
-        (Color::Black, false) => (Square::new(7), Square::new(56)),
-    };
-    let king_distance = |a: Square, k: Square| DISTANCE[0][a.index()][k.index()];
-    match anchor {
-        Some(k) if king_distance(away, k) < king_distance(home, k) => Corner::at(away),
-        _ => Corner::at(home),
+    Corners::new(winner, anchor).of(b)
+}
+
+/// The two mating corners a search can choose between ([`corner`]'s rule), made once per search (winner and
+/// anchor fixed): the dark one and the light one; each position only picks by its bishops.
+#[derive(Clone, Copy)]
+pub(super) struct Corners {
+    winner: Color,
+    dark: Corner,
+    light: Corner,
+}
+
+impl Corners {
+    pub(super) fn new(winner: Color, anchor: Option<Square>) -> Corners {
+        let pick = |dark: bool| {
+            // White winner: h8 (dark) or a8 (light) on its eighth rank, else a1 or h1; Black winner the other way.
+            let (home, away) = match (winner, dark) {
+                (Color::White, true) => (Square::new(63), Square::new(0)),
+                (Color::White, false) => (Square::new(56), Square::new(7)),
+                (Color::Black, true) => (Square::new(0), Square::new(63)),
+                (Color::Black, false) => (Square::new(7), Square::new(56)),
+            };
+            let king_distance = |a: Square, k: Square| DISTANCE[0][a.index()][k.index()];
+            match anchor {
+                Some(k) if king_distance(away, k) < king_distance(home, k) => Corner::at(away),
+                _ => Corner::at(home),
+            }
+        };
+        Corners {
+            winner,
+            dark: pick(true),
+            light: pick(false),
+        }
+    }
+
+    /// The corner of position `b`: dark when the winner has a dark bishop, or no bishop while the loser has a
+    /// light one.
+    #[inline]
+    fn of(&self, b: &Board) -> Corner {
+        let wb = b.pieces(self.winner, Role::Bishop);
+        let lb = b.pieces(!self.winner, Role::Bishop);
+        if wb.intersects(Bitboard::DARK) || (wb.is_empty() && lb.intersects(Bitboard::LIGHT)) {
+            self.dark
+        } else {
+            self.light
+        }
     }
 }
 
@@ -171,20 +204,27 @@ impl Corner {
     }
 }
 
+/// Whether `bits` has more than one square.
+#[inline]
+fn more_than_one(bits: u64) -> bool {
+    bits & bits.wrapping_sub(1) != 0
+}
+
 /// Whether the winner can only mate with the help of a piece the loser still has to promote (a heuristic for
 /// move ordering only, after CHA): the winner has king and one knight while the loser has no knight, bishop
 /// or rook; or the winner has only bishops of one colour while no bishop of the other colour and no loser's
 /// knight is on the board.
 fn loser_must_promote(b: &Board, winner: Color) -> bool {
     let (wp, lp) = (b.occupied(winner), b.occupied(!winner));
-    let w_count = wp.count();
+    // The winner's units besides its king (no bit counts: they were software population counts here).
+    let others = (wp & !b.pieces(winner, Role::King)).0;
     let minor_or_rook = b.role(Role::Knight) | b.role(Role::Bishop) | b.role(Role::Rook);
-    if w_count == 2 && b.pieces(winner, Role::Knight).count() == 1 && !lp.intersects(minor_or_rook)
-    {
+    let one_other = others != 0 && !more_than_one(others);
+    if one_other && others == b.pieces(winner, Role::Knight).0 && !lp.intersects(minor_or_rook) {
         return true;
     }
     let wb = b.pieces(winner, Role::Bishop);
-    if wb.is_empty() || w_count != wb.count() + 1 {
+    if wb.is_empty() || others != wb.0 {
         return false;
     }
     let colour = if wb.intersects(Bitboard::DARK) {
@@ -212,7 +252,8 @@ pub(super) struct Progress {
     gap: Option<Square>,
     /// The line is in or went through a locked structure with a gap.
     pub(super) in_gap: bool,
-    loser_bishops: u32,
+    /// The loser has more than one bishop.
+    loser_bishops: bool,
     /// The move that led here was progress (the next normal move then costs nothing).
     progress: bool,
     /// Progress is rewarded (the line is shorter than the helpmate search's `REWARD_PLY`).
@@ -226,20 +267,20 @@ impl Progress {
         progress: bool,
         was_gap: bool,
         rewards: bool,
-        anchor: Option<Square>,
+        corners: &Corners,
     ) -> Progress {
         let winners_turn = b.turn() == winner;
         let (locked, gap) = lock_state(b);
         Progress {
             winner,
             winners_turn,
-            corner: corner(b, winner, anchor),
+            corner: corners.of(b),
             them: b.occupied(!b.turn()),
             loser_must_promote: !winners_turn && loser_must_promote(b, winner),
             locked,
             gap,
             in_gap: locked && (gap.is_some() || was_gap),
-            loser_bishops: b.pieces(!winner, Role::Bishop).count(),
+            loser_bishops: more_than_one(b.pieces(!winner, Role::Bishop).0),
             progress,
             rewards,
         }
@@ -306,7 +347,7 @@ impl Progress {
             } else {
                 (false, true)
             };
-        } else if self.locked && role == Role::Bishop && self.loser_bishops > 1 {
+        } else if self.locked && role == Role::Bishop && self.loser_bishops {
             let target = if self.winners_turn { corner } else { block };
             reward |= closer(Role::Bishop, from, to, target);
         }
@@ -411,7 +452,7 @@ impl Progress {
                 (false, true) => (toward_gap, 0),
                 (false, false) => (0, !0),
             };
-        } else if self.locked && role == Role::Bishop && self.loser_bishops > 1 {
+        } else if self.locked && role == Role::Bishop && self.loser_bishops {
             let target = if self.winners_turn { corner } else { block };
             reward |= closer_squares(Role::Bishop, from, target);
         }
@@ -450,7 +491,7 @@ impl Progress {
 
     /// The three tags of a move that is not classified on its own: progress, punished, neither.
     #[inline]
-    fn tags(&self) -> [u32; 3] {
+    pub(super) fn tags(&self) -> [u32; 3] {
         [
             tagged(0, 0, true),
             tagged(0, self.plain_cost(true), false),
@@ -475,6 +516,189 @@ impl Progress {
             0
         } else {
             1
+        }
+    }
+}
+
+/// Moves that are not progress, kept as a set of targets for the search's second pass
+/// ([`Progress::staged_moves`]): a piece's, or one generator call's pawn moves that do not promote, or one move.
+#[derive(Clone, Copy)]
+pub(super) struct Rest {
+    /// The target squares (a piece's, or the pawns' destinations); 0 for [`RestKind::One`].
+    pub(super) targets: u64,
+    /// Of them, those that undo progress (cost [`PUNISH`]); the others cost the plain cost.
+    pub(super) punish: u64,
+    pub(super) kind: RestKind,
+}
+
+/// What a [`Rest`] holds.
+#[derive(Clone, Copy)]
+pub(super) enum RestKind {
+    /// A piece of this role (the generator's index) on this square.
+    Piece(u8, u8),
+    /// Pawns moving by this delta (from `to - delta`), none promoting.
+    Pawns(i8),
+    /// One tagged move (a promotion, en passant, castling).
+    One(u32),
+}
+
+impl Rest {
+    /// The tagged move of this rest to `to` (a target of a piece or of pawns), given [`Progress::tags`].
+    #[inline(always)]
+    pub(super) fn tagged_to(&self, to: u32, [_, punished, plain]: [u32; 3]) -> u32 {
+        let tag = if self.punish >> to & 1 != 0 {
+            punished
+        } else {
+            plain
+        };
+        match self.kind {
+            RestKind::Piece(role, from) => pack(role as usize, from as usize, to) | tag,
+            RestKind::Pawns(delta) => ((to as i32 - delta as i32) as u32) << 6 | to | tag,
+            RestKind::One(t) => t,
+        }
+    }
+}
+
+impl Progress {
+    /// [`Progress::tagged_moves`] in two stages: the progress moves tagged into `first` (in generation order),
+    /// the other moves into `rest` as sets of targets (in generation order), so that a search that never comes
+    /// back for them never lists them one by one. Expanded in order with [`Rest::tagged_to`], `first` followed
+    /// by `rest` are the moves of [`Progress::tagged_moves`] that are progress, then those that are not, each
+    /// in generation order (tested).
+    pub(super) fn staged_moves(
+        &self,
+        b: &Board,
+        cd: &CastlingData,
+        first: &mut Vec<u32>,
+        rest: &mut Vec<Rest>,
+    ) {
+        let mut stager = Stager {
+            order: self,
+            first,
+            rest,
+            pawn_masks: self.pawn_masks(),
+            tags: self.tags(),
+        };
+        mg::generate::<MagicSliders, _>(b, cd, &mut stager);
+    }
+
+    /// The cost of a move that is not progress and not punished (1, or 0 right after progress).
+    #[inline]
+    pub(super) fn plain(&self) -> i32 {
+        self.plain_cost(false)
+    }
+}
+
+/// The sink of [`Progress::staged_moves`].
+struct Stager<'a> {
+    order: &'a Progress,
+    first: &'a mut Vec<u32>,
+    rest: &'a mut Vec<Rest>,
+    pawn_masks: (u64, u64),
+    tags: [u32; 3],
+}
+
+impl Sink for Stager<'_> {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, targets: u64) {
+        if targets == 0 {
+            return;
+        }
+        let (reward, punish) = self
+            .order
+            .piece_masks(Role::ALL[role], Square::new(from as u8));
+        let progress = self.tags[0];
+        let mut ahead = targets & reward;
+        while ahead != 0 {
+            let to = ahead.trailing_zeros();
+            ahead &= ahead - 1;
+            self.first.push(pack(role, from, to) | progress);
+        }
+        let others = targets & !reward;
+        if others != 0 {
+            self.rest.push(Rest {
+                targets: others,
+                punish: punish & others,
+                kind: RestKind::Piece(role as u8, from as u8),
+            });
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, delta: i32, promo: u64) {
+        if targets & promo != 0 {
+            // Promotions are rare: this call's moves one by one, in generation order.
+            let mut t = targets;
+            while t != 0 {
+                let to = t.trailing_zeros();
+                t &= t - 1;
+                pawn_moves_to(to, delta, promo, &mut Staged(self));
+            }
+            return;
+        }
+        let (reward, punish) = self.pawn_masks;
+        let mut ahead = targets & reward;
+        while ahead != 0 {
+            let to = ahead.trailing_zeros();
+            ahead &= ahead - 1;
+            pawn_moves_to(to, delta, 0, &mut Tagged(self.first, self.tags[0]));
+        }
+        let others = targets & !reward;
+        if others != 0 {
+            self.rest.push(Rest {
+                targets: others,
+                punish: punish & others,
+                kind: RestKind::Pawns(delta as i8),
+            });
+        }
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.take_one(pack_ep(from, to));
+    }
+    #[inline(always)]
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.take_one(pack_castle(king, rook));
+    }
+}
+
+impl Stager<'_> {
+    /// One move classified on its own: into `first` when it is progress, else a [`RestKind::One`].
+    #[inline(always)]
+    fn take_one(&mut self, m: u32) {
+        let t = self.order.tag(m);
+        if is_progress(t) {
+            self.first.push(t);
+        } else {
+            self.rest.push(Rest {
+                targets: 0,
+                punish: 0,
+                kind: RestKind::One(t),
+            });
+        }
+    }
+}
+
+/// A pawn move of a call with promotions ([`pawn_moves_to`] hands it to a [`Consumer`]).
+struct Staged<'t, 'a>(&'t mut Stager<'a>);
+
+impl Consumer for Staged<'_, '_> {
+    #[inline(always)]
+    fn take(&mut self, m: u32) {
+        // A pawn move that does not promote is tagged by the masks, as in `Tagger::pawns`.
+        let t = if m >> 14 & 3 == 1 {
+            self.0.order.tag(m)
+        } else {
+            let (reward, punish) = self.0.pawn_masks;
+            m | tag_of(1 << (m & 63), reward, punish, self.0.tags)
+        };
+        if is_progress(t) {
+            self.0.first.push(t);
+        } else {
+            self.0.rest.push(Rest {
+                targets: 0,
+                punish: 0,
+                kind: RestKind::One(t),
+            });
         }
     }
 }
@@ -602,7 +826,8 @@ mod tests {
     use crate::position::Setup;
 
     /// The moves as [`Progress::tagged_moves`] tags them are the legal moves in generation order, each tagged as
-    /// [`Progress::classify`] (the rules move by move) says, for both winners, every combination of the flags
+    /// [`Progress::classify`] (the rules move by move) says (and [`Progress::staged_moves`] gives the progress
+    /// ones, then the others, each in that order), for both winners, every combination of the flags
     /// and several anchors, along seeded random walks from positions with a locked structure and a gap, two
     /// bishops a side, a loser that must promote, castling, en passant and promotions.
     #[test]
@@ -642,7 +867,7 @@ mod tests {
                             flags & 2 != 0,
                             flags & 4 != 0,
                             flags & 8 != 0,
-                            anchor,
+                            &Corners::new(winner, anchor),
                         );
                         gaps += usize::from(order.in_gap);
                         promote += usize::from(order.loser_must_promote);
@@ -659,6 +884,25 @@ mod tests {
                             })
                             .collect();
                         assert_eq!(tags, expected, "{fen}: flags {flags} in {b:?}");
+                        // Staged: the progress moves, then the others, each in generation order.
+                        let (mut first, mut rest) = (Vec::new(), Vec::new());
+                        order.staged_moves(&b, &cd, &mut first, &mut rest);
+                        for r in &rest {
+                            let mut targets = r.targets;
+                            if let RestKind::One(t) = r.kind {
+                                assert!(targets == 0 && !is_progress(t));
+                                first.push(t);
+                            }
+                            assert!(r.punish & !targets == 0);
+                            while targets != 0 {
+                                first.push(r.tagged_to(targets.trailing_zeros(), order.tags()));
+                                targets &= targets - 1;
+                            }
+                        }
+                        let (ahead, others): (Vec<u32>, Vec<u32>) =
+                            expected.iter().partition(|&&t| is_progress(t));
+                        let staged_order = [ahead, others].concat();
+                        assert_eq!(first, staged_order, "staged: {fen}: flags {flags} in {b:?}");
                         moves_tested += plain.len();
                     }
                     b = b.make::<false>(&cd, plain[(next() % plain.len() as u64) as usize]);
