@@ -290,52 +290,31 @@ fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
 /// piece kind, pins, e.p., castling and promotions near.
 #[test]
 fn fide_3_2_to_3_8_one_move_looked_at_is_the_listed_move() {
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let (mut positions, mut yes) = (0, 0);
-    let mut buf = Vec::new();
-    for fen in [
-        Setup::STARTPOS_FEN,
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    ] {
-        for _game in 0..6 {
-            let mut pos = reference_pos(fen);
-            for _ply in 0..60 {
-                for from in Square::all() {
-                    let Some(p) = pos.piece_at(from).filter(|p| p.color == pos.turn()) else {
-                        continue;
-                    };
-                    let mut listed = Vec::new();
-                    pos.piece_moves(mailbox(from), p.role, &mut listed);
-                    for to in Square::all() {
-                        let mut candidates = vec![
-                            Move::normal(from, to),
-                            Move::en_passant(from, to),
-                            Move::castling(from, to),
-                        ];
-                        for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                            candidates.push(Move::promotion(from, to, role));
-                        }
-                        for m in candidates {
-                            let looked = pos.has_piece_move(mailbox(from), p.role, m, &mut buf);
-                            assert_eq!(looked, listed.contains(&m), "{:?} {m:?}", pos.to_setup());
-                            yes += usize::from(looked);
-                        }
-                    }
+    let (mut yes, mut buf) = (0, Vec::new());
+    let positions = random_game_positions(0x2545_F491_4F6C_DD1D, 6, 60, |pos| {
+        for from in Square::all() {
+            let Some(p) = pos.piece_at(from).filter(|p| p.color == pos.turn()) else {
+                continue;
+            };
+            let mut listed = Vec::new();
+            pos.piece_moves(mailbox(from), p.role, &mut listed);
+            for to in Square::all() {
+                let mut candidates = vec![
+                    Move::normal(from, to),
+                    Move::en_passant(from, to),
+                    Move::castling(from, to),
+                ];
+                for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                    candidates.push(Move::promotion(from, to, role));
                 }
-                positions += 1;
-                let legal = pos.legal_moves();
-                if legal.is_empty() {
-                    break;
+                for m in candidates {
+                    let looked = pos.has_piece_move(mailbox(from), p.role, m, &mut buf);
+                    assert_eq!(looked, listed.contains(&m), "{:?} {m:?}", pos.to_setup());
+                    yes += usize::from(looked);
                 }
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                pos = pos.play(legal[(seed >> 33) as usize % legal.len()]);
             }
         }
-    }
+    });
     assert!(
         positions > 1_000 && yes > 20_000,
         "{positions} positions, {yes} moves"
@@ -347,7 +326,32 @@ fn fide_3_1_attacked_agrees_with_the_attacker_list() {
     // The stop-at-first test `attacked` against the list `attackers_mb` (the same rules, two walks): every
     // square, both colours, on the positions of pseudo-random games from positions with every piece kind,
     // e.p., castling and promotions near.
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let positions = random_game_positions(0x9E37_79B9_7F4A_7C15, 12, 80, |pos| {
+        for target in Square::all() {
+            for by in [Color::White, Color::Black] {
+                let mb = mailbox(target);
+                let listed = !pos.attackers_mb(mb, by).is_empty();
+                assert_eq!(
+                    pos.attacked(mb, by),
+                    listed,
+                    "{:?} {target:?} {by:?}",
+                    pos.to_setup()
+                );
+            }
+        }
+    });
+    assert!(positions > 2_000, "{positions} positions");
+}
+
+/// Calls `visit` on the positions of pseudo-random games (`games` from each start, at most `plies` plies each;
+/// the draws from `seed`) from positions with every piece kind, pins, e.p., castling and promotions near; how
+/// many positions it visited.
+fn random_game_positions(
+    mut seed: u64,
+    games: usize,
+    plies: usize,
+    mut visit: impl FnMut(&Mailbox),
+) -> usize {
     let mut positions = 0;
     for fen in [
         Setup::STARTPOS_FEN,
@@ -355,21 +359,10 @@ fn fide_3_1_attacked_agrees_with_the_attacker_list() {
         "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
     ] {
-        for _game in 0..12 {
+        for _game in 0..games {
             let mut pos = reference_pos(fen);
-            for _ply in 0..80 {
-                for target in Square::all() {
-                    for by in [Color::White, Color::Black] {
-                        let mb = mailbox(target);
-                        let listed = !pos.attackers_mb(mb, by).is_empty();
-                        assert_eq!(
-                            pos.attacked(mb, by),
-                            listed,
-                            "{:?} {target:?} {by:?}",
-                            pos.to_setup()
-                        );
-                    }
-                }
+            for _ply in 0..plies {
+                visit(&pos);
                 positions += 1;
                 let legal = pos.legal_moves();
                 if legal.is_empty() {
@@ -382,7 +375,7 @@ fn fide_3_1_attacked_agrees_with_the_attacker_list() {
             }
         }
     }
-    assert!(positions > 2_000, "{positions} positions");
+    positions
 }
 
 /// The mailbox index of each square (a1 = 21, h8 = 98, ten to a rank) and the table back are inverses, the
