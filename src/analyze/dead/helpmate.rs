@@ -775,7 +775,7 @@ mod tests {
     /// legal move along seeded random walks from positions rich in discovered checks, pins and promotions.
     #[test]
     fn gives_check_agrees_with_making_the_move() {
-        use super::super::legal_into;
+        use super::super::random_walks;
         let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
@@ -786,36 +786,23 @@ mod tests {
         ];
         let mut next = super::super::xorshift(0x9E37_79B9_7F4A_7C15u64);
         let (mut tested, mut checks, mut discovered) = (0, 0, 0);
-        for fen in fens {
-            let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
-            for _ in 0..40 {
-                let mut b = root;
-                for _ in 0..30 {
-                    let mut moves = Vec::new();
-                    legal_into(&b, &cd, &mut moves);
-                    if moves.is_empty() {
-                        break;
-                    }
-                    let info = CheckInfo::new(&b);
-                    for &m in &moves {
-                        let made = in_check(&b.make::<false>(&cd, m));
-                        if let Some(says) = info.gives_check(m) {
-                            assert_eq!(says, made, "{fen}: move {m:#x} in {b:?}");
-                            // The same as a set of targets of the piece.
-                            let (mv, role) = unpack(m);
-                            let set = info.checking(role.index(), mv.from().index() as u8);
-                            assert_eq!(set >> mv.to().index() & 1 != 0, made, "{fen}: {m:#x}");
-                            tested += 1;
-                            checks += usize::from(made);
-                            let (mv, role) = unpack(m);
-                            let direct = info.squares[role.index()].contains(mv.to());
-                            discovered += usize::from(made && !direct);
-                        }
-                    }
-                    b = b.make::<false>(&cd, moves[(next() % moves.len() as u64) as usize]);
+        random_walks(&fens, (40, 30), &mut next, |fen, b, cd, moves, _| {
+            let info = CheckInfo::new(b);
+            for &m in moves {
+                let made = in_check(&b.make::<false>(cd, m));
+                if let Some(says) = info.gives_check(m) {
+                    assert_eq!(says, made, "{fen}: move {m:#x} in {b:?}");
+                    // The same as a set of targets of the piece.
+                    let (mv, role) = unpack(m);
+                    let set = info.checking(role.index(), mv.from().index() as u8);
+                    assert_eq!(set >> mv.to().index() & 1 != 0, made, "{fen}: {m:#x}");
+                    tested += 1;
+                    checks += usize::from(made);
+                    let direct = info.squares[role.index()].contains(mv.to());
+                    discovered += usize::from(made && !direct);
                 }
             }
-        }
+        });
         // The walks must have met both kinds of check for the test to mean anything.
         assert!(
             tested > 10_000 && checks > 300 && discovered > 10,
@@ -831,7 +818,7 @@ mod tests {
     /// seeded random walks.
     #[test]
     fn children_are_the_tagged_moves_read_one_by_one() {
-        use super::super::legal_into;
+        use super::super::random_walks;
         let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
@@ -843,85 +830,73 @@ mod tests {
         let mut next = super::super::xorshift(0x51_7CC1_B727_220Au64);
         let tt = Table::new(1 << 10);
         let (mut children, mut quiet, mut stops) = (0, 0, 0);
-        for fen in fens {
-            let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
-            for _ in 0..8 {
-                let mut b = root;
-                for _ in 0..24 {
-                    let mut plain = Vec::new();
-                    legal_into(&b, &cd, &mut plain);
-                    if plain.is_empty() {
-                        break;
+        random_walks(&fens, (8, 24), &mut next, |fen, b, cd, _, _| {
+            for flags in 0..24u32 {
+                let winner = if flags & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let progress = flags & 2 != 0;
+                let ply = if flags & 4 != 0 { MAX_PLY - 1 } else { 3 };
+                let budget = (flags / 8) as i32;
+                let corners = Corners::new(winner, b.king(!winner));
+                let order = Progress::new(b, winner, progress, false, true, &corners);
+                // The reference: every move read one by one.
+                let mut all = Vec::new();
+                order.tagged_moves(b, cd, &mut all);
+                let (ahead, others): (Vec<u32>, Vec<u32>) =
+                    all.iter().partition(|&&t| is_progress(t));
+                let deeper = ply + 1 < MAX_PLY;
+                let info = CheckInfo::new(b);
+                let checks = order.winners_turn && (budget < 1 || !deeper);
+                let mut expected = Vec::new();
+                let mut q = 0u64;
+                for t in ahead.into_iter().chain(others) {
+                    let searched = deeper && budget - cost_of(t) >= 0;
+                    if !(order.winners_turn || searched) {
+                        continue;
                     }
-                    for flags in 0..24u32 {
-                        let winner = if flags & 1 == 0 {
-                            Color::White
-                        } else {
-                            Color::Black
-                        };
-                        let progress = flags & 2 != 0;
-                        let ply = if flags & 4 != 0 { MAX_PLY - 1 } else { 3 };
-                        let budget = (flags / 8) as i32;
-                        let corners = Corners::new(winner, b.king(!winner));
-                        let order = Progress::new(&b, winner, progress, false, true, &corners);
-                        // The reference: every move read one by one.
-                        let mut all = Vec::new();
-                        order.tagged_moves(&b, &cd, &mut all);
-                        let (ahead, others): (Vec<u32>, Vec<u32>) =
-                            all.iter().partition(|&&t| is_progress(t));
-                        let deeper = ply + 1 < MAX_PLY;
-                        let info = CheckInfo::new(&b);
-                        let checks = order.winners_turn && (budget < 1 || !deeper);
-                        let mut expected = Vec::new();
-                        let mut q = 0u64;
-                        for t in ahead.into_iter().chain(others) {
-                            let searched = deeper && budget - cost_of(t) >= 0;
-                            if !(order.winners_turn || searched) {
-                                continue;
-                            }
-                            if !searched && checks && info.gives_check(untag(t)) == Some(false) {
-                                q += 1;
-                                continue;
-                            }
-                            expected.push((t, std::mem::take(&mut q)));
-                        }
-                        let trailing = q;
-                        for room in [u64::MAX, 1, 2, 3] {
-                            let (mut first, mut rest) = (Vec::new(), Vec::new());
-                            order.staged_moves(&b, &cd, &mut first, &mut rest);
-                            let mut c = Children::new(&b, &cd, &first, &rest, &order, budget, ply);
-                            let mut got = Vec::new();
-                            while let Some((slot, t)) = c.next(&tt, room) {
-                                let made = b.make::<false>(&cd, untag(t));
-                                assert_eq!(c.slots[slot].colors, made.colors, "{fen}");
-                                got.push((t, std::mem::take(&mut c.quiet_leaves)));
-                            }
-                            // The reference stopped where a count since the last child reaches the room.
-                            let mut want = Vec::new();
-                            let mut end = trailing;
-                            for &(t, q) in &expected {
-                                if q >= room {
-                                    end = q;
-                                    break;
-                                }
-                                want.push((t, q));
-                            }
-                            let end = end.min(room);
-                            if end == room {
-                                stops += 1;
-                            }
-                            assert_eq!(got, want, "{fen}: flags {flags} room {room} in {b:?}");
-                            assert_eq!(c.quiet_leaves, end, "{fen}: flags {flags} room {room}");
-                            if room == u64::MAX {
-                                children += got.len();
-                                quiet += got.iter().map(|g| g.1).sum::<u64>() + end;
-                            }
-                        }
+                    if !searched && checks && info.gives_check(untag(t)) == Some(false) {
+                        q += 1;
+                        continue;
                     }
-                    b = b.make::<false>(&cd, plain[(next() % plain.len() as u64) as usize]);
+                    expected.push((t, std::mem::take(&mut q)));
+                }
+                let trailing = q;
+                for room in [u64::MAX, 1, 2, 3] {
+                    let (mut first, mut rest) = (Vec::new(), Vec::new());
+                    order.staged_moves(b, cd, &mut first, &mut rest);
+                    let mut c = Children::new(b, cd, &first, &rest, &order, budget, ply);
+                    let mut got = Vec::new();
+                    while let Some((slot, t)) = c.next(&tt, room) {
+                        let made = b.make::<false>(cd, untag(t));
+                        assert_eq!(c.slots[slot].colors, made.colors, "{fen}");
+                        got.push((t, std::mem::take(&mut c.quiet_leaves)));
+                    }
+                    // The reference stopped where a count since the last child reaches the room.
+                    let mut want = Vec::new();
+                    let mut end = trailing;
+                    for &(t, q) in &expected {
+                        if q >= room {
+                            end = q;
+                            break;
+                        }
+                        want.push((t, q));
+                    }
+                    let end = end.min(room);
+                    if end == room {
+                        stops += 1;
+                    }
+                    assert_eq!(got, want, "{fen}: flags {flags} room {room} in {b:?}");
+                    assert_eq!(c.quiet_leaves, end, "{fen}: flags {flags} room {room}");
+                    if room == u64::MAX {
+                        children += got.len();
+                        quiet += got.iter().map(|g| g.1).sum::<u64>() + end;
+                    }
                 }
             }
-        }
+        });
         assert!(
             children > 10_000 && quiet > 10_000 && stops > 1_000,
             "{children} {quiet} {stops}"

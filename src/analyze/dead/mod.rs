@@ -177,6 +177,33 @@ pub(super) fn legal_into(b: &Board, cd: &CastlingData, out: &mut Vec<u32>) {
 #[cfg(test)]
 pub(super) use crate::random::xorshift;
 
+/// Calls `visit` with each position of seeded random walks and its legal moves in generation order
+/// ([`legal_into`]): `walks` walks from each of `fens`, at most `plies` plies each, a walk ending where no move
+/// is left. Each step draws its move with `next`, which `visit` may draw from too (the tests' walks).
+#[cfg(test)]
+pub(super) fn random_walks(
+    fens: &[&str],
+    (walks, plies): (usize, usize),
+    next: &mut impl FnMut() -> u64,
+    mut visit: impl FnMut(&str, &Board, &CastlingData, &[u32], &mut dyn FnMut() -> u64),
+) {
+    for fen in fens {
+        let (root, cd) = Board::from_setup(&crate::position::Setup::from_fen(fen).unwrap());
+        for _ in 0..walks {
+            let mut b = root;
+            for _ in 0..plies {
+                let mut plain = Vec::new();
+                legal_into(&b, &cd, &mut plain);
+                if plain.is_empty() {
+                    break;
+                }
+                visit(fen, &b, &cd, &plain, &mut *next);
+                b = b.make::<false>(&cd, plain[(next() % plain.len() as u64) as usize]);
+            }
+        }
+    }
+}
+
 /// The exact identity of a position (pieces, side to move, e.p. square, castling rights): no hash.
 pub(super) fn exact_key(b: &Board) -> [u64; 8] {
     let role = |r: Role| b.role(r).0;

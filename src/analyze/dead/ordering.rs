@@ -832,7 +832,7 @@ mod tests {
     /// bishops a side, a loser that must promote, castling, en passant and promotions.
     #[test]
     fn tagged_moves_agree_with_classify() {
-        use super::super::legal_into;
+        use super::super::random_walks;
         let fens = [
             "3bkb2/8/1ppp1p2/pP1P1P1p/P1P4P/3B4/8/2B1K3 w - - 0 1",
             "3bkb2/8/1ppp1p2/pP1P1P1p/P1P4P/3B4/8/2B1K3 b - - 0 1",
@@ -844,71 +844,58 @@ mod tests {
         ];
         let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1Du64);
         let (mut moves_tested, mut rewarded, mut punished, mut gaps, mut promote) = (0, 0, 0, 0, 0);
-        for fen in fens {
-            let (root, cd) = Board::from_setup(&Setup::from_fen(fen).unwrap());
-            for _ in 0..12 {
-                let mut b = root;
-                for _ in 0..24 {
-                    let mut plain = Vec::new();
-                    legal_into(&b, &cd, &mut plain);
-                    if plain.is_empty() {
-                        break;
+        random_walks(&fens, (12, 24), &mut next, |fen, b, cd, plain, next| {
+            for flags in 0..32u32 {
+                let winner = if flags & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let anchor = (flags & 16 != 0).then(|| Square::new((next() % 64) as u8));
+                let order = Progress::new(
+                    b,
+                    winner,
+                    flags & 2 != 0,
+                    flags & 4 != 0,
+                    flags & 8 != 0,
+                    &Corners::new(winner, anchor),
+                );
+                gaps += usize::from(order.in_gap);
+                promote += usize::from(order.loser_must_promote);
+                let mut tags = Vec::new();
+                order.tagged_moves(b, cd, &mut tags);
+                let expected: Vec<u32> = plain
+                    .iter()
+                    .map(|&m| {
+                        let (cost, reward) = order.classify(m);
+                        rewarded += usize::from(reward);
+                        punished += usize::from(!reward && cost == PUNISH && order.progress);
+                        tagged(m, cost, reward)
+                    })
+                    .collect();
+                assert_eq!(tags, expected, "{fen}: flags {flags} in {b:?}");
+                // Staged: the progress moves, then the others, each in generation order.
+                let (mut first, mut rest) = (Vec::new(), Vec::new());
+                order.staged_moves(b, cd, &mut first, &mut rest);
+                for r in &rest {
+                    let mut targets = r.targets;
+                    if let RestKind::One(t) = r.kind {
+                        assert!(targets == 0 && !is_progress(t));
+                        first.push(t);
                     }
-                    for flags in 0..32u32 {
-                        let winner = if flags & 1 == 0 {
-                            Color::White
-                        } else {
-                            Color::Black
-                        };
-                        let anchor = (flags & 16 != 0).then(|| Square::new((next() % 64) as u8));
-                        let order = Progress::new(
-                            &b,
-                            winner,
-                            flags & 2 != 0,
-                            flags & 4 != 0,
-                            flags & 8 != 0,
-                            &Corners::new(winner, anchor),
-                        );
-                        gaps += usize::from(order.in_gap);
-                        promote += usize::from(order.loser_must_promote);
-                        let mut tags = Vec::new();
-                        order.tagged_moves(&b, &cd, &mut tags);
-                        let expected: Vec<u32> = plain
-                            .iter()
-                            .map(|&m| {
-                                let (cost, reward) = order.classify(m);
-                                rewarded += usize::from(reward);
-                                punished +=
-                                    usize::from(!reward && cost == PUNISH && order.progress);
-                                tagged(m, cost, reward)
-                            })
-                            .collect();
-                        assert_eq!(tags, expected, "{fen}: flags {flags} in {b:?}");
-                        // Staged: the progress moves, then the others, each in generation order.
-                        let (mut first, mut rest) = (Vec::new(), Vec::new());
-                        order.staged_moves(&b, &cd, &mut first, &mut rest);
-                        for r in &rest {
-                            let mut targets = r.targets;
-                            if let RestKind::One(t) = r.kind {
-                                assert!(targets == 0 && !is_progress(t));
-                                first.push(t);
-                            }
-                            assert!(r.punish & !targets == 0);
-                            while targets != 0 {
-                                first.push(r.tagged_to(targets.trailing_zeros(), order.tags()));
-                                targets &= targets - 1;
-                            }
-                        }
-                        let (ahead, others): (Vec<u32>, Vec<u32>) =
-                            expected.iter().partition(|&&t| is_progress(t));
-                        let staged_order = [ahead, others].concat();
-                        assert_eq!(first, staged_order, "staged: {fen}: flags {flags} in {b:?}");
-                        moves_tested += plain.len();
+                    assert!(r.punish & !targets == 0);
+                    while targets != 0 {
+                        first.push(r.tagged_to(targets.trailing_zeros(), order.tags()));
+                        targets &= targets - 1;
                     }
-                    b = b.make::<false>(&cd, plain[(next() % plain.len() as u64) as usize]);
                 }
+                let (ahead, others): (Vec<u32>, Vec<u32>) =
+                    expected.iter().partition(|&&t| is_progress(t));
+                let staged_order = [ahead, others].concat();
+                assert_eq!(first, staged_order, "staged: {fen}: flags {flags} in {b:?}");
+                moves_tested += plain.len();
             }
-        }
+        });
         // Every branch of the rules must have been met for the test to mean anything.
         assert!(
             moves_tested > 100_000
