@@ -204,12 +204,6 @@ impl Corner {
     }
 }
 
-/// Whether `bits` has more than one square.
-#[inline]
-fn more_than_one(bits: u64) -> bool {
-    bits & bits.wrapping_sub(1) != 0
-}
-
 /// Whether the winner can only mate with the help of a piece the loser still has to promote (a heuristic for
 /// move ordering only, after CHA): the winner has king and one knight while the loser has no knight, bishop
 /// or rook; or the winner has only bishops of one colour while no bishop of the other colour and no loser's
@@ -217,14 +211,14 @@ fn more_than_one(bits: u64) -> bool {
 fn loser_must_promote(b: &Board, winner: Color) -> bool {
     let (wp, lp) = (b.occupied(winner), b.occupied(!winner));
     // The winner's units besides its king (no bit counts: they were software population counts here).
-    let others = (wp & !b.pieces(winner, Role::King)).0;
+    let others = wp & !b.pieces(winner, Role::King);
     let minor_or_rook = b.role(Role::Knight) | b.role(Role::Bishop) | b.role(Role::Rook);
-    let one_other = others != 0 && !more_than_one(others);
-    if one_other && others == b.pieces(winner, Role::Knight).0 && !lp.intersects(minor_or_rook) {
+    let one_other = !others.is_empty() && !others.more_than_one();
+    if one_other && others == b.pieces(winner, Role::Knight) && !lp.intersects(minor_or_rook) {
         return true;
     }
     let wb = b.pieces(winner, Role::Bishop);
-    if wb.is_empty() || others != wb.0 {
+    if wb.is_empty() || others != wb {
         return false;
     }
     let colour = if wb.intersects(Bitboard::DARK) {
@@ -280,7 +274,7 @@ impl Progress {
             locked,
             gap,
             in_gap: locked && (gap.is_some() || was_gap),
-            loser_bishops: more_than_one(b.pieces(!winner, Role::Bishop).0),
+            loser_bishops: b.pieces(!winner, Role::Bishop).more_than_one(),
             progress,
             rewards,
         }
@@ -662,10 +656,15 @@ impl Sink for Stager<'_> {
 }
 
 impl Stager<'_> {
-    /// One move classified on its own: into `first` when it is progress, else a [`RestKind::One`].
+    /// One move classified on its own: see [`Stager::push_one`].
     #[inline(always)]
     fn take_one(&mut self, m: u32) {
-        let t = self.order.tag(m);
+        self.push_one(self.order.tag(m));
+    }
+
+    /// One tagged move: into `first` when it is progress, else a [`RestKind::One`].
+    #[inline(always)]
+    fn push_one(&mut self, t: u32) {
         if is_progress(t) {
             self.first.push(t);
         } else {
@@ -691,15 +690,7 @@ impl Consumer for Staged<'_, '_> {
             let (reward, punish) = self.0.pawn_masks;
             m | tag_of(1 << (m & 63), reward, punish, self.0.tags)
         };
-        if is_progress(t) {
-            self.0.first.push(t);
-        } else {
-            self.0.rest.push(Rest {
-                targets: 0,
-                punish: 0,
-                kind: RestKind::One(t),
-            });
-        }
+        self.0.push_one(t);
     }
 }
 
