@@ -349,7 +349,11 @@ fn check_result(
             "{name}: its positions are not those of the shard's unit"
         ));
     }
-    let totals = unit_totals(unit, &results, false);
+    let totals = unit_totals(
+        unit.positions
+            .iter()
+            .filter_map(|p| Some((p, results.get(&p.i)?))),
+    );
     let stored = PieceResult::from_json(&v["totals"]);
     if stored
         != Some(PieceResult {
@@ -370,15 +374,13 @@ fn check_result(
     })
 }
 
-fn unit_totals(unit: &Unit, results: &BTreeMap<usize, PieceResult>, divide: bool) -> Totals {
-    let mut t = Totals {
-        divide: divide.then(BTreeMap::new),
-        ..Totals::default()
-    };
-    for p in &unit.positions {
-        if let Some(r) = results.get(&p.i) {
-            t.add(p.mult, &p.by_move, r);
-        }
+/// The totals of a unit's positions, each with its result (no division by root move).
+fn unit_totals<'a>(
+    results: impl IntoIterator<Item = (&'a UnitPosition, &'a PieceResult)>,
+) -> Totals {
+    let mut t = Totals::default();
+    for (p, r) in results {
+        t.add(p.mult, &p.by_move, r);
     }
     t
 }
@@ -563,10 +565,7 @@ pub fn run_unit(
     // The results in the unit's order (the counting order).
     let results = || unit.positions.iter().zip(&run.results);
     let seconds = clock.elapsed().as_secs_f64();
-    let mut totals = Totals::default();
-    for (p, r) in results() {
-        totals.add(p.mult, &p.by_move, r);
-    }
+    let totals = unit_totals(results());
     let positions: Vec<Value> = results()
         .map(|(p, r)| {
             let mut m = r.to_json();
