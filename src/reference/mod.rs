@@ -374,14 +374,21 @@ impl Mailbox {
         }
     }
 
-    /// Play a pseudo-legal move and return the new position (copy-make).
+    /// Play a pseudo-legal move and return the new position (copy-make: [`Mailbox::make`] on a copy).
     pub fn play(&self, m: Move) -> Mailbox {
         let mut next = self.clone();
+        next.make(m);
+        next
+    }
+
+    /// Play a pseudo-legal move on this position, in place. Every square and right the move changes is read
+    /// before it is written.
+    fn make(&mut self, m: Move) {
         let us = self.turn;
         let (from, to) = (mailbox(m.from()), mailbox(m.to()));
         let moving = self.board[from];
         let capture = self.board[to] != 0 && m.kind() != MoveKind::Castling;
-        next.ep = None;
+        self.ep = None;
         match m.kind() {
             MoveKind::Castling => {
                 let (kt, rt) = (
@@ -389,48 +396,47 @@ impl Mailbox {
                     mailbox(m.castling_rook_target()),
                 );
                 let rook = self.board[to];
-                next.board[from] = 0;
-                next.board[to] = 0;
-                next.board[kt] = moving;
-                next.board[rt] = rook;
+                self.board[from] = 0;
+                self.board[to] = 0;
+                self.board[kt] = moving;
+                self.board[rt] = rook;
             }
             MoveKind::EnPassant => {
                 let victim = if us == Color::White { to - 10 } else { to + 10 };
-                next.board[victim] = 0;
-                next.board[to] = moving;
-                next.board[from] = 0;
+                self.board[victim] = 0;
+                self.board[to] = moving;
+                self.board[from] = 0;
             }
             MoveKind::Promotion => {
                 let role = m.promotion_role().expect("promotion has a role");
-                next.board[to] = code(Piece::new(us, role));
-                next.board[from] = 0;
+                self.board[to] = code(Piece::new(us, role));
+                self.board[from] = 0;
             }
             MoveKind::Normal => {
-                next.board[to] = moving;
-                next.board[from] = 0;
+                self.board[to] = moving;
+                self.board[from] = 0;
                 // FIDE 3.7.2: after a double step, record the square passed over for 3.7.4.
                 if moving.unsigned_abs() == Role::Pawn as u8 + 1 && from.abs_diff(to) == 20 {
-                    next.ep = Some(square_of((from + to) / 2));
+                    self.ep = Some(square_of((from + to) / 2));
                 }
             }
         }
         // FIDE 3.8.2.1: a king move loses both rights; a rook that moves or is captured loses its own.
         if moving.unsigned_abs() == Role::King as u8 + 1 {
-            next.castling.clear_color(us);
+            self.castling.clear_color(us);
         }
-        next.castling.clear_square(m.from());
-        next.castling.clear_square(m.to());
+        self.castling.clear_square(m.from());
+        self.castling.clear_square(m.to());
         let pawn_move = moving.unsigned_abs() == Role::Pawn as u8 + 1;
-        next.halfmoves = if capture || pawn_move || m.kind() == MoveKind::EnPassant {
+        self.halfmoves = if capture || pawn_move || m.kind() == MoveKind::EnPassant {
             0
         } else {
             self.halfmoves + 1
         };
         if us == Color::Black {
-            next.fullmoves += 1;
+            self.fullmoves += 1;
         }
-        next.turn = !us;
-        next
+        self.turn = !us;
     }
 
     /// FIDE 3.9.2 / 3.10.1: the legal moves, those pseudo-legal moves that do not leave or put one's own king
@@ -474,6 +480,62 @@ impl Mailbox {
         next.king(us)
             .is_none_or(|k| !next.attacked(k, !us))
             .then_some(next)
+    }
+
+    /// [`Mailbox::play_legal`] on this position, in place (no copy of the board per ply): plays `m` and
+    /// returns `true` when `m` is legal, else returns `false` and leaves the position as it was. The same rules:
+    /// the moving piece's moves (FIDE 3.1–3.8), then the king-safety test of 3.9.2
+    /// ([`Mailbox::keeps_king_safe_here`]).
+    pub fn play_legal_in_place(&mut self, m: Move, buf: &mut Vec<Move>) -> bool {
+        let from = mailbox(m.from());
+        let Some(p) = self.piece(from) else {
+            return false;
+        };
+        if p.color != self.turn || !self.has_piece_move(from, p.role, m, buf) {
+            return false;
+        }
+        let safe = self.keeps_king_safe_here(m);
+        if safe {
+            self.make(m);
+        }
+        safe
+    }
+
+    /// [`Mailbox::keeps_king_safe`] without a copy of the position (FIDE 3.9.2), the board left as it was. The
+    /// test reads only the board, so it sets the squares the move changes (its from, to and en passant victim
+    /// squares, as the move sets them but for a promotion's piece kind: any own piece on a square blocks a line
+    /// alike), tests, and puts them back; a castling, which moves two pieces, is tested on a copy.
+    #[inline]
+    fn keeps_king_safe_here(&mut self, m: Move) -> bool {
+        let us = self.turn;
+        if m.kind() == MoveKind::Castling {
+            return self.keeps_king_safe(m);
+        }
+        let (from, to) = (mailbox(m.from()), mailbox(m.to()));
+        let victim = match (m.kind(), us) {
+            (MoveKind::EnPassant, Color::White) => to - 10,
+            (MoveKind::EnPassant, Color::Black) => to + 10,
+            _ => to,
+        };
+        let (moving, on_to, on_victim) = (self.board[from], self.board[to], self.board[victim]);
+        self.board[victim] = 0;
+        self.board[to] = moving;
+        self.board[from] = 0;
+        let safe = self.king(us).is_none_or(|k| !self.attacked(k, !us));
+        self.board[from] = moving;
+        self.board[to] = on_to;
+        self.board[victim] = on_victim;
+        safe
+    }
+
+    /// Whether the side to move has a legal move, i.e. [`Mailbox::legal_moves`] is not empty (FIDE 3.9.2,
+    /// 5.1.1, 5.2.1): the same pseudo-legal moves and the same king-safety test, on one board, stopping at the
+    /// first legal move.
+    pub fn has_legal_move(&self) -> bool {
+        let mut probe = self.clone();
+        self.pseudo_legal()
+            .into_iter()
+            .any(|m| probe.keeps_king_safe_here(m))
     }
 
     /// Whether `m` is one of [`Mailbox::piece_moves`] of `role` on `from` (the side to move's piece; FIDE

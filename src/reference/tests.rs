@@ -270,9 +270,20 @@ fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
             }
         }
         let yes: Vec<Move> = candidates
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|&m| pos.is_legal(m))
             .collect();
+        // `play_legal_in_place` says the same for every candidate, plays the legal ones as `play` does and
+        // leaves the position as it was for the others.
+        let mut buf = Vec::new();
+        for &m in &candidates {
+            let mut here = pos.clone();
+            let legal_here = here.play_legal_in_place(m, &mut buf);
+            assert_eq!(legal_here, yes.contains(&m), "{fen}: {m:?}");
+            let expected = if legal_here { pos.play(m) } else { pos.clone() };
+            assert_eq!(here.to_setup(), expected.to_setup(), "{fen}: {m:?}");
+        }
         assert_eq!(yes.len(), legal.len(), "{fen}");
         assert!(yes.iter().all(|m| legal.contains(m)), "{fen}");
         // `play_legal` makes the position `play` makes, for each legal move.
@@ -282,6 +293,32 @@ fn fide_3_10_1_is_legal_agrees_with_the_legal_move_list() {
             assert_eq!(made.to_setup(), pos.play(m).to_setup(), "{fen}: {m:?}");
         }
     }
+}
+
+/// [`Mailbox::has_legal_move`] (the king-safety test on one board, stopping at the first legal move) says yes
+/// exactly where [`Mailbox::legal_moves`] is not empty: on the positions of pseudo-random games and on
+/// two checkmates, a stalemate, an en passant capture that would leave the king attacked along the rank and a
+/// king in check beside a castling right.
+#[test]
+fn fide_5_1_1_has_legal_move_agrees_with_the_legal_move_list() {
+    let mut none = 0;
+    let mut check = |pos: &Mailbox| {
+        let listed = !pos.legal_moves().is_empty();
+        assert_eq!(pos.has_legal_move(), listed, "{:?}", pos.to_setup());
+        none += usize::from(!listed);
+    };
+    let positions = random_game_positions(0x9E37_79B9_7F4A_7C15, 6, 60, &mut check);
+    for fen in [
+        "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1",
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+        "8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1",
+        "8/8/8/8/k2Pp2Q/8/8/3K4 b - - 0 1",
+        "4k3/8/8/8/8/8/3q4/r3K2R w K - 0 1",
+        "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4",
+    ] {
+        check(&reference_pos(fen));
+    }
+    assert!(positions > 1_000 && none >= 3, "{positions} {none}");
 }
 
 /// [`Mailbox::has_piece_move`] (a step or a line looked at, without the list) says yes exactly for the moves

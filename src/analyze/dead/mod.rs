@@ -223,26 +223,23 @@ pub(super) fn exact_key(b: &Board) -> [u64; 8] {
 // The decision.
 
 /// Replay `line` from `pos` with the reference generator: every move legal, and the end a checkmate of the
-/// side that is not `winner` (FIDE 1.4.1, 3.9, 5.1.1). One legality check per ply ([`Mailbox::play_legal`]: the
-/// moving piece's moves only, and the one copy-make that the king-safety test makes is the next position) and
-/// the full move list only in the last position.
+/// side that is not `winner` (FIDE 1.4.1, 3.9, 5.1.1). One legality check per ply on one board
+/// ([`Mailbox::play_legal_in_place`]: the moving piece's moves only, the king-safety test on the squares the
+/// move changes, then the move made in place) and the full move generation only in the last position.
 fn replay(pos: &Checked, winner: Color, line: &[Move]) -> Result<()> {
     let mut cur = Mailbox::from_setup(pos.setup());
     let mut buf = Vec::with_capacity(32);
     for (i, &m) in line.iter().enumerate() {
-        cur = match cur.play_legal(m, &mut buf) {
-            Some(next) => next,
-            None => {
-                return Err(Error::Mismatch(format!(
-                    "bug: helpmate move {} ({}) is not legal in '{}' per the reference generator",
-                    i + 1,
-                    m.to_uci(true),
-                    cur.to_setup().to_fen()
-                )))
-            }
-        };
+        if !cur.play_legal_in_place(m, &mut buf) {
+            return Err(Error::Mismatch(format!(
+                "bug: helpmate move {} ({}) is not legal in '{}' per the reference generator",
+                i + 1,
+                m.to_uci(true),
+                cur.to_setup().to_fen()
+            )));
+        }
     }
-    if cur.turn() == winner || !cur.legal_moves().is_empty() || !cur.in_check() {
+    if cur.turn() == winner || cur.has_legal_move() || !cur.in_check() {
         return Err(Error::Mismatch(format!(
             "bug: helpmate for {} from '{}' does not end in checkmate per the reference generator",
             winner.name(),
