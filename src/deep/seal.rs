@@ -21,6 +21,24 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Whether serde_json writes `s` as a JSON string unchanged between its quotes: printable ASCII without a quote or
+/// a backslash (FEN text, move names, hex checksums).
+pub fn is_plain_json_str(s: &str) -> bool {
+    s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// Append `s` as serde_json writes a JSON string (its quotes, and its escapes when it has any).
+pub fn push_json_str(out: &mut String, s: &str) {
+    if is_plain_json_str(s) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&Value::from(s).to_string());
+    }
+}
+
 /// An object's fields but `sha256`, serialized as the object without that field would be (serde_json's
 /// text of a map: keys in order), without copying the object (journals and results seal and check one
 /// record per position).
