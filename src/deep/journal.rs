@@ -288,7 +288,7 @@ fn push_record(out: &mut String, i: usize, fen: &str, journal: &str, r: &PieceRe
         ",\"i\":{i},\"journal\":\"{journal}\",\"nodes\":{}}}",
         r.nodes
     ));
-    let sum = sha256_hex(out[start..].as_bytes());
+    let sum = sha256_hex(&out.as_bytes()[start..]);
     out.pop();
     out.push_str(&format!(",\"sha256\":\"{sum}\"}}\n"));
 }
