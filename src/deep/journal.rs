@@ -9,7 +9,7 @@
 //! mismatch, index or FEN not those of the frontier) and duplicates that disagree. A last line without its
 //! newline (the process died while writing it) is dropped with a warning and overwritten.
 
-use super::seal::{is_sealed, seal};
+use super::seal::{is_plain_json_str, is_sealed, push_json_str, seal, sha256_hex};
 use super::work::{PieceResult, Recorder};
 use crate::error::{Error, Part, Result, Setting, SettingError};
 use serde_json::{Map, Value};
@@ -118,54 +118,17 @@ impl Journal {
                          from it (delete the file to start over)"
                     ))
                 };
-                let v: Value = serde_json::from_str(line).map_err(|_| damaged("not JSON"))?;
-                if !is_sealed(&v) {
-                    return Err(damaged("checksum mismatch"));
-                }
-                if lineno == 1 {
-                    if v.get("perftlab_journal").is_none() {
-                        return Err(damaged("not a perftlab checkpoint journal"));
-                    }
-                    if v["identity"] != identity {
-                        let why = format!(
-                            "{name}: this checkpoint journal is for other arguments ({}); delete it to start \
-                             over",
-                            differences(&v["identity"], &identity),
-                        );
-                        if identity["command"] != "perft" {
-                            return Err(Error::Usage(why));
-                        }
-                        // A count's journal is a setting of the count: its caller names it.
-                        return Err(SettingError {
-                            setting: Setting::Checkpoint,
-                            value: None,
-                            reason: vec![
-                                Part::Text(why + " or use another "),
-                                Part::Setting(Setting::Checkpoint),
-                                Part::Text(" file".into()),
-                            ],
-                        }
-                        .into());
-                    }
-                } else {
-                    if v["journal"].as_str() != Some(header_sha.as_str()) {
-                        return Err(damaged("record of another journal"));
-                    }
-                    let i = v["i"]
-                        .as_u64()
-                        .map(|i| i as usize)
-                        .filter(|&i| i < fens.len())
-                        .ok_or_else(|| damaged("position index out of range"))?;
-                    if v["fen"].as_str() != Some(fens[i].as_ref()) {
-                        return Err(damaged("FEN is not that of the position"));
-                    }
-                    let r = PieceResult::from_json(&v).ok_or_else(|| damaged("bad result"))?;
-                    if let Some(old) = done.get(&i) {
-                        if *old != r {
-                            return Err(damaged("two records of one position disagree"));
-                        }
+                if lineno > 1 {
+                    let (i, r) = read_record(line, &header_sha, fens).map_err(damaged)?;
+                    if done.get(&i).is_some_and(|old| *old != r) {
+                        return Err(damaged("two records of one position disagree"));
                     }
                     done.insert(i, r);
+                } else {
+                    check_header(line, &identity, &name).map_err(|why| match why {
+                        HeaderError::Damaged(why) => damaged(why),
+                        HeaderError::Other(e) => e,
+                    })?;
                 }
                 offset += line.len();
                 good_len = offset;
@@ -211,6 +174,164 @@ impl Journal {
     }
 }
 
+/// Why a journal's first line is refused ([`check_header`]).
+enum HeaderError {
+    /// Not a sealed journal header: the reason, for the damaged-journal message.
+    Damaged(&'static str),
+    /// A journal for other arguments.
+    Other(Error),
+}
+
+/// Check the header line of the journal `name` against this run's `identity`.
+fn check_header(line: &str, identity: &Value, name: &str) -> std::result::Result<(), HeaderError> {
+    let v: Value = serde_json::from_str(line).map_err(|_| HeaderError::Damaged("not JSON"))?;
+    if !is_sealed(&v) {
+        return Err(HeaderError::Damaged("checksum mismatch"));
+    }
+    if v.get("perftlab_journal").is_none() {
+        return Err(HeaderError::Damaged("not a perftlab checkpoint journal"));
+    }
+    if v["identity"] == *identity {
+        return Ok(());
+    }
+    let why = format!(
+        "{name}: this checkpoint journal is for other arguments ({}); delete it to start over",
+        differences(&v["identity"], identity),
+    );
+    if identity["command"] != "perft" {
+        return Err(HeaderError::Other(Error::Usage(why)));
+    }
+    // A count's journal is a setting of the count: its caller names it.
+    Err(HeaderError::Other(
+        SettingError {
+            setting: Setting::Checkpoint,
+            value: None,
+            reason: vec![
+                Part::Text(why + " or use another "),
+                Part::Setting(Setting::Checkpoint),
+                Part::Text(" file".into()),
+            ],
+        }
+        .into(),
+    ))
+}
+
+/// What a record line says, before it is checked against the journal ([`check_record`]).
+struct Record<'a> {
+    i: Option<u64>,
+    fen: Option<&'a str>,
+    journal: Option<&'a str>,
+    result: Option<PieceResult>,
+}
+
+/// Read and check a record line (after the header): its position's index and result, or why it is damaged.
+/// A line in the form [`push_record`] writes is read without a JSON tree ([`plain_record`]); any other (an older
+/// form, statistics, escapes, an edit) through one, as before.
+fn read_record<S: AsRef<str>>(
+    line: &str,
+    header_sha: &str,
+    fens: &[S],
+) -> std::result::Result<(usize, PieceResult), &'static str> {
+    if let Some(rec) = plain_record(line) {
+        return check_record(rec, header_sha, fens);
+    }
+    let v: Value = serde_json::from_str(line).map_err(|_| "not JSON")?;
+    if !is_sealed(&v) {
+        return Err("checksum mismatch");
+    }
+    let rec = Record {
+        i: v["i"].as_u64(),
+        fen: v["fen"].as_str(),
+        journal: v["journal"].as_str(),
+        result: PieceResult::from_json(&v),
+    };
+    check_record(rec, header_sha, fens)
+}
+
+/// Check a record against the journal's header checksum and the frontier's FENs.
+fn check_record<S: AsRef<str>>(
+    rec: Record<'_>,
+    header_sha: &str,
+    fens: &[S],
+) -> std::result::Result<(usize, PieceResult), &'static str> {
+    if rec.journal != Some(header_sha) {
+        return Err("record of another journal");
+    }
+    let i = rec
+        .i
+        .map(|i| i as usize)
+        .filter(|&i| i < fens.len())
+        .ok_or("position index out of range")?;
+    if rec.fen != Some(fens[i].as_ref()) {
+        return Err("FEN is not that of the position");
+    }
+    Ok((i, rec.result.ok_or("bad result")?))
+}
+
+/// Append the sealed record line of position `i` (FEN `fen`, result `r`) of the journal with header checksum
+/// `journal`: the text [`seal`] gives the object `{fen, i, journal, nodes, stats}` (keys in order), written
+/// directly when there are no statistics (a unit or a count writes tens of thousands: about a microsecond each
+/// through a JSON object, twice serialized), else through the object.
+fn push_record(out: &mut String, i: usize, fen: &str, journal: &str, r: &PieceResult) {
+    if r.stats.is_some() || !is_plain_json_str(journal) {
+        let mut obj = r.to_json();
+        obj.insert("i".into(), Value::from(i as u64));
+        obj.insert("fen".into(), Value::from(fen));
+        obj.insert("journal".into(), Value::from(journal));
+        out.push_str(&format!("{}\n", seal(obj)));
+        return;
+    }
+    let start = out.len();
+    out.push_str("{\"fen\":");
+    push_json_str(out, fen);
+    out.push_str(&format!(
+        ",\"i\":{i},\"journal\":\"{journal}\",\"nodes\":{}}}",
+        r.nodes
+    ));
+    let sum = sha256_hex(&out.as_bytes()[start..]);
+    out.pop();
+    out.push_str(&format!(",\"sha256\":\"{sum}\"}}\n"));
+}
+
+/// A record line exactly as [`push_record`] writes it without statistics (`{"fen":…,"i":…,"journal":…,
+/// "nodes":…,"sha256":…}`, no escapes, numbers without leading zeros) whose checksum matches: then its text
+/// without the `sha256` field is the text [`is_sealed`] would check, so the line is what the JSON tree would
+/// accept. `None` for any other line (read through the JSON tree).
+fn plain_record(line: &str) -> Option<Record<'_>> {
+    let body = line.strip_suffix('\n')?;
+    let rest = body.strip_prefix("{\"fen\":\"")?;
+    let (fen, rest) = rest.split_once('"')?;
+    let (i, rest) = json_digits(rest.strip_prefix(",\"i\":")?)?;
+    let (journal, rest) = rest.strip_prefix(",\"journal\":\"")?.split_once('"')?;
+    let (nodes, rest) = json_digits(rest.strip_prefix(",\"nodes\":")?)?;
+    let sum = rest.strip_prefix(",\"sha256\":\"")?.strip_suffix("\"}")?;
+    if !is_plain_json_str(fen) || !is_plain_json_str(journal) || !is_plain_json_str(sum) {
+        return None;
+    }
+    let unsealed = format!("{}}}", &body[..body.len() - rest.len()]);
+    if sha256_hex(unsealed.as_bytes()) != sum {
+        return None;
+    }
+    Some(Record {
+        i: i.parse().ok(),
+        fen: Some(fen),
+        journal: Some(journal),
+        result: Some(PieceResult {
+            nodes: nodes.parse().ok()?,
+            stats: None,
+        }),
+    })
+}
+
+/// The JSON integer at the start of `s` (digits, no leading zero) and what follows it.
+fn json_digits(s: &str) -> Option<(&str, &str)> {
+    let n = s.bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 || (n > 1 && s.starts_with('0')) {
+        return None;
+    }
+    Some(s.split_at(n))
+}
+
 impl Recorder for Journal {
     fn done(&self) -> &BTreeMap<usize, PieceResult> {
         &self.done
@@ -222,11 +343,7 @@ impl Recorder for Journal {
     fn record(&mut self, finished: &[(usize, &str, &PieceResult)]) -> Result<()> {
         let mut text = String::new();
         for &(i, fen, r) in finished {
-            let mut obj = r.to_json();
-            obj.insert("i".into(), Value::from(i as u64));
-            obj.insert("fen".into(), Value::from(fen));
-            obj.insert("journal".into(), Value::from(self.header_sha.as_str()));
-            text.push_str(&format!("{}\n", seal(obj)));
+            push_record(&mut text, i, fen, &self.header_sha, r);
         }
         {
             let _guard = crate::interrupt::critical();
@@ -242,5 +359,88 @@ impl Recorder for Journal {
 
     fn sync(&self) {
         Journal::sync(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record line as every journal wrote it before the direct writer: the sealed JSON object.
+    fn sealed_line(i: usize, fen: &str, journal: &str, r: &PieceResult) -> String {
+        let mut obj = r.to_json();
+        obj.insert("i".into(), Value::from(i as u64));
+        obj.insert("fen".into(), Value::from(fen));
+        obj.insert("journal".into(), Value::from(journal));
+        format!("{}\n", seal(obj))
+    }
+
+    fn result(nodes: u128, stats: bool) -> PieceResult {
+        let stats = stats.then(|| [("captures".to_string(), 34u128)].into_iter().collect());
+        PieceResult { nodes, stats }
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn records_are_written_as_the_sealed_object_and_read_back_with_or_without_the_json_tree() {
+        let journal = sha256_hex(b"header");
+        // Start perft 15 (CPW) exceeds u64; a FEN with a quote and a backslash takes the escaped path.
+        let odd = "8/8/8/8/8/8/8/K\"k\\ w - - 0 1";
+        let cases = [
+            (0, START, result(0, false)),
+            (7, START, result(20, false)),
+            (72_077, START, result(2_015_099_950_053_364_471_960, false)),
+            (3, START, result(8_902, true)),
+            (1, odd, result(5, false)),
+        ];
+        let fens: Vec<&str> = (0..72_078)
+            .map(|i| if i == 1 { odd } else { START })
+            .collect();
+        for (i, fen, r) in &cases {
+            let mut line = String::new();
+            push_record(&mut line, *i, fen, &journal, r);
+            assert_eq!(line, sealed_line(*i, fen, &journal, r));
+            let plain = r.stats.is_none() && *fen == START;
+            assert_eq!(plain_record(&line).is_some(), plain, "{line}");
+            assert_eq!(read_record(&line, &journal, &fens), Ok((*i, r.clone())));
+        }
+    }
+
+    #[test]
+    fn a_record_read_without_the_json_tree_is_refused_as_the_tree_refuses_it() {
+        let journal = sha256_hex(b"header");
+        let fens = [START; 8];
+        let mut line = String::new();
+        push_record(&mut line, 5, START, &journal, &result(8_902, false));
+        // An edited count: the checksum no longer matches.
+        let edited = line.replace("\"nodes\":8902", "\"nodes\":8903");
+        assert!(plain_record(&edited).is_none());
+        assert_eq!(
+            read_record(&edited, &journal, &fens),
+            Err("checksum mismatch")
+        );
+        // Another journal's record, an index beyond the frontier, another FEN.
+        assert_eq!(
+            read_record(&line, &sha256_hex(b"other"), &fens),
+            Err("record of another journal")
+        );
+        assert_eq!(
+            read_record(&line, &journal, &fens[..5]),
+            Err("position index out of range")
+        );
+        let other = ["8/8/8/8/8/8/8/K6k w - - 0 1"; 8];
+        assert_eq!(
+            read_record(&line, &journal, &other),
+            Err("FEN is not that of the position")
+        );
+        // Not the direct writer's form (a leading zero, a space), sealed or not: read through the tree.
+        assert!(plain_record(&line.replace(",\"i\":5,", ",\"i\":05,")).is_none());
+        let spaced = line.replacen(',', ", ", 1);
+        assert!(plain_record(&spaced).is_none());
+        assert_eq!(
+            read_record(&spaced, &journal, &fens),
+            Ok((5, result(8_902, false)))
+        );
     }
 }

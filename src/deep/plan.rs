@@ -3,7 +3,7 @@
 //! field, so an edit names its field) and the launchers (`slurm.sbatch`, `k8s-job.yaml`, `run-parallel.sh`).
 //! Also the names and helpers the unit runs share with it (shard names, host, clock).
 
-use super::seal::{is_sealed, seal, sha256_hex, u128_value, write_atomic};
+use super::seal::{is_sealed, push_json_str, seal, sha256_hex, u128_value, write_atomic};
 use super::split::{self, Frontier};
 use super::work;
 use crate::backend::{Backend, Detail};
@@ -242,23 +242,17 @@ pub fn plan(
         f.count_order()
     };
     drop(boards);
+    let by_name = name_ranks(&f.root_moves);
     for k in 0..shards {
         // The unit's text is written position by position (a JSON value of the whole unit would hold
         // several hundred bytes per position more than the text).
         let mut text = format!("{{\"perftlab_unit\":{FORMAT},\"positions\":[");
         let run = &order[k * order.len() / shards..(k + 1) * order.len() / shards];
-        for (n, (i, p)) in run.iter().map(|&i| (i, f.piece(i))).enumerate() {
-            let by_move: Map<String, Value> = p
-                .by_move()
-                .map(|(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
-                .collect();
+        for (n, &i) in run.iter().enumerate() {
             if n > 0 {
                 text.push(',');
             }
-            text.push_str(
-                &json!({ "i": i, "fen": p.fen, "mult": u128_value(p.mult), "by_move": by_move })
-                    .to_string(),
-            );
+            push_unit_position(&mut text, i, &f.piece(i), &f.root_moves, &by_name);
         }
         text.push_str(&format!("],\"shard\":{k}}}\n"));
         shard_sha.push(sha256_hex(text.as_bytes()));
@@ -300,6 +294,42 @@ pub fn plan(
     write_launchers(o, shards)?;
     write_atomic(&o.out.join("plan.json"), text.as_bytes())?;
     Ok((plan, est))
+}
+
+/// Each root move's rank among the root moves' names in text order (the order of a JSON object's keys).
+fn name_ranks(names: &[String]) -> Vec<usize> {
+    let mut sorted: Vec<usize> = (0..names.len()).collect();
+    sorted.sort_by(|&a, &b| names[a].cmp(&names[b]));
+    let mut rank = vec![0; names.len()];
+    for (r, m) in sorted.into_iter().enumerate() {
+        rank[m] = r;
+    }
+    rank
+}
+
+/// Append a unit file's position `i` as its JSON object `{"by_move": {move: multiplicity, …}, "fen", "i",
+/// "mult"}`, keys in order (the text `serde_json` writes for that object, without making it: `plan` writes
+/// one per frontier position); `rank` from [`name_ranks`] of the root move names `names`.
+fn push_unit_position(
+    out: &mut String,
+    i: usize,
+    p: &split::Piece<'_>,
+    names: &[String],
+    rank: &[usize],
+) {
+    let mut moves: Vec<(usize, u128)> = p.by_move().map(|(m, c)| (m as usize, c)).collect();
+    moves.sort_by_key(|&(m, _)| rank[m]);
+    out.push_str("{\"by_move\":{");
+    for (n, (m, c)) in moves.into_iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        push_json_str(out, &names[m]);
+        out.push_str(&format!(":{c}"));
+    }
+    out.push_str("},\"fen\":");
+    push_json_str(out, p.fen);
+    out.push_str(&format!(",\"i\":{i},\"mult\":{}}}", p.mult));
 }
 
 /// `plan --out` must be a new directory or an empty one: a plan is never written over (or mixed with) other
@@ -524,6 +554,36 @@ seq 0 {last} | parallel --joblog "$PLAN_DIR/parallel.joblog" --resume-failed "$@
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_positions_are_written_as_serde_json_writes_their_objects() {
+        // The six CPW "Perft Results" positions at ply 2 (castling, promotions, e.p.) and the start position at
+        // ply 3: each position's text is that of the JSON object the plan wrote before (keys and root moves
+        // in text order), and its by_move is the frontier's.
+        let mut roots: Vec<(Checked, u32)> = crate::cpw::POSITIONS
+            .iter()
+            .map(|p| (Checked::from_fen(p.fen).unwrap(), 2))
+            .collect();
+        roots.push((Checked::startpos(), 3));
+        for (root, plies) in roots {
+            let f = split::frontier(&root, plies, false, split::DEFAULT_BUDGET_MIB).unwrap();
+            let rank = name_ranks(&f.root_moves);
+            for (i, p) in f.pieces().enumerate() {
+                let by_move: Map<String, Value> = p
+                    .by_move()
+                    .map(|(m, c)| (f.root_moves[m as usize].clone(), u128_value(c)))
+                    .collect();
+                assert_eq!(by_move.len(), p.by_move().len(), "{}", p.fen);
+                let want =
+                    json!({ "i": i, "fen": p.fen, "mult": u128_value(p.mult), "by_move": by_move });
+                let mut got = String::new();
+                push_unit_position(&mut got, i, &p, &f.root_moves, &rank);
+                assert_eq!(got, want.to_string());
+            }
+        }
+    }
+
     #[test]
     fn default_split_leaves_four_plies_between_ply_1_and_5() {
         let got: Vec<u32> = (2..=12).map(super::default_split).collect();

@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Hex SHA-256 of some bytes.
@@ -19,6 +20,24 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         s.push(HEX[(b & 15) as usize] as char);
     }
     s
+}
+
+/// Whether serde_json writes `s` as a JSON string unchanged between its quotes: printable ASCII without a quote or
+/// a backslash (FEN text, move names, hex checksums).
+pub fn is_plain_json_str(s: &str) -> bool {
+    s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// Append `s` as serde_json writes a JSON string (its quotes, and its escapes when it has any).
+pub fn push_json_str(out: &mut String, s: &str) {
+    if is_plain_json_str(s) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&Value::from(s).to_string());
+    }
 }
 
 /// An object's fields but `sha256`, serialized as the object without that field would be (serde_json's
@@ -46,6 +65,29 @@ pub fn seal(mut obj: Map<String, Value>) -> Value {
     let sum = content_sha(&obj);
     obj.insert("sha256".into(), Value::String(sum));
     Value::Object(obj)
+}
+
+/// The text of [`seal`]`(obj)` for the object whose fields are `fields` (key, the value's JSON text as
+/// `serde_json` writes it), made without the object: a result file's thousands of positions are written as
+/// text instead of as a tree of JSON values.
+pub fn sealed_text(mut fields: BTreeMap<&str, String>) -> String {
+    fn object(fields: &BTreeMap<&str, String>) -> String {
+        let mut s = String::from("{");
+        for (n, (k, v)) in fields.iter().enumerate() {
+            if n > 0 {
+                s.push(',');
+            }
+            push_json_str(&mut s, k);
+            s.push(':');
+            s.push_str(v);
+        }
+        s.push('}');
+        s
+    }
+    fields.remove("sha256");
+    let sum = sha256_hex(object(&fields).as_bytes());
+    fields.insert("sha256", format!("\"{sum}\""));
+    object(&fields)
 }
 
 /// Whether a JSON value is an object whose `sha256` field matches its contents.
@@ -131,6 +173,24 @@ mod tests {
         let v = seal(m);
         assert_eq!(v["sha256"], Value::from(want));
         assert!(is_sealed(&v));
+    }
+
+    #[test]
+    fn sealed_text_is_the_text_of_the_sealed_object() {
+        let mut m = Map::new();
+        m.insert("zeta".into(), Value::from("last \"quoted\""));
+        m.insert(
+            "positions".into(),
+            serde_json::json!([{"i": 3, "nodes": 8902}, {"i": 0, "nodes": 20}]),
+        );
+        m.insert("nodes".into(), u128_value(2_015_099_950_053_364_471_960));
+        m.insert("seconds".into(), serde_json::json!(0.125));
+        m.insert("tag".into(), Value::Null);
+        m.insert("sha256".into(), Value::from("an old sum"));
+        let texts = m.iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();
+        let got = sealed_text(texts);
+        assert_eq!(got, seal(m).to_string());
+        assert!(is_sealed(&serde_json::from_str(&got).unwrap()));
     }
 
     #[test]

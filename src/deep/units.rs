@@ -21,13 +21,13 @@
 
 use super::journal::Journal;
 use super::plan::{check_plan_seal, host, now_secs, shard_name, FORMAT, MAX_PLAN_FILE_BYTES};
-use super::seal::{as_u128, is_sealed, seal, sha256_hex, write_atomic};
+use super::seal::{as_u128, is_sealed, sealed_text, sha256_hex, write_atomic};
 use super::work::{self, PieceResult, Totals};
 use crate::backend::{Backend, Detail};
 use crate::error::{named, Error, Result, Setting, SettingError};
 use crate::position::Setup;
 use crate::validate::Checked;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -566,49 +566,39 @@ pub fn run_unit(
     let results = || unit.positions.iter().zip(&run.results);
     let seconds = clock.elapsed().as_secs_f64();
     let totals = unit_totals(results());
-    let positions: Vec<Value> = results()
-        .map(|(p, r)| {
-            let mut m = r.to_json();
-            m.insert("i".into(), Value::from(p.i as u64));
-            Value::Object(m)
-        })
-        .collect();
-    let mut r = Map::new();
-    r.insert("perftlab_result".into(), Value::from(FORMAT));
-    r.insert("plan_sha256".into(), Value::from(plan.sha.as_str()));
-    r.insert("shard".into(), Value::from(k as u64));
-    r.insert("shard_sha256".into(), Value::from(unit.sha.as_str()));
-    r.insert("tag".into(), tag.map_or(Value::Null, Value::from));
-    r.insert("backend".into(), Value::from(engine.name()));
-    r.insert(
-        "zobrist_seed".into(),
+    let mut r: BTreeMap<&str, String> = BTreeMap::new();
+    let mut put = |k, v: Value| r.insert(k, v.to_string());
+    put("perftlab_result", Value::from(FORMAT));
+    put("plan_sha256", Value::from(plan.sha.as_str()));
+    put("shard", Value::from(k as u64));
+    put("shard_sha256", Value::from(unit.sha.as_str()));
+    put("tag", tag.map_or(Value::Null, Value::from));
+    put("backend", Value::from(engine.name()));
+    put(
+        "zobrist_seed",
         o.zobrist_seed.map_or(Value::Null, Value::from),
     );
-    r.insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
-    r.insert("host".into(), Value::from(host()));
-    r.insert("started".into(), Value::from(started));
-    r.insert("finished".into(), Value::from(now_secs()));
-    r.insert("seconds".into(), json!(seconds));
+    put("version", Value::from(env!("CARGO_PKG_VERSION")));
+    put("host", Value::from(host()));
+    put("started", Value::from(started));
+    put("finished", Value::from(now_secs()));
+    put("seconds", json!(seconds));
     // Where the time went: in the backend, and outside it (plan and journal reading, journal writes).
-    r.insert("backend_seconds".into(), json!(run.backend_seconds));
-    r.insert(
-        "overhead_seconds".into(),
+    put("backend_seconds", json!(run.backend_seconds));
+    put(
+        "overhead_seconds",
         json!((seconds - run.backend_seconds).max(0.0)),
     );
-    r.insert("batches".into(), Value::from(run.batches as u64));
-    r.insert("depth".into(), Value::from(plan.rest()));
-    r.insert("positions".into(), Value::Array(positions));
-    r.insert(
-        "totals".into(),
-        Value::Object(
-            PieceResult {
-                nodes: totals.nodes,
-                stats: totals.stats.clone(),
-            }
-            .to_json(),
-        ),
-    );
-    let text = format!("{}\n", seal(r));
+    put("batches", Value::from(run.batches as u64));
+    put("depth", Value::from(plan.rest()));
+    let totals_json = PieceResult {
+        nodes: totals.nodes,
+        stats: totals.stats.clone(),
+    }
+    .to_json();
+    put("totals", Value::Object(totals_json));
+    r.insert("positions", positions_text(results()));
+    let text = format!("{}\n", sealed_text(r));
     write_atomic(&out, text.as_bytes())?;
     let _ = std::fs::remove_file(&jpath);
     note(&format!(
@@ -621,6 +611,28 @@ pub fn run_unit(
         out.display()
     ));
     Ok(0)
+}
+
+/// The `positions` array of a result file: `{"i": index, "nodes": …, "stats": {…}}` per position, as
+/// `serde_json` writes it (written directly when there are no statistics).
+fn positions_text<'a>(
+    results: impl Iterator<Item = (&'a UnitPosition, &'a PieceResult)>,
+) -> String {
+    let mut text = String::from("[");
+    for (n, (p, r)) in results.enumerate() {
+        if n > 0 {
+            text.push(',');
+        }
+        if r.stats.is_none() {
+            text.push_str(&format!("{{\"i\":{},\"nodes\":{}}}", p.i, r.nodes));
+        } else {
+            let mut m = r.to_json();
+            m.insert("i".into(), Value::from(p.i as u64));
+            text.push_str(&Value::Object(m).to_string());
+        }
+    }
+    text.push(']');
+    text
 }
 
 /// Shards as a Slurm array string: `4,7,10-12`.
@@ -828,6 +840,39 @@ pub fn merge(dir: &Path, divide: bool) -> Result<Merged> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_results_positions_are_written_as_serde_json_writes_them() {
+        // As run-unit wrote them before: each result's object with its index, in a JSON array.
+        let unit = |i| UnitPosition {
+            i,
+            fen: String::new(),
+            mult: 1,
+            by_move: Vec::new(),
+        };
+        let ps = [unit(0), unit(72_077), unit(5)];
+        let cpw = [("captures".to_string(), 34u128)].into_iter().collect();
+        for stats in [None, Some(cpw)] {
+            let rs = [20, 2_015_099_950_053_364_471_960, 8_902].map(|nodes| PieceResult {
+                nodes,
+                stats: stats.clone(),
+            });
+            let want: Vec<Value> = ps
+                .iter()
+                .zip(&rs)
+                .map(|(p, r)| {
+                    let mut m = r.to_json();
+                    m.insert("i".into(), Value::from(p.i as u64));
+                    Value::Object(m)
+                })
+                .collect();
+            assert_eq!(
+                positions_text(ps.iter().zip(&rs)),
+                Value::Array(want).to_string()
+            );
+        }
+        assert_eq!(positions_text(std::iter::empty()), "[]");
+    }
 
     #[test]
     fn slurm_array_strings() {
