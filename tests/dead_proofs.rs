@@ -312,3 +312,48 @@ fn analyze_svg_shades_a_fortress_held_by_tempo() {
     assert!(shaded("h2") && shaded("g4") && shaded("a8"), "{svg}");
     assert_eq!(shaded_for_white_count(&svg), 55, "{svg}");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The reach proof (src/analyze/dead/reach.rs): every piece's region for the whole game, with case splits on
+// pieces that have not moved but may be captured.
+
+/// Each position of tests/data/dead-reach.txt (labels from CHA-Solver's community set, cited there): the sides
+/// its label says cannot mate are decided unwinnable by the reach proof, and the bounded exhaustive search finds
+/// no mate within 4 plies; the sides it says can mate get a helpmate the reference generator replays. At least
+/// one proof needs a case split and one two levels of them.
+#[test]
+fn reach_proof_on_community_positions() {
+    let text = include_str!("data/dead-reach.txt");
+    let (mut proofs, mut split, mut deepest) = (0, 0, 0);
+    for line in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (label, fen) = line.split_at(2);
+        let pos = Checked::from_fen(fen.trim()).unwrap();
+        for (winner, can) in [
+            (Color::White, &label[..1] == "W"),
+            (Color::Black, &label[1..] == "B"),
+        ] {
+            let d = dead::decide(&pos, winner, &limits(100_000)).unwrap();
+            check_verdict(&pos, winner, &d.verdict, 4);
+            match (&d.verdict, can) {
+                (Verdict::Winnable { .. }, true) => {}
+                (
+                    Verdict::Unwinnable {
+                        reason: Reason::Reach { cases, .. },
+                    },
+                    false,
+                ) => {
+                    proofs += 1;
+                    split += usize::from(*cases > 1);
+                    deepest = deepest.max(*cases);
+                }
+                (v, _) => panic!("{fen}: {winner:?} decided {v:?}"),
+            }
+        }
+    }
+    assert_eq!(proofs, 14);
+    assert!(split >= 4, "{split}");
+    assert!(deepest >= 3, "{deepest}");
+}

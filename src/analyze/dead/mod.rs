@@ -13,7 +13,9 @@
 //!   already (FIDE 5.1.1, 5.2.1); insufficient material ([`material_reason`]); every short line ends without
 //!   mate (`lines`); a blocked structure (`blocked`: every pawn can never move or capture; the squares each
 //!   piece can ever reach are listed, and none lets the winner give check); a fortress over the reachable pawn
-//!   configurations (`saturate`, with the tempo argument of `tempo`); or an exhausted search (`closure`: every
+//!   configurations (`saturate`, with the tempo argument of `tempo`); every piece's region for the whole game
+//!   with no square where the loser's king could be mated (`reach`, with case splits on pieces that have not
+//!   moved but may be captured; after the full search's first stage); or an exhausted search (`closure`: every
 //!   position reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
 //! - [`Verdict::Undetermined`]: a node or time limit was reached first.
 //!
@@ -35,6 +37,7 @@ mod helpmate;
 mod lines;
 mod material;
 mod ordering;
+mod reach;
 mod saturate;
 mod screen;
 mod tempo;
@@ -598,6 +601,13 @@ impl Query<'_> {
             .get_or_init(|| fast_path::fortress_may_hold(root));
         if may_hold == gated {
             if let Some(reason) = fortress_reason(root, winner, self.deadline) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+        }
+        // The reach proof (reach.rs): pieces shut in for the whole game while pawns may still capture. Only
+        // after the first stage of the full search, which decides real game positions first.
+        if !gated {
+            if let Some(reason) = reach::reach_reason(root, winner) {
                 return Ok((self.unwinnable(reason), root_node));
             }
         }

@@ -56,6 +56,21 @@ pub enum Reason {
         /// Every other piece with the squares it may stand on while the pawns stand as now.
         regions: Vec<Region>,
     },
+    /// Every piece's region over the whole game (over-approximated; the pieces that never move nor get
+    /// captured fixed), and in none of the squares the loser's king may stand on could it be checkmated (the
+    /// reach proof, `reach.rs`).
+    Reach {
+        /// The squares of the pieces that never move and are never captured (bitboard).
+        fixed: u64,
+        /// Every other piece with the squares it may ever stand on.
+        regions: Vec<Region>,
+        /// The pieces split on (bitboard): each either is never captured before its first move or never moves
+        /// before it is captured; the proof holds in each of the `cases` combinations (the regions shown are
+        /// the first's).
+        split: u64,
+        /// Cases proved (1 without a split).
+        cases: u32,
+    },
     /// Every line of at most `plies` legal moves ends where the winner lacks mating material or the game is
     /// over, with no checkmate of the loser on the way (`lines.rs`).
     EveryLine {
@@ -159,6 +174,33 @@ impl fmt::Display for Reason {
                     )?;
                 }
                 Ok(())
+            }
+            Reason::Reach {
+                fixed,
+                regions,
+                split,
+                cases,
+            } => {
+                write!(f, "reach: ")?;
+                if *split != 0 {
+                    write!(
+                        f,
+                        "in each of {cases} cases (the pieces on {} either never captured before they move or \
+                         never moving), as in the first: ",
+                        square_list(*split)
+                    )?;
+                }
+                write!(
+                    f,
+                    "the pieces on {} never move and are never captured",
+                    square_list(*fixed)
+                )?;
+                write_regions(f, regions, "")?;
+                write!(
+                    f,
+                    "; so no square the king can reach is one where the winner could give check without a \
+                     flight square left"
+                )
             }
             Reason::EveryLine { plies, positions } => write!(
                 f,

@@ -1,0 +1,592 @@
+//! (e) The reach proof (FIDE 1.5, 3.1–3.9): for every piece on the board, the squares it may ever stand on
+//! (over-approximated together with which pieces may never move nor be captured, which may be captured, and
+//! which squares a side attacks for the rest of the game), then no square the loser's king may stand on where
+//! it could ever be checkmated. Idea after the static analysis of CHA-Solver (Miguel Ambrona, MIT), written
+//! afresh; unlike the fortress proof ([`super::saturate`]) it keeps one region per piece for the whole game, so
+//! it holds where the pawns may still capture or be captured but the pieces stay shut in.
+//!
+//! **Proof.** The sets below are a fixed point of the rules in [`Reach::grow`]. By induction on the moves of
+//! any continuation: before each move every piece stands in its region, every *fixed* piece on its own square,
+//! no piece that is not *capturable* has been captured, and every square in `attacked[c]` is attacked by a
+//! piece of colour `c`. A move of piece `i` from `s` to `t` is then one the rules list from `s`: slider lines
+//! are stopped only by fixed pieces (others may have gone), a king never steps onto a square the enemy
+//! attacks (FIDE 3.8.2), no piece enters a square of a fixed piece of its own colour, a pawn pushes only onto
+//! a square no fixed piece holds and captures only where an enemy piece other than the king may stand (3.7),
+//! and no move crosses or ends on the squares of a piece that can never be captured and never leaves them
+//! (the way is never free). So `t` lies in `i`'s region; a captured piece was on a square of the capturer's
+//! region, so it is capturable; a piece that moves or is captured is not fixed; a piece that is never
+//! captured attacks, from wherever it stands, every square it attacks from all of its region with every
+//! square that may ever be occupied in the way (a ray can only be shorter with more pieces in it). The proof
+//! gives up where a pawn may reach its last rank, where castling or an en-passant capture is possible now.
+//!
+//! **Mate.** When the loser's king is checkmated on a square `m` of its region, some piece of the winner other
+//! than the king attacks `m` from a square of its region (lines stopped by fixed pieces only), and every square
+//! next to `m` in the king's region (the others it can never step onto) holds a piece of the loser's or is
+//! attacked by the winner: by a piece other than the king (over-approximated as above) or by the winner's king
+//! standing on a square of its region not next to `m`. The loser's pieces that may stand on those squares each
+//! cover one. Where no square of the region passes these tests the winner can never give mate.
+
+use super::{Reason, Region};
+use crate::bitboard::board::Board;
+use crate::bitboard::{between, king_attacks, pawn_attacks, piece_attacks, Bitboard};
+use crate::types::{Color, Piece, Role, Square};
+
+/// Rounds of [`Reach::grow`] at most (each adds a square to some region or ends the saturation; 32 regions of
+/// at most 64 squares bound it in theory, this in practice).
+const MAX_ROUNDS: usize = 200;
+
+/// One piece of the position and the squares it may ever stand on.
+#[derive(Clone, Copy)]
+struct Man {
+    piece: Piece,
+    origin: Square,
+    reach: Bitboard,
+    /// The squares it may capture on: its region, or for a pawn the squares its captures may land on.
+    hits: Bitboard,
+    /// A pawn that may promote: from then on any piece (FIDE 3.7.5), anywhere but on a fixed king or a fixed
+    /// piece of its own.
+    promoted: bool,
+}
+
+/// The saturated sets of the proof (see the module's header).
+struct Reach {
+    men: Vec<Man>,
+    /// The squares of the pieces that never move and are never captured (an under-approximation).
+    fixed: Bitboard,
+    /// The origins of the pieces that may be captured (an over-approximation).
+    capturable: Bitboard,
+    /// The squares a piece other than the king of each colour may stand on (an over-approximation).
+    men_may_stand: [Bitboard; 2],
+    /// The squares each colour attacks for the rest of the game (an under-approximation).
+    attacked: [Bitboard; 2],
+    /// The history this proof covers.
+    case: Case,
+    /// The first pieces found that have not moved but may be captured (before any promotion).
+    first_group: Option<Bitboard>,
+    /// Whether the rounds reached the fixed point.
+    saturated: bool,
+}
+
+/// Which history a case of the proof covers, for the pieces split on (origins; see [`reach_reason`]).
+#[derive(Clone, Copy, Default)]
+struct Case {
+    /// Pieces never captured before their first move.
+    kept: Bitboard,
+    /// Pieces that never move (they may be captured where they stand).
+    still: Bitboard,
+}
+
+/// Levels of case splits at most (see [`reach_reason`]).
+const MAX_SPLIT_DEPTH: u32 = 2;
+
+/// The reach proof for `winner` in `b`: `Some(Reason::Reach)` when the winner can never give mate.
+///
+/// Where the proof fails in a case, it splits it on the first pieces found that had not moved but may be
+/// captured (at most two, not split on before): in any game each such piece either is never captured before its
+/// first move, or never moves before it is captured; the proof must hold in every combination of these cases
+/// ([`MAX_SPLIT_DEPTH`] levels at most).
+pub(super) fn reach_reason(b: &Board, winner: Color) -> Option<Reason> {
+    if b.ep_square().is_some() || b.has_castling() {
+        return None;
+    }
+    let mut proof = Proof {
+        shown: None,
+        split: Bitboard::EMPTY,
+        cases: 0,
+    };
+    proof.prove(b, winner, Case::default(), 0)?;
+    let shown = proof.shown?;
+    Some(shown.reason(proof.split, proof.cases))
+}
+
+/// The cases proved so far: the first (shown), the pieces split on, how many.
+struct Proof {
+    shown: Option<Reach>,
+    split: Bitboard,
+    cases: u32,
+}
+
+impl Proof {
+    /// Proves `case`, splitting it where it fails; `None` where some case fails unsplittable.
+    fn prove(&mut self, b: &Board, winner: Color, case: Case, depth: u32) -> Option<()> {
+        let reach = Reach::new(b, case);
+        let group = match reach.proves(winner) {
+            Ok(()) => {
+                self.cases += 1;
+                self.shown.get_or_insert(reach);
+                return Some(());
+            }
+            Err(group) => group? & !(case.kept | case.still),
+        };
+        if depth >= MAX_SPLIT_DEPTH || group.is_empty() || group.count() > 2 {
+            return None;
+        }
+        self.split |= group;
+        let pieces: Vec<Square> = group.iter().collect();
+        for bits in 0..1u32 << pieces.len() {
+            let mut next = case;
+            for (k, &sq) in pieces.iter().enumerate() {
+                if bits >> k & 1 == 0 {
+                    next.kept = next.kept.with(sq);
+                } else {
+                    next.still = next.still.with(sq);
+                }
+            }
+            self.prove(b, winner, next, depth + 1)?;
+        }
+        Some(())
+    }
+}
+
+impl Reach {
+    /// The saturated sets for `b` under `case`.
+    fn new(b: &Board, case: Case) -> Reach {
+        let men = b
+            .occupied_all()
+            .iter()
+            .filter_map(|sq| {
+                b.piece_at(sq).map(|piece| Man {
+                    piece,
+                    origin: sq,
+                    reach: Bitboard::from_square(sq),
+                    hits: Bitboard::EMPTY,
+                    promoted: false,
+                })
+            })
+            .collect();
+        let mut reach = Reach {
+            men,
+            fixed: b.occupied_all(),
+            capturable: Bitboard::EMPTY,
+            men_may_stand: [Bitboard::EMPTY; 2],
+            attacked: [Bitboard::EMPTY; 2],
+            case,
+            first_group: None,
+            saturated: false,
+        };
+        reach.derive();
+        reach.saturated = reach.saturate().is_some();
+        reach
+    }
+
+    /// `Ok` when the winner can never mate; else `Err` with the pieces to split on, if any.
+    fn proves(&self, winner: Color) -> std::result::Result<(), Option<Bitboard>> {
+        if self.saturated && !self.mate_possible(winner) {
+            return Ok(());
+        }
+        Err(self.first_group)
+    }
+
+    /// The proof's text: the fixed pieces and the regions, with the split pieces and the number of cases.
+    fn reason(&self, split: Bitboard, cases: u32) -> Reason {
+        let regions = self
+            .men
+            .iter()
+            .filter(|m| !self.fixed.contains(m.origin))
+            .map(|m| Region {
+                piece: m.piece,
+                square: m.origin,
+                reach: m.reach.0,
+            })
+            .collect();
+        Reason::Reach {
+            fixed: self.fixed.0,
+            regions,
+            split: split.0,
+            cases,
+        }
+    }
+
+    /// Grows the regions to the fixed point; `None` where the rounds run out.
+    fn saturate(&mut self) -> Option<()> {
+        for _ in 0..MAX_ROUNDS {
+            let grown = self.grow() | self.promote();
+            if !grown {
+                return Some(());
+            }
+            self.derive();
+        }
+        None
+    }
+
+    /// Marks the pawns whose region reaches their last rank as promoted; whether one was.
+    fn promote(&mut self) -> bool {
+        let mut any = false;
+        for m in self
+            .men
+            .iter_mut()
+            .filter(|m| m.piece.role == Role::Pawn && !m.promoted)
+        {
+            let last = Bitboard::rank(match m.piece.color {
+                Color::White => 7,
+                Color::Black => 0,
+            });
+            if m.reach.intersects(last) {
+                m.promoted = true;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The squares a promoted pawn of `color` may stand on: all but those of fixed kings and of fixed pieces of
+    /// its own.
+    fn anywhere(&self, color: Color) -> Bitboard {
+        let kings = self
+            .men
+            .iter()
+            .filter(|m| m.piece.role == Role::King)
+            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin));
+        !(self.fixed & (kings | self.colour_origins(color)))
+    }
+
+    /// One round: every piece's moves from every square of its region added to it (FIDE 3.2–3.8, over the
+    /// module's rules); whether a region grew.
+    fn grow(&mut self) -> bool {
+        let confined = self.confined();
+        let mut grown = false;
+        for i in 0..self.men.len() {
+            let man = self.men[i];
+            if self.case.still.contains(man.origin) {
+                continue;
+            }
+            if man.promoted {
+                let all = self.anywhere(man.piece.color);
+                if man.reach | all != man.reach || man.hits | all != man.hits {
+                    self.men[i].reach |= all;
+                    self.men[i].hits |= all;
+                    grown = true;
+                }
+                continue;
+            }
+            let pawn = man.piece.role == Role::Pawn;
+            let (mut added, mut hits) = (Bitboard::EMPTY, man.hits);
+            for from in man.reach.iter() {
+                for to in self.moves(man.piece, from).iter() {
+                    let capture = !pawn || from.file() != to.file();
+                    let known = (man.reach | added).contains(to) && (!capture || hits.contains(to));
+                    if known || blocked_way(&confined, i, from, to) || self.faced(i, from, to) {
+                        continue;
+                    }
+                    added = added.with(to);
+                    if capture {
+                        hits = hits.with(to);
+                    } else if from.rank().abs_diff(to.rank()) == 2 {
+                        added |= between(from, to);
+                    }
+                }
+            }
+            added &= !man.reach;
+            if !added.is_empty() || hits != man.hits {
+                self.men[i].reach |= added;
+                self.men[i].hits = hits;
+                grown = true;
+            }
+        }
+        grown
+    }
+
+    /// The squares `piece` may move to from `from`, by the module's rules (before the confined pieces' test).
+    fn moves(&self, piece: Piece, from: Square) -> Bitboard {
+        let own_fixed = (self.fixed & self.colour_origins(piece.color)) | self.kept_in_place();
+        let c = piece.color.index();
+        match piece.role {
+            Role::Pawn => {
+                let one = Bitboard::from_square(from).forward(piece.color) & !self.fixed;
+                let start = match piece.color {
+                    Color::White => 1,
+                    Color::Black => 6,
+                };
+                let two = if from.rank() == start {
+                    one.forward(piece.color) & !self.fixed
+                } else {
+                    Bitboard::EMPTY
+                };
+                let enemy = self.men_may_stand[1 - c];
+                one | two | (pawn_attacks(piece.color, from) & enemy)
+            }
+            Role::King => king_attacks(from) & !own_fixed & !self.attacked[1 - c],
+            role => piece_attacks(role, from, self.fixed) & !own_fixed,
+        }
+    }
+
+    /// Whether the move of pawn `i` from `from` to `to` is a push onto or past the origin of an enemy pawn on
+    /// the same file, while neither ever leaves the file and the enemy pawn is never captured: pawns on one file
+    /// move only by pushes onto empty squares, so neither passes the other, and the enemy pawn only comes
+    /// nearer from its origin (FIDE 3.7.1–3.7.2).
+    fn faced(&self, i: usize, from: Square, to: Square) -> bool {
+        let p = &self.men[i];
+        if p.piece.role != Role::Pawn || from.file() != to.file() {
+            return false;
+        }
+        let file = Bitboard::file(from.file());
+        if !(p.reach & !file).is_empty() {
+            return false;
+        }
+        let ahead = |a: Square, b: Square| match p.piece.color {
+            Color::White => a.rank() > b.rank(),
+            Color::Black => a.rank() < b.rank(),
+        };
+        self.men.iter().any(|q| {
+            q.piece == Piece::new(!p.piece.color, Role::Pawn)
+                && file.contains(q.origin)
+                && (q.reach & !file).is_empty()
+                && !self.capturable.contains(q.origin)
+                && ahead(q.origin, p.origin)
+                && !ahead(q.origin, to)
+        })
+    }
+
+    /// The squares of the pieces the case keeps from capture that have not moved (none may enter them).
+    fn kept_in_place(&self) -> Bitboard {
+        self.men
+            .iter()
+            .filter(|m| self.case.kept.contains(m.origin) && !m.reach.more_than_one())
+            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin))
+    }
+
+    /// The origins of `color`'s pieces.
+    fn colour_origins(&self, color: Color) -> Bitboard {
+        self.men
+            .iter()
+            .filter(|m| m.piece.color == color)
+            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin))
+    }
+
+    /// The pieces that can never be captured and may stand on a few squares only, but not one only (those are
+    /// fixed): index and region.
+    fn confined(&self) -> Vec<(usize, Bitboard)> {
+        self.men
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                !self.capturable.contains(m.origin)
+                    && m.reach.more_than_one()
+                    && m.reach.count() <= 8
+            })
+            .map(|(i, m)| (i, m.reach))
+            .collect()
+    }
+
+    /// The fixed, capturable, may-stand and attacked sets from the regions (see the module's header).
+    fn derive(&mut self) {
+        let mut fixed = self.fixed;
+        let mut stand = [Bitboard::EMPTY; 2];
+        let mut ever = Bitboard::EMPTY;
+        for m in &self.men {
+            let others = m.reach.without(m.origin);
+            if !others.is_empty() {
+                fixed = fixed.without(m.origin);
+            }
+            fixed &= !others;
+            ever |= m.reach;
+            if m.piece.role != Role::King {
+                stand[m.piece.color.index()] |= m.reach;
+            }
+        }
+        let mut capturable = self.capturable;
+        let kept = self.kept_in_place();
+        for m in self
+            .men
+            .iter()
+            .filter(|m| m.piece.role != Role::King && !kept.contains(m.origin))
+        {
+            let enemies = self.men.iter().filter(|e| e.piece.color != m.piece.color);
+            if enemies.into_iter().any(|e| e.hits.intersects(m.reach)) {
+                capturable = capturable.with(m.origin);
+            }
+        }
+        let unmoved = self
+            .men
+            .iter()
+            .filter(|m| !m.reach.more_than_one())
+            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin));
+        let newly = capturable & !self.capturable & unmoved & !(self.case.kept | self.case.still);
+        let promoted = self.men.iter().any(|m| m.promoted);
+        if self.first_group.is_none() && !newly.is_empty() && !promoted {
+            self.first_group = Some(newly);
+        }
+        self.fixed = fixed & !capturable;
+        self.capturable = capturable;
+        self.men_may_stand = stand;
+        let mut attacked = [Bitboard::EMPTY; 2];
+        for m in self
+            .men
+            .iter()
+            .filter(|m| !capturable.contains(m.origin) && !m.promoted)
+        {
+            let always = m
+                .reach
+                .iter()
+                .fold(Bitboard::ALL, |acc, s| acc & attacks(m.piece, s, ever));
+            attacked[m.piece.color.index()] |= always;
+        }
+        self.attacked = attacked;
+    }
+
+    /// Whether the winner could ever checkmate the loser, by the test of the module's header.
+    fn mate_possible(&self, winner: Color) -> bool {
+        let loser = !winner;
+        let king_of = |c: Color| {
+            self.men
+                .iter()
+                .find(|m| m.piece == Piece::new(c, Role::King))
+                .map(|m| m.reach)
+        };
+        let (Some(region), Some(winner_king)) = (king_of(loser), king_of(winner)) else {
+            return true;
+        };
+        let mut hit = Bitboard::EMPTY;
+        for m in self
+            .men
+            .iter()
+            .filter(|m| m.piece.color == winner && m.piece.role != Role::King)
+        {
+            if m.promoted {
+                hit = Bitboard::ALL;
+            }
+            for s in m.reach.iter() {
+                hit |= attacks(m.piece, s, self.fixed);
+            }
+        }
+        let blockers: Vec<Bitboard> = self
+            .men
+            .iter()
+            .filter(|m| m.piece.color == loser && m.piece.role != Role::King)
+            .map(|m| m.reach)
+            .collect();
+        (hit & region)
+            .iter()
+            .any(|m| flights_coverable(m, region & !hit, winner_king, &blockers))
+    }
+}
+
+/// Whether the squares next to `m` in `free` (the king's region that no piece of the winner but the king may
+/// attack) can all be covered: each by one of the loser's pieces whose region holds it, the rest by the winner's
+/// king from a square of `winner_king` not next to `m` (over-approximated: the loser's pieces are counted, not
+/// matched).
+fn flights_coverable(
+    m: Square,
+    free: Bitboard,
+    winner_king: Bitboard,
+    blockers: &[Bitboard],
+) -> bool {
+    let flights = king_attacks(m) & free;
+    let fits = |left: Bitboard| {
+        let reachers = blockers.iter().filter(|r| r.intersects(left)).count() as u32;
+        let coverable = blockers.iter().fold(Bitboard::EMPTY, |acc, &r| acc | r);
+        left.count() <= reachers && (left & !coverable).is_empty()
+    };
+    if fits(flights) {
+        return true;
+    }
+    let stands = winner_king & !king_attacks(m) & !Bitboard::from_square(m);
+    stands.iter().any(|k| fits(flights & !king_attacks(k)))
+}
+
+/// The squares `piece` on `s` attacks with `occupied` in the way.
+fn attacks(piece: Piece, s: Square, occupied: Bitboard) -> Bitboard {
+    match piece.role {
+        Role::Pawn => pawn_attacks(piece.color, s),
+        role => piece_attacks(role, s, occupied),
+    }
+}
+
+/// Whether a confined piece other than `mover` (see [`Reach::confined`]) always stands on the way of the move
+/// from `from` to `to` (the two squares and those between), so that the move can never be made.
+fn blocked_way(confined: &[(usize, Bitboard)], mover: usize, from: Square, to: Square) -> bool {
+    let way = between(from, to).with(from).with(to);
+    confined
+        .iter()
+        .any(|&(i, region)| i != mover && (region & !way).is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::dead::{mate_within, random_walks};
+    use crate::position::Setup;
+    use crate::validate::Checked;
+
+    fn board(fen: &str) -> Board {
+        Board::from_setup(&Setup::from_fen(fen).unwrap()).0
+    }
+
+    /// Soundness on seeded random walks from locked and open positions (CHA-Solver's community positions the
+    /// proof decides, a pawn break, open middlegame-like ones): wherever the proof answers, the independent
+    /// exhaustive search finds no mate within 3 plies; and the proof answers often enough that this checks it.
+    #[test]
+    fn no_proof_where_a_short_mate_exists() {
+        let fens = [
+            "8/8/1k1p1p2/3PbP2/3pKp2/b2P1P2/8/3B1B2 w - - 0 1",
+            "1k4b1/1P1p4/BP1Pp1p1/1P2P1P1/p7/PpB5/1P1B4/K7 b - - 0 1",
+            "8/7B/7b/8/3p1p1p/b1pP1PpP/B1PpBkP1/3K1BRB w - - 0 1",
+            "5kBR/4pPpP/1b2P1P1/8/1b6/1B5B/8/1B4K1 w - - 0 1",
+            "4k3/8/1p2K3/bP5B/Pp6/1Pp5/B1P5/NB6 b - - 0 1",
+            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+            "r5k1/5ppp/8/3B4/8/8/5PPP/3R2K1 b - - 0 1",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut proofs, mut mates) = (0, 0);
+        random_walks(&fens, (6, 24), &mut next, |_, b, cd, _, _| {
+            let pos = Checked::new(b.to_setup(cd)).unwrap();
+            for winner in Color::ALL {
+                let mate = mate_within(&pos, winner, 3);
+                mates += usize::from(mate);
+                if reach_reason(b, winner).is_some() {
+                    assert!(
+                        !mate,
+                        "{}: proof for {winner:?} beside a mate",
+                        pos.to_fen()
+                    );
+                    proofs += 1;
+                }
+            }
+        });
+        assert!(proofs > 200 && mates > 20, "{proofs} proofs, {mates} mates");
+    }
+
+    /// A pawn facing an enemy pawn on its file never passes it while neither leaves the file and the enemy one
+    /// is never captured (FIDE 3.7): White's king may take Black's b3 pawn (CHA-Solver's community position,
+    /// line 2246 of its tests/positions.txt, labelled dead) and White's b2 pawn then move on, but Black's b3 pawn
+    /// never gets past b2 (without the rule its region would run to b1 and the proof would fail).
+    #[test]
+    fn facing_pawns_never_pass() {
+        let b = board("1k4b1/1P1p4/BP1Pp1p1/1P2P1P1/8/PpB5/1P1B4/K7 b - - 0 1");
+        let reach = Reach::new(&b, Case::default());
+        let man = |sq: &str| {
+            reach
+                .men
+                .iter()
+                .find(|m| m.origin.to_string() == sq)
+                .unwrap()
+        };
+        assert_eq!(
+            man("b3").reach,
+            Bitboard::from_square(Square::parse("b3").unwrap())
+        );
+        assert!(man("b2").reach.more_than_one());
+        let text = reach_reason(&b, Color::White).unwrap().to_string();
+        assert!(text.starts_with("reach: the pieces on"), "{text}");
+    }
+
+    /// Where the pawns can still break through (a white pawn takes on b5 and queens) the proof does not answer,
+    /// and where castling or an e.p. capture is possible it does not try.
+    #[test]
+    fn no_proof_through_a_pawn_break_or_with_castling() {
+        for fen in [
+            "4k3/8/8/1p6/P7/8/8/4K3 w - - 0 1",
+            "8/8/1k1p1p2/3PbP2/3pKp2/b2P1P2/8/R3K2R w KQ - 0 1",
+        ] {
+            for winner in Color::ALL {
+                assert!(reach_reason(&board(fen), winner).is_none(), "{fen}");
+            }
+        }
+    }
+}
