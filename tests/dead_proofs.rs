@@ -318,13 +318,13 @@ fn analyze_svg_shades_a_fortress_held_by_tempo() {
 // pieces that have not moved but may be captured.
 
 /// Each position of tests/data/dead-reach.txt (labels from CHA-Solver's community set, cited there): the sides
-/// its label says cannot mate are decided unwinnable by the reach proof, and the bounded exhaustive search finds
-/// no mate within 4 plies; the sides it says can mate get a helpmate the reference generator replays. At least
-/// one proof needs a case split and one two levels of them.
+/// its label says cannot mate are decided unwinnable by the reach proof (the two marked there by the check-chain
+/// proof), and the bounded exhaustive search finds no mate within 4 plies; the sides it says can mate get a
+/// helpmate the reference generator replays. At least one proof needs a case split and one two levels of them.
 #[test]
 fn reach_proof_on_community_positions() {
     let text = include_str!("data/dead-reach.txt");
-    let (mut proofs, mut split, mut deepest) = (0, 0, 0);
+    let (mut proofs, mut split, mut deepest, mut chains) = (0, 0, 0, 0);
     for line in text
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -349,11 +349,20 @@ fn reach_proof_on_community_positions() {
                     split += usize::from(*cases > 1);
                     deepest = deepest.max(*cases);
                 }
+                (
+                    Verdict::Unwinnable {
+                        reason: Reason::CheckChain { proofs: made, .. },
+                    },
+                    false,
+                ) => {
+                    assert!(*made > 0);
+                    chains += 1;
+                }
                 (v, _) => panic!("{fen}: {winner:?} decided {v:?}"),
             }
         }
     }
-    assert_eq!(proofs, 14);
+    assert_eq!((proofs, chains), (14, 4));
     assert!(split >= 4, "{split}");
     assert!(deepest >= 3, "{deepest}");
 }

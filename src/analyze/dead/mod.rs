@@ -15,7 +15,8 @@
 //!   piece can ever reach are listed, and none lets the winner give check); a fortress over the reachable pawn
 //!   configurations (`saturate`, with the tempo argument of `tempo`); every piece's region for the whole game
 //!   with no square where the loser's king could be mated (`reach`, with case splits on pieces that have not
-//!   moved but may be captured; after the full search's first stage); or an exhausted search (`closure`: every
+//!   moved but may be captured; after the full search's first stage), or check chains followed to positions with
+//!   such a proof (`reach`); or an exhausted search (`closure`: every
 //!   position reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
 //! - [`Verdict::Undetermined`]: a node or time limit was reached first.
 //!
@@ -608,6 +609,9 @@ impl Query<'_> {
         // after the first stage of the full search, which decides real game positions first.
         if !gated {
             if let Some(reason) = reach::reach_reason(root, winner) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+            if let Some(reason) = reach::check_chain_reason(root, cd, winner) {
                 return Ok((self.unwinnable(reason), root_node));
             }
         }

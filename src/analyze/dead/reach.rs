@@ -26,10 +26,11 @@
 //! standing on a square of its region not next to `m`. The loser's pieces that may stand on those squares each
 //! cover one. Where no square of the region passes these tests the winner can never give mate.
 
-use super::{Reason, Region};
-use crate::bitboard::board::Board;
+use super::{exact_key, in_check, legal, Reason, Region};
+use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::{between, king_attacks, pawn_attacks, piece_attacks, Bitboard};
 use crate::types::{Color, Piece, Role, Square};
+use hashbrown::HashSet;
 
 /// Rounds of [`Reach::grow`] at most (each adds a square to some region or ends the saturation; 32 regions of
 /// at most 64 squares bound it in theory, this in practice).
@@ -97,6 +98,73 @@ pub(super) fn reach_reason(b: &Board, winner: Color) -> Option<Reason> {
     proof.prove(b, winner, Case::default(), 0)?;
     let shown = proof.shown?;
     Some(shown.reason(proof.split, proof.cases))
+}
+
+/// Positions the check-chain proof explores at most ([`check_chain_reason`]).
+const CHAIN_POSITIONS: usize = 1_000;
+/// Reach proofs the check-chain proof makes at most.
+const CHAIN_PROOFS: u64 = 200;
+/// Plies the check-chain proof follows at most.
+const CHAIN_PLIES: u32 = 16;
+
+/// The check-chain proof for `winner` from `b` (FIDE 1.5, 3.9): every move from `b`, and from each position a
+/// checking move reaches every move again, is followed; every position reached (past the first ply) by a move
+/// that gives no check must have a reach proof ([`reach_reason`]), and no position on the way may be a
+/// checkmate of the loser. Every position reachable from `b` then lies on a followed line or after a position
+/// with a reach proof, so none is a mate. For positions the reach proof fails on only because a check or the
+/// move just made still changes what the pieces can do. Idea after CHA-Solver's check-chain search, written
+/// afresh.
+pub(super) fn check_chain_reason(b: &Board, cd: &CastlingData, winner: Color) -> Option<Reason> {
+    let mut chain = Chain {
+        cd,
+        winner,
+        seen: HashSet::new(),
+        proofs: 0,
+    };
+    chain.follow(b, 0)?;
+    Some(Reason::CheckChain {
+        positions: chain.seen.len() as u64,
+        proofs: chain.proofs,
+    })
+}
+
+/// The check-chain proof's state: the positions followed (exactly compared) and the reach proofs made.
+struct Chain<'a> {
+    cd: &'a CastlingData,
+    winner: Color,
+    seen: HashSet<[u64; 8]>,
+    proofs: u64,
+}
+
+impl Chain<'_> {
+    /// Follows `b` at `ply`: `None` where a mate of the loser is met, a reach proof fails or a bound is hit.
+    fn follow(&mut self, b: &Board, ply: u32) -> Option<()> {
+        if ply > CHAIN_PLIES || self.seen.len() >= CHAIN_POSITIONS {
+            return None;
+        }
+        self.seen.insert(exact_key(b));
+        let list = legal(b, self.cd);
+        if list.as_slice().is_empty() {
+            // Checkmate of the loser (FIDE 5.1.1): no proof; otherwise the game is over here (5.2.1).
+            return (b.turn() == self.winner || !in_check(b)).then_some(());
+        }
+        for &m in list.as_slice() {
+            let next = b.make::<false>(self.cd, m);
+            if self.seen.contains(&exact_key(&next)) {
+                continue;
+            }
+            if ply == 0 || in_check(&next) {
+                self.follow(&next, ply + 1)?;
+            } else {
+                if self.proofs >= CHAIN_PROOFS {
+                    return None;
+                }
+                self.proofs += 1;
+                reach_reason(&next, self.winner)?;
+            }
+        }
+        Some(())
+    }
 }
 
 /// The cases proved so far: the first (shown), the pieces split on, how many.
@@ -513,8 +581,9 @@ mod tests {
     }
 
     /// Soundness on seeded random walks from locked and open positions (CHA-Solver's community positions the
-    /// proof decides, a pawn break, open middlegame-like ones): wherever the proof answers, the independent
-    /// exhaustive search finds no mate within 3 plies; and the proof answers often enough that this checks it.
+    /// proof decides, a pawn break, open middlegame-like ones): wherever the reach proof or the check-chain
+    /// proof answers, the independent exhaustive search finds no mate within 3 plies; and each answers often
+    /// enough that this checks it.
     #[test]
     fn no_proof_where_a_short_mate_exists() {
         let fens = [
@@ -533,9 +602,10 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let (mut proofs, mut mates) = (0, 0);
+        let (mut proofs, mut chains, mut mates, mut seen) = (0, 0, 0, 0u32);
         random_walks(&fens, (6, 24), &mut next, |_, b, cd, _, _| {
             let pos = Checked::new(b.to_setup(cd)).unwrap();
+            seen += 1;
             for winner in Color::ALL {
                 let mate = mate_within(&pos, winner, 3);
                 mates += usize::from(mate);
@@ -547,9 +617,21 @@ mod tests {
                     );
                     proofs += 1;
                 }
+                // The chain on every fourth position only (each follows up to 1,000 positions).
+                if seen % 4 == 0 && check_chain_reason(b, cd, winner).is_some() {
+                    assert!(
+                        !mate,
+                        "{}: chain for {winner:?} beside a mate",
+                        pos.to_fen()
+                    );
+                    chains += 1;
+                }
             }
         });
-        assert!(proofs > 200 && mates > 20, "{proofs} proofs, {mates} mates");
+        assert!(
+            proofs > 200 && chains > 50 && mates > 20,
+            "{proofs} proofs, {chains} chains, {mates} mates"
+        );
     }
 
     /// A pawn facing an enemy pawn on its file never passes it while neither leaves the file and the enemy one

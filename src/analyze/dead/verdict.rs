@@ -71,6 +71,15 @@ pub enum Reason {
         /// Cases proved (1 without a split).
         cases: u32,
     },
+    /// Every move from the position, and every move after each check, was followed, none to a checkmate of the
+    /// loser, and every position a move that gives no check reaches (past the first ply) has a reach proof (the
+    /// check-chain proof, `reach.rs`).
+    CheckChain {
+        /// Positions followed.
+        positions: u64,
+        /// Reach proofs made.
+        proofs: u64,
+    },
     /// Every line of at most `plies` legal moves ends where the winner lacks mating material or the game is
     /// over, with no checkmate of the loser on the way (`lines.rs`).
     EveryLine {
@@ -202,6 +211,12 @@ impl fmt::Display for Reason {
                      flight square left"
                 )
             }
+            Reason::CheckChain { positions, proofs } => write!(
+                f,
+                "check chains: every move, and every move after each check, followed ({positions} positions, \
+                 none a checkmate); each of the {proofs} positions reached by a move that gives no check has a \
+                 reach proof"
+            ),
             Reason::EveryLine { plies, positions } => write!(
                 f,
                 "every line of at most {plies} plies ends where the winner lacks mating material or the game is \
