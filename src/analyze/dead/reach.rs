@@ -595,13 +595,7 @@ mod tests {
             "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
             "r5k1/5ppp/8/3B4/8/8/5PPP/3R2K1 b - - 0 1",
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::random::xorshift(0x9E37_79B9_7F4A_7C15u64);
         let (mut proofs, mut chains, mut mates, mut seen) = (0, 0, 0, 0u32);
         random_walks(&fens, (6, 24), &mut next, |_, b, cd, _, _| {
             let pos = Checked::new(b.to_setup(cd)).unwrap();
