@@ -60,6 +60,9 @@ struct Reach {
     men_may_stand: [Bitboard; 2],
     /// The squares each colour attacks for the rest of the game (an under-approximation).
     attacked: [Bitboard; 2],
+    /// The origins of each colour's pieces, and of the kings (the position's squares).
+    origins: [Bitboard; 2],
+    kings: Bitboard,
     /// The history this proof covers.
     case: Case,
     /// The first pieces found that have not moved but may be captured (before any promotion).
@@ -228,6 +231,8 @@ impl Reach {
             capturable: Bitboard::EMPTY,
             men_may_stand: [Bitboard::EMPTY; 2],
             attacked: [Bitboard::EMPTY; 2],
+            origins: Color::ALL.map(|c| b.occupied(c)),
+            kings: b.role(Role::King),
             case,
             first_group: None,
             saturated: false,
@@ -285,11 +290,9 @@ impl Reach {
             .iter_mut()
             .filter(|m| m.piece.role == Role::Pawn && !m.promoted)
         {
-            let last = Bitboard::rank(match m.piece.color {
-                Color::White => 7,
-                Color::Black => 0,
-            });
-            if m.reach.intersects(last) {
+            if m.reach
+                .intersects(Bitboard::rank((!m.piece.color).back_rank()))
+            {
                 m.promoted = true;
                 any = true;
             }
@@ -300,18 +303,16 @@ impl Reach {
     /// The squares a promoted pawn of `color` may stand on: all but those of fixed kings and of fixed pieces of
     /// its own.
     fn anywhere(&self, color: Color) -> Bitboard {
-        let kings = self
-            .men
-            .iter()
-            .filter(|m| m.piece.role == Role::King)
-            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin));
-        !(self.fixed & (kings | self.colour_origins(color)))
+        !(self.fixed & (self.kings | self.origins[color.index()]))
     }
 
     /// One round: every piece's moves from every square of its region added to it (FIDE 3.2–3.8, over the
     /// module's rules); whether a region grew.
     fn grow(&mut self) -> bool {
         let confined = self.confined();
+        // The squares no piece of each colour may enter: its own fixed pieces, and those the case keeps in place.
+        let kept = self.kept_in_place();
+        let shut = self.origins.map(|own| (self.fixed & own) | kept);
         let mut grown = false;
         for i in 0..self.men.len() {
             let man = self.men[i];
@@ -330,7 +331,10 @@ impl Reach {
             let pawn = man.piece.role == Role::Pawn;
             let (mut added, mut hits) = (Bitboard::EMPTY, man.hits);
             for from in man.reach.iter() {
-                for to in self.moves(man.piece, from).iter() {
+                for to in self
+                    .moves(man.piece, from, shut[man.piece.color.index()])
+                    .iter()
+                {
                     let capture = !pawn || from.file() != to.file();
                     let known = (man.reach | added).contains(to) && (!capture || hits.contains(to));
                     if known || blocked_way(&confined, i, from, to) || self.faced(i, from, to) {
@@ -354,9 +358,9 @@ impl Reach {
         grown
     }
 
-    /// The squares `piece` may move to from `from`, by the module's rules (before the confined pieces' test).
-    fn moves(&self, piece: Piece, from: Square) -> Bitboard {
-        let own_fixed = (self.fixed & self.colour_origins(piece.color)) | self.kept_in_place();
+    /// The squares `piece` may move to from `from`, by the module's rules (before the confined pieces' test),
+    /// never onto the squares `shut` to its colour ([`Reach::grow`]).
+    fn moves(&self, piece: Piece, from: Square, shut: Bitboard) -> Bitboard {
         let c = piece.color.index();
         match piece.role {
             Role::Pawn => {
@@ -373,8 +377,8 @@ impl Reach {
                 let enemy = self.men_may_stand[1 - c];
                 one | two | (pawn_attacks(piece.color, from) & enemy)
             }
-            Role::King => king_attacks(from) & !own_fixed & !self.attacked[1 - c],
-            role => piece_attacks(role, from, self.fixed) & !own_fixed,
+            Role::King => king_attacks(from) & !shut & !self.attacked[1 - c],
+            role => piece_attacks(role, from, self.fixed) & !shut,
         }
     }
 
@@ -410,14 +414,6 @@ impl Reach {
         self.men
             .iter()
             .filter(|m| self.case.kept.contains(m.origin) && !m.reach.more_than_one())
-            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin))
-    }
-
-    /// The origins of `color`'s pieces.
-    fn colour_origins(&self, color: Color) -> Bitboard {
-        self.men
-            .iter()
-            .filter(|m| m.piece.color == color)
             .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin))
     }
 
@@ -459,8 +455,8 @@ impl Reach {
             .iter()
             .filter(|m| m.piece.role != Role::King && !kept.contains(m.origin))
         {
-            let enemies = self.men.iter().filter(|e| e.piece.color != m.piece.color);
-            if enemies.into_iter().any(|e| e.hits.intersects(m.reach)) {
+            let mut enemies = self.men.iter().filter(|e| e.piece.color != m.piece.color);
+            if enemies.any(|e| e.hits.intersects(m.reach)) {
                 capturable = capturable.with(m.origin);
             }
         }
