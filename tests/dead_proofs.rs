@@ -362,7 +362,7 @@ fn reach_proof_on_community_positions() {
             }
         }
     }
-    assert_eq!((proofs, chains), (14, 4));
+    assert_eq!((proofs, chains), (21, 4));
     assert!(split >= 4, "{split}");
     assert!(deepest >= 3, "{deepest}");
 }
