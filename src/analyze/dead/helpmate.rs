@@ -155,13 +155,11 @@ impl Table {
     }
 }
 
-/// Moves a per-ply buffer of the search is made for (most positions have fewer; a buffer grows when needed).
-const LIST_CAPACITY: usize = 128;
-
 thread_local! {
     /// The last search's per-ply move buffers on this thread, reused: a query's searches allocate none once
     /// an earlier query went as deep (a line of 44 plies, the median helpmate on CHA-Solver's
-    /// tests/lichess.txt, used to allocate and grow 44 buffers in each of a query's two searches).
+    /// tests/lichess.txt, used to allocate and grow 44 buffers in each of a query's two searches). One per ply
+    /// below [`MAX_PLY`], each empty (unallocated) until a search first reaches its ply.
     static LISTS: std::cell::Cell<Vec<Moves>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
@@ -169,9 +167,23 @@ thread_local! {
 /// the other moves as sets of targets ([`Progress::staged_moves`]).
 type Moves = (Vec<u32>, Vec<Rest>);
 
-impl Drop for Search<'_> {
+/// The per-ply move buffers of a search: [`MAX_PLY`] of them, this thread's (given back when dropped). The
+/// search at ply `p` gets the buffers of plies `p` and below as one slice and hands the rest to its children:
+/// no buffer is taken out and put back per position (1 % of the instructions of full mode on real game
+/// positions).
+struct Lists(Vec<Moves>);
+
+impl Lists {
+    fn new() -> Lists {
+        let mut lists = LISTS.take();
+        lists.resize_with(MAX_PLY, Moves::default);
+        Lists(lists)
+    }
+}
+
+impl Drop for Lists {
     fn drop(&mut self) {
-        LISTS.set(std::mem::take(&mut self.lists));
+        LISTS.set(std::mem::take(&mut self.0));
     }
 }
 
@@ -194,8 +206,6 @@ struct Search<'a> {
     /// (key, check) → the largest budget a position was searched with (no mate found, or in progress).
     tt: Table,
     path: Vec<u32>,
-    /// One move buffer per ply (reused).
-    lists: Vec<Moves>,
     /// Progress moves first (else generation order).
     ordered: bool,
     /// The mating corners (of the right colour, the one nearest the loser's king at the root).
@@ -206,10 +216,12 @@ impl Search<'_> {
     /// Depth-first helpmate search with `budget` left; moves that make progress cost nothing. `recheck`: the
     /// move that led here captured, moved a pawn or castled, so the blocked-structure proof may now hold (after
     /// any other move it cannot change: every piece stays in its region); `was_gap`: the line went through a
-    /// locked structure with a gap (see [`super::ordering::lock_state`]).
+    /// locked structure with a gap (see [`super::ordering::lock_state`]); `lists`: the move buffers of this ply
+    /// and the plies below it ([`Lists`]).
     fn search(
         &mut self,
         b: &Board,
+        lists: &mut [Moves],
         budget: i32,
         progress: bool,
         recheck: bool,
@@ -238,12 +250,10 @@ impl Search<'_> {
         // The moves go into this ply's buffer (reused: no allocation per position); each gets its cost and
         // whether it is progress in the high byte (the packed move uses bits 0-18).
         let ply = self.path.len();
-        if self.lists.len() <= ply {
-            self.lists.resize_with(ply + 1, || {
-                (Vec::with_capacity(LIST_CAPACITY), Vec::with_capacity(32))
-            });
-        }
-        let (mut first, mut rest) = std::mem::take(&mut self.lists[ply]);
+        // A position searched further is below the ply limit, so it has its buffers.
+        let ((first, rest), below) = lists
+            .split_first_mut()
+            .expect("a move buffer for each ply below MAX_PLY");
         first.clear();
         rest.clear();
         let order = Progress::new(
@@ -257,26 +267,24 @@ impl Search<'_> {
         // Ordered, the moves that are not progress stay sets of targets until the search comes back for them
         // (most positions are left after their first progress moves, or drop those moves at once).
         if self.ordered {
-            order.staged_moves(b, self.cd, &mut first, &mut rest);
+            order.staged_moves(b, self.cd, first, rest);
         } else {
-            order.tagged_moves(b, self.cd, &mut first);
+            order.tagged_moves(b, self.cd, first);
         }
-        let found = if first.is_empty() && rest.is_empty() {
+        if first.is_empty() && rest.is_empty() {
             loser_to_move && in_check(b)
         } else {
-            self.expand(b, &first, &rest, &order, budget, recheck)
-        };
-        self.lists[ply] = (first, rest);
-        found
+            self.expand(b, (first, rest), below, &order, budget, recheck)
+        }
     }
 
     /// The moves of a searched (not leaf) position `b` that has some, in `first` and `rest`, tagged by
-    /// `order`: see [`Search::search`].
+    /// `order`, the plies below having the buffers `below`: see [`Search::search`].
     fn expand(
         &mut self,
         b: &Board,
-        first: &[u32],
-        rest: &[Rest],
+        (first, rest): (&[u32], &[Rest]),
+        below: &mut [Moves],
         order: &Progress,
         budget: i32,
         recheck: bool,
@@ -312,6 +320,7 @@ impl Search<'_> {
             let budget = budget - cost_of(t);
             if self.search(
                 &children.slots[slot],
+                below,
                 budget,
                 is_progress(t),
                 may_unblock(b, m),
@@ -634,6 +643,7 @@ impl CheckInfo {
 /// table.
 pub(super) struct Helpmate<'a> {
     s: Search<'a>,
+    lists: Lists,
     root: Board,
     next_budget: i32,
     max_budget: i32,
@@ -667,10 +677,10 @@ impl<'a> Helpmate<'a> {
                 stopped: None,
                 tt: Table::new(0),
                 path: Vec::new(),
-                lists: LISTS.take(),
                 ordered: true,
                 corners: Corners::new(winner, root.king(!winner)),
             },
+            lists: Lists::new(),
             root: *root,
             next_budget: 0,
             cut: None,
@@ -726,7 +736,7 @@ impl<'a> Helpmate<'a> {
             self.next_budget = budget.saturating_add(1 + budget / BUDGET_STEP_DIVISOR);
             s.local = 0;
             s.path.clear();
-            if s.search(&self.root, budget, false, false, false) {
+            if s.search(&self.root, &mut self.lists.0, budget, false, false, false) {
                 return (Ok(std::mem::take(&mut s.path)), s.nodes - start);
             }
             if let Some(limit) = s.stopped {

@@ -711,14 +711,22 @@ enum Proofs {
 /// undetermined, 25.5 s, median of 5 runs): a middle search of 300,000 gave 26 and 21.7 s (median of 3), of
 /// 500,000 (kept) 25 and 19.6 s (one run); a noisy machine.
 ///
-/// The first stage is a search of 10,000 nodes: real game positions are mostly found within it (the first 4,000
+/// The first stage was a search of 10,000 nodes: real game positions are mostly found within it (the first 4,000
 /// queries of CHA-Solver's tests/lichess.txt: 6.05 M nodes in all with the closure first, 4.38 M with this
 /// search first; the same verdicts), and small positions pay 10,000 nodes more. It replaced a 5,000-node
 /// probe in generation order before it (issue 33; every third position of tests/lichess.txt, 43,692 queries,
 /// `--time-limit 0`: 25.06 M nodes with the probe, 17.13 M without, CPU 3.13/2.99 s against 2.84/2.77 s; the
 /// same verdicts there, on tests/positions.txt (95 undetermined each) and on CHA's vectors (7 each)).
+///
+/// It is 30,000 nodes since session 62: on the whole of tests/lichess.txt (131,072 queries, `--time-limit 0`) 350
+/// queries went past a first stage of 10,000 nodes, all winnable, most found 0–20,000 nodes into the third stage
+/// after a closure of 10,000 positions that decided none of them; a first stage of 20,000, 25,000, 30,000,
+/// 35,000, 40,000 or 50,000 nodes: 43.22 M nodes in all before, 41.27 M, 40.91 M, **40.82 M**, 40.87 M, 41.17 M,
+/// 41.80 M; the same verdicts. On tests/positions.txt the queries that the held-back proofs (289 reach proofs)
+/// or the closure (378) prove unwinnable pay up to 20,000 nodes more (337.1 M → 350.5 M nodes in all at
+/// `--time-limit 0`; 48 → 47 undetermined, one more helpmate found).
 const SHARES: &[(bool, u64)] = &[
-    (false, 10_000),
+    (false, 30_000),
     (true, 10_000),
     (false, 100_000),
     (true, 50_000),
@@ -727,7 +735,7 @@ const SHARES: &[(bool, u64)] = &[
 ];
 
 /// Nodes of one iteration of [`SHARES`]' first stage at most (the later stages allow half the query's nodes):
-/// an iteration that would wander through its whole 10,000 nodes at a small budget (progress costs nothing, so
+/// an iteration that would wander through its whole share at a small budget (progress costs nothing, so
 /// a budget-0 line can be long) gives way to the next, larger budget; when the stage finds no mate the search is
 /// wound back ([`Helpmate::run_iterations`]). Measured (node counts deterministic, `--time-limit 0`, 2026-12-05)
 /// on the first 4,096 queries of CHA-Solver's tests/lichess.txt: 1.56 M nodes in all before, 1.21 M with a cap
