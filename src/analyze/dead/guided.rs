@@ -110,7 +110,8 @@ fn knight_distance(a: u8, b: u8) -> u8 {
 
 /// Whether a square is dark (a1 is).
 fn dark(sq: u8) -> bool {
-    (sq % 8 + sq / 8) % 2 == 0
+    // The file's and the rank's lowest bits differ on a light square.
+    (sq ^ (sq >> 3)) & 1 == 0
 }
 
 impl Guide {
@@ -156,10 +157,10 @@ impl Guide {
             return Class::Punish;
         }
         let (from, to) = (((m >> 6) & 63) as u8, (m & 63) as u8);
-        let role = Role::ALL[(m >> 16 & 7) as usize];
+        let role = Role::ALL[((m >> 16) & 7) as usize];
         let kind = (m >> 14) & 3;
         let capture = kind == MoveKind::EnPassant as u32
-            || (kind != MoveKind::Castling as u32 && b.occupied_all().0 >> to & 1 != 0);
+            || (kind != MoveKind::Castling as u32 && (b.occupied_all().0 >> to) & 1 != 0);
         let winner = b.turn() == self.winner;
         let target = match (role, winner) {
             (Role::King, true) => Some(self.targets[0]),
@@ -184,7 +185,7 @@ impl Guide {
             // A bishop nearing the corner from afar, or making room right beside it.
             if role == Role::Bishop
                 && d_from != FAR
-                && (d_from <= 1 && d_from < d_to || d_from > 2 && d_to < d_from)
+                && ((d_from <= 1 && d_from < d_to) || (d_from > 2 && d_to < d_from))
             {
                 return Class::Reward;
             }
@@ -195,7 +196,7 @@ impl Guide {
         if pawn_taken && b.occupied_all().0.count_ones() > 5 {
             return Class::Reward;
         }
-        if role == Role::Bishop && d_to < d_from || nearer {
+        if (role == Role::Bishop && d_to < d_from) || nearer {
             return Class::Reward;
         }
         if capture {
@@ -209,7 +210,7 @@ impl Guide {
 /// lines), breadth first from the corner.
 fn bishop_distances(steady: u64, corner: [u8; 3]) -> [u8; 64] {
     let mut dist = [FAR; 64];
-    let mut frontier: u64 = corner.iter().fold(0, |acc, &s| acc | 1 << s) & !steady;
+    let mut frontier: u64 = corner.iter().fold(0, |acc, &s| acc | (1 << s)) & !steady;
     let mut seen = frontier;
     let mut d = 0;
     while frontier != 0 {
@@ -228,9 +229,9 @@ fn bishop_distances(steady: u64, corner: [u8; 3]) -> [u8; 64] {
 }
 
 /// Moves into one reusable buffer per ply.
-struct Into<'a>(&'a mut Vec<u32>);
+struct Buffer<'a>(&'a mut Vec<u32>);
 
-impl mg::Consumer for Into<'_> {
+impl mg::Consumer for Buffer<'_> {
     #[inline(always)]
     fn take(&mut self, m: u32) {
         self.0.push(m);
@@ -256,7 +257,7 @@ struct Search<'a> {
 impl Search<'_> {
     /// Record that `b` is searched with `left` depth left (replacing whatever the slot held).
     fn record(&mut self, b: &Board, left: u8) {
-        self.table[b.key as usize & (TABLE_SIZE - 1)] = b.key & !0xFF | (left as u64 + 1);
+        self.table[b.key as usize & (TABLE_SIZE - 1)] = (b.key & !0xFF) | (u64::from(left) + 1);
     }
 
     /// Count one node; true when a limit stops the search.
@@ -283,7 +284,7 @@ impl Search<'_> {
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
-        mg::generate::<MagicSliders, _>(b, self.cd, &mut Into(&mut moves));
+        mg::generate::<MagicSliders, _>(b, self.cd, &mut Buffer(&mut moves));
         let found = self.expand(b, &mut moves, depth, progress, recheck);
         self.lists[ply] = moves;
         found
@@ -395,4 +396,47 @@ pub(super) fn guided_search(
         }
     }
     (Err(Limit::Quick), s.nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bishop distances to the h8 corner (h8, g8, h7): one move from the long diagonal, none into a corner a
+    /// steady pawn shuts off, and around a pawn on the diagonal by way of other diagonals.
+    #[test]
+    fn bishop_distances_go_around_steady_pawns() {
+        let sq = |name: &str| Square::parse(name).unwrap().index() as u8;
+        let corner = [sq("h8"), sq("g8"), sq("h7")];
+        let open = bishop_distances(0, corner);
+        assert_eq!(open[sq("h8") as usize], 0);
+        assert_eq!(open[sq("a1") as usize], 1);
+        assert_eq!(open[sq("b1") as usize], 1, "b1-h7");
+        // A pawn on b2 shuts a1 off; c3 still sees h8.
+        let b2 = bishop_distances(1 << sq("b2"), corner);
+        assert_eq!(b2[sq("a1") as usize], FAR);
+        assert_eq!(b2[sq("c3") as usize], 1);
+        // A pawn on d4: c3 must go round (c3-e1-h4-f6 or c3-a5-d8-f6…), more than one move.
+        let d4 = bishop_distances(1 << sq("d4"), corner);
+        assert!(d4[sq("c3") as usize] > 1 && d4[sq("c3") as usize] != FAR);
+        assert_eq!(d4[sq("e5") as usize], 1);
+    }
+
+    /// The corner follows the bishops' colour and the winner's side: White's dark bishop aims at h8, Black's
+    /// light bishop at h1 (mirrored: the square of its colour on White's first rank).
+    #[test]
+    fn corner_follows_the_bishops() {
+        let guide = |fen: &str, winner: Color| {
+            let (b, cd) = Board::from_setup(&crate::position::Setup::from_fen(fen).unwrap());
+            Guide::new(&b, &cd, winner)
+        };
+        let sq = |name: &str| Square::parse(name).unwrap().index() as u8;
+        let white = guide("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", Color::White);
+        assert_eq!(white.targets, [sq("g7"), sq("e5"), sq("h8"), sq("g8")]);
+        let black = guide("4k3/8/8/8/8/8/8/4K2b w - - 0 1", Color::Black);
+        assert_eq!(black.targets, [sq("g2"), sq("e4"), sq("h1"), sq("g1")]);
+        // White's light bishop: a8.
+        let light = guide("4k3/8/8/8/8/8/8/3BK3 w - - 0 1", Color::White);
+        assert_eq!(light.targets[2], sq("a8"));
+    }
 }
