@@ -1,0 +1,442 @@
+//! (h) The guided helpmate search (FIDE 1.5, 6.9: "by any possible series of legal moves"), the full path's last
+//! resort for the long helpmates of constructed positions: a bishop walking around a locked pawn chain to the
+//! mating corner, the loser's king shuffling, a pawn promoting late (lines of up to 120 plies).
+//!
+//! Iterative deepening over a *depth* that moves raise by their class ([`Class`]): progress (the winner's pawn
+//! moves and captures, kings and knights nearing their squares by the mating corner, bishops nearing it along
+//! the diagonals the never-moving pawns leave open) costs nothing, an ordinary move one (none right after
+//! progress), and a move that is punished (the loser's captures, and the root's moves into a position with a
+//! static proof of unwinnability, wherever they are played) four. A transposition table keeps, from one
+//! iteration to the next, the most depth left each position was searched with.
+//!
+//! After CHA-Solver's phase 8 ("guided deep search using bishop distances and punishable moves", MIT, commit
+//! 3484c7e: `src/search/{heuristics,engine,utils}.rs`), written afresh on this crate's board and move generator.
+//! It only ever proves `Winnable` (every helpmate is replayed by the reference generator, `mod.rs` `replay`);
+//! its cuts (a material rule or a proved blocked structure below a capture or a pawn move) are sound, and its
+//! classes and table only choose what it searches first, so it cannot make an answer unsound.
+
+use super::blocked::{blocked_reason, may_unblock};
+use super::material::material_rule;
+use super::reach::reach_reason;
+use super::{in_check, no_legal_move, Limit};
+use crate::bitboard::attacks::MagicSliders;
+use crate::bitboard::board::{Board, CastlingData};
+use crate::bitboard::movegen::{self as mg};
+use crate::bitboard::piece_attacks;
+use crate::types::{Color, MoveKind, Role, Square};
+use std::time::Instant;
+
+/// Longest line followed (plies), as CHA-Solver.
+const MAX_PLY: usize = 128;
+/// The deepest iteration (depth units).
+const MAX_DEPTH: u8 = 128;
+/// The depth a punished move costs.
+const PUNISH: u8 = 4;
+/// Entries of the transposition table (a power of two; 8 bytes each: 8 MiB, only for the queries that get here).
+const TABLE_SIZE: usize = 1 << 20;
+/// Bishop distance of a square the mating corner's diagonals never reach.
+const FAR: u8 = u8::MAX;
+
+/// What a move costs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    /// Progress: no depth (and the next ordinary move is free too).
+    Reward,
+    /// One depth.
+    Normal,
+    /// [`PUNISH`] depths.
+    Punish,
+}
+
+/// The squares the search steers pieces to, and the bishops' distances to the mating corner.
+struct Guide {
+    winner: Color,
+    /// Targets of the winner's king, the winner's knights, the loser's king, the loser's knights.
+    targets: [u8; 4],
+    /// Bishop moves from each square to the mating corner (or a square beside it) through squares without a
+    /// pawn that never moves ([`steady_pawns`]), those pawns blocking the lines; [`FAR`] where none leads.
+    bishop: [u8; 64],
+    /// The root's moves (their low 16 bits) into a position with a static proof that the winner cannot mate:
+    /// punished wherever played (as CHA-Solver does).
+    punished: Vec<u16>,
+}
+
+/// Pawns that stand with a pawn right in front of them (they can move only by capturing): the walls a bishop
+/// walks around. An estimate only (it steers the search, proves nothing).
+fn steady_pawns(b: &Board) -> u64 {
+    let white = b.pieces(Color::White, Role::Pawn).0;
+    let black = b.pieces(Color::Black, Role::Pawn).0;
+    let pawns = white | black;
+    (white & (pawns >> 8)) | (black & (pawns << 8))
+}
+
+/// Chebyshev (king-move) distance between two squares.
+fn king_distance(a: u8, b: u8) -> u8 {
+    let df = (a as i8 % 8 - b as i8 % 8).unsigned_abs();
+    let dr = (a as i8 / 8 - b as i8 / 8).unsigned_abs();
+    df.max(dr)
+}
+
+/// Knight-move distance between two squares on an empty board (breadth first).
+fn knight_distance(a: u8, b: u8) -> u8 {
+    static TABLE: std::sync::OnceLock<Vec<[u8; 64]>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..64u8)
+            .map(|from| {
+                let mut dist = [FAR; 64];
+                dist[from as usize] = 0;
+                let mut frontier = 1u64 << from;
+                let mut d = 0;
+                while frontier != 0 {
+                    d += 1;
+                    let mut next = 0;
+                    for s in crate::bitboard::Bitboard(frontier) {
+                        next |= crate::bitboard::knight_attacks(s).0;
+                    }
+                    frontier = 0;
+                    for s in crate::bitboard::Bitboard(next) {
+                        if dist[s.index()] == FAR {
+                            dist[s.index()] = d;
+                            frontier |= 1 << s.index();
+                        }
+                    }
+                }
+                dist
+            })
+            .collect()
+    });
+    table[a as usize][b as usize]
+}
+
+/// Whether a square is dark (a1 is).
+fn dark(sq: u8) -> bool {
+    // The file's and the rank's lowest bits differ on a light square.
+    (sq ^ (sq >> 3)) & 1 == 0
+}
+
+impl Guide {
+    /// The guide for `winner` from `root`: the mating corner chosen by the bishops' colours (the winner's, else
+    /// the opposite of the loser's), seen from the winner's side of the board.
+    fn new(root: &Board, cd: &CastlingData, winner: Color) -> Guide {
+        // Squares as the winner sees them (its eighth rank on top): a mirror for Black.
+        let rel = |sq: u8| if winner == Color::White { sq } else { sq ^ 56 };
+        let bishops_on = |color: Color, want_dark: bool| {
+            crate::bitboard::Bitboard(root.pieces(color, Role::Bishop).0)
+                .into_iter()
+                .any(|s| dark(rel(s.index() as u8)) == want_dark)
+        };
+        let own = root.pieces(winner, Role::Bishop).0 != 0;
+        let dark_corner = bishops_on(winner, true) || (!own && bishops_on(!winner, false));
+        // The h8 corner's targets (g7 for the king, e5 for knights, h8 and g8 for the loser's king and
+        // knights), mirrored to the a-file for the other colour, then to the winner's side.
+        let place = |sq: u8| rel(if dark_corner { sq } else { sq ^ 7 });
+        let targets = [54, 36, 63, 62].map(place);
+        let corner = [63, 62, 55].map(place);
+        let bishop = bishop_distances(steady_pawns(root), corner);
+        let mut punished = Vec::new();
+        for &m in mg::moves::<MagicSliders>(root, cd).as_slice() {
+            let child = root.make::<false>(cd, m);
+            if material_rule(&child, winner).is_some()
+                || blocked_reason(&child, winner).is_some()
+                || reach_reason(&child, winner).is_some()
+            {
+                punished.push(m as u16);
+            }
+        }
+        Guide {
+            winner,
+            targets,
+            bishop,
+            punished,
+        }
+    }
+
+    /// The class of the legal move `m` in `b`.
+    fn class(&self, b: &Board, m: u32) -> Class {
+        if self.punished.contains(&(m as u16)) {
+            return Class::Punish;
+        }
+        let (from, to) = (((m >> 6) & 63) as u8, (m & 63) as u8);
+        let role = Role::ALL[((m >> 16) & 7) as usize];
+        let kind = (m >> 14) & 3;
+        let capture = kind == MoveKind::EnPassant as u32
+            || (kind != MoveKind::Castling as u32 && (b.occupied_all().0 >> to) & 1 != 0);
+        let winner = b.turn() == self.winner;
+        let target = match (role, winner) {
+            (Role::King, true) => Some(self.targets[0]),
+            (Role::Knight, true) => Some(self.targets[1]),
+            (Role::King, false) => Some(self.targets[2]),
+            (Role::Knight, false) => Some(self.targets[3]),
+            _ => None,
+        };
+        let nearer = target.is_some_and(|t| {
+            let distance = if role == Role::King {
+                king_distance
+            } else {
+                knight_distance
+            };
+            distance(to, t) < distance(from, t)
+        });
+        let (d_from, d_to) = (self.bishop[from as usize], self.bishop[to as usize]);
+        if winner {
+            if role == Role::Pawn || capture || nearer {
+                return Class::Reward;
+            }
+            // A bishop nearing the corner from afar, or making room right beside it.
+            if role == Role::Bishop
+                && d_from != FAR
+                && ((d_from <= 1 && d_from < d_to) || (d_from > 2 && d_to < d_from))
+            {
+                return Class::Reward;
+            }
+            return Class::Normal;
+        }
+        let pawn_taken =
+            capture && (role == Role::Pawn || b.role_at(Square::new(to)) == Some(Role::Pawn));
+        if pawn_taken && b.occupied_all().0.count_ones() > 5 {
+            return Class::Reward;
+        }
+        if (role == Role::Bishop && d_to < d_from) || nearer {
+            return Class::Reward;
+        }
+        if capture {
+            return Class::Punish;
+        }
+        Class::Normal
+    }
+}
+
+/// Bishop moves from each square to one of `corner`, through squares without a `steady` pawn (which stop the
+/// lines), breadth first from the corner.
+fn bishop_distances(steady: u64, corner: [u8; 3]) -> [u8; 64] {
+    let mut dist = [FAR; 64];
+    let mut frontier: u64 = corner.iter().fold(0, |acc, &s| acc | (1 << s)) & !steady;
+    let mut seen = frontier;
+    let mut d = 0;
+    while frontier != 0 {
+        for s in crate::bitboard::Bitboard(frontier) {
+            dist[s.index()] = d;
+        }
+        let mut next = 0;
+        for s in crate::bitboard::Bitboard(frontier) {
+            next |= piece_attacks(Role::Bishop, s, crate::bitboard::Bitboard(steady)).0;
+        }
+        frontier = next & !steady & !seen;
+        seen |= frontier;
+        d += 1;
+    }
+    dist
+}
+
+/// Moves into one reusable buffer per ply.
+struct Buffer<'a>(&'a mut Vec<u32>);
+
+impl mg::Consumer for Buffer<'_> {
+    #[inline(always)]
+    fn take(&mut self, m: u32) {
+        self.0.push(m);
+    }
+}
+
+/// One guided search.
+struct Search<'a> {
+    cd: &'a CastlingData,
+    guide: Guide,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stopped: Option<Limit>,
+    /// Iteration's depth limit.
+    max_depth: u8,
+    /// Direct-mapped: the key's high 56 bits and 1 + the depth left the position was searched with.
+    table: Vec<u64>,
+    path: Vec<u32>,
+    lists: Vec<Vec<u32>>,
+}
+
+impl Search<'_> {
+    /// Record that `b` is searched with `left` depth left (replacing whatever the slot held).
+    fn record(&mut self, b: &Board, left: u8) {
+        self.table[b.key as usize & (TABLE_SIZE - 1)] = (b.key & !0xFF) | (u64::from(left) + 1);
+    }
+
+    /// Count one node; true when a limit stops the search.
+    fn count(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.node_limit {
+            self.stopped = Some(Limit::Nodes);
+        } else if self.nodes & 0xFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = Some(Limit::Time);
+        }
+        self.stopped.is_some()
+    }
+
+    /// Depth-first from `b` at `depth`; `progress`: the move here was progress; `recheck`: it captured, moved a
+    /// pawn or otherwise may have changed what the material and blocked-structure proofs see.
+    fn search(&mut self, b: &Board, depth: u8, progress: bool, recheck: bool) -> bool {
+        let left = self.max_depth.saturating_sub(depth);
+        if self.seen_before(b, left) {
+            return false;
+        }
+        let ply = self.path.len();
+        if self.lists.len() <= ply {
+            self.lists.resize_with(ply + 1, || Vec::with_capacity(64));
+        }
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        moves.clear();
+        mg::generate::<MagicSliders, _>(b, self.cd, &mut Buffer(&mut moves));
+        let found = self.expand(b, &mut moves, depth, progress, recheck);
+        self.lists[ply] = moves;
+        found
+    }
+
+    /// Whether `b` was searched (or is being searched, further up the line) with at least `left` depth left.
+    fn seen_before(&self, b: &Board, left: u8) -> bool {
+        let slot = self.table[b.key as usize & (TABLE_SIZE - 1)];
+        slot & !0xFF == b.key & !0xFF && (slot & 0xFF) as u8 > left
+    }
+
+    /// The moves of `b` (legal, generation order), searched rewards first.
+    fn expand(
+        &mut self,
+        b: &Board,
+        moves: &mut [u32],
+        depth: u8,
+        progress: bool,
+        recheck: bool,
+    ) -> bool {
+        if moves.is_empty() {
+            return b.turn() != self.guide.winner && in_check(b);
+        }
+        // Sound cuts: no mate where a material rule holds or below a proved blocked structure.
+        if recheck
+            && (material_rule(b, self.guide.winner).is_some()
+                || blocked_reason(b, self.guide.winner).is_some())
+        {
+            return false;
+        }
+        if depth >= self.max_depth || self.path.len() >= MAX_PLY {
+            return false;
+        }
+        let left = self.max_depth - depth;
+        self.record(b, left);
+        // Classes in the high bits (Reward 0, Normal 1, Punish 2), sorted stably: rewards first.
+        for m in moves.iter_mut() {
+            let class = self.guide.class(b, *m) as u32;
+            *m |= class << 24;
+        }
+        moves.sort_by_key(|m| m >> 24);
+        let winner = b.turn() == self.guide.winner;
+        for &t in moves.iter() {
+            let m = t & 0xFF_FFFF;
+            let cost = match t >> 24 {
+                0 => 0,
+                1 => u8::from(!progress),
+                _ => PUNISH,
+            };
+            let child_depth = depth.saturating_add(cost);
+            // A leaf (no depth or plies left): only the loser checkmated counts there, so a loser's move into
+            // one is not even made (the winner would be to move), and a winner's move is made only to test it.
+            let leaf = child_depth >= self.max_depth || self.path.len() + 1 >= MAX_PLY;
+            if leaf && !winner {
+                continue;
+            }
+            if self.count() {
+                return false;
+            }
+            let child = b.make::<true>(self.cd, m);
+            self.path.push(m);
+            let found = if leaf {
+                in_check(&child) && no_legal_move(&child, self.cd)
+            } else {
+                self.search(&child, child_depth, t >> 24 == 0, may_unblock(b, m))
+            };
+            if found {
+                return true;
+            }
+            self.path.pop();
+            if self.stopped.is_some() {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// The guided search from `root` (with its Zobrist key) for `winner`, at most `nodes` nodes (moves made) and
+/// until `deadline`: a helpmate's moves, or the limit that stopped it ([`Limit::Quick`] when every depth was
+/// searched without a mate: no proof of anything), and the nodes visited.
+pub(super) fn guided_search(
+    root: &Board,
+    cd: &CastlingData,
+    winner: Color,
+    nodes: u64,
+    deadline: Option<Instant>,
+) -> (std::result::Result<Vec<u32>, Limit>, u64) {
+    let mut s = Search {
+        cd,
+        guide: Guide::new(root, cd, winner),
+        nodes: 0,
+        node_limit: nodes,
+        deadline,
+        stopped: None,
+        max_depth: 0,
+        table: vec![0; TABLE_SIZE],
+        path: Vec::new(),
+        lists: Vec::new(),
+    };
+    for max_depth in 2..=MAX_DEPTH {
+        s.max_depth = max_depth;
+        s.path.clear();
+        if s.search(root, 0, false, false) {
+            return (Ok(s.path), s.nodes.min(nodes));
+        }
+        if let Some(limit) = s.stopped {
+            return (Err(limit), s.nodes.min(nodes));
+        }
+    }
+    (Err(Limit::Quick), s.nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bishop distances to the h8 corner (h8, g8, h7): one move from the long diagonal, none into a corner a
+    /// steady pawn shuts off, and around a pawn on the diagonal by way of other diagonals.
+    #[test]
+    fn bishop_distances_go_around_steady_pawns() {
+        let sq = |name: &str| Square::parse(name).unwrap().index() as u8;
+        let corner = [sq("h8"), sq("g8"), sq("h7")];
+        let open = bishop_distances(0, corner);
+        assert_eq!(open[sq("h8") as usize], 0);
+        assert_eq!(open[sq("a1") as usize], 1);
+        assert_eq!(open[sq("b1") as usize], 1, "b1-h7");
+        // A pawn on b2 shuts a1 off; c3 still sees h8.
+        let b2 = bishop_distances(1 << sq("b2"), corner);
+        assert_eq!(b2[sq("a1") as usize], FAR);
+        assert_eq!(b2[sq("c3") as usize], 1);
+        // A pawn on d4: c3 must go round (c3-e1-h4-f6 or c3-a5-d8-f6…), more than one move.
+        let d4 = bishop_distances(1 << sq("d4"), corner);
+        assert!(d4[sq("c3") as usize] > 1 && d4[sq("c3") as usize] != FAR);
+        assert_eq!(d4[sq("e5") as usize], 1);
+    }
+
+    /// The corner follows the bishops' colour and the winner's side: White's dark bishop aims at h8, Black's
+    /// light bishop at h1 (mirrored: the square of its colour on White's first rank).
+    #[test]
+    fn corner_follows_the_bishops() {
+        let guide = |fen: &str, winner: Color| {
+            let (b, cd) = Board::from_setup(&crate::position::Setup::from_fen(fen).unwrap());
+            Guide::new(&b, &cd, winner)
+        };
+        let sq = |name: &str| Square::parse(name).unwrap().index() as u8;
+        let white = guide("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", Color::White);
+        assert_eq!(white.targets, [sq("g7"), sq("e5"), sq("h8"), sq("g8")]);
+        let black = guide("4k3/8/8/8/8/8/8/4K2b w - - 0 1", Color::Black);
+        assert_eq!(black.targets, [sq("g2"), sq("e4"), sq("h1"), sq("g1")]);
+        // White's light bishop: a8.
+        let light = guide("4k3/8/8/8/8/8/8/3BK3 w - - 0 1", Color::White);
+        assert_eq!(light.targets[2], sq("a8"));
+    }
+}

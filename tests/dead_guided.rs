@@ -1,0 +1,45 @@
+//! Dead positions (FIDE 1.5, 6.9; issue 33): the long helpmates of constructed positions that only the guided
+//! search (src/analyze/dead/guided.rs) finds at the default limits, each checked by replaying it with the
+//! reference generator (tests/data/dead-guided.txt, labels from CHA-Solver's tests/positions.txt).
+
+mod dead_common;
+
+use dead_common::*;
+use perftlab::analyze::dead::{self, Limits, Verdict};
+use perftlab::types::Color;
+use perftlab::Checked;
+
+#[test]
+fn guided_search_finds_the_long_helpmates_at_the_default_limits() {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/dead-guided.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut queries = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let (side, fen) = line.split_once(' ').unwrap();
+        let winner = match side {
+            "white" => Color::White,
+            "black" => Color::Black,
+            _ => panic!("{line}: bad side"),
+        };
+        let pos = Checked::from_fen(fen).unwrap();
+        // The default node limit, no time limit: the verdict does not depend on the machine's speed.
+        let d = dead::decide(&pos, winner, &limits(Limits::default().nodes)).unwrap();
+        match &d.verdict {
+            Verdict::Winnable { helpmate } => assert_helpmate(&pos, winner, helpmate),
+            v => panic!("{fen}: {winner:?} decided {v:?}"),
+        }
+        assert!(
+            d.nodes <= Limits::default().nodes,
+            "{fen}: {} nodes",
+            d.nodes
+        );
+        queries += 1;
+    }
+    assert_eq!(queries, 6);
+}
