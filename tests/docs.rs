@@ -562,12 +562,12 @@ const FIGURES: &[Figure] = &[
     },
     Figure {
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
-        source: ("docs/dead-positions.md", "merged tree (6f53640): full "),
+        source: ("docs/dead-positions.md", "merged tree (a39a78f): full "),
         quotes: &[("README.md", "131,072 queries | ")],
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "scan (6f53640) "),
+        source: ("docs/dead-positions.md", "scan (a39a78f) "),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {

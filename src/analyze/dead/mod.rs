@@ -752,14 +752,15 @@ const SHARES: &[(bool, u64)] = &[
     (true, 200_000),
 ];
 
-/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (199,090 of 2,189,996 at
-/// the default limits), the last stage (the helpmate search resumed) the rest. Measured on CHA-Solver's tests/positions.txt
-/// (6,828 queries, default limits, 2026-12-06): the guided search finds most helpmates the last stage found
-/// there with far fewer nodes, but not all; the costliest of those needs 1,982,514 nodes of the last stage, so
-/// the guided share must stay under 207,483 for no verdict to change. An eleventh: 40 undetermined (48 before),
-/// no other verdict changed; with an earlier build (leaves made): a twelfth 40, a fifth 39 but one helpmate
-/// lost, all of it (no last stage) 44.
-const GUIDED_SHARE: u64 = 11;
+/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 34,000 of
+/// 2,170,000 at the default limits), the last stage (the helpmate search resumed) the rest. Measured on
+/// CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the helpmates the guided search
+/// finds within any share it was given there cost it at most 6,522 nodes (the next ones 228,704 and more), while
+/// the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for White), so a small
+/// share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but with the
+/// 30,000-node first stage of [`SHARES`] line 832 was lost (19 undetermined in the merged tree); a sixty-fourth:
+/// 18, no verdict of the session's start lost.
+const GUIDED_SHARE: u64 = 64;
 
 /// Nodes of one iteration of [`SHARES`]' first stage at most (the later stages allow half the query's nodes):
 /// an iteration that would wander through its whole share at a small budget (progress costs nothing, so
