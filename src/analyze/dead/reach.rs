@@ -736,37 +736,8 @@ mod tests {
             "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
             "r5k1/5ppp/8/3B4/8/8/5PPP/3R2K1 b - - 0 1",
         ];
-        let mut next = crate::random::xorshift(0x9E37_79B9_7F4A_7C15u64);
-        let (mut proofs, mut chains, mut mates, mut seen) = (0, 0, 0, 0u32);
-        random_walks(&fens, (6, 24), &mut next, |_, b, cd, _, _| {
-            let pos = Checked::new(b.to_setup(cd)).unwrap();
-            seen += 1;
-            for winner in Color::ALL {
-                let mate = mate_within(&pos, winner, 3);
-                mates += usize::from(mate);
-                if reach_reason(b, winner).is_some() {
-                    assert!(
-                        !mate,
-                        "{}: proof for {winner:?} beside a mate",
-                        pos.to_fen()
-                    );
-                    proofs += 1;
-                }
-                // The chain on every fourth position only (each follows up to 1,000 positions).
-                if seen % 4 == 0 && check_chain_reason(b, cd, winner).is_some() {
-                    assert!(
-                        !mate,
-                        "{}: chain for {winner:?} beside a mate",
-                        pos.to_fen()
-                    );
-                    chains += 1;
-                }
-            }
-        });
-        assert!(
-            proofs > 200 && chains > 50 && mates > 20,
-            "{proofs} proofs, {chains} chains, {mates} mates"
-        );
+        let n = walk_proofs(&fens, 0x9E37_79B9_7F4A_7C15, (6, 24), Some(4));
+        assert!(n.proofs > 200 && n.chains > 50 && n.mates > 20, "{n:?}");
     }
 
     /// Soundness of the rules of [`Round`] on seeded random walks: from positions where one side has a single
@@ -786,28 +757,59 @@ mod tests {
             "6b1/8/1k6/3p1p2/3PpP1B/3pKp2/3P1P1n/B7 w - - 0 1",
             "8/2b4B/4k3/8/8/2p1p1p1/2PpP1P1/1B1K3n b - - 0 1",
         ];
-        let mut next = crate::random::xorshift(0x2545_F491_4F6C_DD1Du64);
-        let (mut proofs, mut lone, mut mates) = (0, 0, 0);
-        random_walks(&fens, (8, 20), &mut next, |_, b, cd, _, _| {
+        let n = walk_proofs(&fens, 0x2545_F491_4F6C_DD1D, (8, 20), None);
+        assert!(n.proofs > 100 && n.lone > 30 && n.mates > 20, "{n:?}");
+    }
+
+    /// What [`walk_proofs`] counted: reach proofs (and those for a side with one piece besides its king), check
+    /// chains, and mates within 3 plies.
+    #[derive(Debug, Default)]
+    struct Walked {
+        proofs: usize,
+        lone: usize,
+        chains: usize,
+        mates: usize,
+    }
+
+    /// Seeded random walks from `fens` (`walks` walks of at most so many plies each): wherever the reach proof
+    /// (and, on every `chain_every`-th position, the check-chain proof) answers for a side, the independent
+    /// exhaustive search must find no mate for it within 3 plies.
+    fn walk_proofs(
+        fens: &[&str],
+        seed: u64,
+        walks: (usize, usize),
+        chain_every: Option<u32>,
+    ) -> Walked {
+        let mut next = crate::random::xorshift(seed);
+        let (mut n, mut seen) = (Walked::default(), 0u32);
+        random_walks(fens, walks, &mut next, |_, b, cd, _, _| {
             let pos = Checked::new(b.to_setup(cd)).unwrap();
+            seen += 1;
             for winner in Color::ALL {
                 let mate = mate_within(&pos, winner, 3);
-                mates += usize::from(mate);
-                if reach_reason(b, winner).is_some() {
+                n.mates += usize::from(mate);
+                let beside = |what: &str| {
                     assert!(
                         !mate,
-                        "{}: proof for {winner:?} beside a mate",
+                        "{}: {what} for {winner:?} beside a mate",
                         pos.to_fen()
-                    );
-                    proofs += 1;
-                    lone += usize::from((b.occupied(winner) & !b.role(Role::King)).count() == 1);
+                    )
+                };
+                if reach_reason(b, winner).is_some() {
+                    beside("proof");
+                    n.proofs += 1;
+                    n.lone += usize::from((b.occupied(winner) & !b.role(Role::King)).count() == 1);
+                }
+                // The chain follows up to 1,000 positions: on some positions only.
+                if chain_every.is_some_and(|k| seen % k == 0)
+                    && check_chain_reason(b, cd, winner).is_some()
+                {
+                    beside("chain");
+                    n.chains += 1;
                 }
             }
         });
-        assert!(
-            proofs > 100 && lone > 30 && mates > 20,
-            "{proofs} proofs, {lone} lone, {mates} mates"
-        );
+        n
     }
 
     /// A pawn facing an enemy pawn on its file never passes it while neither leaves the file and the enemy one
