@@ -17,12 +17,13 @@
 
 use super::blocked::{blocked_reason, may_unblock};
 use super::material::material_rule;
+use super::ordering::DISTANCE;
 use super::reach::reach_reason;
-use super::{in_check, no_legal_move, Limit};
+use super::{in_check, legal_into, no_legal_move, Limit};
 use crate::bitboard::attacks::MagicSliders;
 use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::movegen::{self as mg};
-use crate::bitboard::piece_attacks;
+use crate::bitboard::{piece_attacks, Bitboard};
 use crate::types::{Color, MoveKind, Role, Square};
 use std::time::Instant;
 
@@ -70,48 +71,9 @@ fn steady_pawns(b: &Board) -> u64 {
     (white & (pawns >> 8)) | (black & (pawns << 8))
 }
 
-/// Chebyshev (king-move) distance between two squares.
-fn king_distance(a: u8, b: u8) -> u8 {
-    let df = (a as i8 % 8 - b as i8 % 8).unsigned_abs();
-    let dr = (a as i8 / 8 - b as i8 / 8).unsigned_abs();
-    df.max(dr)
-}
-
-/// Knight-move distance between two squares on an empty board (breadth first).
-fn knight_distance(a: u8, b: u8) -> u8 {
-    static TABLE: std::sync::OnceLock<Vec<[u8; 64]>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        (0..64u8)
-            .map(|from| {
-                let mut dist = [FAR; 64];
-                dist[from as usize] = 0;
-                let mut frontier = 1u64 << from;
-                let mut d = 0;
-                while frontier != 0 {
-                    d += 1;
-                    let mut next = 0;
-                    for s in crate::bitboard::Bitboard(frontier) {
-                        next |= crate::bitboard::knight_attacks(s).0;
-                    }
-                    frontier = 0;
-                    for s in crate::bitboard::Bitboard(next) {
-                        if dist[s.index()] == FAR {
-                            dist[s.index()] = d;
-                            frontier |= 1 << s.index();
-                        }
-                    }
-                }
-                dist
-            })
-            .collect()
-    });
-    table[a as usize][b as usize]
-}
-
 /// Whether a square is dark (a1 is).
 fn dark(sq: u8) -> bool {
-    // The file's and the rank's lowest bits differ on a light square.
-    (sq ^ (sq >> 3)) & 1 == 0
+    Bitboard::DARK.contains(Square::new(sq))
 }
 
 impl Guide {
@@ -121,7 +83,7 @@ impl Guide {
         // Squares as the winner sees them (its eighth rank on top): a mirror for Black.
         let rel = |sq: u8| if winner == Color::White { sq } else { sq ^ 56 };
         let bishops_on = |color: Color, want_dark: bool| {
-            crate::bitboard::Bitboard(root.pieces(color, Role::Bishop).0)
+            Bitboard(root.pieces(color, Role::Bishop).0)
                 .into_iter()
                 .any(|s| dark(rel(s.index() as u8)) == want_dark)
         };
@@ -170,12 +132,9 @@ impl Guide {
             _ => None,
         };
         let nearer = target.is_some_and(|t| {
-            let distance = if role == Role::King {
-                king_distance
-            } else {
-                knight_distance
-            };
-            distance(to, t) < distance(from, t)
+            // King moves, or knight moves ([`DISTANCE`]'s two tables).
+            let distance = &DISTANCE[usize::from(role == Role::Knight)];
+            distance[usize::from(to)][usize::from(t)] < distance[usize::from(from)][usize::from(t)]
         });
         let (d_from, d_to) = (self.bishop[from as usize], self.bishop[to as usize]);
         if winner {
@@ -214,28 +173,18 @@ fn bishop_distances(steady: u64, corner: [u8; 3]) -> [u8; 64] {
     let mut seen = frontier;
     let mut d = 0;
     while frontier != 0 {
-        for s in crate::bitboard::Bitboard(frontier) {
+        for s in Bitboard(frontier) {
             dist[s.index()] = d;
         }
         let mut next = 0;
-        for s in crate::bitboard::Bitboard(frontier) {
-            next |= piece_attacks(Role::Bishop, s, crate::bitboard::Bitboard(steady)).0;
+        for s in Bitboard(frontier) {
+            next |= piece_attacks(Role::Bishop, s, Bitboard(steady)).0;
         }
         frontier = next & !steady & !seen;
         seen |= frontier;
         d += 1;
     }
     dist
-}
-
-/// Moves into one reusable buffer per ply.
-struct Buffer<'a>(&'a mut Vec<u32>);
-
-impl mg::Consumer for Buffer<'_> {
-    #[inline(always)]
-    fn take(&mut self, m: u32) {
-        self.0.push(m);
-    }
 }
 
 /// One guided search.
@@ -284,7 +233,7 @@ impl Search<'_> {
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
-        mg::generate::<MagicSliders, _>(b, self.cd, &mut Buffer(&mut moves));
+        legal_into(b, self.cd, &mut moves);
         let found = self.expand(b, &mut moves, depth, progress, recheck);
         self.lists[ply] = moves;
         found

@@ -165,9 +165,9 @@ pub(super) fn no_legal_move(b: &Board, cd: &CastlingData) -> bool {
     mg::count::<MagicSliders>(b, cd) == 0
 }
 
-/// The legal moves appended to `out` (a buffer the caller reuses: no allocation per position). The tests' oracle
-/// of the helpmate search's tagged lists (the search itself generates through its move ordering).
-#[cfg(test)]
+/// The legal moves appended to `out` (a buffer the caller reuses: no allocation per position): the guided
+/// search's lists, and the tests' oracle of the helpmate search's tagged lists (the helpmate search itself
+/// generates through its move ordering).
 pub(super) fn legal_into(b: &Board, cd: &CastlingData, out: &mut Vec<u32>) {
     struct Into<'a>(&'a mut Vec<u32>);
     impl mg::Consumer for Into<'_> {
@@ -551,10 +551,20 @@ impl Query<'_> {
             .get_or_insert_with(|| self.new_search())
             .run_iterations((left / 2).clamp(1, share), FIRST_ITERATION_NODES);
         let nodes = nodes + used;
+        self.stage_end(found, nodes).ok_or(nodes)
+    }
+
+    /// A search stage's outcome, `nodes` visited so far: the verdict where it ends the query (a helpmate found,
+    /// or out of time), `None` where the next stage goes on.
+    fn stage_end(
+        &self,
+        found: std::result::Result<Vec<u32>, Limit>,
+        nodes: u64,
+    ) -> Option<(Verdict, u64)> {
         match found {
-            Ok(line) => Ok((self.winnable(line), nodes)),
-            Err(Limit::Time) => Ok((Verdict::Undetermined { limit: Limit::Time }, nodes)),
-            Err(_) => Err(nodes),
+            Ok(line) => Some((self.winnable(line), nodes)),
+            Err(Limit::Time) => Some((Verdict::Undetermined { limit: Limit::Time }, nodes)),
+            Err(_) => None,
         }
     }
 
@@ -670,12 +680,8 @@ impl Query<'_> {
                     .get_or_insert_with(new_search)
                     .run((left / 2).clamp(1, share));
                 nodes += used;
-                match found {
-                    Ok(line) => return (self.winnable(line), nodes),
-                    Err(Limit::Time) => {
-                        return (Verdict::Undetermined { limit: Limit::Time }, nodes)
-                    }
-                    Err(_) => {}
+                if let Some(decided) = self.stage_end(found, nodes) {
+                    return decided;
                 }
             }
         }
@@ -685,23 +691,18 @@ impl Query<'_> {
             let limit = Limit::Nodes;
             return (Verdict::Undetermined { limit }, nodes);
         }
-        // The guided search (guided.rs) with a share of the nodes left, then the search with the rest.
+        // The guided search (guided.rs) with a share of the nodes left (at most `left - 1`: some are always left
+        // after it), then the search with the rest.
         let share = left / GUIDED_SHARE;
         if share > 0 {
             let keyed = self.shared.keyed();
             let (found, used) = guided::guided_search(keyed, cd, winner, share, self.deadline);
             nodes += used;
-            match found {
-                Ok(line) => return (self.winnable(line), nodes),
-                Err(Limit::Time) => return (Verdict::Undetermined { limit: Limit::Time }, nodes),
-                Err(_) => {}
+            if let Some(decided) = self.stage_end(found, nodes) {
+                return decided;
             }
         }
         let left = total.saturating_sub(nodes);
-        if left == 0 {
-            let limit = Limit::Nodes;
-            return (Verdict::Undetermined { limit }, nodes);
-        }
         let (found, used) = search.get_or_insert_with(new_search).run(left);
         nodes += used;
         match found {

@@ -22,7 +22,7 @@ pub(super) const PUNISH: i32 = 1;
 const PAWN_PROGRESS_RANK: u8 = 3;
 
 /// Distances between squares in king moves (`DISTANCE[0]`) and knight moves (`DISTANCE[1]`).
-static DISTANCE: [[[u8; 64]; 64]; 2] = distances();
+pub(super) static DISTANCE: [[[u8; 64]; 64]; 2] = distances();
 
 const fn distances() -> [[[u8; 64]; 64]; 2] {
     let mut d = [[[u8::MAX; 64]; 64]; 2];
