@@ -514,3 +514,47 @@ fn the_short_lines_gate_is_a_gate() {
         d.verdict
     );
 }
+
+/// The last closure of the full search proves the walled-in kings of tests/data/dead-closure.txt unwinnable at the
+/// default limits (labels from CHA-Solver's tests/positions.txt); their closures are larger than the 200,000
+/// positions the last stage held before session 63, so the test fails if that stage shrinks again.
+#[test]
+fn the_last_closure_proves_walled_in_kings_at_the_default_limits() {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/dead-closure.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut queries = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut words = line.splitn(3, ' ');
+        let (side, verdict, fen) = (
+            words.next().unwrap(),
+            words.next().unwrap(),
+            words.next().unwrap(),
+        );
+        let winner = if side == "white" {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let pos = Checked::from_fen(fen).unwrap();
+        // The default node limit, no time limit: the verdict does not depend on the machine's speed.
+        let d = dead::decide(&pos, winner, &limits(Limits::default().nodes)).unwrap();
+        match (&d.verdict, verdict) {
+            (Verdict::Winnable { helpmate }, "winnable") => assert_helpmate(&pos, winner, helpmate),
+            (
+                Verdict::Unwinnable {
+                    reason: Reason::ExhaustedSearch { positions },
+                },
+                "unwinnable",
+            ) => assert!(*positions > 200_000, "{fen}: {positions} positions"),
+            (v, _) => panic!("{fen}: {winner:?} decided {v:?}, expected {verdict}"),
+        }
+        queries += 1;
+    }
+    assert_eq!(queries, 4);
+}

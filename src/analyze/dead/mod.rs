@@ -744,17 +744,23 @@ enum Proofs {
 /// 41.80 M; the same verdicts. On tests/positions.txt the queries that the held-back proofs (289 reach proofs)
 /// or the closure (378) prove unwinnable pay up to 20,000 nodes more (337.1 M → 350.5 M nodes in all at
 /// `--time-limit 0`; 48 → 47 undetermined, one more helpmate found).
+///
+/// The last closure holds up to 300,000 positions since session 63 (200,000 before): the closures of lines 1514
+/// and 3016 of tests/positions.txt for Black (a king walled in by its own blocked pawns, whose every move is a
+/// pawn step, so the game ends in stalemate within a few dozen plies) close at 202,215 positions (0.3 s, 832,219
+/// nodes), and no helpmate found before is lost (18 → 16 undetermined on that file). The next closures that
+/// would close are much larger (line 2131 for Black at 527,022 positions, 2127 for White at 1,738,032).
 const SHARES: &[(bool, u64)] = &[
     (false, 30_000),
     (true, 10_000),
     (false, 100_000),
     (true, 50_000),
     (false, 500_000),
-    (true, 200_000),
+    (true, 300_000),
 ];
 
-/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 34,000 of
-/// 2,170,000 at the default limits), the last stage (the helpmate search resumed) the rest. Measured on
+/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 32,000 of
+/// 2,070,000 at the default limits; 2,170,000 before session 63), the last stage (the helpmate search resumed) the rest. Measured on
 /// CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the helpmates the guided search
 /// finds within any share it was given there cost it at most 6,522 nodes (the next ones 228,704 and more), while
 /// the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for White), so a small
