@@ -331,10 +331,12 @@ fn reach_proof_on_community_positions() {
     {
         let (label, fen) = line.split_at(2);
         let pos = Checked::from_fen(fen.trim()).unwrap();
-        for (winner, can) in [
-            (Color::White, &label[..1] == "W"),
-            (Color::Black, &label[1..] == "B"),
-        ] {
+        for (winner, mark) in [(Color::White, &label[..1]), (Color::Black, &label[1..])] {
+            // A lower-case mark: a helpmate beyond this test's limits (see the file's header).
+            if mark == "w" || mark == "b" {
+                continue;
+            }
+            let can = mark != "-";
             let d = dead::decide(&pos, winner, &limits(100_000)).unwrap();
             check_verdict(&pos, winner, &d.verdict, 4);
             match (&d.verdict, can) {
@@ -362,7 +364,7 @@ fn reach_proof_on_community_positions() {
             }
         }
     }
-    assert_eq!((proofs, chains), (21, 4));
+    assert_eq!((proofs, chains), (22, 4));
     assert!(split >= 4, "{split}");
     assert!(deepest >= 3, "{deepest}");
 }

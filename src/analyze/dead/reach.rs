@@ -12,10 +12,11 @@
 //! square, no piece that is not *capturable* has been captured, and every square in `attacked[c]` is attacked by a
 //! piece of colour `c`. A move of piece `i` from `s` to `t` is then one the rules list from `s`: slider lines are
 //! stopped only by fixed pieces (others may have gone), no piece enters the square of a king that never moves (a
-//! king is never captured), a king never steps onto a square the enemy attacks (FIDE 3.8.2), no piece enters a
-//! square of a fixed piece of its own colour, a pawn pushes only onto a square no fixed piece holds and captures
-//! only where an enemy piece other than the king may stand (3.7), and no move crosses or ends on the squares of a
-//! piece that can never be captured and never leaves them (the way is never free). So `t` lies in `i`'s region; a
+//! king is never captured), a king never steps onto a square the enemy attacks (FIDE 3.8.2) nor onto a square
+//! that is the enemy king's or next to it wherever in its region that king stands, no piece enters a square of a
+//! fixed piece of its own colour, a pawn pushes only onto a square no fixed piece holds and captures only where an
+//! enemy piece other than the king may stand (3.7), and no move crosses or ends on the squares of a piece that can
+//! never be captured and never leaves them (the way is never free). So `t` lies in `i`'s region; a
 //! captured piece was on a square of the capturer's region, so it is capturable; a piece that moves or is captured
 //! is not fixed; a piece that is never captured attacks, from wherever it stands, every square it attacks from all
 //! of its region with every square that may ever be occupied in the way (a ray can only be shorter with more pieces
@@ -325,6 +326,7 @@ impl Reach {
             .origins
             .map(|own| (self.fixed & (own | self.kings)) | kept);
         let round = Round::new(self);
+        let zones = self.king_zones();
         let mut grown = false;
         for i in 0..self.men.len() {
             let man = self.men[i];
@@ -343,12 +345,14 @@ impl Reach {
                 continue;
             }
             let pawn = man.piece.role == Role::Pawn;
+            let c = man.piece.color.index();
+            let shut = match man.piece.role {
+                Role::King => shut[c] | zones[1 - c],
+                _ => shut[c],
+            };
             let (mut added, mut hits) = (Bitboard::EMPTY, man.hits);
             for from in man.reach.iter() {
-                for to in self
-                    .moves(man.piece, from, shut[man.piece.color.index()])
-                    .iter()
-                {
+                for to in self.moves(man.piece, from, shut).iter() {
                     let diagonal = pawn && from.file() != to.file();
                     if never_captures && diagonal {
                         continue;
@@ -378,6 +382,19 @@ impl Reach {
             }
         }
         grown
+    }
+
+    /// For each colour, the squares its king stands on or next to wherever it stands in its region (empty
+    /// without a king): the enemy king never steps there (FIDE 3.8.2, 1.4.1).
+    fn king_zones(&self) -> [Bitboard; 2] {
+        let mut zones = [Bitboard::EMPTY; 2];
+        for m in self.men.iter().filter(|m| m.piece.role == Role::King) {
+            zones[m.piece.color.index()] = m
+                .reach
+                .iter()
+                .fold(Bitboard::ALL, |acc, s| acc & king_attacks(s).with(s));
+        }
+        zones
     }
 
     /// The squares `piece` may move to from `from`, by the module's rules (before the confined pieces' test),
