@@ -471,6 +471,48 @@ fn a_gpu_plan_counts_on_the_cpu_and_deals_the_grouped_order() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Without `--split-depth`, a plan for the GPU splits 3 plies above the leaves and a cpu plan 4
+/// (`plan::default_split`): start perft 6 at ply 3 (5,362 distinct positions, 8,902 paths: OEIS A083276 and
+/// CPW perft 3) and at ply 2 (400 and 400); the merge gives CPW perft 6 either way.
+#[test]
+fn a_gpu_plan_splits_one_ply_deeper_by_default() {
+    let d = temp_dir("gpu-plan-split");
+    for (backend, split, positions, paths) in [("gpu", 3, 5362, 8902), ("cpu", 2, 400, 400)] {
+        let dir = d.join(backend);
+        let o = out(perftlab()
+            .env("WGPU_BACKEND", "dx12")
+            .args(["plan", "--startpos", "--depth", "6", "--shards", "2"])
+            .args(["--backend", backend, "--out", dir.to_str().unwrap()])
+            .output()
+            .unwrap());
+        assert_eq!(o.0, 0, "{}", o.2);
+        let text = std::fs::read_to_string(dir.join("plan.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            (&v["split_depth"], &v["positions"], &v["paths"]),
+            (
+                &serde_json::json!(split),
+                &serde_json::json!(positions),
+                &serde_json::json!(paths)
+            ),
+            "{backend}"
+        );
+        for k in ["0", "1"] {
+            let o = out(perftlab()
+                .args(["run-unit", dir.to_str().unwrap(), "--shard", k, "--quiet"])
+                .output()
+                .unwrap());
+            assert_eq!(o.0, 0, "{}", o.2);
+        }
+        let o = out(perftlab()
+            .args(["merge", dir.to_str().unwrap()])
+            .output()
+            .unwrap());
+        assert!(o.1.contains("Nodes searched: 119060324"), "{}", o.1);
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn a_gpu_plan_warns_that_it_does_not_use_the_gpu_flags() {
     let d = temp_dir("gpu-plan-flags");

@@ -158,8 +158,8 @@ pub struct PlanArgs {
     /// Total depth in plies.
     #[arg(long)]
     depth: u32,
-    /// Ply of the split: each distinct position there is one piece of work (default: --depth minus 4,
-    /// between 1 and 5, see `plan::default_split`).
+    /// Ply of the split: each distinct position there is one piece of work (default: --depth minus 4, minus
+    /// 3 with --backend gpu, between 1 and 5, see `plan::default_split`).
     #[arg(long)]
     split_depth: Option<u32>,
     /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
@@ -237,7 +237,9 @@ pub fn plan(mut a: PlanArgs) -> Result<i32> {
         let grouped = engine.merges_only_within_batch();
         (engine, grouped)
     };
-    let split = a.split_depth.unwrap_or(plan::default_split(a.depth));
+    let split = a
+        .split_depth
+        .unwrap_or(plan::default_split(a.depth, grouped));
     let o = PlanOptions {
         root,
         fen: given.to_fen(),
@@ -318,7 +320,7 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
     }
     let seed = zobrist_seed(a.zobrist_seed, a.backend.backend)?;
     let engine = Engine::create(&a.backend, seed)?;
-    units::run_unit(
+    let code = units::run_unit(
         engine.backend(),
         &RunUnitOptions {
             dir: a.dir,
@@ -329,7 +331,14 @@ pub fn run_unit(a: RunUnitArgs) -> Result<i32> {
         },
         &super::common::PositionsBar::new(a.quiet),
         &mut |line| eprintln!("{line}"),
-    )
+    )?;
+    // As `perft --verbose`: the backend's work report (the GPU's levels, distinct positions, table hits).
+    if a.backend.verbose {
+        if let Some(r) = engine.backend().report()? {
+            eprint!("{}", r.text);
+        }
+    }
+    Ok(code)
 }
 
 /// Arguments of `perftlab status`.

@@ -173,14 +173,30 @@ pub const DEFAULT_SPLIT_REST: u32 = 4;
 /// while the frontier is made).
 pub const DEFAULT_SPLIT_MAX: u32 = 5;
 
-/// The split ply of a plan of depth `depth` when `--split-depth` is not given: `depth` − 4 (between 1 and
-/// [`DEFAULT_SPLIT_MAX`], below `depth`). Each position then has a subtree of at least 4 plies (about a
-/// million leaves, milliseconds of counting, against some microseconds of per-position work outside the
-/// backend: reading its FEN, one journal line), and transpositions down to that ply are merged exactly rather
-/// than found again through each unit's own, initially empty hash table.
-pub fn default_split(depth: u32) -> u32 {
+/// Plies below the split that `plan` leaves when `--split-depth` is not given and the units' backend merges
+/// transpositions only within a batch (the GPU, [`PlanOptions::grouped`]): the grouped order keeps together
+/// the positions whose children transpose ([`super::group`]), one ply down, so each position's subtree is
+/// its children's level (merged within the batch) and the fused last two plies. Split four plies above, the
+/// level two plies down transposes across the batches and shards: start perft 8 split at ply 4, one shard of
+/// four expanded 4,624,202 distinct positions at remaining depth 2 in its 47 batches (1,107,947 of them
+/// answered by its table), where the plain count's one run expanded 11,120,887 − 1,313,079 = 9,807,808 in
+/// all (docs/deep-runs.md, "GPU units (session 63)").
+pub const GROUPED_SPLIT_REST: u32 = 3;
+
+/// The split ply of a plan of depth `depth` when `--split-depth` is not given: `depth` − 4, or `depth` − 3
+/// for units on a backend that merges only within a batch (`grouped`, [`GROUPED_SPLIT_REST`]); between 1
+/// and [`DEFAULT_SPLIT_MAX`], below `depth`. Each position then has a subtree of at least 4 (3) plies (about
+/// a million (thirty thousand) leaves, milliseconds of counting, against some microseconds of per-position
+/// work outside the backend: reading its FEN, one journal line), and transpositions down to that ply are
+/// merged exactly rather than found again through each unit's own, initially empty hash table.
+pub fn default_split(depth: u32, grouped: bool) -> u32 {
+    let rest = if grouped {
+        GROUPED_SPLIT_REST
+    } else {
+        DEFAULT_SPLIT_REST
+    };
     depth
-        .saturating_sub(DEFAULT_SPLIT_REST)
+        .saturating_sub(rest)
         .clamp(1, DEFAULT_SPLIT_MAX)
         .min(depth.saturating_sub(1).max(1))
 }
@@ -586,7 +602,13 @@ mod tests {
 
     #[test]
     fn default_split_leaves_four_plies_between_ply_1_and_5() {
-        let got: Vec<u32> = (2..=12).map(super::default_split).collect();
+        let got: Vec<u32> = (2..=12).map(|d| super::default_split(d, false)).collect();
         assert_eq!(got, [1, 1, 1, 1, 2, 3, 4, 5, 5, 5, 5]);
+    }
+
+    #[test]
+    fn default_split_of_a_grouped_plan_leaves_three_plies_between_ply_1_and_5() {
+        let got: Vec<u32> = (2..=12).map(|d| super::default_split(d, true)).collect();
+        assert_eq!(got, [1, 1, 1, 2, 3, 4, 5, 5, 5, 5, 5]);
     }
 }
