@@ -41,5 +41,5 @@ fn guided_search_finds_the_long_helpmates_at_the_default_limits() {
         );
         queries += 1;
     }
-    assert_eq!(queries, 6);
+    assert_eq!(queries, 11);
 }

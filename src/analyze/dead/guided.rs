@@ -9,6 +9,10 @@
 //! static proof of unwinnability, wherever they are played) four. A transposition table keeps, from one
 //! iteration to the next, the most depth left each position was searched with.
 //!
+//! A [`Plan`] sets the goals: the mating corner, what the loser's captures cost, whether rewards go first. The
+//! full search runs CHA-Solver's own ([`PHASE_EIGHT`]), then the other [`PLANS`] with a fixed share each (a
+//! portfolio of goals: each search is cheap where its corner is the right one, hopeless where it is not).
+//!
 //! After CHA-Solver's phase 8 ("guided deep search using bishop distances and punishable moves", MIT, commit
 //! 3484c7e: `src/search/{heuristics,engine,utils}.rs`), written afresh on this crate's board and move generator.
 //! It only ever proves `Winnable` (every helpmate is replayed by the reference generator, `mod.rs` `replay`);
@@ -38,6 +42,72 @@ const TABLE_SIZE: usize = 1 << 20;
 /// Bishop distance of a square the mating corner's diagonals never reach.
 const FAR: u8 = u8::MAX;
 
+/// Where a [`Plan`] aims: the mating corner as the winner sees the board (its eighth rank on top).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Corner {
+    /// h8 where the winner's bishops are dark-squared (or, without any, the loser's light-squared), else a8.
+    ByBishops,
+    /// h8, the far dark corner.
+    FarDark,
+    /// h1 (mirrored for Black), the near light corner.
+    NearLight,
+}
+
+/// One guided search's goals and costs: where it steers the pieces, what the loser's captures of pieces cost,
+/// and whether the rewarded moves are searched first.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct Plan {
+    pub(super) corner: Corner,
+    /// The class of the loser's captures that take no pawn: punished (CHA-Solver's phase 8), ordinary, or
+    /// progress (the loser takes the winner's pieces that wall in its own king or pawns).
+    loser_captures: Class,
+    /// Rewarded moves first (else generation order, with the same costs).
+    sorted: bool,
+}
+
+/// CHA-Solver's phase 8 plan: the corner of the bishops, the loser's captures punished, rewards first.
+pub(super) const PHASE_EIGHT: Plan = Plan {
+    corner: Corner::ByBishops,
+    loser_captures: Class::Punish,
+    sorted: true,
+};
+
+/// The plans the full search tries after [`PHASE_EIGHT`], each with at most the nodes given, in this order: the
+/// goals that constructed positions of CHA-Solver's tests/positions.txt need and [`PHASE_EIGHT`] misses (a mate
+/// in a near corner, or in the far corner of the other colour; the loser freeing the winner's king or pawns by
+/// taking the pieces that wall them in). Measured (node counts, deterministic) on the nine winnable queries that
+/// `main` (d8d64fb) left undetermined there at the default limits and on line 832 for White (which the last
+/// stage found with 1,982,514 nodes), each plan alone from the root with 3,000,000 nodes, all 24 combinations of
+/// corner, loser-capture class and order tried; the nodes each needed, in the order 831 W, 1008 B, 1910 W,
+/// 2100 W, 2131 W, 2168 W, 2178 B, 2217 W, 2218 W, 832 W (`-`: not within 3,000,000):
+/// - near light, captures progress, generation order: -, 66,280, -, 417,170, -, 165,349, 42,508, -, -, 1,412,818
+/// - far dark, captures ordinary, rewards first: -, -, -, 218,919, 83,287, -, 29,495, -, 220,219, -
+/// - near dark, captures progress, rewards first (not in the list: its nodes would come out of the last stage,
+///   which needs up to 1.98 M for the queries it finds there): 1,519,699, 1,478,486, 604,601, 2,207,489, -,
+///   896,664, -, -, -, 617,929
+/// - [`PHASE_EIGHT`] (for comparison): -, -, -, 463,867, -, -, 261,023, 1,238,924, 282,933, -
+///
+/// The two kept cost at most 295,000 nodes of the last stage's and decide 1008 B, 2100 W, 2131 W, 2178 B and
+/// 2218 W at the default limits.
+pub(super) const PLANS: [(Plan, u64); 2] = [
+    (
+        Plan {
+            corner: Corner::NearLight,
+            loser_captures: Class::Reward,
+            sorted: false,
+        },
+        70_000,
+    ),
+    (
+        Plan {
+            corner: Corner::FarDark,
+            loser_captures: Class::Normal,
+            sorted: true,
+        },
+        225_000,
+    ),
+];
+
 /// What a move costs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Class {
@@ -52,6 +122,7 @@ enum Class {
 /// The squares the search steers pieces to, and the bishops' distances to the mating corner.
 struct Guide {
     winner: Color,
+    plan: Plan,
     /// Targets of the winner's king, the winner's knights, the loser's king, the loser's knights.
     targets: [u8; 4],
     /// Bishop moves from each square to the mating corner (or a square beside it) through squares without a
@@ -77,9 +148,9 @@ fn dark(sq: u8) -> bool {
 }
 
 impl Guide {
-    /// The guide for `winner` from `root`: the mating corner chosen by the bishops' colours (the winner's, else
-    /// the opposite of the loser's), seen from the winner's side of the board.
-    fn new(root: &Board, cd: &CastlingData, winner: Color) -> Guide {
+    /// The guide for `winner` from `root` by `plan`: its mating corner (for [`Corner::ByBishops`] chosen by the
+    /// bishops' colours: the winner's, else the opposite of the loser's), seen from the winner's side.
+    fn new(root: &Board, cd: &CastlingData, winner: Color, plan: Plan) -> Guide {
         // Squares as the winner sees them (its eighth rank on top): a mirror for Black.
         let rel = |sq: u8| if winner == Color::White { sq } else { sq ^ 56 };
         let bishops_on = |color: Color, want_dark: bool| {
@@ -91,7 +162,13 @@ impl Guide {
         let dark_corner = bishops_on(winner, true) || (!own && bishops_on(!winner, false));
         // The h8 corner's targets (g7 for the king, e5 for knights, h8 and g8 for the loser's king and
         // knights), mirrored to the a-file for the other colour, then to the winner's side.
-        let place = |sq: u8| rel(if dark_corner { sq } else { sq ^ 7 });
+        let flip = match plan.corner {
+            Corner::ByBishops if dark_corner => 0,
+            Corner::ByBishops => 7,
+            Corner::FarDark => 0,
+            Corner::NearLight => 56,
+        };
+        let place = |sq: u8| rel(sq ^ flip);
         let targets = [54, 36, 63, 62].map(place);
         let corner = [63, 62, 55].map(place);
         let bishop = bishop_distances(steady_pawns(root), corner);
@@ -107,6 +184,7 @@ impl Guide {
         }
         Guide {
             winner,
+            plan,
             targets,
             bishop,
             punished,
@@ -159,7 +237,7 @@ impl Guide {
             return Class::Reward;
         }
         if capture {
-            return Class::Punish;
+            return self.plan.loser_captures;
         }
         Class::Normal
     }
@@ -274,7 +352,9 @@ impl Search<'_> {
             let class = self.guide.class(b, *m) as u32;
             *m |= class << 24;
         }
-        moves.sort_by_key(|m| m >> 24);
+        if self.guide.plan.sorted {
+            moves.sort_by_key(|m| m >> 24);
+        }
         let winner = b.turn() == self.guide.winner;
         for &t in moves.iter() {
             let m = t & 0xFF_FFFF;
@@ -312,19 +392,19 @@ impl Search<'_> {
     }
 }
 
-/// The guided search from `root` (with its Zobrist key) for `winner`, at most `nodes` nodes (moves made) and
-/// until `deadline`: a helpmate's moves, or the limit that stopped it ([`Limit::Quick`] when every depth was
-/// searched without a mate: no proof of anything), and the nodes visited.
+/// The guided search by `plan` from `root` (with its Zobrist key) for `winner`, at most `nodes` nodes (moves
+/// made) and until `deadline`: a helpmate's moves, or the limit that stopped it ([`Limit::Quick`] when every
+/// depth was searched without a mate: no proof of anything), and the nodes visited.
 pub(super) fn guided_search(
     root: &Board,
     cd: &CastlingData,
-    winner: Color,
+    (winner, plan): (Color, Plan),
     nodes: u64,
     deadline: Option<Instant>,
 ) -> (std::result::Result<Vec<u32>, Limit>, u64) {
     let mut s = Search {
         cd,
-        guide: Guide::new(root, cd, winner),
+        guide: Guide::new(root, cd, winner, plan),
         nodes: 0,
         node_limit: nodes,
         deadline,
@@ -377,7 +457,7 @@ mod tests {
     fn corner_follows_the_bishops() {
         let guide = |fen: &str, winner: Color| {
             let (b, cd) = Board::from_setup(&crate::position::Setup::from_fen(fen).unwrap());
-            Guide::new(&b, &cd, winner)
+            Guide::new(&b, &cd, winner, PHASE_EIGHT)
         };
         let sq = |name: &str| Square::parse(name).unwrap().index() as u8;
         let white = guide("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", Color::White);
@@ -387,5 +467,38 @@ mod tests {
         // White's light bishop: a8.
         let light = guide("4k3/8/8/8/8/8/8/3BK3 w - - 0 1", Color::White);
         assert_eq!(light.targets[2], sq("a8"));
+    }
+
+    /// The plans' own corners, whatever the bishops: h1 (near, light) and h8 (far, dark) for White, mirrored to
+    /// h8 and h1 for Black.
+    #[test]
+    fn plans_set_their_corners() {
+        let (b, cd) = Board::from_setup(
+            &crate::position::Setup::from_fen("4k3/8/8/8/8/8/8/3BK3 w - - 0 1").unwrap(),
+        );
+        let sq = |name: &str| Square::parse(name).unwrap().index() as u8;
+        let near = PLANS[0].0;
+        let far = PLANS[1].0;
+        assert_eq!(
+            (near.corner, far.corner),
+            (Corner::NearLight, Corner::FarDark)
+        );
+        let targets = |winner, plan| Guide::new(&b, &cd, winner, plan).targets;
+        assert_eq!(
+            targets(Color::White, near),
+            [sq("g2"), sq("e4"), sq("h1"), sq("g1")]
+        );
+        assert_eq!(
+            targets(Color::Black, near),
+            [sq("g7"), sq("e5"), sq("h8"), sq("g8")]
+        );
+        assert_eq!(
+            targets(Color::White, far),
+            [sq("g7"), sq("e5"), sq("h8"), sq("g8")]
+        );
+        assert_eq!(
+            targets(Color::Black, far),
+            [sq("g2"), sq("e4"), sq("h1"), sq("g1")]
+        );
     }
 }

@@ -692,11 +692,17 @@ impl Query<'_> {
             return (Verdict::Undetermined { limit }, nodes);
         }
         // The guided search (guided.rs) with a share of the nodes left (at most `left - 1`: some are always left
-        // after it), then the search with the rest.
-        let share = left / GUIDED_SHARE;
-        if share > 0 {
-            let keyed = self.shared.keyed();
-            let (found, used) = guided::guided_search(keyed, cd, winner, share, self.deadline);
+        // after it), then its other plans with their nodes (at most half of those left each), then the search
+        // with the rest.
+        let keyed = self.shared.keyed();
+        let plans = std::iter::once((guided::PHASE_EIGHT, left / GUIDED_SHARE));
+        for (plan, most) in plans.chain(guided::PLANS) {
+            let share = most.min(total.saturating_sub(nodes) / 2);
+            if share == 0 {
+                continue;
+            }
+            let (found, used) =
+                guided::guided_search(keyed, cd, (winner, plan), share, self.deadline);
             nodes += used;
             if let Some(decided) = self.stage_end(found, nodes) {
                 return decided;
@@ -766,7 +772,9 @@ const SHARES: &[(bool, u64)] = &[
 /// the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for White), so a small
 /// share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but with the
 /// 30,000-node first stage of [`SHARES`] line 832 was lost (19 undetermined in the merged tree); a sixty-fourth:
-/// 18, no verdict of the session's start lost.
+/// 18, no verdict of the session's start lost. The guided search's other plans ([`guided::PLANS`]) follow with
+/// their fixed shares (295,000 nodes at most, taken from the last stage: line 832 for White, which needs 1.98 M
+/// there, is lost, five queries that needed a plan are won).
 const GUIDED_SHARE: u64 = 64;
 
 /// Nodes of one iteration of [`SHARES`]' first stage at most (the later stages allow half the query's nodes):
