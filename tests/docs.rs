@@ -562,12 +562,15 @@ const FIGURES: &[Figure] = &[
     },
     Figure {
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
-        source: ("docs/dead-positions.md", "merged tree (a39a78f): full "),
+        source: (
+            "docs/dead-positions.md",
+            "| tests/lichess.txt, full, 2 rounds × 3 runs | ",
+        ),
         quotes: &[("README.md", "131,072 queries | ")],
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "scan (a39a78f) "),
+        source: ("docs/dead-positions.md", "| tests/lichess.txt, `--scan` | "),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
