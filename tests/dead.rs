@@ -520,16 +520,8 @@ fn the_short_lines_gate_is_a_gate() {
 /// positions the last stage held before session 63, so the test fails if that stage shrinks again.
 #[test]
 fn the_last_closure_proves_walled_in_kings_at_the_default_limits() {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/data/dead-closure.txt",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
     let mut queries = 0;
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-    {
+    for line in data_lines("dead-closure.txt") {
         let mut words = line.splitn(3, ' ');
         let (side, verdict, fen) = (
             words.next().unwrap(),

@@ -11,16 +11,8 @@ use perftlab::Checked;
 
 #[test]
 fn guided_search_finds_the_long_helpmates_at_the_default_limits() {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/data/dead-guided.txt",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
     let mut queries = 0;
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-    {
+    for line in data_lines("dead-guided.txt") {
         let (side, fen) = line.split_once(' ').unwrap();
         let winner = match side {
             "white" => Color::White,

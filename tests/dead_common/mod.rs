@@ -11,6 +11,16 @@ use std::process::Command;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_perftlab");
 
+/// The lines of `tests/data/NAME` that are neither comments (`#`) nor blank.
+pub fn data_lines(name: &str) -> Vec<String> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// Limits for the tests: node-bounded only, so that the verdicts do not depend on the machine's speed.
 pub fn limits(nodes: u64) -> Limits {
     Limits {
