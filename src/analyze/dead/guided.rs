@@ -398,7 +398,8 @@ impl Search<'_> {
 pub(super) fn guided_search(
     root: &Board,
     cd: &CastlingData,
-    (winner, plan): (Color, Plan),
+    winner: Color,
+    plan: Plan,
     nodes: u64,
     deadline: Option<Instant>,
 ) -> (std::result::Result<Vec<u32>, Limit>, u64) {

@@ -702,7 +702,7 @@ impl Query<'_> {
                 continue;
             }
             let (found, used) =
-                guided::guided_search(keyed, cd, (winner, plan), share, self.deadline);
+                guided::guided_search(keyed, cd, winner, plan, share, self.deadline);
             nodes += used;
             if let Some(decided) = self.stage_end(found, nodes) {
                 return decided;
@@ -766,8 +766,8 @@ const SHARES: &[(bool, u64)] = &[
 ];
 
 /// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 32,000 of
-/// 2,070,000 at the default limits; 2,170,000 before session 63), the last stage (the helpmate search resumed) the rest. Measured on
-/// CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the helpmates the guided search
+/// 2,070,000 at the default limits; 2,170,000 before session 63), the last stage (the helpmate search resumed)
+/// the rest. Measured on CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the helpmates the guided search
 /// finds within any share it was given there cost it at most 6,522 nodes (the next ones 228,704 and more), while
 /// the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for White), so a small
 /// share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but with the
