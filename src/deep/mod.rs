@@ -58,6 +58,25 @@ pub const CHECKPOINT_PLY4_DEPTH: u32 = 8;
 /// count's CPU time, at ply 4 about 1.0×; docs/deep-runs.md, "GPU units").
 pub const GPU_CHECKPOINT_PLY4_DEPTH: u32 = 7;
 
+/// Deepest split ply a checkpointed GPU run chooses by itself ([`checkpoint_split`]): at ply 5 the start
+/// position has 822,518 distinct positions (a journal of about 200 MB when finished), at ply 6 9,417,681.
+pub const GPU_CHECKPOINT_MAX_PLY: u32 = 5;
+
+/// The split ply of a checkpointed run of `depth` ≥ [`CHECKPOINT_PLY4_DEPTH`] (on a backend that merges only
+/// within a batch, `grouped`: ≥ [`GPU_CHECKPOINT_PLY4_DEPTH`]) that names none: ply 4 on the CPU; on the GPU
+/// [`plan::GROUPED_SPLIT_REST`] plies above the leaves, between 4 and [`GPU_CHECKPOINT_MAX_PLY`], so that a
+/// batch's fused level is the one below its positions, as for the GPU's units (start perft 8 on lavapipe,
+/// `--threads 2`, one round on a loaded machine: split at ply 4 1.41× the plain count's CPU seconds, at ply 5
+/// 0.97×; docs/deep-runs.md, "GPU checkpoint at perft 8 (session 64)").
+pub fn checkpoint_split(depth: u32, grouped: bool) -> u32 {
+    match grouped {
+        true => depth
+            .saturating_sub(plan::GROUPED_SPLIT_REST)
+            .clamp(4, GPU_CHECKPOINT_MAX_PLY),
+        false => 4,
+    }
+}
+
 /// The split ply in the header of the `perft` journal at `path`, if it is a readable one (anything else is
 /// left to [`Journal::open`] to refuse).
 fn journal_split(path: &Path) -> Option<u32> {
@@ -91,8 +110,8 @@ pub fn frontier_sha(f: &split::Frontier) -> String {
 /// Options of a split `perft` run.
 pub struct SplitRun<'a> {
     /// Split ply (None: an existing journal's, else with a checkpoint and depth ≥
-    /// [`CHECKPOINT_PLY4_DEPTH`] (on the GPU [`GPU_CHECKPOINT_PLY4_DEPTH`]) ply 4, else the first ply with at
-    /// least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
+    /// [`CHECKPOINT_PLY4_DEPTH`] (on the GPU [`GPU_CHECKPOINT_PLY4_DEPTH`]) [`checkpoint_split`], else the
+    /// first ply with at least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
     pub split: Option<u32>,
     /// Statistics columns to count (None: only nodes).
     pub stats: Option<Detail>,
@@ -233,7 +252,8 @@ pub fn perft_split(
         true => split::frontier_with_boards(root, s, o.chess960, o.split_mem, named),
         false => split::frontier_bare(root, s, o.chess960, o.split_mem),
     };
-    let ply4_from = if engine.merges_only_within_batch() {
+    let grouped = engine.merges_only_within_batch();
+    let ply4_from = if grouped {
         GPU_CHECKPOINT_PLY4_DEPTH
     } else {
         CHECKPOINT_PLY4_DEPTH
@@ -245,7 +265,10 @@ pub fn perft_split(
         .filter(|&s| check_split_depth(s, depth).is_ok());
     let (s, (f, boards)) = match o.split.or(written) {
         Some(s) => (s, make(s)?),
-        None if o.checkpoint.is_some() && depth >= ply4_from => (4, make(4)?),
+        None if o.checkpoint.is_some() && depth >= ply4_from => {
+            let s = checkpoint_split(depth, grouped);
+            (s, make(s)?)
+        }
         None => {
             let mut s = 1;
             loop {
@@ -367,4 +390,19 @@ pub fn perft_split(
         backend_seconds: run.backend_seconds,
         batches: run.batches,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A checkpointed run that names no split ply: ply 4 on the CPU; on the GPU three plies above the leaves,
+    /// between ply 4 and 5 (start perft 8 at ply 5: docs/deep-runs.md, "GPU checkpoint at perft 8").
+    #[test]
+    fn a_gpu_checkpoint_splits_three_plies_above_the_leaves_between_ply_4_and_5() {
+        let cpu: Vec<u32> = (8..=12)
+            .map(|d| super::checkpoint_split(d, false))
+            .collect();
+        assert_eq!(cpu, [4, 4, 4, 4, 4]);
+        let gpu: Vec<u32> = (7..=12).map(|d| super::checkpoint_split(d, true)).collect();
+        assert_eq!(gpu, [4, 5, 5, 5, 5, 5]);
+    }
 }
