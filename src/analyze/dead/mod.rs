@@ -91,10 +91,11 @@ impl Default for Limits {
     /// 6,000,000 nodes and 1 s per query (CHA's default is 500,000 of its nodes; the units differ: this search
     /// does not count a loser's move into a leaf, it never makes it). The nodes were 3,000,000 until session 64
     /// ([`FIRST_PART_NODES`]); the time limit did not need to rise with them: on CHA-Solver's tests/positions.txt
-    /// (release, `--threads 1`, a 2-core machine at load 3.4–3.9, two runs) the five queries the late part finds
-    /// took 0.39–0.77 s each (line 2217 for White, 5,788,919 nodes, 0.56–0.59 s; the guided search's nodes are
-    /// cheaper than the helpmate search's), those left undetermined at 6,000,000 nodes 0.50–1.06 s, the last
-    /// stage's queries at 2,987,990 nodes 0.32–0.74 s; `--time-limit 1` gave the same verdicts.
+    /// (release, `--threads 1`, a 2-core machine at load 1.4–3.9, five runs) the five queries the late part finds
+    /// took 0.39–0.80 s each (line 2217 for White, 5,788,919 nodes, 0.54–0.78 s; the guided search's nodes are
+    /// cheaper than the helpmate search's), those left undetermined at 6,000,000 nodes 0.47–1.06 s, the last
+    /// stage's queries at 2,987,990 nodes 0.30–0.52 s; the three runs at `--time-limit 1` gave the same
+    /// verdicts. Under a heavier load both kinds stop at 1 s (docs/dead-positions.md, session 64).
     fn default() -> Limits {
         Limits {
             nodes: 6_000_000,
@@ -827,16 +828,16 @@ const SHARES: &[(bool, u64)] = &[
     (true, 300_000),
 ];
 
-/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 32,000 of
-/// 2,070,000 at the default limits; 2,170,000 before session 63), the last stage (the helpmate search resumed)
-/// the rest. Measured on CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the
-/// helpmates the guided search finds within any share it was given there cost it at most 6,522 nodes (the next
-/// ones 228,704 and more), while the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that
-/// file, for White), so a small share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but with the
-/// 30,000-node first stage of [`SHARES`] line 832 was lost (19 undetermined in the merged tree); a sixty-fourth:
-/// 18, no verdict of the session's start lost. The guided search's other plans ([`guided::PLANS`]) follow with
-/// their fixed shares (295,000 nodes at most, taken from the last stage: line 832 for White, which needs 1.98 M
-/// there, is lost, five queries that needed a plan are won).
+/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 32,000 of 2,070,000
+/// within the first part, [`FIRST_PART_NODES`]; 2,170,000 before session 63), the last stage (the helpmate search
+/// resumed) the rest. Measured on CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the
+/// helpmates the guided search finds within any share it was given there cost it at most 6,522 nodes (the next ones
+/// 228,704 and more), while the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for
+/// White), so a small share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but
+/// with the 30,000-node first stage of [`SHARES`] line 832 was lost (19 undetermined in the merged tree); a
+/// sixty-fourth: 18, no verdict of the session's start lost. The guided search's other plans ([`guided::PLANS`]) follow
+/// with their fixed shares (295,000 nodes at most, taken from the last stage: line 832 for White, which needs 1.98 M
+/// there, is lost, five queries that needed a plan are won; 832 is found again by the late part since session 64).
 const GUIDED_SHARE: u64 = 64;
 
 /// The nodes of the full search's first part: every stage it ran within the default limit of 3,000,000 nodes
