@@ -57,7 +57,7 @@ pub struct DeadArgs {
     #[arg(long, visible_alias = "unwinnable-only")]
     scan: bool,
     /// Positions visited at most per query.
-    #[arg(long, default_value_t = 3_000_000)]
+    #[arg(long, default_value_t = 6_000_000)]
     nodes: u64,
     /// Seconds per query at most (then `undetermined`); 0 for no limit.
     #[arg(long, default_value_t = 1.0)]

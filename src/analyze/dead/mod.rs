@@ -88,11 +88,17 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// 3,000,000 nodes and 1 s per query (CHA's default is 500,000 of its nodes; the units differ: this search
-    /// does not count a loser's move into a leaf, it never makes it).
+    /// 6,000,000 nodes and 1 s per query (CHA's default is 500,000 of its nodes; the units differ: this search
+    /// does not count a loser's move into a leaf, it never makes it). The nodes were 3,000,000 until session 64
+    /// ([`FIRST_PART_NODES`]); the time limit did not need to rise with them: on CHA-Solver's tests/positions.txt
+    /// (release, `--threads 1`, a 2-core machine at load 1.4–3.9, five runs) the five queries the late part finds
+    /// took 0.39–0.80 s each (line 2217 for White, 5,788,919 nodes, 0.54–0.78 s; the guided search's nodes are
+    /// cheaper than the helpmate search's), those left undetermined at 6,000,000 nodes 0.47–1.06 s, the last
+    /// stage's queries at 2,987,990 nodes 0.30–0.52 s; the three runs at `--time-limit 1` gave the same
+    /// verdicts. Under a heavier load both kinds stop at 1 s (docs/dead-positions.md, session 64).
     fn default() -> Limits {
         Limits {
-            nodes: 3_000_000,
+            nodes: 6_000_000,
             time: Some(Duration::from_secs(1)),
             quick: false,
             scan: false,
@@ -483,6 +489,12 @@ impl Query<'_> {
         self.limits.nodes.max(1)
     }
 
+    /// The nodes of the full search's first part ([`FIRST_PART_NODES`] at most): every stage before the late
+    /// plans, the static proofs' searches included, runs as if the query's limit were this.
+    fn first_part(&self) -> u64 {
+        self.total().min(FIRST_PART_NODES)
+    }
+
     /// The verdict and the nodes visited: the static proofs, then the quick and scan paths' small search or
     /// the full search.
     ///
@@ -493,7 +505,7 @@ impl Query<'_> {
     /// exists, and every helpmate is replayed), and on real game positions that stage finds one at once. They
     /// still run, in the same order, before any longer search.
     fn decide(&self, closure_stopped: &mut bool) -> (Verdict, u64) {
-        let line_nodes = match self.static_proofs(Proofs::Gated, self.total()) {
+        let line_nodes = match self.static_proofs(Proofs::Gated, self.first_part()) {
             Ok(decided) => return decided,
             Err(line_nodes) => line_nodes,
         };
@@ -504,7 +516,7 @@ impl Query<'_> {
                 self.shared,
                 self.winner,
                 self.limits,
-                self.total() - nodes,
+                self.first_part() - nodes,
                 self.deadline,
                 closure_stopped,
             );
@@ -515,22 +527,22 @@ impl Query<'_> {
             Ok(decided) => return decided,
             Err(nodes) => nodes,
         };
-        match self.static_proofs(Proofs::HeldBack, self.total() - nodes) {
+        match self.static_proofs(Proofs::HeldBack, self.first_part() - nodes) {
             Ok((verdict, used)) => (verdict, nodes + used),
             Err(line_nodes) => self.search(nodes + line_nodes, search),
         }
     }
 
-    /// The helpmate search of the full path, fresh (its table sized for the query's node limit).
+    /// The helpmate search of the full path, fresh (its table sized for the query's node limit, its iterations
+    /// for the first part's).
     fn new_search(&self) -> Helpmate<'_> {
-        let total = self.total();
         Helpmate::new(
             self.shared.keyed(),
             &self.shared.cd,
             self.winner,
-            (total / 2).max(ITERATION_NODES_MIN),
+            (self.first_part() / 2).max(ITERATION_NODES_MIN),
             i32::MAX - 1,
-            total,
+            self.total(),
             self.deadline,
         )
     }
@@ -542,7 +554,7 @@ impl Query<'_> {
         nodes: u64,
         search: &mut Option<Helpmate<'s>>,
     ) -> std::result::Result<(Verdict, u64), u64> {
-        let left = self.total().saturating_sub(nodes);
+        let left = self.first_part().saturating_sub(nodes);
         if left == 0 {
             return Err(nodes);
         }
@@ -654,13 +666,45 @@ impl Query<'_> {
     }
 
     /// The full search after the static proofs and [`SHARES`]' first stage (kept in `search`), `nodes` visited
-    /// so far: the closure and the helpmate search in turn (the rest of [`SHARES`]), then the search with the
-    /// nodes left.
-    fn search<'s>(&'s self, mut nodes: u64, mut search: Option<Helpmate<'s>>) -> (Verdict, u64) {
+    /// so far: the first part ([`Query::first_part`]: the closure and the helpmate search in turn, the rest of
+    /// [`SHARES`], the guided plans, the search with the nodes left), then the late part ([`Query::late_part`]).
+    fn search<'s>(&'s self, nodes: u64, mut search: Option<Helpmate<'s>>) -> (Verdict, u64) {
+        let mut nodes = match self.shares(nodes, &mut search) {
+            Ok(decided) => return decided,
+            Err(nodes) => nodes,
+        };
+        // The guided search (guided.rs) with a share of the nodes left (at most `left - 1`: some are always left
+        // after it), then its other plans with their nodes (at most half of those left each), then the search
+        // with the rest of the first part.
+        let total = self.first_part();
+        if total > nodes {
+            let plans = std::iter::once((guided::PHASE_EIGHT, (total - nodes) / GUIDED_SHARE));
+            nodes = match self.plans(nodes, plans.chain(guided::PLANS), total, 2) {
+                Ok(decided) => return decided,
+                Err(nodes) => nodes,
+            };
+            let search = search.get_or_insert_with(|| self.new_search());
+            let (found, used) = search.run(total.saturating_sub(nodes));
+            nodes += used;
+            match found {
+                Ok(line) => return (self.winnable(line), nodes),
+                Err(Limit::Nodes) => {}
+                Err(limit) => return (Verdict::Undetermined { limit }, nodes),
+            }
+        }
+        self.late_part(nodes, search)
+    }
+
+    /// The rest of [`SHARES`] after its first stage (kept in `search`), `nodes` visited so far: the closure and
+    /// the helpmate search in turn; `Err` with the nodes visited when they decide nothing.
+    fn shares<'s>(
+        &'s self,
+        mut nodes: u64,
+        search: &mut Option<Helpmate<'s>>,
+    ) -> std::result::Result<(Verdict, u64), u64> {
         let (cd, winner) = (&self.shared.cd, self.winner);
-        let total = self.total();
+        let total = self.first_part();
         let mut run: Option<closure::Run> = None;
-        let new_search = || self.new_search();
         for &(is_closure, share) in &SHARES[1..] {
             let left = total.saturating_sub(nodes);
             if left == 0 {
@@ -673,47 +717,66 @@ impl Query<'_> {
                 nodes += run.len() - before;
                 match outcome {
                     Closure::Stopped(Limit::Nodes | Limit::Quick) => {}
-                    decided => return (self.of_closure(decided), nodes),
+                    decided => return Ok((self.of_closure(decided), nodes)),
                 }
             } else {
                 let (found, used) = search
-                    .get_or_insert_with(new_search)
+                    .get_or_insert_with(|| self.new_search())
                     .run((left / 2).clamp(1, share));
                 nodes += used;
                 if let Some(decided) = self.stage_end(found, nodes) {
-                    return decided;
+                    return Ok(decided);
                 }
             }
         }
-        // Out of nodes (said first: with `--quick` and a tiny limit, the limit is what stopped it).
-        let left = total.saturating_sub(nodes);
-        if left == 0 {
-            let limit = Limit::Nodes;
-            return (Verdict::Undetermined { limit }, nodes);
-        }
-        // The guided search (guided.rs) with a share of the nodes left (at most `left - 1`: some are always left
-        // after it), then its other plans with their nodes (at most half of those left each), then the search
-        // with the rest.
-        let keyed = self.shared.keyed();
-        let plans = std::iter::once((guided::PHASE_EIGHT, left / GUIDED_SHARE));
-        for (plan, most) in plans.chain(guided::PLANS) {
-            let share = most.min(total.saturating_sub(nodes) / 2);
+        Err(nodes)
+    }
+
+    /// The guided search by each of `plans` in turn, `nodes` visited so far, each with at most its nodes and a
+    /// `part` of those left below `total`; `Err` with the nodes visited when none finds a helpmate.
+    fn plans(
+        &self,
+        mut nodes: u64,
+        plans: impl Iterator<Item = (guided::Plan, u64)>,
+        total: u64,
+        part: u64,
+    ) -> std::result::Result<(Verdict, u64), u64> {
+        let (keyed, cd) = (self.shared.keyed(), &self.shared.cd);
+        for (plan, share) in plans {
+            let share = share.min(total.saturating_sub(nodes) / part);
             if share == 0 {
                 continue;
             }
             let (found, used) =
-                guided::guided_search(keyed, cd, winner, plan, share, self.deadline);
+                guided::guided_search(keyed, cd, self.winner, plan, share, self.deadline);
             nodes += used;
             if let Some(decided) = self.stage_end(found, nodes) {
-                return decided;
+                return Ok(decided);
             }
         }
-        let left = total.saturating_sub(nodes);
-        let (found, used) = search.get_or_insert_with(new_search).run(left);
-        nodes += used;
+        Err(nodes)
+    }
+
+    /// The late part of the full search, `nodes` visited so far: where the query's node limit exceeds
+    /// [`FIRST_PART_NODES`], the late plans ([`guided::LATE_PLANS`], each with at most its nodes), then the
+    /// helpmate search (`search`, resumed) with the rest; out of nodes otherwise (said first: with `--quick` and
+    /// a tiny limit, the limit is what stopped it).
+    fn late_part<'s>(&'s self, nodes: u64, search: Option<Helpmate<'s>>) -> (Verdict, u64) {
+        let total = self.total();
+        let nodes = match self.plans(nodes, guided::LATE_PLANS.into_iter(), total, 1) {
+            Ok(decided) => return decided,
+            Err(nodes) => nodes,
+        };
+        if total <= nodes {
+            let limit = Limit::Nodes;
+            return (Verdict::Undetermined { limit }, nodes);
+        }
+        let (found, used) = search
+            .unwrap_or_else(|| self.new_search())
+            .run(total - nodes);
         match found {
-            Ok(line) => (self.winnable(line), nodes),
-            Err(limit) => (Verdict::Undetermined { limit }, nodes),
+            Ok(line) => (self.winnable(line), nodes + used),
+            Err(limit) => (Verdict::Undetermined { limit }, nodes + used),
         }
     }
 }
@@ -765,17 +828,29 @@ const SHARES: &[(bool, u64)] = &[
     (true, 300_000),
 ];
 
-/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 32,000 of
-/// 2,070,000 at the default limits; 2,170,000 before session 63), the last stage (the helpmate search resumed)
-/// the rest. Measured on CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the helpmates the guided search
-/// finds within any share it was given there cost it at most 6,522 nodes (the next ones 228,704 and more), while
-/// the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for White), so a small
-/// share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but with the
-/// 30,000-node first stage of [`SHARES`] line 832 was lost (19 undetermined in the merged tree); a sixty-fourth:
-/// 18, no verdict of the session's start lost. The guided search's other plans ([`guided::PLANS`]) follow with
-/// their fixed shares (295,000 nodes at most, taken from the last stage: line 832 for White, which needs 1.98 M
-/// there, is lost, five queries that needed a plan are won).
+/// The guided search ([`guided`]) gets the nodes left after [`SHARES`] divided by this (about 32,000 of 2,070,000
+/// within the first part, [`FIRST_PART_NODES`]; 2,170,000 before session 63), the last stage (the helpmate search
+/// resumed) the rest. Measured on CHA-Solver's tests/positions.txt (6,828 queries, default limits, 2026-12-06): the
+/// helpmates the guided search finds within any share it was given there cost it at most 6,522 nodes (the next ones
+/// 228,704 and more), while the last stage needs up to 1,982,514 nodes for one it finds (line 832 of that file, for
+/// White), so a small share keeps both. An eleventh: 40 undetermined on the guided search's branch (48 before), but
+/// with the 30,000-node first stage of [`SHARES`] line 832 was lost (19 undetermined in the merged tree); a
+/// sixty-fourth: 18, no verdict of the session's start lost. The guided search's other plans ([`guided::PLANS`]) follow
+/// with their fixed shares (295,000 nodes at most, taken from the last stage: line 832 for White, which needs 1.98 M
+/// there, is lost, five queries that needed a plan are won; 832 is found again by the late part since session 64).
 const GUIDED_SHARE: u64 = 64;
+
+/// The nodes of the full search's first part: every stage it ran within the default limit of 3,000,000 nodes
+/// until session 64 ([`SHARES`], the guided search and its [`guided::PLANS`], the last stage), run exactly as then
+/// (the helpmate search's iterations capped at half of these, not of the query's limit); the nodes above go to
+/// the late part ([`Query::late_part`]: [`guided::LATE_PLANS`], then the helpmate search resumed). With
+/// `--nodes` at most this, nothing changed. The default limit is 6,000,000 since session 64: the five winnable
+/// queries of CHA-Solver's tests/positions.txt that the first part leaves undetermined (lines 831, 832, 1910,
+/// 2168 and 2217 for White) are found with 3.60–5.79 M nodes, and no other query of that file or of CHA's
+/// vectors changes its verdict or its nodes (`--time-limit 0`, node counts deterministic). The late plans could
+/// not run inside the first 3,000,000: the last stage finds lines 1908 and 1927 for White there with 2,987,990
+/// nodes, line 1521 for Black with 2,756,534, and so on, and every node a plan takes comes out of it.
+const FIRST_PART_NODES: u64 = 3_000_000;
 
 /// Nodes of one iteration of [`SHARES`]' first stage at most (the later stages allow half the query's nodes):
 /// an iteration that would wander through its whole share at a small budget (progress costs nothing, so
