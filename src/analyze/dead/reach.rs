@@ -579,8 +579,9 @@ impl Reach {
         attacked
     }
 
-    /// Whether `m` may stand on the board when the loser is mated: not a piece the case has never move before
-    /// it is captured (see the module's header, *Cases*).
+    /// Whether `m` may stand on the board when the loser is mated: not one of the case's still pieces, which
+    /// never move before they are captured and are gone by any mate the case covers (the module's header,
+    /// *Cases*).
     fn present(&self, m: &Man) -> bool {
         !self.case.still.contains(m.origin)
     }
