@@ -1,6 +1,6 @@
 //! Dead positions (FIDE 1.5, 5.2.2, 6.9; issue 18): the proofs of unwinnability, each verdict confirmed by an
-//! independent bounded exhaustive search or closure: the fortress over pawn configurations, the material rules
-//! and the tempo argument.
+//! independent bounded exhaustive search or closure: the fortress over pawn configurations, the material rules,
+//! the tempo argument, the reach proof and the kings' dance.
 
 mod dead_common;
 
@@ -311,6 +311,48 @@ fn analyze_svg_shades_a_fortress_held_by_tempo() {
     assert!(!shaded("h3") && !shaded("h4"), "{svg}");
     assert!(shaded("h2") && shaded("g4") && shaded("a8"), "{svg}");
     assert_eq!(shaded_for_white_count(&svg), 55, "{svg}");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The kings' dance (src/analyze/dead/dance.rs): the reach proof on the hypothesis that no king takes a piece
+// that never moves, and a walk over the two kings' squares that shows the hypothesis breaks only in stalemate.
+
+#[test]
+fn kings_dance_decides_d3_chess_issue_48() {
+    // Reported unwinnable for White in D3-Chess issue #48 (github.com/miguel-ambrona/D3-Chess/issues/48; CHA
+    // needs 77-125 million nodes, CHA-Solver 3.0 leaves it undetermined). Why (the proof in dance.rs): White's
+    // bishops are light-squared, Black's pawns and bishop stand and capture on dark squares, so neither side's
+    // pawns nor Black's bishop ever move unless a king takes a pawn. Black's king has a7, a8, b8, c8, d8 and e8.
+    // White's king can take only c7 (the others are defended), only from b7 or b8 with Black's king on e8, and
+    // Black is then stalemated; it never gets past c8, where it could step only with Black's king on e8,
+    // stalemate again. A mate on a8 or c8 needs two dark squares covered by White's king, on e8 it needs d8
+    // covered by White's king on c8, where it cannot stand while Black's king steps from d8. Black never gives
+    // check at all: only its king moves.
+    let fen = "3k1b2/2p1pBp1/KpP1P1P1/1P3B2/4B1B1/5B2/8/8 w - - 0 1";
+    let pos = Checked::from_fen(fen).unwrap();
+    for winner in Color::ALL {
+        let d = dead::decide(&pos, winner, &limits(100_000)).unwrap();
+        check_verdict(&pos, winner, &d.verdict, 4);
+        match d.verdict {
+            Verdict::Unwinnable {
+                reason: reason @ Reason::Dance { .. },
+            } => {
+                let text = reason.to_string();
+                assert!(
+                    text.contains("could take a piece on c7, the side"),
+                    "{text}"
+                );
+            }
+            v => panic!("{fen}: {winner:?} decided {v:?}"),
+        }
+    }
+    // The near-miss twin: a black knight on h1 moves instead of the king, White's king takes c7 and the c6 pawn
+    // queens.
+    assert_winnable_twin(
+        "3k1b2/2p1pBp1/KpP1P1P1/1P3B2/4B1B1/5B2/8/7n w - - 0 1",
+        Color::White,
+        None,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------

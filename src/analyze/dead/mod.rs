@@ -15,8 +15,9 @@
 //!   piece can ever reach are listed, and none lets the winner give check); a fortress over the reachable pawn
 //!   configurations (`saturate`, with the tempo argument of `tempo`); every piece's region for the whole game
 //!   with no square where the loser's king could be mated (`reach`, with case splits on pieces that have not
-//!   moved but may be captured; after the full search's first stage), or check chains followed to positions with
-//!   such a proof (`reach`); or an exhausted search (`closure`: every
+//!   moved but may be captured; after the full search's first stage), check chains followed to positions with
+//!   such a proof (`reach`), the same regions on the hypothesis that no king takes a piece that never moves with
+//!   a walk over the two kings' squares showing it breaks only in stalemate (`dance`); or an exhausted search (`closure`: every
 //!   position reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
 //! - [`Verdict::Undetermined`]: a node or time limit was reached first.
 //!
@@ -33,6 +34,7 @@
 
 mod blocked;
 mod closure;
+mod dance;
 mod fast_path;
 mod guided;
 mod helpmate;
@@ -635,6 +637,9 @@ impl Query<'_> {
                 return Ok((self.unwinnable(reason), root_node));
             }
             if let Some(reason) = reach::check_chain_reason(root, cd, winner) {
+                return Ok((self.unwinnable(reason), root_node));
+            }
+            if let Some(reason) = dance::dance_reason(root, winner) {
                 return Ok((self.unwinnable(reason), root_node));
             }
         }

@@ -81,6 +81,9 @@ struct Reach {
     case: Case,
     /// The side the proof is for, and whether it has one piece besides its king (see [`Round`]).
     winner: Color,
+    /// The kings' dance's hypothesis ([`super::dance`]): no king takes an enemy piece whose region is its own
+    /// square (one that never moves).
+    spare: bool,
     lone: bool,
     /// The first pieces found that have not moved but may be captured (before any promotion).
     first_group: Option<Bitboard>,
@@ -118,6 +121,100 @@ pub(super) fn reach_reason(b: &Board, winner: Color) -> Option<Reason> {
     proof.prove(b, winner, Case::default(), 0)?;
     let shown = proof.shown?;
     Some(shown.reason(proof.split, proof.cases))
+}
+
+/// The reach proof's sets on the kings' dance's hypothesis ([`super::dance`]): no king ever takes an enemy piece
+/// whose region is its own square. Indexed by colour where an array.
+pub(super) struct Field {
+    /// The side the proof is for.
+    pub(super) winner: Color,
+    /// The kings' regions.
+    pub(super) kings: [Bitboard; 2],
+    /// What the winner's pieces other than the king may attack ([`Reach::hit`]).
+    pub(super) hit: Bitboard,
+    /// The regions of the loser's pieces other than the king.
+    pub(super) blockers: Vec<Bitboard>,
+    /// The squares each colour's pieces other than the king attack for the rest of the game.
+    pub(super) guarded: [Bitboard; 2],
+    /// Each colour's pieces other than the king that never move (the captures the hypothesis leaves out).
+    pub(super) unmoved: [Vec<(Piece, Square)>; 2],
+    /// The squares of the pieces that never move and are never captured, and of each colour's pieces.
+    pub(super) fixed: Bitboard,
+    pub(super) origins: [Bitboard; 2],
+    /// Whether each colour has a piece other than the king that may move.
+    pub(super) mobile: [bool; 2],
+    /// The squares each colour's pieces other than the king may stand on.
+    pub(super) stand: [Bitboard; 2],
+    /// The regions of the winner's pieces that move along diagonals, and along ranks and files (all squares
+    /// once a pawn may promote).
+    pub(super) diag: Bitboard,
+    pub(super) orth: Bitboard,
+    /// The proof's text ([`Reason::Reach`]'s fields).
+    pub(super) regions: Vec<Region>,
+}
+
+/// The sets of the reach proof for `winner` in `b` on the kings' dance's hypothesis; `None` where the proof
+/// gives up (castling or an e.p. capture possible now, the rounds run out, a king missing).
+pub(super) fn spared_field(b: &Board, winner: Color) -> Option<Field> {
+    if b.ep_square().is_some() || b.has_castling() {
+        return None;
+    }
+    let r = Reach::new(b, winner, Case::default(), true);
+    if !r.saturated {
+        return None;
+    }
+    let king = |c: Color| {
+        r.men
+            .iter()
+            .find(|m| m.piece == Piece::new(c, Role::King))
+            .map(|m| m.reach)
+    };
+    let kings = [king(Color::White)?, king(Color::Black)?];
+    let ever = r.men.iter().fold(Bitboard::EMPTY, |acc, m| acc | m.reach);
+    let unmoved = Color::ALL.map(|c| {
+        r.men
+            .iter()
+            .filter(|m| {
+                m.piece.color == c && m.piece.role != Role::King && !m.reach.more_than_one()
+            })
+            .map(|m| (m.piece, m.origin))
+            .collect()
+    });
+    let mobile = Color::ALL.map(|c| {
+        r.men.iter().any(|m| {
+            m.piece.color == c
+                && m.piece.role != Role::King
+                && (m.reach.more_than_one() || m.promoted)
+        })
+    });
+    let (mut diag, mut orth) = (Bitboard::EMPTY, Bitboard::EMPTY);
+    for m in r.men.iter().filter(|m| m.piece.color == winner) {
+        let all = if m.promoted { Bitboard::ALL } else { m.reach };
+        if m.promoted || matches!(m.piece.role, Role::Bishop | Role::Queen) {
+            diag |= all;
+        }
+        if m.promoted || matches!(m.piece.role, Role::Rook | Role::Queen) {
+            orth |= all;
+        }
+    }
+    let Reason::Reach { regions, .. } = r.reason(Bitboard::EMPTY, 1) else {
+        return None;
+    };
+    Some(Field {
+        winner,
+        kings,
+        hit: r.hit(winner),
+        blockers: r.blockers(!winner),
+        guarded: r.held(r.capturable, ever, false),
+        unmoved,
+        fixed: r.fixed,
+        origins: r.origins,
+        mobile,
+        stand: r.men_may_stand,
+        diag,
+        orth,
+        regions,
+    })
 }
 
 /// Positions the check-chain proof explores at most ([`check_chain_reason`]).
@@ -197,7 +294,7 @@ struct Proof {
 impl Proof {
     /// Proves `case`, splitting it where it fails; `None` where some case fails unsplittable.
     fn prove(&mut self, b: &Board, winner: Color, case: Case, depth: u32) -> Option<()> {
-        let reach = Reach::new(b, winner, case);
+        let reach = Reach::new(b, winner, case, false);
         let group = match reach.proves(winner) {
             Ok(()) => {
                 self.cases += 1;
@@ -227,8 +324,8 @@ impl Proof {
 }
 
 impl Reach {
-    /// The saturated sets for `b` under `case`, for `winner`.
-    fn new(b: &Board, winner: Color, case: Case) -> Reach {
+    /// The saturated sets for `b` under `case`, for `winner`; with `spare`, on the kings' dance's hypothesis.
+    fn new(b: &Board, winner: Color, case: Case, spare: bool) -> Reach {
         let men = b
             .occupied_all()
             .iter()
@@ -252,6 +349,7 @@ impl Reach {
             kings: b.role(Role::King),
             case,
             winner,
+            spare,
             lone: (b.occupied(winner) & !b.role(Role::King)).count() == 1,
             first_group: None,
             saturated: false,
@@ -357,6 +455,7 @@ impl Reach {
             let pawn = man.piece.role == Role::Pawn;
             let c = man.piece.color.index();
             let shut = match man.piece.role {
+                Role::King if self.spare => shut[c] | zones[1 - c] | self.unmoved(!man.piece.color),
                 Role::King => shut[c] | zones[1 - c],
                 _ => shut[c],
             };
@@ -522,12 +621,19 @@ impl Reach {
         self.fixed = fixed & !capturable;
         self.capturable = capturable;
         self.men_may_stand = stand;
+        self.attacked = self.held(capturable, ever, true);
+    }
+
+    /// The squares each colour attacks for the rest of the game: those each of its pieces that is never captured
+    /// nor promoted (the kings only `with_kings`) attacks from every square of its region, with every square in
+    /// `ever` occupied in the way, and those of its groups ([`Reach::group_attacks`]).
+    fn held(&self, capturable: Bitboard, ever: Bitboard, with_kings: bool) -> [Bitboard; 2] {
         let mut attacked = [Bitboard::EMPTY; 2];
-        for m in self
-            .men
-            .iter()
-            .filter(|m| !capturable.contains(m.origin) && !m.promoted)
-        {
+        for m in self.men.iter().filter(|m| {
+            !capturable.contains(m.origin)
+                && !m.promoted
+                && (with_kings || m.piece.role != Role::King)
+        }) {
             let always = m
                 .reach
                 .iter()
@@ -535,7 +641,18 @@ impl Reach {
             attacked[m.piece.color.index()] |= always;
         }
         let together = self.group_attacks(capturable, ever);
-        self.attacked = [0, 1].map(|c| attacked[c] | together[c]);
+        [0, 1].map(|c| attacked[c] | together[c])
+    }
+
+    /// The squares of `color`'s pieces other than the king whose region is their own square (they have not
+    /// moved so far in the saturation).
+    fn unmoved(&self, color: Color) -> Bitboard {
+        self.men
+            .iter()
+            .filter(|m| {
+                m.piece.color == color && m.piece.role != Role::King && !m.reach.more_than_one()
+            })
+            .fold(Bitboard::EMPTY, |acc, m| acc.with(m.origin))
     }
 
     /// The squares each colour attacks with its groups: the pieces of one kind (colour and role, not pawns or
@@ -598,6 +715,16 @@ impl Reach {
         let (Some(region), Some(winner_king)) = (king_of(loser), king_of(winner)) else {
             return true;
         };
+        let hit = self.hit(winner);
+        let blockers = self.blockers(loser);
+        (hit & region)
+            .iter()
+            .any(|m| flights_coverable(m, region & !hit, winner_king, &blockers))
+    }
+
+    /// The squares `winner`'s pieces other than the king may attack from their regions, lines stopped by fixed
+    /// pieces only (all squares once a pawn may promote).
+    fn hit(&self, winner: Color) -> Bitboard {
         let mut hit = Bitboard::EMPTY;
         for m in self
             .men
@@ -611,15 +738,16 @@ impl Reach {
                 hit |= attacks(m.piece, s, self.fixed);
             }
         }
-        let blockers: Vec<Bitboard> = self
-            .men
+        hit
+    }
+
+    /// The regions of `loser`'s pieces other than the king (each may stand on a flight square of its king).
+    fn blockers(&self, loser: Color) -> Vec<Bitboard> {
+        self.men
             .iter()
             .filter(|m| m.piece.color == loser && m.piece.role != Role::King && self.present(m))
             .map(|m| m.reach)
-            .collect();
-        (hit & region)
-            .iter()
-            .any(|m| flights_coverable(m, region & !hit, winner_king, &blockers))
+            .collect()
     }
 }
 
@@ -634,16 +762,21 @@ fn flights_coverable(
     blockers: &[Bitboard],
 ) -> bool {
     let flights = king_attacks(m) & free;
-    let fits = |left: Bitboard| {
-        let reachers = blockers.iter().filter(|r| r.intersects(left)).count() as u32;
-        let coverable = blockers.iter().fold(Bitboard::EMPTY, |acc, &r| acc | r);
-        left.count() <= reachers && (left & !coverable).is_empty()
-    };
-    if fits(flights) {
+    if blockable(flights, blockers) {
         return true;
     }
     let stands = winner_king & !king_attacks(m) & !Bitboard::from_square(m);
-    stands.iter().any(|k| fits(flights & !king_attacks(k)))
+    stands
+        .iter()
+        .any(|k| blockable(flights & !king_attacks(k), blockers))
+}
+
+/// Whether the loser's pieces whose regions are `blockers` could stand on all of the squares `left`
+/// (over-approximated: counted, not matched).
+pub(super) fn blockable(left: Bitboard, blockers: &[Bitboard]) -> bool {
+    let reachers = blockers.iter().filter(|r| r.intersects(left)).count() as u32;
+    let coverable = blockers.iter().fold(Bitboard::EMPTY, |acc, &r| acc | r);
+    left.count() <= reachers && (left & !coverable).is_empty()
 }
 
 /// Empty squares a group may leave at most ([`Reach::group_attacks`]), and the squares it may hold at most
@@ -937,7 +1070,7 @@ mod tests {
     #[test]
     fn facing_pawns_never_pass() {
         let b = board("1k4b1/1P1p4/BP1Pp1p1/1P2P1P1/8/PpB5/1P1B4/K7 b - - 0 1");
-        let reach = Reach::new(&b, Color::White, Case::default());
+        let reach = Reach::new(&b, Color::White, Case::default(), false);
         let man = |sq: &str| {
             reach
                 .men

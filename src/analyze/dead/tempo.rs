@@ -36,7 +36,15 @@ pub(super) struct Entry {
 /// Whether a king of the winner leaving `from` may discover a check on a king on `l`: `from` on a line from `l`
 /// (rank, file or diagonal) with no pawn strictly between them, and beyond `from`, before the first pawn, a
 /// square of `diag` (bishop or queen regions) on a diagonal, of `orth` (rook or queen regions) on a rank or file.
-fn discovers(l: Square, from: Square, pawns: Bitboard, diag: Bitboard, orth: Bitboard) -> bool {
+/// `pawns` are the pieces surely in the way (the kings' dance, [`super::dance`], passes its fixed pieces that
+/// are not the winner's line pieces).
+pub(super) fn discovers(
+    l: Square,
+    from: Square,
+    pawns: Bitboard,
+    diag: Bitboard,
+    orth: Bitboard,
+) -> bool {
     let (lf, lr) = (i32::from(l.file()), i32::from(l.rank()));
     let (ff, fr) = (i32::from(from.file()), i32::from(from.rank()));
     let (df, dr) = (ff - lf, fr - lr);

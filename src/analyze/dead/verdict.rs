@@ -71,6 +71,21 @@ pub enum Reason {
         /// Cases proved (1 without a split).
         cases: u32,
     },
+    /// The reach proof ([`Reason::Reach`]) on the hypothesis that no king takes an enemy piece that never moves,
+    /// and an exact walk over the two kings' squares and the side to move that reaches no position where the
+    /// winner could give mate, and where a king could take such a piece, only positions without a legal move
+    /// after it (the kings' dance, `dance.rs`).
+    Dance {
+        /// The squares of the pieces that never move and are never captured on the hypothesis (bitboard).
+        fixed: u64,
+        /// Every other piece with the squares it may stand on while the hypothesis holds.
+        regions: Vec<Region>,
+        /// Positions of the two kings with the side to move reached by the walk.
+        positions: u64,
+        /// The squares of the pieces a king could take in the walk, each leaving the side to move without a
+        /// legal move (bitboard).
+        spared: u64,
+    },
     /// Every move from the position, and every move after each check, was followed, none to a checkmate of the
     /// loser, and every position a move that gives no check reaches (past the first ply) has a reach proof (the
     /// check-chain proof, `reach.rs`).
@@ -210,6 +225,34 @@ impl fmt::Display for Reason {
                     "; so no square the king can reach is one where the winner could give check without a \
                      flight square left"
                 )
+            }
+            Reason::Dance {
+                fixed,
+                regions,
+                positions,
+                spared,
+            } => {
+                write!(
+                    f,
+                    "kings' dance: while no king takes a piece that never moves, the pieces on {} never move and \
+                     are never captured",
+                    square_list(*fixed)
+                )?;
+                write_regions(f, regions, "")?;
+                write!(
+                    f,
+                    "; of the {positions} placements of both kings with the side to move that play can reach, \
+                     none lets the winner give check without a flight square left"
+                )?;
+                if *spared != 0 {
+                    write!(
+                        f,
+                        ", and wherever a king could take a piece on {}, the side to move is then left without a \
+                         legal move",
+                        square_list(*spared)
+                    )?;
+                }
+                Ok(())
             }
             Reason::CheckChain { positions, proofs } => write!(
                 f,
