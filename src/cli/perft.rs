@@ -39,8 +39,8 @@ pub struct PerftArgs {
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
     /// Split the count at this ply of the frontier (with a progress bar on a terminal); the ply of
-    /// --checkpoint's journal (default with --checkpoint: 4 from depth 8, on the GPU from depth 7 depth − 3
-    /// between 4 and 5; else the first ply with at least 2000 distinct positions, at most 3). Without this flag
+    /// --checkpoint's journal (default with --checkpoint: 4 from depth 8, on the GPU from depth 6 depth − 3
+    /// between 3 and 5; else the first ply with at least 2000 distinct positions, at most 3). Without this flag
     /// or --checkpoint a count is never split.
     #[arg(long)]
     split_depth: Option<u32>,

@@ -52,19 +52,26 @@ pub const AUTO_SPLIT_MAX_PLY: u32 = 3;
 /// at ply 3; see the README).
 pub const CHECKPOINT_PLY4_DEPTH: u32 = 8;
 
-/// [`CHECKPOINT_PLY4_DEPTH`] on the GPU: a GPU batch merges transpositions only within itself, and in the
-/// [`group`] order a batch of ply-4 positions holds those of ply 5, the level a perft 7 counts most of (start
+/// [`CHECKPOINT_PLY4_DEPTH`] on the GPU, from which a checkpointed run chooses its split ply by
+/// [`checkpoint_split`]: a GPU batch merges transpositions only within itself, and in the [`group`] order a
+/// batch of positions holds together those of the ply below, so the split is 3 plies above the leaves (start
 /// position perft 7 on lavapipe, `--checkpoint`: split at ply 3 the batches counted about 1.3× the plain
-/// count's CPU time, at ply 4 about 1.0×; docs/deep-runs.md, "GPU units").
-pub const GPU_CHECKPOINT_PLY4_DEPTH: u32 = 7;
+/// count's CPU time, at ply 4 about 1.0×; Kiwipete perft 6, three rounds: at ply 2, the first with 2,000
+/// positions, 1.08× by the medians, at ply 3 1.02×; docs/deep-runs.md, "GPU units" and "GPU killed and
+/// resumed at perft 8, Kiwipete 6 (session 65)").
+pub const GPU_CHECKPOINT_CHOSEN_DEPTH: u32 = 6;
+
+/// Shallowest split ply a checkpointed GPU run chooses by itself ([`checkpoint_split`]).
+pub const GPU_CHECKPOINT_MIN_PLY: u32 = 3;
 
 /// Deepest split ply a checkpointed GPU run chooses by itself ([`checkpoint_split`]): at ply 5 the start
 /// position has 822,518 distinct positions (a journal of about 200 MB when finished), at ply 6 9,417,681.
 pub const GPU_CHECKPOINT_MAX_PLY: u32 = 5;
 
 /// The split ply of a checkpointed run of `depth` ≥ [`CHECKPOINT_PLY4_DEPTH`] (on a backend that merges only
-/// within a batch, `grouped`: ≥ [`GPU_CHECKPOINT_PLY4_DEPTH`]) that names none: ply 4 on the CPU; on the GPU
-/// [`plan::GROUPED_SPLIT_REST`] plies above the leaves, between 4 and [`GPU_CHECKPOINT_MAX_PLY`], so that a
+/// within a batch, `grouped`: ≥ [`GPU_CHECKPOINT_CHOSEN_DEPTH`]) that names none: ply 4 on the CPU; on the GPU
+/// [`plan::GROUPED_SPLIT_REST`] plies above the leaves, between [`GPU_CHECKPOINT_MIN_PLY`] and
+/// [`GPU_CHECKPOINT_MAX_PLY`], so that a
 /// batch's fused level is the one below its positions, as for the GPU's units (start perft 8 on lavapipe,
 /// `--threads 2`, one round on a loaded machine: split at ply 4 1.41× the plain count's CPU seconds, at ply 5
 /// 0.97×; docs/deep-runs.md, "GPU checkpoint at perft 8 (session 64)").
@@ -72,7 +79,7 @@ pub fn checkpoint_split(depth: u32, grouped: bool) -> u32 {
     match grouped {
         true => depth
             .saturating_sub(plan::GROUPED_SPLIT_REST)
-            .clamp(4, GPU_CHECKPOINT_MAX_PLY),
+            .clamp(GPU_CHECKPOINT_MIN_PLY, GPU_CHECKPOINT_MAX_PLY),
         false => 4,
     }
 }
@@ -110,7 +117,7 @@ pub fn frontier_sha(f: &split::Frontier) -> String {
 /// Options of a split `perft` run.
 pub struct SplitRun<'a> {
     /// Split ply (None: an existing journal's, else with a checkpoint and depth ≥
-    /// [`CHECKPOINT_PLY4_DEPTH`] (on the GPU [`GPU_CHECKPOINT_PLY4_DEPTH`]) [`checkpoint_split`], else the
+    /// [`CHECKPOINT_PLY4_DEPTH`] (on the GPU [`GPU_CHECKPOINT_CHOSEN_DEPTH`]) [`checkpoint_split`], else the
     /// first ply with at least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
     pub split: Option<u32>,
     /// Statistics columns to count (None: only nodes).
@@ -254,7 +261,7 @@ pub fn perft_split(
     };
     let grouped = engine.merges_only_within_batch();
     let ply4_from = if grouped {
-        GPU_CHECKPOINT_PLY4_DEPTH
+        GPU_CHECKPOINT_CHOSEN_DEPTH
     } else {
         CHECKPOINT_PLY4_DEPTH
     };
@@ -395,14 +402,15 @@ pub fn perft_split(
 #[cfg(test)]
 mod tests {
     /// A checkpointed run that names no split ply: ply 4 on the CPU; on the GPU three plies above the leaves,
-    /// between ply 4 and 5 (start perft 8 at ply 5: docs/deep-runs.md, "GPU checkpoint at perft 8").
+    /// between ply 3 and 5 (start perft 8 at ply 5, Kiwipete 6 at ply 3: docs/deep-runs.md, "GPU checkpoint at
+    /// perft 8" and "GPU killed and resumed at perft 8, Kiwipete 6").
     #[test]
-    fn a_gpu_checkpoint_splits_three_plies_above_the_leaves_between_ply_4_and_5() {
+    fn a_gpu_checkpoint_splits_three_plies_above_the_leaves_between_ply_3_and_5() {
         let cpu: Vec<u32> = (8..=12)
             .map(|d| super::checkpoint_split(d, false))
             .collect();
         assert_eq!(cpu, [4, 4, 4, 4, 4]);
-        let gpu: Vec<u32> = (7..=12).map(|d| super::checkpoint_split(d, true)).collect();
-        assert_eq!(gpu, [4, 5, 5, 5, 5, 5]);
+        let gpu: Vec<u32> = (6..=12).map(|d| super::checkpoint_split(d, true)).collect();
+        assert_eq!(gpu, [3, 4, 5, 5, 5, 5, 5]);
     }
 }
