@@ -4,7 +4,7 @@ github.com/miguel-ambrona/D3-Chess, GPL v3) and its Rust successor CHA-Solver (g
 chasolver, MIT); neither is part of this repository.
 
 Usage:
-  benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--labelled PATH ...] [--cha PATH/cha]
+  benches/dead-vs-cha.py [--vectors PATH/test-vector.txt] [--labelled PATH ...] [--queries PATH ...] [--cha PATH/cha]
                          [--chasolver PATH/analyzer] [--perftlab BIN] [--runs 3] [--chunks K]
                          [--max-queries N] [--threads-check] [--modes full,quick,scan]
                          [--undetermined-out FILE]
@@ -23,6 +23,9 @@ Sets:
   - `vectors`: CHA's public test vectors (`tests/test-vector.txt` in its repository; read from the path given,
     never copied here). Each line `LL FEN` (LL = WB, W-, -B, --) gives two queries: White and Black.
   - `project`: tests/data/dead-positions.txt (positions perftlab constructs and labels with proofs).
+  - `--queries PATH`: unlabelled `FEN white|black` lines, one query each, e.g. the final positions of
+    Stockfish's games against itself that benches/selfplay-finals.py writes (the side that just moved): the
+    tools' verdicts are counted and cross-checked, with no label to compare with.
 
 For each set it reports:
   - agreement: decided queries whose verdict agrees / disagrees with the label, and the undetermined ones
@@ -37,7 +40,7 @@ For each set it reports:
   - with `--threads-check`: perftlab full analysis on 1 and 2 threads (median ratio).
 
 CHA prints every verdict in full mode, only `unwinnable` ones with `-quick`; its default limit is 500,000 nodes
-and it has no time limit. perftlab runs with its defaults (3,000,000 nodes, 1 s per query).
+and it has no time limit. perftlab runs with its defaults (6,000,000 nodes, 1 s per query).
 Build CHA (outside this repository): Stockfish at the commit CHA's lib/stockfish/Makefile names (51deae8), with
 `stockfish.cpp` added to SRCS and `EXTRACXXFLAGS=-DNNUE_EMBEDDING_OFF` (no net file needed), then
 `g++ -o cha util.cpp semistatic.cpp dynamic.cpp cha.cpp main.cpp -I<sf/src> <sf objects> -lpthread -O3`.
@@ -80,6 +83,21 @@ def queries_of(positions):
     for fen, label in positions:
         out.append((fen, "white", label[0] != "-"))
         out.append((fen, "black", label[1] != "-"))
+    return out
+
+
+def load_queries(path):
+    """[(fen, side, None)] from unlabelled `FEN SIDE` lines (CHA-Solver's query format; comments skipped)."""
+    out = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            fen, _, side = line.rpartition(" ")
+            if side not in ("white", "black") or not fen:
+                sys.exit(f"{path}:{n}: expected `FEN white` or `FEN black`")
+            out.append((fen, side, None))
     return out
 
 
@@ -148,6 +166,14 @@ def cha_results(stdout, queries, quick):
 
 def agreement(name, queries, results):
     agree, disagree, undetermined = 0, [], []
+    if all(expected is None for _, _, expected in queries):
+        undetermined = [f"{fen} {side}" for (fen, side, _), r in zip(queries, results) if r == "undetermined"]
+        won = sum(r == "winnable" for r in results)
+        print(f"  {name}: {won} winnable, {len(results) - won - len(undetermined)} unwinnable, "
+              f"{len(undetermined)} undetermined of {len(queries)} queries (unlabelled)")
+        for u in undetermined[:30]:
+            print(f"    undetermined {u}")
+        return 0, [], undetermined
     for (fen, side, expected), r in zip(queries, results):
         if r == "undetermined":
             undetermined.append(f"{fen} {side}")
@@ -172,10 +198,13 @@ def main():
                     help="CHA-Solver's examples/analyzer binary (optional)")
     ap.add_argument("--labelled", action="append", default=[],
                     help="another `LL FEN` file (e.g. CHA-Solver's tests/positions.txt or tests/lichess.txt)")
+    ap.add_argument("--queries", action="append", default=[],
+                    help="an unlabelled `FEN SIDE` file (e.g. from benches/selfplay-finals.py): speed and the "
+                         "cross-check only")
     ap.add_argument("--perftlab", default=os.path.join(ROOT, "target/release/perftlab"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--chunks", type=int, default=1, help="slices per run, tools interleaved per slice")
-    ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set")
+    ap.add_argument("--max-queries", type=int, default=0, help="use only the first N positions of each set (2N queries)")
     ap.add_argument("--threads-check", action="store_true")
     ap.add_argument("--modes", default="full,quick", help="full, quick, scan (comma-separated)")
     ap.add_argument("--undetermined-out", help="write every undetermined query of each tool here (with its label)")
@@ -183,11 +212,13 @@ def main():
     if a.runs < 1 or a.chunks < 1:
         sys.exit(f"--runs and --chunks must be at least 1 (got {a.runs} and {a.chunks})")
 
-    sets = [("project", load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt")))]
+    sets = [("project", queries_of(load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt"))))]
     if a.vectors:
-        sets.append(("vectors", load_labelled(a.vectors)))
+        sets.append(("vectors", queries_of(load_labelled(a.vectors))))
     for path in a.labelled:
-        sets.append((os.path.basename(path), load_labelled(path)))
+        sets.append((os.path.basename(path), queries_of(load_labelled(path))))
+    for path in a.queries:
+        sets.append((os.path.basename(path), load_queries(path)))
     if a.chasolver and not os.access(a.chasolver, os.X_OK):
         sys.exit(f"--chasolver: '{a.chasolver}' is not an executable")
     if a.cha and not os.access(a.cha, os.X_OK):
@@ -195,10 +226,10 @@ def main():
     if not a.cha:
         print("CHA not given (--cha or $CHA): perftlab only")
 
-    for name, positions in sets:
+    for name, queries in sets:
         if a.max_queries:
-            positions = positions[: a.max_queries]
-        queries = queries_of(positions)
+            queries = queries[: 2 * a.max_queries]
+        positions = {fen for fen, _, _ in queries}
         k = min(a.chunks, len(queries))
         slices = [queries[len(queries) * i // k: len(queries) * (i + 1) // k] for i in range(k)]
         texts, paths = [], []
@@ -260,7 +291,7 @@ def main():
                 labels = {f"{fen} {side}": expected for fen, side, expected in queries}
                 with open(a.undetermined_out, "a") as f:
                     for q in und:
-                        label = "winnable" if labels[q] else "unwinnable"
+                        label = {True: "winnable", False: "unwinnable", None: "none"}[labels[q]]
                         f.write(f"{name}\t{tool}\t{q}\tlabel={label}\n")
         med = {t: statistics.median(v) for t, v in times.items()}
         cmed = {t: statistics.median(v) for t, v in cpus.items()}

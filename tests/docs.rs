@@ -564,13 +564,16 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
         source: (
             "docs/dead-positions.md",
-            "| tests/lichess.txt, full, 2 rounds × 3 runs | ",
+            "| CHA-Solver tests/lichess.txt, full, 3 runs | ",
         ),
         quotes: &[("README.md", "131,072 queries | ")],
     },
     Figure {
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "| tests/lichess.txt, `--scan` | "),
+        source: (
+            "docs/dead-positions.md",
+            "| CHA-Solver tests/lichess.txt, `--scan`, 3 runs | ",
+        ),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
