@@ -41,7 +41,7 @@
 //! So no continuation ends in the loser's checkmate.
 
 use super::reach::{blockable, spared_field, Field};
-use super::tempo::discovers;
+use super::tempo::{discovers, steps, Abstract};
 use super::{in_check, Reason};
 use crate::bitboard::board::Board;
 use crate::bitboard::{king_attacks, pawn_attacks, piece_attacks, Bitboard};
@@ -54,16 +54,10 @@ pub(super) fn dance_reason(b: &Board, winner: Color) -> Option<Reason> {
     }
     let field = spared_field(b, winner)?;
     let king = |c: Color| (b.occupied(c) & b.role(Role::King)).iter().next();
-    let mut walk = Walk {
-        field: &field,
-        winner,
-        seen: vec![0u64; 64 * 64 * 2 / 64],
-        queue: Vec::new(),
-        spared: Bitboard::EMPTY,
-    };
+    let mut walk = Walk::new(&field);
     walk.add(king(winner)?, king(!winner)?, b.turn() == winner);
     walk.run()?;
-    let (positions, spared) = (walk.queue.len() as u64, walk.spared.0);
+    let (positions, spared) = (walk.game.met(), walk.spared.0);
     Some(Reason::Dance {
         fixed: field.fixed.0,
         regions: field.regions,
@@ -72,36 +66,42 @@ pub(super) fn dance_reason(b: &Board, winner: Color) -> Option<Reason> {
     })
 }
 
-/// The abstract positions of the dance: (winner's king, loser's king, winner to move), a bit each, and the
-/// queue of those met, in order.
+/// The dance's abstract positions (the two kings' squares and the side to move, [`Abstract`]) met so far.
 struct Walk<'f> {
     field: &'f Field,
-    winner: Color,
-    seen: Vec<u64>,
-    queue: Vec<(Square, Square, bool)>,
+    game: Abstract,
+    /// The squares of each colour's spared pieces (the kings' captures the hypothesis leaves out).
+    targets: [Bitboard; 2],
     /// The spared pieces' squares where a king's capture was met (each ending in a position without a move).
     spared: Bitboard,
 }
 
-impl Walk<'_> {
-    /// Adds a position when not met yet.
-    fn add(&mut self, w: Square, l: Square, winner_to_move: bool) {
-        let i = (w.index() * 64 + l.index()) * 2 + usize::from(winner_to_move);
-        if self.seen[i / 64] & (1 << (i % 64)) == 0 {
-            self.seen[i / 64] |= 1 << (i % 64);
-            self.queue.push((w, l, winner_to_move));
+impl<'f> Walk<'f> {
+    fn new(field: &'f Field) -> Walk<'f> {
+        let targets = field.unmoved.each_ref().map(|men| {
+            men.iter()
+                .fold(Bitboard::EMPTY, |acc, &(_, sq)| acc.with(sq))
+        });
+        Walk {
+            field,
+            game: Abstract::default(),
+            targets,
+            spared: Bitboard::EMPTY,
         }
+    }
+
+    /// Adds the winner's king on `w`, the loser's on `l`, `winner_to_move`, when not met yet.
+    fn add(&mut self, w: Square, l: Square, winner_to_move: bool) {
+        self.game.add(l, w, !winner_to_move);
     }
 
     /// Follows every step from the positions met (the module's header); `None` where a checkmate of the loser
     /// may come, or a king's capture of a spared piece may leave the game going on.
     fn run(&mut self) -> Option<()> {
-        let (f, winner) = (self.field, self.winner);
+        let (f, winner) = (self.field, self.field.winner);
         let (wi, li) = (winner.index(), (!winner).index());
-        let mut done = 0;
-        while let Some(&(w, l, winner_to_move)) = self.queue.get(done) {
-            done += 1;
-            if winner_to_move {
+        while let Some((l, w, loser_to_move)) = self.game.next() {
+            if !loser_to_move {
                 // Fixed pieces block the line, but a fixed line piece of the winner's may be the one uncovered.
                 let uncovered = discovers(l, w, f.fixed & !(f.diag | f.orth), f.diag, f.orth);
                 for k in steps(w, f.kings[wi], l) {
@@ -141,21 +141,14 @@ impl Walk<'_> {
     /// The squares of the spared pieces `color`'s king on `from` may take with the other king on `other`:
     /// next to it, not next to the other king, not guarded by the other side; noted in `spared`.
     fn captures(&mut self, from: Square, other: Square, color: Color) -> Bitboard {
-        let f = self.field;
         let them = (!color).index();
-        let targets = f.unmoved[them]
-            .iter()
-            .fold(Bitboard::EMPTY, |acc, &(_, sq)| acc.with(sq));
-        let found =
-            king_attacks(from) & targets & !king_attacks(other).with(other) & !f.guarded[them];
+        let found = king_attacks(from)
+            & self.targets[them]
+            & !king_attacks(other).with(other)
+            & !self.field.guarded[them];
         self.spared |= found;
         found
     }
-}
-
-/// The squares a king on `from` may step to in `region`, not on or next to the other king on `other`.
-fn steps(from: Square, region: Bitboard, other: Square) -> Bitboard {
-    king_attacks(from) & region & !king_attacks(other).with(other)
 }
 
 impl Field {
@@ -175,7 +168,7 @@ impl Field {
             return false;
         }
         let own = self.fixed & self.origins[i] & !Bitboard::from_square(c);
-        let sure = (self.fixed | own).with(k).with(c);
+        let sure = self.fixed.with(k).with(c);
         let king = king_attacks(k) & !own & !king_attacks(c).with(c) & !self.guarded[them];
         if !king.is_empty() {
             return false;
@@ -289,15 +282,9 @@ mod tests {
             orth,
             regions: Vec::new(),
         };
-        let mut walk = Walk {
-            field: &field,
-            winner: Color::White,
-            seen: vec![0u64; 64 * 64 * 2 / 64],
-            queue: Vec::new(),
-            spared: Bitboard::EMPTY,
-        };
+        let mut walk = Walk::new(&field);
         walk.add(sq("e8"), sq("h8"), true);
-        walk.run().map(|()| walk.queue.len())
+        walk.run().map(|()| walk.game.met() as usize)
     }
 
     /// A step of White's king from e8 to f7 uncovers a rook's line on a8 onto Black's king on h8, which has no

@@ -17,8 +17,9 @@
 //!   with no square where the loser's king could be mated (`reach`, with case splits on pieces that have not
 //!   moved but may be captured; after the full search's first stage), check chains followed to positions with
 //!   such a proof (`reach`), the same regions on the hypothesis that no king takes a piece that never moves with
-//!   a walk over the two kings' squares showing it breaks only in stalemate (`dance`); or an exhausted search (`closure`: every
-//!   position reachable from the root, exactly compared, was visited and none is a checkmate of the loser).
+//!   a walk over the two kings' squares showing it breaks only in stalemate (`dance`); or an exhausted search
+//!   (`closure`: every position reachable from the root, exactly compared, was visited and none is a checkmate
+//!   of the loser).
 //! - [`Verdict::Undetermined`]: a node or time limit was reached first.
 //!
 //! Soundness comes first: `Unwinnable` is only returned with one of the proofs above; the helpmate search

@@ -171,13 +171,11 @@ pub(super) fn spared_field(b: &Board, winner: Color) -> Option<Field> {
     };
     let kings = [king(Color::White)?, king(Color::Black)?];
     let ever = r.men.iter().fold(Bitboard::EMPTY, |acc, m| acc | m.reach);
+    // A piece that never moves stands on its origin, where the board has it.
     let unmoved = Color::ALL.map(|c| {
-        r.men
+        r.unmoved(c)
             .iter()
-            .filter(|m| {
-                m.piece.color == c && m.piece.role != Role::King && !m.reach.more_than_one()
-            })
-            .map(|m| (m.piece, m.origin))
+            .filter_map(|sq| b.piece_at(sq).map(|piece| (piece, sq)))
             .collect()
     });
     let mobile = Color::ALL.map(|c| {
@@ -197,9 +195,6 @@ pub(super) fn spared_field(b: &Board, winner: Color) -> Option<Field> {
             orth |= all;
         }
     }
-    let Reason::Reach { regions, .. } = r.reason(Bitboard::EMPTY, 1) else {
-        return None;
-    };
     Some(Field {
         winner,
         kings,
@@ -213,7 +208,7 @@ pub(super) fn spared_field(b: &Board, winner: Color) -> Option<Field> {
         stand: r.men_may_stand,
         diag,
         orth,
-        regions,
+        regions: r.regions(),
     })
 }
 
@@ -369,8 +364,17 @@ impl Reach {
 
     /// The proof's text: the fixed pieces and the regions, with the split pieces and the number of cases.
     fn reason(&self, split: Bitboard, cases: u32) -> Reason {
-        let regions = self
-            .men
+        Reason::Reach {
+            fixed: self.fixed.0,
+            regions: self.regions(),
+            split: split.0,
+            cases,
+        }
+    }
+
+    /// The region of every piece that is not fixed, for the proof's text.
+    fn regions(&self) -> Vec<Region> {
+        self.men
             .iter()
             .filter(|m| !self.fixed.contains(m.origin))
             .map(|m| Region {
@@ -378,13 +382,7 @@ impl Reach {
                 square: m.origin,
                 reach: m.reach.0,
             })
-            .collect();
-        Reason::Reach {
-            fixed: self.fixed.0,
-            regions,
-            split: split.0,
-            cases,
-        }
+            .collect()
     }
 
     /// Grows the regions to the fixed point; `None` where the rounds run out.

@@ -138,10 +138,6 @@ pub(super) fn tempo_argument(
         attacked.contains(l)
             && (king_attacks(l) & !pawns & !attacked & !occupied & !touched).is_empty()
     };
-    // The squares a king may step to next to `from`, within `region`, not on or next to the other king `other`.
-    let steps = |from: Square, region: Bitboard, other: Square| {
-        king_attacks(from) & region & !king_attacks(other).with(other)
-    };
     let mut game = Abstract::default();
     for e in entries {
         for l in e.loser & loser_king {
@@ -175,11 +171,18 @@ pub(super) fn tempo_argument(
             game.add(l, w, true);
         }
     }
-    Some(game.queue.len() as u64)
+    Some(game.met())
 }
 
-/// The abstract positions of [`tempo_argument`] met so far (a bit each) and the queue of those to expand.
-struct Abstract {
+/// The squares a king on `from` may step to in `region`, not on or next to the other king on `other` (FIDE
+/// 3.8.2).
+pub(super) fn steps(from: Square, region: Bitboard, other: Square) -> Bitboard {
+    king_attacks(from) & region & !king_attacks(other).with(other)
+}
+
+/// The abstract positions of [`tempo_argument`] (and of the kings' dance, [`super::dance`]) met so far (a bit
+/// each) and the queue of those to expand.
+pub(super) struct Abstract {
     seen: [u64; STATES / 64],
     queue: Vec<u16>,
     done: usize,
@@ -197,7 +200,7 @@ impl Default for Abstract {
 
 impl Abstract {
     /// Add the loser's king on `l`, the winner's on `w`, `loser_to_move`, when not met yet.
-    fn add(&mut self, l: Square, w: Square, loser_to_move: bool) {
+    pub(super) fn add(&mut self, l: Square, w: Square, loser_to_move: bool) {
         let i = (l.index() * 64 + w.index()) * 2 + usize::from(loser_to_move);
         if self.seen[i / 64] & (1u64 << (i % 64)) == 0 {
             self.seen[i / 64] |= 1u64 << (i % 64);
@@ -206,7 +209,7 @@ impl Abstract {
     }
 
     /// The next abstract position to expand, in the order they were met.
-    fn next(&mut self) -> Option<(Square, Square, bool)> {
+    pub(super) fn next(&mut self) -> Option<(Square, Square, bool)> {
         let i = *self.queue.get(self.done)? as usize;
         self.done += 1;
         Some((
@@ -214,6 +217,11 @@ impl Abstract {
             Square::new((i / 2 % 64) as u8),
             i % 2 == 1,
         ))
+    }
+
+    /// The abstract positions met so far.
+    pub(super) fn met(&self) -> u64 {
+        self.queue.len() as u64
     }
 }
 
