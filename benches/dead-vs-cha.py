@@ -212,13 +212,14 @@ def main():
     if a.runs < 1 or a.chunks < 1:
         sys.exit(f"--runs and --chunks must be at least 1 (got {a.runs} and {a.chunks})")
 
-    sets = [("project", queries_of(load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt"))))]
+    # Each set: (name, queries per position, queries).
+    sets = [("project", 2, queries_of(load_labelled(os.path.join(ROOT, "tests/data/dead-positions.txt"))))]
     if a.vectors:
-        sets.append(("vectors", queries_of(load_labelled(a.vectors))))
+        sets.append(("vectors", 2, queries_of(load_labelled(a.vectors))))
     for path in a.labelled:
-        sets.append((os.path.basename(path), queries_of(load_labelled(path))))
+        sets.append((os.path.basename(path), 2, queries_of(load_labelled(path))))
     for path in a.queries:
-        sets.append((os.path.basename(path), load_queries(path)))
+        sets.append((os.path.basename(path), 1, load_queries(path)))
     if a.chasolver and not os.access(a.chasolver, os.X_OK):
         sys.exit(f"--chasolver: '{a.chasolver}' is not an executable")
     if a.cha and not os.access(a.cha, os.X_OK):
@@ -226,10 +227,10 @@ def main():
     if not a.cha:
         print("CHA not given (--cha or $CHA): perftlab only")
 
-    for name, queries in sets:
+    for name, per_position, queries in sets:
         if a.max_queries:
-            queries = queries[: 2 * a.max_queries]
-        positions = {fen for fen, _, _ in queries}
+            queries = queries[: per_position * a.max_queries]
+        positions = range(len(queries) // per_position)
         k = min(a.chunks, len(queries))
         slices = [queries[len(queries) * i // k: len(queries) * (i + 1) // k] for i in range(k)]
         texts, paths = [], []

@@ -71,8 +71,8 @@ pub const GPU_CHECKPOINT_MAX_PLY: u32 = 5;
 /// The split ply of a checkpointed run of `depth` ≥ [`CHECKPOINT_PLY4_DEPTH`] (on a backend that merges only
 /// within a batch, `grouped`: ≥ [`GPU_CHECKPOINT_CHOSEN_DEPTH`]) that names none: ply 4 on the CPU; on the GPU
 /// [`plan::GROUPED_SPLIT_REST`] plies above the leaves, between [`GPU_CHECKPOINT_MIN_PLY`] and
-/// [`GPU_CHECKPOINT_MAX_PLY`], so that a
-/// batch's fused level is the one below its positions, as for the GPU's units (start perft 8 on lavapipe,
+/// [`GPU_CHECKPOINT_MAX_PLY`], so that a batch's fused level is the one below its positions, as for the GPU's
+/// units (start perft 8 on lavapipe,
 /// `--threads 2`, one round on a loaded machine: split at ply 4 1.41× the plain count's CPU seconds, at ply 5
 /// 0.97×; docs/deep-runs.md, "GPU checkpoint at perft 8 (session 64)").
 pub fn checkpoint_split(depth: u32, grouped: bool) -> u32 {
