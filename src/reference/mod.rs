@@ -9,6 +9,10 @@
 //! every square between the king and its destination and between the rook and its destination is empty except
 //! for that king and rook; no square the king stands on, passes or reaches is attacked.
 
+mod line;
+
+pub use line::Line;
+
 use crate::position::Setup;
 use crate::types::{CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 

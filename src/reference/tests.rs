@@ -430,3 +430,74 @@ fn mailbox_indices_and_squares_are_inverses() {
     }
     assert_eq!(SQUARE_OF.iter().filter(|&&s| s >= 64).count(), 120 - 64);
 }
+
+/// [`Line::play`] (the king-safety test along the lines a move can open, the kings' squares kept, the check
+/// state carried from move to move) plays exactly the moves [`Mailbox::legal_moves`] lists, to the same
+/// position, and knows whether the side to move is in check afterwards (FIDE 3.9): every pseudo-legal move
+/// (those that leave the king attacked included) and every normal move of every own piece to every square, on
+/// the positions of pseudo-random games that a `Line` follows move by move from positions with pins, checks,
+/// e.p., castling (Chess960 too) and promotions near; and on positions where it must take the whole test (a
+/// side with two kings, the side not to move in check).
+#[test]
+fn fide_3_9_a_line_plays_exactly_the_legal_moves() {
+    let (mut seed, mut positions, mut checks, mut refused) = (0x1234_5678_9ABC_DEF1_u64, 0, 0, 0);
+    for fen in [
+        Setup::STARTPOS_FEN,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        "r1b1k2r/ppp2ppp/2n5/1B1qp3/1b6/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 1",
+        "4k3/8/8/8/8/8/8/2KK3q w - - 0 1",
+        "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1",
+    ] {
+        for _game in 0..10 {
+            let setup = Setup::from_fen(fen).unwrap();
+            let mut pos = Mailbox::from_setup(&setup);
+            let mut line = Line::new(&setup);
+            for _ply in 0..80 {
+                positions += 1;
+                assert_eq!(line.in_check(), pos.in_check(), "{:?}", pos.to_setup());
+                checks += usize::from(pos.in_check());
+                let legal = pos.legal_moves();
+                let mut candidates = pos.pseudo_legal();
+                for from in Square::all() {
+                    if pos.piece_at(from).is_some_and(|p| p.color == pos.turn()) {
+                        candidates.extend(Square::all().map(|to| Move::normal(from, to)));
+                    }
+                }
+                for m in candidates {
+                    let mut tried = line.clone();
+                    let played = tried.play(m);
+                    assert_eq!(played, legal.contains(&m), "{:?} {m:?}", pos.to_setup());
+                    if played {
+                        let next = pos.play(m);
+                        assert_eq!(tried.position().to_setup(), next.to_setup(), "{m:?}");
+                        assert_eq!(
+                            tried.in_check(),
+                            next.in_check(),
+                            "{:?} {m:?}",
+                            pos.to_setup()
+                        );
+                    } else {
+                        refused += 1;
+                        assert_eq!(tried.position().to_setup(), pos.to_setup(), "{m:?}");
+                    }
+                }
+                if legal.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let m = legal[(seed >> 33) as usize % legal.len()];
+                assert!(line.play(m));
+                pos = pos.play(m);
+            }
+        }
+    }
+    assert!(
+        positions > 3_000 && checks > 100 && refused > 100_000,
+        "{positions} positions, {checks} in check, {refused} refused"
+    );
+}

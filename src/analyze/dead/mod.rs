@@ -63,7 +63,7 @@ use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::king_attacks;
 use crate::bitboard::movegen::{self as mg};
 use crate::error::{Error, Result};
-use crate::reference::Mailbox;
+use crate::reference::{Line, Mailbox};
 use crate::types::{Color, Move, Role};
 use crate::validate::Checked;
 use hashbrown::HashMap;
@@ -237,22 +237,22 @@ pub(super) fn exact_key(b: &Board) -> [u64; 8] {
 // The decision.
 
 /// Replay `line` from `pos` with the reference generator: every move legal, and the end a checkmate of the
-/// side that is not `winner` (FIDE 1.4.1, 3.9, 5.1.1). One legality check per ply on one board
-/// ([`Mailbox::play_legal_in_place`]: the moving piece's moves only, the king-safety test on the squares the
-/// move changes, then the move made in place) and the full move generation only in the last position.
+/// side that is not `winner` (FIDE 1.4.1, 3.9, 5.1.1). One legality check per ply on one board ([`Line`]:
+/// the moving piece's moves only, the king-safety test along the lines the move can open, the kings' squares
+/// kept) and the full move generation only in the last position.
 fn replay(pos: &Checked, winner: Color, line: &[Move]) -> Result<()> {
-    let mut cur = Mailbox::from_setup(pos.setup());
-    let mut buf = Vec::with_capacity(32);
+    let mut cur = Line::new(pos.setup());
     for (i, &m) in line.iter().enumerate() {
-        if !cur.play_legal_in_place(m, &mut buf) {
+        if !cur.play(m) {
             return Err(Error::Mismatch(format!(
                 "bug: helpmate move {} ({}) is not legal in '{}' per the reference generator",
                 i + 1,
                 m.to_uci(true),
-                cur.to_setup().to_fen()
+                cur.position().to_setup().to_fen()
             )));
         }
     }
+    let cur = cur.position();
     if cur.turn() == winner || cur.has_legal_move() || !cur.in_check() {
         return Err(Error::Mismatch(format!(
             "bug: helpmate for {} from '{}' does not end in checkmate per the reference generator",
