@@ -1242,6 +1242,7 @@ fn batched_split_and_checkpoint_counts_are_exact_and_show_their_time() {
         "2",
     ]);
     assert_eq!(u128_of(&j["nodes"]), start.nodes);
+    assert_eq!(j["split_ply"], 4, "the CPU counts the ply named");
     assert_time_fields(&j, 72_078);
     let kiwi = cpw("kiwipete", 4);
     let journal = dir.join("kiwi.jsonl");
@@ -1263,6 +1264,7 @@ fn batched_split_and_checkpoint_counts_are_exact_and_show_their_time() {
     ];
     let j = json_of(&args);
     assert_eq!(u128_of(&j["nodes"]), kiwi.nodes);
+    assert_eq!(j["split_ply"], 2);
     for (column, want) in &kiwi.columns {
         assert_eq!(
             u128_of(&j["stats"][column.key()]),

@@ -405,6 +405,54 @@ fn divide_matches_cpu_backend_deep() {
     }
 }
 
+/// A GPU split without a journal counts by the positions three plies above the leaves where they are deeper
+/// than the ply named (`deep::batch_split`): start perft 6 `--split-depth 2` is counted at ply 3, exactly
+/// (CPW: 119,060,324), with the same divide as the CPU's unsplit one; with `--checkpoint` the journal keeps ply
+/// 2 (its positions are the 400 distinct ones of ply 2, OEIS A083276), and the count is the same.
+#[test]
+fn cli_gpu_split_without_a_journal_counts_three_plies_above_the_leaves() {
+    if gpu("cli_gpu_split_without_a_journal_counts_three_plies_above_the_leaves").is_none() {
+        return;
+    }
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = perftlab(args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let base = ["perft", "--depth", "6", "--divide", "--json", "--quiet"];
+    let split = json(&[&base[..], &["--backend", "gpu", "--split-depth", "2"]].concat());
+    assert_eq!(split["nodes"], 119_060_324u64);
+    assert_eq!(split["split_ply"], 3);
+    let cpu = json(&[&base[..], &["--backend", "cpu"]].concat());
+    assert_eq!(split["divide"], cpu["divide"]);
+    let dir = std::env::temp_dir().join(format!("perftlab-gpu-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("j.jsonl");
+    let kept = json(
+        &[
+            &base[..],
+            &[
+                "--backend",
+                "gpu",
+                "--split-depth",
+                "2",
+                "--checkpoint",
+                journal.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(kept["nodes"], 119_060_324u64);
+    assert_eq!(kept["split_ply"], 2);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(
+        text.lines().count() - 1,
+        400,
+        "one journal record per ply-2 position"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// From the CLI, transposition tables beyond one storage binding (`--hash 320`; the tables themselves:
 /// `gpu::tests::tables::cache_tables_are_separate_buffers_beyond_one_binding`): Kiwipete perft 4 stays exact,
 /// `peak_bytes` holds the GPU tables (320 MiB less the host table's 32 MiB, less the at most 1 MiB the split

@@ -40,8 +40,10 @@ pub struct PerftArgs {
     checkpoint: Option<PathBuf>,
     /// Split the count at this ply of the frontier (with a progress bar on a terminal); the ply of
     /// --checkpoint's journal (default with --checkpoint: 4 from depth 8, on the GPU from depth 6 depth − 3
-    /// between 3 and 5; else the first ply with at least 2000 distinct positions, at most 3). Without this flag
-    /// or --checkpoint a count is never split.
+    /// between 3 and 5; else the first ply with at least 2000 distinct positions, at most 3). Without
+    /// --checkpoint the GPU counts by the positions depth − 3 plies deep where that is deeper (at most 5, from
+    /// depth 6), as it merges transpositions only within a batch. Without this flag or --checkpoint a count is
+    /// never split.
     #[arg(long)]
     split_depth: Option<u32>,
     /// Memory budget of the split frontier in MiB (default 1024, at most three quarters of the memory
@@ -116,6 +118,7 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             obj.insert("backend_seconds".into(), json!(outcome.backend_seconds));
             obj.insert("overhead_seconds".into(), json!(overhead));
             obj.insert("batches".into(), json!(outcome.batches));
+            obj.insert("split_ply".into(), json!(outcome.split_ply));
             work::json_fields(totals, &mut obj);
             if resumed > 0 {
                 obj.insert("resumed_nodes".into(), json!(resumed));
@@ -143,8 +146,9 @@ pub fn run(a: PerftArgs) -> Result<i32> {
             );
             if !a.quiet {
                 eprintln!(
-                    "split: {:.3} s in the backend ({} batches), {overhead:.3} s outside it (frontier, journal)",
-                    outcome.backend_seconds, outcome.batches
+                    "split at ply {}: {:.3} s in the backend ({} batches), {overhead:.3} s outside it \
+                     (frontier, journal)",
+                    outcome.split_ply, outcome.backend_seconds, outcome.batches
                 );
             }
         }

@@ -84,6 +84,21 @@ pub fn checkpoint_split(depth: u32, grouped: bool) -> u32 {
     }
 }
 
+/// The ply whose positions a split run without a journal counts, the user having named `split`: on a backend
+/// that merges transpositions only within a batch (`grouped`) and from depth [`GPU_CHECKPOINT_CHOSEN_DEPTH`],
+/// [`checkpoint_split`]'s ply when it is deeper, else `split`. No position's count is shown or kept, so the
+/// split ply only sets the batches and the progress bar; a GPU batch of positions four plies above the leaves
+/// merged its fused level two plies down only by 1 % (the grouped order keeps the next ply's transpositions
+/// together, not those of the ply after: docs/deep-runs.md, "GPU units (session 63)"). A run with a journal
+/// keeps the ply it names: the journal lists those positions.
+pub fn batch_split(split: u32, depth: u32, grouped: bool) -> u32 {
+    if grouped && depth >= GPU_CHECKPOINT_CHOSEN_DEPTH {
+        split.max(checkpoint_split(depth, true))
+    } else {
+        split
+    }
+}
+
 /// The split ply in the header of the `perft` journal at `path`, if it is a readable one (anything else is
 /// left to [`Journal::open`] to refuse).
 fn journal_split(path: &Path) -> Option<u32> {
@@ -118,7 +133,8 @@ pub fn frontier_sha(f: &split::Frontier) -> String {
 pub struct SplitRun<'a> {
     /// Split ply (None: an existing journal's, else with a checkpoint and depth ≥
     /// [`CHECKPOINT_PLY4_DEPTH`] (on the GPU [`GPU_CHECKPOINT_CHOSEN_DEPTH`]) [`checkpoint_split`], else the
-    /// first ply with at least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]).
+    /// first ply with at least [`AUTO_SPLIT_POSITIONS`] positions, at most [`AUTO_SPLIT_MAX_PLY`]). Without a
+    /// journal, a backend that merges only within a batch may count a deeper ply ([`batch_split`]).
     pub split: Option<u32>,
     /// Statistics columns to count (None: only nodes).
     pub stats: Option<Detail>,
@@ -151,6 +167,8 @@ pub struct SplitOutcome {
     pub backend_seconds: f64,
     /// Backend calls made.
     pub batches: usize,
+    /// The ply whose positions were counted ([`batch_split`] may make it deeper than the one named).
+    pub split_ply: u32,
 }
 
 /// Refuse a split depth `split` for a count of `depth`: it must be at least 1, below `depth`, and at most 6
@@ -271,6 +289,13 @@ pub fn perft_split(
         .and_then(journal_split)
         .filter(|&s| check_split_depth(s, depth).is_ok());
     let (s, (f, boards)) = match o.split.or(written) {
+        // A deeper frontier over the memory budget falls back to the ply named.
+        Some(s) if o.checkpoint.is_none() && batch_split(s, depth, grouped) > s => {
+            match make(batch_split(s, depth, grouped)) {
+                Ok(f) => (batch_split(s, depth, grouped), f),
+                Err(_) => (s, make(s)?),
+            }
+        }
         Some(s) => (s, make(s)?),
         None if o.checkpoint.is_some() && depth >= ply4_from => {
             let s = checkpoint_split(depth, grouped);
@@ -396,6 +421,7 @@ pub fn perft_split(
         counted,
         backend_seconds: run.backend_seconds,
         batches: run.batches,
+        split_ply: s,
     })
 }
 
@@ -412,5 +438,20 @@ mod tests {
         assert_eq!(cpu, [4, 4, 4, 4, 4]);
         let gpu: Vec<u32> = (6..=12).map(|d| super::checkpoint_split(d, true)).collect();
         assert_eq!(gpu, [3, 4, 5, 5, 5, 5, 5]);
+    }
+
+    /// A split without a journal on the GPU counts by the positions three plies above the leaves where they are
+    /// deeper than the ply named (at most ply 5, from depth 6); on the CPU, and where the named ply is as deep,
+    /// by the named ply.
+    #[test]
+    fn a_gpu_split_without_a_journal_counts_three_plies_above_the_leaves() {
+        use super::batch_split;
+        assert_eq!(batch_split(4, 8, true), 5);
+        assert_eq!(batch_split(3, 8, true), 5);
+        assert_eq!(batch_split(4, 7, true), 4);
+        assert_eq!(batch_split(2, 6, true), 3);
+        assert_eq!(batch_split(6, 9, true), 6);
+        assert_eq!(batch_split(2, 5, true), 2);
+        assert_eq!(batch_split(4, 8, false), 4);
     }
 }
