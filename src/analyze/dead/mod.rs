@@ -63,7 +63,7 @@ use crate::bitboard::board::{Board, CastlingData};
 use crate::bitboard::king_attacks;
 use crate::bitboard::movegen::{self as mg};
 use crate::error::{Error, Result};
-use crate::reference::{Line, Mailbox};
+use crate::reference::Line;
 use crate::types::{Color, Move, Role};
 use crate::validate::Checked;
 use hashbrown::HashMap;
