@@ -289,14 +289,17 @@ pub fn perft_split(
         .and_then(journal_split)
         .filter(|&s| check_split_depth(s, depth).is_ok());
     let (s, (f, boards)) = match o.split.or(written) {
-        // A deeper frontier over the memory budget falls back to the ply named.
-        Some(s) if o.checkpoint.is_none() && batch_split(s, depth, grouped) > s => {
-            match make(batch_split(s, depth, grouped)) {
-                Ok(f) => (batch_split(s, depth, grouped), f),
-                Err(_) => (s, make(s)?),
+        Some(s) => {
+            let deeper = match o.checkpoint {
+                None => batch_split(s, depth, grouped),
+                Some(_) => s,
+            };
+            // A deeper frontier over the memory budget falls back to the ply named.
+            match (deeper > s).then(|| make(deeper)) {
+                Some(Ok(f)) => (deeper, f),
+                _ => (s, make(s)?),
             }
         }
-        Some(s) => (s, make(s)?),
         None if o.checkpoint.is_some() && depth >= ply4_from => {
             let s = checkpoint_split(depth, grouped);
             (s, make(s)?)
