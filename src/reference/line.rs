@@ -74,7 +74,7 @@ impl Line {
 
     /// Play `m` when it is legal here (FIDE 3.1–3.9) and return `true`; else `false`, the position unchanged.
     pub fn play(&mut self, m: Move) -> bool {
-        let Some(kings) = self.kings else {
+        let Some(mut kings) = self.kings else {
             let legal = self.pos.play_legal_in_place(m, &mut self.buf);
             self.in_check = self.pos.in_check();
             return legal;
@@ -91,7 +91,6 @@ impl Line {
             return false;
         }
         self.pos.make(m);
-        let mut kings = kings;
         if p.role == Role::King {
             kings[us.index()] = match m.kind() {
                 MoveKind::Castling => mailbox(m.castling_king_target()),
@@ -106,27 +105,16 @@ impl Line {
     /// FIDE 3.9.2 for the pseudo-legal `m` of a `role` from the side to move, whose king stands on `king`: the
     /// king is not attacked after it (see the module's header for when one line suffices).
     fn keeps_king_safe(&mut self, m: Move, role: Role, king: usize) -> bool {
-        let pos = &mut self.pos;
-        let whole = role == Role::King || self.in_check || m.kind() != MoveKind::Normal;
-        if m.kind() == MoveKind::Castling || m.kind() == MoveKind::EnPassant {
-            return pos.keeps_king_safe_here(m);
+        if m.kind() == MoveKind::Castling {
+            return self.pos.keeps_king_safe_here(m);
         }
-        // A normal move or a promotion: the board as the move leaves it (any own piece blocks a line alike).
-        let (from, to) = (mailbox(m.from()), mailbox(m.to()));
-        let (moving, on_to) = (pos.board[from], pos.board[to]);
-        pos.board[to] = moving;
-        pos.board[from] = 0;
-        let them = !pos.turn;
-        let safe = if role == Role::King {
-            !pos.attacked(to, them)
-        } else if whole {
-            !pos.attacked(king, them)
-        } else {
-            !pos.slider_on_line(king, from, them)
-        };
-        pos.board[from] = moving;
-        pos.board[to] = on_to;
-        safe
+        let whole = self.in_check || m.kind() != MoveKind::Normal;
+        let (from, to, them) = (mailbox(m.from()), mailbox(m.to()), !self.pos.turn);
+        self.pos.with_move_on_board(m, |p| match role {
+            Role::King => !p.attacked(to, them),
+            _ if whole => !p.attacked(king, them),
+            _ => !p.slider_on_line(king, from, them),
+        })
     }
 
     /// Whether `m` (just made; its piece left `from`) attacks the king of the side now to move, on `king`

@@ -505,18 +505,25 @@ impl Mailbox {
         safe
     }
 
-    /// [`Mailbox::keeps_king_safe`] without a copy of the position (FIDE 3.9.2), the board left as it was. The
-    /// test reads only the board, so it sets the squares the move changes (its from, to and en passant victim
-    /// squares, as the move sets them but for a promotion's piece kind: any own piece on a square blocks a line
-    /// alike), tests, and puts them back; a castling, which moves two pieces, is tested on a copy.
+    /// [`Mailbox::keeps_king_safe`] without a copy of the position (FIDE 3.9.2), the board left as it was
+    /// ([`Mailbox::with_move_on_board`]); a castling, which moves two pieces, is tested on a copy.
     #[inline]
     fn keeps_king_safe_here(&mut self, m: Move) -> bool {
         let us = self.turn;
         if m.kind() == MoveKind::Castling {
             return self.keeps_king_safe(m);
         }
+        self.with_move_on_board(m, |p| p.king(us).is_none_or(|k| !p.attacked(k, !us)))
+    }
+
+    /// `test` of the board as the move `m` (not a castling) leaves it, the board then put back: a test that
+    /// reads only the board (as the king-safety test of FIDE 3.9.2 does) needs no copy of the position. The
+    /// move's from, to and en passant victim squares are set as the move sets them but for a promotion's piece
+    /// kind (any own piece on a square blocks a line alike).
+    #[inline(always)]
+    fn with_move_on_board<R>(&mut self, m: Move, test: impl FnOnce(&Mailbox) -> R) -> R {
         let (from, to) = (mailbox(m.from()), mailbox(m.to()));
-        let victim = match (m.kind(), us) {
+        let victim = match (m.kind(), self.turn) {
             (MoveKind::EnPassant, Color::White) => to - 10,
             (MoveKind::EnPassant, Color::Black) => to + 10,
             _ => to,
@@ -525,11 +532,11 @@ impl Mailbox {
         self.board[victim] = 0;
         self.board[to] = moving;
         self.board[from] = 0;
-        let safe = self.king(us).is_none_or(|k| !self.attacked(k, !us));
+        let result = test(self);
         self.board[from] = moving;
         self.board[to] = on_to;
         self.board[victim] = on_victim;
-        safe
+        result
     }
 
     /// Whether the side to move has a legal move, i.e. [`Mailbox::legal_moves`] is not empty (FIDE 3.9.2,
