@@ -188,7 +188,10 @@ pub fn read_input(what: &str, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
         )));
     }
     let file = std::fs::File::open(path).map_err(io)?;
-    read_bounded(file, max_bytes).map_err(io)
+    // Room for the whole file at once (and the byte that tells a longer file): no copy as the buffer grows.
+    let room = meta.len().min(max_bytes).saturating_add(1);
+    let bytes = Vec::with_capacity(usize::try_from(room).unwrap_or(usize::MAX));
+    read_bounded_into(file, max_bytes, bytes).map_err(io)
 }
 
 /// Read at most `max_bytes` from `r`; more is an error (without reading further).
@@ -196,7 +199,11 @@ pub fn read_input(what: &str, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
 /// # Errors
 /// The I/O error, or [`std::io::ErrorKind::InvalidData`] when there is more.
 pub fn read_bounded(r: impl Read, max_bytes: u64) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    read_bounded_into(r, max_bytes, Vec::new())
+}
+
+/// [`read_bounded`] into `bytes` (empty, perhaps with room already).
+fn read_bounded_into(r: impl Read, max_bytes: u64, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
     r.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max_bytes {

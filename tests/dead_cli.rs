@@ -68,6 +68,34 @@ fn dead_command_refuses_bad_lines() {
     assert!(err.contains("no positions"), "{err}");
 }
 
+/// The scan streams its file a run of 256 lines at a time: a line that cannot be read, 600 lines in, ends it
+/// with exit 2 and the line named, after the answers of the lines before it (bare kings: unwinnable for both,
+/// FIDE 1.5, the insufficient-material proof), and nothing after it is answered; the full mode refuses the same
+/// file before any answer. A file of only comments is refused by the scan too.
+#[test]
+fn the_scan_streams_and_stops_at_a_line_that_cannot_be_read() {
+    let bare = "8/8/8/4k3/8/8/8/4K3 w - - 0 1";
+    let mut input: String = (0..600).map(|_| format!("{bare} white\n")).collect();
+    input += "not a fen white\n";
+    input += &format!("{bare} black\n");
+    let (code, out, err) = run(&["dead", "-", "--scan", "--json", "--threads", "2"], &input);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(":601:") && err.contains("not a fen"), "{err}");
+    let answers: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 600, "{out}");
+    assert!(answers
+        .iter()
+        .all(|v| v["result"] == "unwinnable" && v["side"] == "white" && v["fen"] == bare));
+    let (code, out, err) = run(&["dead", "-", "--json"], &input);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    let (code, _, err) = run(&["dead", "-", "--scan"], "# only a comment\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("no positions"), "{err}");
+}
+
 /// Positions that read but are not valid (FIDE 3.10.3) are answered `invalid` with the message of
 /// `Checked::new` (the library's check, the oracle), word for word, in the full mode and the scan alike, and the
 /// run ends with exit 2: no king, two kings, a pawn on a back rank, the side not to move in check by each kind

@@ -9,6 +9,11 @@
 //! finish (a reorder buffer), one line each, flushed at once, so a pipe sees them early and SIGINT or SIGTERM
 //! loses only the queries in flight (the stop says how many of how many were answered). Every helpmate
 //! printed was replayed by the reference generator (a failed replay: exit 1).
+//!
+//! `--scan` streams instead ([`scan`]): each job reads, decides and prints a run of lines, so the scan keeps no
+//! list of the whole input's positions and answers (its memory is the text and a few runs), and a line that
+//! cannot be read ends it after the answers of the lines before it (exit 2); an interruption says how many
+//! input lines were scanned.
 
 use super::common::progress_bar;
 use crate::analyze::dead::{self, Limits};
@@ -19,10 +24,12 @@ use crate::types::{Color, Move, MoveKind};
 use crate::validate::Checked;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
+use rayon::ThreadPool;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Which side(s) to decide.
@@ -253,6 +260,16 @@ struct Tally {
     unwinnable: usize,
     undetermined: usize,
     invalid: usize,
+}
+
+impl Tally {
+    /// Add the counts of `other`.
+    fn add(&mut self, other: &Tally) {
+        self.winnable += other.winnable;
+        self.unwinnable += other.unwinnable;
+        self.undetermined += other.undetermined;
+        self.invalid += other.invalid;
+    }
 }
 
 /// A decided query.
@@ -528,51 +545,32 @@ pub fn run(a: DeadArgs) -> Result<i32> {
             position_file::read_unsplit("positions file", &path)?
         }
     };
+    if a.scan {
+        return scan(&a, &text, &name, &limits, pool);
+    }
     let input = pool.install(|| read_input(&a, &text, &name))?;
     let total = input.queries.len();
     crate::interrupt::set_status(format!("0 of {total} queries answered"));
     let bar = progress_bar(total as u64, a.quiet, "queries");
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Result<Answer>>)>();
     let shortest = a.shortest;
-    let jobs = jobs_of(&input, a.scan);
     let (tally, failure) = std::thread::scope(|scope| {
-        let (input, jobs) = (&input, &jobs);
+        let input = &input;
         let (limits, bar) = (&limits, &bar);
         scope.spawn(move || {
             pool.install(|| {
-                // One job at a time per thread (`with_max_len(1)`, see `jobs_of`).
-                jobs.par_iter()
+                // One query per job, one job at a time per thread (`with_max_len(1)`): queries differ in cost
+                // by four orders of magnitude, so every idle thread steals single queries and no thread is
+                // left with a long tail.
+                (0..total)
+                    .into_par_iter()
                     .with_max_len(1)
-                    .for_each_with(tx, |tx, queries| {
-                        let mut memo = dead::Memo::default();
-                        // The query's position before it, and the first of its run of equal positions
-                        // (the one the memo was made from and is asked with: recognized by reference).
-                        let (mut at, mut first) = (usize::MAX, usize::MAX);
-                        let answers: Vec<Result<Answer>> = queries
-                            .clone()
-                            .map(|i| {
-                                let q = &input.queries[i];
-                                if at == usize::MAX || !same_position(input, at, q.at) {
-                                    // A new position of the job: a new memo (with the pieces its screen
-                                    // gathered).
-                                    memo = match input.position(q.at) {
-                                        Position {
-                                            pos: Ok(pos),
-                                            pieces,
-                                            ..
-                                        } => dead::Memo::screened(pos, *pieces),
-                                        _ => dead::Memo::default(),
-                                    };
-                                    first = q.at;
-                                }
-                                at = q.at;
-                                let p = input.position(q.at);
-                                let same = input.position(first);
-                                decide_one(p, same, q, limits, shortest, &mut memo)
-                            })
-                            .collect();
-                        bar.inc(answers.len() as u64);
-                        let _ = tx.send((queries.start, answers));
+                    .for_each_with(tx, |tx, i| {
+                        let q = &input.queries[i];
+                        let p = input.position(q.at);
+                        let answer = decide_one(p, p, q, limits, shortest, &mut memo_of(p));
+                        bar.inc(1);
+                        let _ = tx.send((i, vec![answer]));
                     });
             });
         });
@@ -582,6 +580,11 @@ pub fn run(a: DeadArgs) -> Result<i32> {
     if let Some(e) = failure {
         return Err(e);
     }
+    Ok(summary(&a, &tally))
+}
+
+/// The summary line (not with `--json`) and the exit code: 2 where a position was invalid, else 0.
+fn summary(a: &DeadArgs, tally: &Tally) -> i32 {
     if !a.json {
         let invalid = if tally.invalid > 0 {
             format!(", {} invalid", tally.invalid)
@@ -593,51 +596,206 @@ pub fn run(a: DeadArgs) -> Result<i32> {
             tally.winnable, tally.unwinnable, tally.undetermined
         );
     }
-    Ok(if tally.invalid > 0 { 2 } else { 0 })
+    if tally.invalid > 0 {
+        2
+    } else {
+        0
+    }
 }
 
-/// The rayon jobs of the run, as ranges of queries: one query per job (queries differ in cost by four
-/// orders of magnitude, so every idle thread steals single queries and no thread is left with a long tail),
-/// except in the scan, where the queries of one position (on one line, or on consecutive lines) are decided in
-/// turn with one [`dead::Memo`], and whole positions make jobs of about [`SCAN_JOB_QUERIES`] queries (the scan
-/// answers most queries in microseconds; a message and a reorder step per query were a tenth of its time).
-fn jobs_of(input: &Input, scan: bool) -> Vec<std::ops::Range<usize>> {
-    let n = input.queries.len();
-    if !scan {
-        return (0..n).map(|i| i..i + 1).collect();
+/// `--scan`: the lines read, decided and printed a run of [`READ_RUN_LINES`] lines at a time, each run one
+/// rayon job (its positions read, their queries decided in turn with one [`dead::Memo`] per position, the
+/// answers it prints written into a buffer), the runs printed in input order as they finish. No list of every
+/// position and answer is kept: a scan's memory is its text and a few runs, reused from run to run (the list of
+/// every position of a file of real games was half of the scan's page faults, each about 4 µs on this
+/// project's machines). A line that cannot be read ends the scan after the answers of the lines before it
+/// (exit 2).
+fn scan(a: &DeadArgs, text: &str, name: &str, limits: &Limits, pool: ThreadPool) -> Result<i32> {
+    let one;
+    let lines = match &a.fen {
+        Some(fen) => {
+            one = [(0, fen.as_str())];
+            &one[..]
+        }
+        None => &position_file::bounded_lines("positions file", name, text)?[..],
+    };
+    let bad = |e: LineError| match &a.fen {
+        Some(fen) => Error::Usage(format!("--fen: '{}': {}", fen.trim(), e.why)),
+        None => e.in_file(name),
+    };
+    let total = lines.len();
+    crate::interrupt::set_status(format!("0 of {total} input lines scanned"));
+    let bar = progress_bar(total as u64, a.quiet, "lines");
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Scanned)>();
+    let (tally, queries, failure) = std::thread::scope(|scope| {
+        let (bar, stop, bad) = (&bar, &stop, &bad);
+        scope.spawn(move || {
+            pool.install(|| {
+                lines
+                    .par_chunks(READ_RUN_LINES)
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each_with(tx, |tx, (k, run)| {
+                        // After a failure printed in order, the runs after it are not needed.
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let scanned = scan_run(a, limits, run, bad);
+                        bar.inc(run.len() as u64);
+                        let _ = tx.send((k, scanned));
+                    });
+            });
+        });
+        print_scanned(rx, stop, total, lines)
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
     }
-    let mut jobs = Vec::with_capacity(n / SCAN_JOB_QUERIES + 1);
-    let mut start = 0;
-    for i in 1..=n {
-        let boundary =
-            i == n || !same_position(input, input.queries[i - 1].at, input.queries[i].at);
-        if boundary && (i == n || i - start >= SCAN_JOB_QUERIES) {
-            jobs.push(start..i);
-            start = i;
+    if queries == 0 {
+        return Err(match &a.fen {
+            Some(fen) => Error::Usage(format!("--fen: '{}': empty text", fen.trim())),
+            None => position_file::no_positions(name),
+        });
+    }
+    Ok(summary(a, &tally))
+}
+
+/// What a run of lines of the scan gave: the text it prints, its counts and queries, and the failure that ends
+/// the scan after that text (a line that cannot be read, a helpmate that did not replay).
+struct Scanned {
+    text: Vec<u8>,
+    tally: Tally,
+    queries: usize,
+    failure: Option<Error>,
+}
+
+/// One run of the scan's lines: read, its queries decided in input order (the queries of one position, on
+/// one line or on consecutive lines, with one memo), the answers the scan prints written.
+fn scan_run(
+    a: &DeadArgs,
+    limits: &Limits,
+    lines: &[(usize, &str)],
+    bad: &impl Fn(LineError) -> Error,
+) -> Scanned {
+    let (positions, asked, error) = read_run(lines);
+    let mut s = Scanned {
+        text: Vec::new(),
+        tally: Tally::default(),
+        queries: 0,
+        failure: None,
+    };
+    let mut memo = dead::Memo::default();
+    // The position of the query before, and the first of its run of equal positions (the memo's).
+    let (mut at, mut first) = (usize::MAX, usize::MAX);
+    for l in &asked {
+        for &side in sides_of(l.side, a.side) {
+            if at == usize::MAX || !same(&positions[at], &positions[l.at]) {
+                memo = memo_of(&positions[l.at]);
+                first = l.at;
+            }
+            at = l.at;
+            let q = Query {
+                at,
+                side,
+                line: l.line,
+                pair_end: false,
+            };
+            let p = &positions[at];
+            let answer = decide_one(p, &positions[first], &q, limits, a.shortest, &mut memo);
+            match answer {
+                Ok(answer) => {
+                    // Writing into a vector does not fail.
+                    let _ = print_answer(&mut s.text, a, p, &q, &answer, &mut s.tally);
+                    s.queries += 1;
+                }
+                Err(e) => {
+                    s.failure = Some(e);
+                    return s;
+                }
+            }
         }
     }
-    jobs
+    s.failure = error.map(bad);
+    s
 }
 
-/// Queries per job of the scan, at least (whole positions).
-const SCAN_JOB_QUERIES: usize = 64;
+/// Print the scan's runs in input order as they arrive (a reorder buffer, a drained batch at a time, then a
+/// nap, as [`print_in_order`]); at a run with a failure, print its text, raise `stop` and return the failure.
+/// Returns the counts, the queries answered and the failure.
+fn print_scanned(
+    rx: std::sync::mpsc::Receiver<(usize, Scanned)>,
+    stop: &AtomicBool,
+    total: usize,
+    lines: &[(usize, &str)],
+) -> (Tally, usize, Option<Error>) {
+    let mut waiting: BTreeMap<usize, Scanned> = BTreeMap::new();
+    let (mut next, mut tally, mut queries) = (0, Tally::default(), 0);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let runs = total.div_ceil(READ_RUN_LINES);
+    while let Ok((k, scanned)) = rx.recv() {
+        waiting.insert(k, scanned);
+        waiting.extend(rx.try_iter());
+        let guard = crate::interrupt::critical();
+        let mut failure = None;
+        let mut written = Ok(());
+        while let Some(s) = waiting.remove(&next) {
+            written = written.and_then(|()| out.write_all(&s.text));
+            tally.add(&s.tally);
+            queries += s.queries;
+            next += 1;
+            if s.failure.is_some() {
+                failure = s.failure;
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            std::process::exit(super::write_error_exit(&e.to_string()));
+        }
+        if failure.is_some() {
+            return (tally, queries, failure);
+        }
+        let done = (next * READ_RUN_LINES).min(total);
+        let at = match done.checked_sub(1).map(|i| lines[i].0) {
+            Some(line) if line > 0 => format!(" (input line {line} done)"),
+            _ => String::new(),
+        };
+        crate::interrupt::set_status(format!("{done} of {total} input lines scanned{at}"));
+        drop(guard);
+        if next < runs {
+            std::thread::sleep(NAP);
+        }
+    }
+    (tally, queries, None)
+}
 
-/// Whether positions `i` and `j` (`i` before `j`) of the input are one position (the same index, as the lines
-/// of a file that asks for each side on a line of its own are: [`read_line`], or equal valid positions, found
-/// by comparing them only where the placements are the same text: [`FenWords::placement`], a position of
-/// another board is told apart without reading it).
-fn same_position(input: &Input, i: usize, j: usize) -> bool {
-    i == j || {
-        let (a, b) = (input.position(i), input.position(j));
-        matches!(
+/// Whether two positions of a run of the scan are equal valid positions: the same one, or equal ones, compared
+/// only where the placements are the same text ([`FenWords::placement`]: a position of another board is told
+/// apart without reading it).
+fn same(a: &Position, b: &Position) -> bool {
+    std::ptr::eq(a, b)
+        || matches!(
             (&a.pos, &b.pos),
             (Ok(x), Ok(y)) if a.fen.placement() == b.fen.placement() && x == y
         )
+}
+
+/// A new memo for the queries of `p` (with the pieces its screen gathered).
+fn memo_of<'a>(p: &'a Position) -> dead::Memo<'a> {
+    match p {
+        Position {
+            pos: Ok(pos),
+            pieces,
+            ..
+        } => dead::Memo::screened(pos, *pieces),
+        _ => dead::Memo::default(),
     }
 }
 
 /// Decide one query (and, with `--shortest`, shorten its helpmate). `same` is `p` or the first of the equal
-/// positions before it ([`same_position`]) that `memo` was made from: the query is decided on it.
+/// positions before it in a run of the scan ([`same`]) that `memo` was made from: the query is decided on it.
 fn decide_one<'a>(
     p: &Position,
     same: &'a Position,
@@ -695,7 +853,7 @@ fn print_in_order(
                 };
                 written =
                     written.and_then(|()| print_answer(&mut out, a, p, q, &answer, &mut tally));
-                if q.pair_end && !a.json && !a.scan {
+                if q.pair_end && !a.json {
                     if let Some(white) = &previous {
                         written = written
                             .and_then(|()| writeln!(out, "{}", dead_line(p.fen, white, &answer)));

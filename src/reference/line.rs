@@ -72,6 +72,40 @@ impl Line {
         self.in_check
     }
 
+    /// Whether the side to move is checkmated (FIDE 5.1.1: in check, with no legal move), by
+    /// [`Line::check_answers`].
+    pub fn is_checkmate(&mut self) -> bool {
+        self.in_check && self.check_answers().is_empty()
+    }
+
+    /// The legal moves of the side to move, which is in check (FIDE 3.9, 3.10.1). Where the kings are kept,
+    /// only the pseudo-legal moves that can answer the check take the king-safety test: the king's own moves,
+    /// en passant, and a move of another piece onto the square of every piece giving check or between it and
+    /// the king. Any other move leaves every check (3.9.2): it takes no checking piece, and no square between a
+    /// checking piece and the king gets a piece (a knight, pawn or king has none: it attacks by its step alone,
+    /// 3.6–3.8). Elsewhere every pseudo-legal move takes the test.
+    pub fn check_answers(&mut self) -> Vec<Move> {
+        let us = self.pos.turn;
+        let king = self.kings.map(|k| k[us.index()]);
+        let checkers = king.map(|k| self.pos.attackers_mb(k, !us));
+        let mut legal = Vec::new();
+        for m in self.pos.pseudo_legal() {
+            let to = mailbox(m.to());
+            let answers = match (king, &checkers) {
+                (Some(k), Some(by)) => {
+                    mailbox(m.from()) == k
+                        || m.kind() == MoveKind::EnPassant
+                        || by.iter().all(|&c| c == to || between(k, c, to))
+                }
+                _ => true,
+            };
+            if answers && self.pos.keeps_king_safe_here(m) {
+                legal.push(m);
+            }
+        }
+        legal
+    }
+
     /// Play `m` when it is legal here (FIDE 3.1–3.9) and return `true`; else `false`, the position unchanged.
     pub fn play(&mut self, m: Move) -> bool {
         let Some(mut kings) = self.kings else {
@@ -165,4 +199,20 @@ impl Mailbox {
         };
         c == code(Piece::new(by, Role::Queen)) || c == code(Piece::new(by, line))
     }
+}
+
+/// Whether `sq` lies strictly between `a` and `b` on a rank, file or diagonal (mailbox indices).
+fn between(a: usize, b: usize, sq: usize) -> bool {
+    let at = |i: usize, from: usize| {
+        (
+            (i % 10) as i32 - (from % 10) as i32,
+            (i / 10) as i32 - (from / 10) as i32,
+        )
+    };
+    let ((df, dr), (sf, sr)) = (at(b, a), at(sq, a));
+    if df != 0 && dr != 0 && df.abs() != dr.abs() {
+        return false;
+    }
+    let k = sf.abs().max(sr.abs());
+    0 < k && k < df.abs().max(dr.abs()) && (sf, sr) == (df.signum() * k, dr.signum() * k)
 }

@@ -450,6 +450,14 @@ fn fide_3_9_a_line_plays_exactly_the_legal_moves() {
         "r1b1k2r/ppp2ppp/2n5/1B1qp3/1b6/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 1",
         "4k3/8/8/8/8/8/8/2KK3q w - - 0 1",
         "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1",
+        // In check at the start: a checking pawn taken en passant, a double check a knight could half answer,
+        // a check a pinned piece could block, and three checkmates (back rank, smothered, double check).
+        "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",
+        "k3r3/8/8/8/7b/8/3N2N1/4K3 w - - 0 1",
+        "4k3/8/8/6b1/8/8/3R4/2K1r3 w - - 0 1",
+        "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+        "6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1",
+        "4k3/8/8/8/8/3n4/3PPP2/r3KB2 w - - 0 1",
     ] {
         for _game in 0..10 {
             let setup = Setup::from_fen(fen).unwrap();
@@ -484,6 +492,14 @@ fn fide_3_9_a_line_plays_exactly_the_legal_moves() {
                         assert_eq!(tried.position().to_setup(), pos.to_setup(), "{m:?}");
                     }
                 }
+                if pos.in_check() {
+                    let mut answers = line.check_answers();
+                    answers.sort_by_key(|m| m.to_uci(true));
+                    let mut expected = legal.clone();
+                    expected.sort_by_key(|m| m.to_uci(true));
+                    assert_eq!(answers, expected, "{:?}", pos.to_setup());
+                }
+                assert_eq!(line.is_checkmate(), pos.in_check() && legal.is_empty());
                 if legal.is_empty() {
                     break;
                 }

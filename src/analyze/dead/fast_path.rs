@@ -35,6 +35,15 @@ const CLOSURE_GATE_OTHER_MOVES: u32 = 16;
 /// 2,353 (2,351 at 2,000; the fortress gate alone cost none; CHA-Solver's fast check proves 2,334).
 const KING_ROOM_GATE: u64 = 2_400;
 
+/// The small closure's own bound on the kings' rooms, below [`KING_ROOM_GATE`]: the kings alone then make
+/// about twice this many positions (each placement with either side to move), near the closure's
+/// [`QUICK_NODES`]. Measured 2026-12-07 (scan mode, one thread): on 10,372 final positions of Stockfish's games
+/// against itself the closure ran for 4 queries at 2,400, each to its whole budget (3,004 nodes, a tenth of
+/// the scan's instructions), and for none at 2,000 (−6.8 % instructions); the proofs at 2,400 and 2,000:
+/// CHA-Solver's tests/positions.txt 2,353 and 2,351 (its fast check 2,334), CHA's vectors 1,558 and 1,556
+/// (1,542), tests/lichess.txt 2,410 both; at 1,500, 2,334 on tests/positions.txt.
+const CLOSURE_KING_ROOM_GATE: u64 = 2_000;
+
 /// Whether some pawn has no unit of either colour anywhere ahead of it on its file. The fortress proof over pawn
 /// configurations then meets the configuration where that pawn promotes (pieces step aside) and gives up, so the
 /// quick and scan paths skip it (a gate only, never a proof: the default path still tries it). Most real game
@@ -96,7 +105,7 @@ fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
     let blocked = pawns(Color::White).forward(Color::White) & pawns(Color::Black);
     !blocked.is_empty()
         && !free_pawn(root)
-        && king_room(root) <= KING_ROOM_GATE
+        && king_room(root) <= CLOSURE_KING_ROOM_GATE
         && mg::count::<MagicSliders>(root, cd) <= CLOSURE_GATE_MOVES
         && other_side_mobility(root) <= CLOSURE_GATE_OTHER_MOVES
 }
