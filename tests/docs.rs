@@ -564,7 +564,7 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
         source: (
             "docs/dead-positions.md",
-            "| CHA-Solver tests/lichess.txt, full, 3 runs | ",
+            "| tests/lichess.txt (session 67), full, 3 runs | ",
         ),
         quotes: &[("README.md", "131,072 queries | ")],
     },
@@ -572,7 +572,7 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
         source: (
             "docs/dead-positions.md",
-            "| CHA-Solver tests/lichess.txt, `--scan`, 3 runs | ",
+            "| tests/lichess.txt (session 67), `--scan`, 3 runs | ",
         ),
         quotes: &[("README.md", "| the same file | ")],
     },
