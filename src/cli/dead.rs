@@ -758,10 +758,7 @@ fn print_scanned(
             return (tally, queries, failure);
         }
         let done = (next * READ_RUN_LINES).min(total);
-        let at = match done.checked_sub(1).map(|i| lines[i].0) {
-            Some(line) if line > 0 => format!(" (input line {line} done)"),
-            _ => String::new(),
-        };
+        let at = line_done(done.checked_sub(1).map(|i| lines[i].0));
         crate::interrupt::set_status(format!("{done} of {total} input lines scanned{at}"));
         drop(guard);
         if next < runs {
@@ -868,10 +865,7 @@ fn print_in_order(
             // exit 141 without a message, a full disk a message and exit 2.
             std::process::exit(super::write_error_exit(&e.to_string()));
         }
-        let at = match next.checked_sub(1).map(|i| input.queries[i].line) {
-            Some(line) if line > 0 => format!(" (input line {line} done)"),
-            _ => String::new(),
-        };
+        let at = line_done(next.checked_sub(1).map(|i| input.queries[i].line));
         crate::interrupt::set_status(format!("{next} of {total} queries answered{at}"));
         drop(guard);
         if next < total {
@@ -879,6 +873,14 @@ fn print_in_order(
         }
     }
     (tally, None)
+}
+
+/// The stop message's note of the last input line done (`line`: its number; none, or 0 for `--fen`: no note).
+fn line_done(line: Option<usize>) -> String {
+    match line {
+        Some(line) if line > 0 => format!(" (input line {line} done)"),
+        _ => String::new(),
+    }
 }
 
 /// How long the printer waits between two looks at the answers (a bound on how late a line is printed).
