@@ -238,10 +238,9 @@ const READ_RUN_LINES: usize = 256;
 /// The input of the run: `--fen`, or the text of the file (`-`: standard input) read by [`position_file`].
 fn read_input<'a>(a: &'a DeadArgs, text: &'a str, name: &str) -> Result<Input<'a>> {
     if let Some(fen) = &a.fen {
-        let bad = |why: String| Error::Usage(format!("--fen: '{}': {why}", fen.trim()));
-        let input = input_of(&[(0, fen.as_str())], a.side).map_err(|e| bad(e.why))?;
+        let input = input_of(&[(0, fen.as_str())], a.side).map_err(|e| fen_error(fen, &e.why))?;
         if input.queries.is_empty() {
-            return Err(bad("empty text".into()));
+            return Err(fen_error(fen, "empty text"));
         }
         return Ok(input);
     }
@@ -251,6 +250,11 @@ fn read_input<'a>(a: &'a DeadArgs, text: &'a str, name: &str) -> Result<Input<'a
         return Err(position_file::no_positions(name));
     }
     Ok(input)
+}
+
+/// The usage error of a `--fen` text that cannot be read (`why`).
+fn fen_error(fen: &str, why: &str) -> Error {
+    Error::Usage(format!("--fen: '{}': {why}", fen.trim()))
 }
 
 /// Counts of the answers printed.
@@ -552,7 +556,7 @@ pub fn run(a: DeadArgs) -> Result<i32> {
     let total = input.queries.len();
     crate::interrupt::set_status(format!("0 of {total} queries answered"));
     let bar = progress_bar(total as u64, a.quiet, "queries");
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Result<Answer>>)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Answer>)>();
     let shortest = a.shortest;
     let (tally, failure) = std::thread::scope(|scope| {
         let input = &input;
@@ -570,7 +574,7 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                         let p = input.position(q.at);
                         let answer = decide_one(p, p, q, limits, shortest, &mut memo_of(p));
                         bar.inc(1);
-                        let _ = tx.send((i, vec![answer]));
+                        let _ = tx.send((i, answer));
                     });
             });
         });
@@ -620,7 +624,7 @@ fn scan(a: &DeadArgs, text: &str, name: &str, limits: &Limits, pool: ThreadPool)
         None => &position_file::bounded_lines("positions file", name, text)?[..],
     };
     let bad = |e: LineError| match &a.fen {
-        Some(fen) => Error::Usage(format!("--fen: '{}': {}", fen.trim(), e.why)),
+        Some(fen) => fen_error(fen, &e.why),
         None => e.in_file(name),
     };
     let total = lines.len();
@@ -655,7 +659,7 @@ fn scan(a: &DeadArgs, text: &str, name: &str, limits: &Limits, pool: ThreadPool)
     }
     if queries == 0 {
         return Err(match &a.fen {
-            Some(fen) => Error::Usage(format!("--fen: '{}': empty text", fen.trim())),
+            Some(fen) => fen_error(fen, "empty text"),
             None => position_file::no_positions(name),
         });
     }
@@ -827,38 +831,35 @@ fn decide_one<'a>(
 fn print_in_order(
     a: &DeadArgs,
     input: &Input,
-    rx: std::sync::mpsc::Receiver<(usize, Vec<Result<Answer>>)>,
+    rx: std::sync::mpsc::Receiver<(usize, Result<Answer>)>,
 ) -> (Tally, Option<Error>) {
-    // The answers of jobs that came early, by the index of their first query.
-    let mut waiting: BTreeMap<usize, Vec<Result<Answer>>> = BTreeMap::new();
+    // The answers that came early, by the index of their query.
+    let mut waiting: BTreeMap<usize, Result<Answer>> = BTreeMap::new();
     let (mut next, mut tally) = (0, Tally::default());
     let mut previous: Option<Answer> = None;
     let total = input.queries.len();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    while let Ok((i, answers)) = rx.recv() {
-        waiting.insert(i, answers);
+    while let Ok((i, answer)) = rx.recv() {
+        waiting.insert(i, answer);
         waiting.extend(rx.try_iter());
         let guard = crate::interrupt::critical();
         let mut written = Ok(());
-        while let Some(answers) = waiting.remove(&next) {
-            for answer in answers {
-                let q = &input.queries[next];
-                let p = input.position(q.at);
-                let answer = match answer {
-                    Ok(x) => x,
-                    Err(e) => return (tally, Some(e)),
-                };
-                written =
-                    written.and_then(|()| print_answer(&mut out, a, p, q, &answer, &mut tally));
-                if q.pair_end && !a.json {
-                    if let Some(white) = &previous {
-                        written = written
-                            .and_then(|()| writeln!(out, "{}", dead_line(p.fen, white, &answer)));
-                    }
+        while let Some(answer) = waiting.remove(&next) {
+            let q = &input.queries[next];
+            let p = input.position(q.at);
+            let answer = match answer {
+                Ok(x) => x,
+                Err(e) => return (tally, Some(e)),
+            };
+            written = written.and_then(|()| print_answer(&mut out, a, p, q, &answer, &mut tally));
+            if q.pair_end && !a.json {
+                if let Some(white) = &previous {
+                    written = written
+                        .and_then(|()| writeln!(out, "{}", dead_line(p.fen, white, &answer)));
                 }
-                next += 1;
-                previous = Some(answer);
             }
+            next += 1;
+            previous = Some(answer);
         }
         if let Err(e) = written.and_then(|()| out.flush()) {
             // As every command's `println!` (cli::write_error_exit): a closed pipe (`dead FILE | head -1`) is

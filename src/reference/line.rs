@@ -181,18 +181,15 @@ impl Mailbox {
     /// two squares share one) is `by`'s queen, or its rook on a rank or file, or its bishop on a diagonal
     /// (FIDE 3.2–3.4: a line attack on `king` along that line).
     fn slider_on_line(&self, king: usize, through: usize, by: Color) -> bool {
-        let (kf, kr) = ((king % 10) as i32, (king / 10) as i32);
-        let (df, dr) = ((through % 10) as i32 - kf, (through / 10) as i32 - kr);
-        if (df, dr) == (0, 0) || (df != 0 && dr != 0 && df.abs() != dr.abs()) {
+        let Some(dir) = line_step(king, through) else {
             return false;
-        }
-        let dir = dr.signum() * 10 + df.signum();
+        };
         let mut s = king as i32 + dir;
         while self.board[s as usize] == 0 {
             s += dir;
         }
         let c = self.board[s as usize];
-        let line = if df == 0 || dr == 0 {
+        let line = if dir.abs() == 1 || dir.abs() == 10 {
             Role::Rook
         } else {
             Role::Bishop
@@ -203,16 +200,28 @@ impl Mailbox {
 
 /// Whether `sq` lies strictly between `a` and `b` on a rank, file or diagonal (mailbox indices).
 fn between(a: usize, b: usize, sq: usize) -> bool {
-    let at = |i: usize, from: usize| {
-        (
-            (i % 10) as i32 - (from % 10) as i32,
-            (i / 10) as i32 - (from / 10) as i32,
-        )
-    };
-    let ((df, dr), (sf, sr)) = (at(b, a), at(sq, a));
-    if df != 0 && dr != 0 && df.abs() != dr.abs() {
+    let Some(dir) = line_step(a, b) else {
         return false;
+    };
+    let mut s = a as i32 + dir;
+    while s != b as i32 {
+        if s == sq as i32 {
+            return true;
+        }
+        s += dir;
     }
-    let k = sf.abs().max(sr.abs());
-    0 < k && k < df.abs().max(dr.abs()) && (sf, sr) == (df.signum() * k, dr.signum() * k)
+    false
+}
+
+/// The mailbox step from `from` toward `to` along the rank, file or diagonal they share; `None` where they
+/// share none (or are the same square).
+fn line_step(from: usize, to: usize) -> Option<i32> {
+    let (df, dr) = (
+        (to % 10) as i32 - (from % 10) as i32,
+        (to / 10) as i32 - (from / 10) as i32,
+    );
+    if (df, dr) == (0, 0) || (df != 0 && dr != 0 && df.abs() != dr.abs()) {
+        return None;
+    }
+    Some(dr.signum() * 10 + df.signum())
 }
