@@ -10,6 +10,9 @@ CHILD = textwrap.dedent(
     """
     import os, signal, sys, threading, time
     import perftlab
+    # Python's own Ctrl-C handler, also when this interpreter was started with SIGINT ignored (a job started in
+    # the background by a shell without job control inherits that, and Python then installs no handler).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     def stop():
         time.sleep(0.5)
         global sent

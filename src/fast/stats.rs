@@ -339,7 +339,16 @@ pub fn leaf<S: Sliders>(b: &Board, cd: &CastlingData, t: &mut Tally) {
 }
 
 macro_rules! stats_walker {
-    ($name:ident $(, #[$attr:meta])*) => {
+    ($name:ident, $leaf:ident $(, #[$attr:meta])*) => {
+        /// [`leaf`] built once per walker (with its target features), not inlined: inlined into the
+        /// walker at depth 1 and again in its loop at depth 2, for each `HASH`, the classification was half of
+        /// the crate's compile time (LLVM's loop passes: minutes per build, every build of the library).
+        $(#[$attr])*
+        #[inline(never)]
+        fn $leaf<S: Sliders>(b: &Board, cd: &CastlingData, t: &mut Tally) {
+            leaf::<S>(b, cd, t);
+        }
+
         /// The statistics walk below `b` (`depth` ≥ 1), hashed at depth 2 and more when `HASH`.
         $(#[$attr])*
         fn $name<S: Sliders, const HASH: bool>(
@@ -349,8 +358,13 @@ macro_rules! stats_walker {
             tt: Option<&StatsTable>,
             t: &mut Tally,
         ) {
+            // Safety (the calls of `$leaf` and `$name`): only reached from `$name`, whose caller guaranteed
+            // its target features.
             if depth == 1 {
-                leaf::<S>(b, cd, t);
+                #[allow(unused_unsafe, unsafe_code)]
+                unsafe {
+                    $leaf::<S>(b, cd, t)
+                };
                 return;
             }
             if HASH {
@@ -364,12 +378,14 @@ macro_rules! stats_walker {
             if depth == 2 {
                 // The children are classified, not probed: their keys are not needed.
                 for &m in moves::<S>(b, cd).as_slice() {
-                    leaf::<S>(&b.make::<false>(cd, m), cd, &mut sub);
+                    #[allow(unused_unsafe, unsafe_code)]
+                    unsafe {
+                        $leaf::<S>(&b.make::<false>(cd, m), cd, &mut sub)
+                    };
                 }
             } else {
                 for &m in moves::<S>(b, cd).as_slice() {
                     let child = b.make::<HASH>(cd, m);
-                    // Safety: only reached from `$name`, whose caller guaranteed its target features.
                     #[allow(unused_unsafe, unsafe_code)]
                     unsafe {
                         $name::<S, HASH>(&child, cd, depth - 1, tt, &mut sub)
@@ -386,9 +402,9 @@ macro_rules! stats_walker {
     };
 }
 
-stats_walker!(walk_portable);
+stats_walker!(walk_portable, leaf_portable);
 #[cfg(target_arch = "x86_64")]
-stats_walker!(walk_bmi2, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
+stats_walker!(walk_bmi2, leaf_bmi2, #[target_feature(enable = "popcnt,bmi1,bmi2")]);
 // Off x86-64 only the portable build exists (`Flavor::available` is false for the others).
 #[cfg(not(target_arch = "x86_64"))]
 use self::walk_portable as walk_bmi2;
