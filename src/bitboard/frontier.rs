@@ -100,6 +100,7 @@ impl<W: Weight> Merger<W> {
                 });
             }
             out.reserve_exact(more);
+            super::memory::advise_spare(out);
             table.reserve(more, |&k| out[k as usize].0.key);
         }
         let k = out.len() as u32;
@@ -123,6 +124,7 @@ impl<W: Weight> Merger<W> {
             return;
         }
         out.reserve_exact(want - out.len());
+        super::memory::advise_spare(out);
         table.reserve(want - table.len(), |&k| out[k as usize].0.key);
     }
 

@@ -14,6 +14,7 @@
 //! - `magics`: the magic multipliers;
 //! - `zobrist`: the keys (from a seed: `--zobrist-seed`); `board`: `Board` and copy-make with incremental keys;
 //! - `movegen`: legal generation (FIDE 3.1–3.9) from check and pin masks into a counting sink or a move consumer;
+//! - `memory`: huge-page advice for large fresh tables (Linux);
 //! - `frontier`: the one frontier expansion with multiplicities (transpositions merged, memory bounded), used
 //!   by the backend's parallel split, the deep runs' split frontier and the GPU host levels.
 //!
@@ -24,6 +25,7 @@ pub mod attacks;
 pub mod board;
 pub mod frontier;
 mod magics;
+pub mod memory;
 pub mod movegen;
 pub mod zobrist;
 

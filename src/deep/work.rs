@@ -326,7 +326,10 @@ pub fn run_positions(
     let total = setups.len();
     // By place in the counting order: a vector, not a map (a split of 72,078 positions spent about 35 M
     // instructions inserting into, searching and freeing a map by index).
-    let mut results: Vec<Option<PieceResult>> = vec![None; total];
+    // Huge pages where Linux allows (a frontier of 72,078 positions: 1,800 of the split's page faults).
+    let mut results: Vec<Option<PieceResult>> = Vec::with_capacity(total);
+    crate::bitboard::memory::advise_spare(&mut results);
+    results.resize(total, None);
     let mut done = 0;
     if let Some(j) = journal.as_deref() {
         for (k, slot) in results.iter_mut().enumerate() {

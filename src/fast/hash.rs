@@ -135,8 +135,10 @@ impl<B: Default> Buckets<B> {
         if n == 0 {
             return Ok(None);
         }
-        let mut v = Vec::new();
+        let mut v: Vec<B> = Vec::new();
         v.try_reserve_exact(n)?;
+        // Huge pages before the first write: 32 page faults for 64 MiB, not 16,384.
+        crate::bitboard::memory::advise_spare(&mut v);
         v.resize_with(n, B::default);
         Ok(Some(Buckets(v)))
     }
