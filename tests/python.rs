@@ -1,9 +1,9 @@
 //! The Python package (`python/`, docs/python.md) end to end: builds the wheel with maturin (release, with
-//! parallel code generation) into `target/python/wheels`, makes a virtual environment `target/python/venv` (with the system's site packages,
-//! where `.ci/run` installs pytest, python-chess, Dask and pyarrow), installs the wheel there and runs the
-//! pytest suite `python/tests/` with it (exact counts from CPW and tests/data, python-chess boards in and out,
-//! the cross-check of a python-chess generator with and without a planted bug, bad input, Ctrl-C, threads,
-//! and the Dask recipe on a two-process LocalCluster).
+//! parallel code generation) into `target/python/wheels`, makes a virtual environment `target/python/venv`
+//! (with the system's site packages, where `.ci/run` installs pytest, python-chess, Dask and pyarrow),
+//! installs the wheel there and runs the pytest suite `python/tests/` with it (exact counts from CPW and
+//! tests/data, python-chess boards in and out, the cross-check of a python-chess generator with and without a
+//! planted bug, bad input, Ctrl-C, threads, and the Dask recipe on a two-process LocalCluster).
 //!
 //! The interpreter is `$PERFTLAB_PYTHON` or `python3`. With `CI=true` a missing interpreter, maturin, pytest
 //! or venv module fails the test (`.ci/run` installs them); elsewhere the test skips, saying what is missing.
