@@ -11,7 +11,7 @@ const HUGE: usize = 2 << 20;
 /// Advise huge pages for the 2 MiB-aligned part of the `len` bytes at `ptr`, which must lie inside one live
 /// allocation of the caller (ideally not yet written: pages already faulted in stay small until the kernel
 /// merges them). Ranges under 2 MiB are left alone.
-pub fn advise_huge_pages(ptr: *mut u8, len: usize) {
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
     let start = (ptr as usize).next_multiple_of(HUGE);
     let end = (ptr as usize).saturating_add(len) / HUGE * HUGE;
     if end <= start {

@@ -25,7 +25,7 @@ pub mod attacks;
 pub mod board;
 pub mod frontier;
 mod magics;
-pub mod memory;
+pub(crate) mod memory;
 pub mod movegen;
 pub mod zobrist;
 
