@@ -324,22 +324,16 @@ pub fn run_positions(
     let clock = Instant::now();
     let mut out = Counted::default();
     let total = setups.len();
-    // By place in the counting order: a vector, not a map (a split of 72,078 positions spent about 35 M
-    // instructions inserting into, searching and freeing a map by index).
-    // Huge pages where Linux allows (48 bytes a position: 3.5 MB, some 850 small pages, for the 72,078 of
-    // start ply 4).
-    let mut results: Vec<Option<PieceResult>> = Vec::with_capacity(total);
-    crate::bitboard::memory::advise_spare(&mut results);
-    results.resize(total, None);
-    let mut done = 0;
-    if let Some(j) = journal.as_deref() {
-        for (k, slot) in results.iter_mut().enumerate() {
-            if let Some(r) = j.done().get(&setups.index(k)) {
-                *slot = Some(r.clone());
-                done += 1;
-            }
-        }
-    }
+    // The journal's results by place in the counting order, only where it holds some (a vector, not a map: a
+    // split of 72,078 positions spent about 35 M instructions inserting into, searching and freeing a map by
+    // index).
+    let kept: Vec<Option<PieceResult>> = match journal.as_deref() {
+        Some(j) if !j.done().is_empty() => (0..total)
+            .map(|k| j.done().get(&setups.index(k)).cloned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut done = kept.iter().flatten().count();
     progress.start(done as u64, total as u64);
     let status = |done: usize| {
         crate::interrupt::set_status(format!(
@@ -347,7 +341,13 @@ pub fn run_positions(
         ))
     };
     status(done);
-    let todo: Vec<usize> = (0..total).filter(|&k| results[k].is_none()).collect();
+    let todo: Vec<usize> = (0..total)
+        .filter(|&k| kept.get(k).is_none_or(Option::is_none))
+        .collect();
+    // This run's results in the order counted (the places `todo` lists, rising), written once each where
+    // they stay: 48 bytes a position (3.5 MB for the 72,078 of start ply 4), huge pages where Linux allows.
+    let mut counted_here: Vec<PieceResult> = Vec::with_capacity(todo.len());
+    crate::bitboard::memory::advise_spare(&mut counted_here);
     let batching = Batching::of(engine);
     let mut size = batching.first_of(todo.len());
     let mut last_sync = Instant::now();
@@ -355,13 +355,14 @@ pub fn run_positions(
     let finished = (|| -> Result<()> {
         while at < todo.len() {
             let batch = &todo[at..(at + size).min(todo.len())];
-            let (counted, seconds) = count_batch(engine, setups, batch, rest, stats)?;
+            let from = counted_here.len();
+            let seconds = count_batch(engine, setups, batch, rest, stats, &mut counted_here)?;
             out.backend_seconds += seconds;
             out.batches += 1;
             if let Some(j) = journal.as_deref_mut() {
                 let rows: Vec<(usize, &str, &PieceResult)> = batch
                     .iter()
-                    .zip(&counted)
+                    .zip(&counted_here[from..])
                     .map(|(&k, r)| (setups.index(k), setups.fen(k), r))
                     .collect();
                 j.record(&rows)?;
@@ -369,9 +370,6 @@ pub fn run_positions(
                     j.sync();
                     last_sync = Instant::now();
                 }
-            }
-            for (&k, r) in batch.iter().zip(counted) {
-                results[k] = Some(r);
             }
             done += batch.len();
             status(done);
@@ -386,7 +384,14 @@ pub fn run_positions(
     }
     progress.finish();
     finished?;
-    out.results = results.into_iter().flatten().collect();
+    out.results = if kept.is_empty() {
+        counted_here
+    } else {
+        let mut here = counted_here.into_iter();
+        let mut all = Vec::with_capacity(total);
+        all.extend(kept.into_iter().map_while(|r| r.or_else(|| here.next())));
+        all
+    };
     one_count_each(engine, out.results.len(), total)?;
     out.seconds = clock.elapsed().as_secs_f64();
     Ok(out)
@@ -394,7 +399,8 @@ pub fn run_positions(
 
 /// Count the positions `batch` (places in the counting order) of `setups` in one backend call: as boards
 /// ([`Backend::perft_boards`]) where they are held as boards and no statistics are asked, else as checked
-/// positions ([`evaluate_many`]). Returns the results and the seconds of the backend call.
+/// positions ([`evaluate_many`]). Appends the results to `out` (kept from batch to batch: no list per batch
+/// to allocate, fault in and copy) and returns the seconds of the backend call.
 ///
 /// # Errors
 /// A position that cannot be made, or a backend failure.
@@ -404,7 +410,8 @@ fn count_batch(
     batch: &[usize],
     rest: u32,
     stats: Option<Detail>,
-) -> Result<(Vec<PieceResult>, f64)> {
+    out: &mut Vec<PieceResult>,
+) -> Result<f64> {
     use rayon::prelude::*;
     if let (None, Some(cd)) = (stats, setups.castling_data()) {
         // The places of a batch rise: first to last without a gap is a run.
@@ -427,19 +434,20 @@ fn count_batch(
         let nodes = engine.perft_boards(boards, cd, rest)?;
         let seconds = call.elapsed().as_secs_f64();
         one_count_each(engine, nodes.len(), boards.len())?;
-        let counted = nodes
-            .into_iter()
-            .map(|nodes| PieceResult { nodes, stats: None })
-            .collect();
-        return Ok((counted, seconds));
+        out.extend(
+            nodes
+                .into_iter()
+                .map(|nodes| PieceResult { nodes, stats: None }),
+        );
+        return Ok(seconds);
     }
     let positions: Vec<Checked> = batch
         .par_iter()
         .map(|&k| setups.position(k))
         .collect::<Result<_>>()?;
     let call = Instant::now();
-    let counted = evaluate_many(engine, &positions, rest, stats)?;
-    Ok((counted, call.elapsed().as_secs_f64()))
+    out.extend(evaluate_many(engine, &positions, rest, stats)?);
+    Ok(call.elapsed().as_secs_f64())
 }
 
 /// Totals of a split run.
