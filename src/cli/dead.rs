@@ -20,7 +20,7 @@ use crate::analyze::dead::{self, Limits};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::position_file::{self, FenWords, LineError};
-use crate::types::{Color, Move, MoveKind};
+use crate::types::{Color, Move};
 use crate::validate::Checked;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
@@ -325,7 +325,6 @@ fn print_answer(
         Ok(x) => x,
     };
     let chess960 = a.chess960 || p.pos.as_ref().is_ok_and(|p| p.needs_chess960_notation());
-    let shortest = done.shortest;
     let result = done.decision.result();
     match result {
         "winnable" => t.winnable += 1,
@@ -338,28 +337,43 @@ fn print_answer(
     if a.json {
         return print_json(out, p, q, done, chess960);
     }
-    let rep = done.decision.report(chess960);
-    let detail = match (&rep.helpmate, &rep.reason) {
-        (Some(h), _) if h.is_empty() => "already checkmate on the board".to_string(),
-        (Some(h), _) => {
-            let note = match shortest {
-                Some(true) => ", shortest",
-                Some(false) => ", not proved shortest (the closure ran out of positions)",
-                None => "",
-            };
-            format!("helpmate {}{note}", h.join(" "))
+    print_text(out, p, q, done, chess960)
+}
+
+/// One text answer line, written straight into `out`: `FEN SIDE RESULT: DETAIL (N nodes)`, the detail a
+/// helpmate in UCI, the proof's reason or the limit reached (no `String` per move: formatting the helpmates of
+/// real game positions was a sixth of a run).
+fn print_text(
+    out: &mut impl Write,
+    p: &Position,
+    q: &Query,
+    done: &Done,
+    chess960: bool,
+) -> std::io::Result<()> {
+    let d = &done.decision;
+    write!(out, "{} {} {}: ", p.fen, q.side.name(), d.result())?;
+    match &d.verdict {
+        dead::Verdict::Winnable { helpmate } if helpmate.is_empty() => {
+            out.write_all(b"already checkmate on the board")?;
         }
-        (None, Some(r)) => r.clone(),
-        (None, None) => String::new(),
-    };
-    writeln!(
-        out,
-        "{} {} {}: {detail} ({} nodes)",
-        p.fen,
-        q.side.name(),
-        rep.result,
-        rep.nodes
-    )
+        dead::Verdict::Winnable { helpmate } => {
+            out.write_all(b"helpmate")?;
+            for &m in helpmate {
+                let (text, n) = m.uci_bytes(chess960);
+                let mut chunk = [b' ', 0, 0, 0, 0, 0];
+                chunk[1..].copy_from_slice(&text);
+                out.write_all(&chunk[..1 + n])?;
+            }
+            out.write_all(match done.shortest {
+                Some(true) => b", shortest",
+                Some(false) => b", not proved shortest (the closure ran out of positions)",
+                None => b"",
+            })?;
+        }
+        dead::Verdict::Unwinnable { reason } => write!(out, "{reason}")?,
+        dead::Verdict::Undetermined { limit } => out.write_all(limit_text(*limit).as_bytes())?,
+    }
+    writeln!(out, " ({} nodes)", d.nodes)
 }
 
 /// One `--json` answer line, written straight into `out` (a printed helpmate is a few dozen moves: no `String`
@@ -458,51 +472,13 @@ fn write_uci_array(out: &mut impl Write, line: &[Move], chess960: bool) -> std::
     out.write_all(b"[")?;
     for (i, &m) in line.iter().enumerate() {
         // One write a move: the comma, the quoted text (one buffered write instead of four).
-        let (text, n) = Uci(m, chess960).bytes();
+        let (text, n) = m.uci_bytes(chess960);
         let mut chunk = [b',', b'"', 0, 0, 0, 0, 0, 0];
         chunk[2..7].copy_from_slice(&text);
         chunk[2 + n] = b'"';
         out.write_all(&chunk[usize::from(i == 0)..3 + n])?;
     }
     out.write_all(b"]")
-}
-
-/// One move in UCI, the text of [`Move::to_uci`].
-struct Uci(Move, bool);
-
-impl Uci {
-    /// The text as ASCII bytes: four, or five with a promotion (no formatter: a helpmate of real game
-    /// positions has about fifty moves, and formatting them was a few percent of a full run).
-    fn bytes(&self) -> ([u8; 5], usize) {
-        let Uci(m, chess960) = *self;
-        let (from, to) = if m.kind() == MoveKind::Castling && !chess960 {
-            (m.from(), m.castling_king_target())
-        } else {
-            (m.from(), m.to())
-        };
-        let mut text = [
-            b'a' + from.file(),
-            b'1' + from.rank(),
-            b'a' + to.file(),
-            b'1' + to.rank(),
-            0,
-        ];
-        match m.promotion_role() {
-            Some(role) => {
-                text[4] = role.char() as u8;
-                (text, 5)
-            }
-            None => (text, 4),
-        }
-    }
-}
-
-impl std::fmt::Display for Uci {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (text, n) = self.bytes();
-        // ASCII letters and digits only, so always a valid `str` (checked, not assumed).
-        f.write_str(std::str::from_utf8(&text[..n]).map_err(|_| std::fmt::Error)?)
-    }
 }
 
 /// The per-position line of `--side both`: dead (FIDE 1.5) when neither side can win.
@@ -944,9 +920,9 @@ mod tests {
         }
     }
 
-    /// The `--json` writer's UCI text is [`Move::to_uci`]'s, in both castling notations, on every legal move
-    /// of positions with castling (both wings, both colours), promotions, under-promotions with capture and
-    /// en passant; and the JSON array is the one `json!` made of those strings.
+    /// The `--json` writer's array is the one `json!` makes of [`Move::to_uci`]'s texts, in both castling
+    /// notations, on every legal move of positions with castling (both wings, both colours), promotions,
+    /// under-promotions with capture and en passant.
     #[test]
     fn json_uci_text_is_to_uci() {
         let fens = [
@@ -960,12 +936,7 @@ mod tests {
         for fen in fens {
             let moves = crate::reference::legal_moves(&Setup::from_fen(fen).unwrap());
             for chess960 in [false, true] {
-                let ours: Vec<String> = moves
-                    .iter()
-                    .map(|&m| Uci(m, chess960).to_string())
-                    .collect();
                 let theirs: Vec<String> = moves.iter().map(|m| m.to_uci(chess960)).collect();
-                assert_eq!(ours, theirs, "{fen}");
                 let mut array = Vec::new();
                 write_uci_array(&mut array, &moves, chess960).unwrap();
                 assert_eq!(array, json!(theirs).to_string().as_bytes(), "{fen}");
