@@ -577,6 +577,11 @@ const FIGURES: &[Figure] = &[
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
+        what: "the self-play finals: the scan against CHA-Solver's fast check",
+        source: ("docs/dead-positions.md", "| self-play finals, `--scan` | "),
+        quotes: &[("README.md", "full **1.57–1.69×**, `--scan` ")],
+    },
+    Figure {
         what: "one CPU thread against Stockfish's `go perft`",
         source: ("docs/measurements.md", "on these positions, about "),
         quotes: &[

@@ -337,21 +337,11 @@ fn print_answer(
     if a.json {
         return print_json(out, p, q, done, chess960);
     }
-    print_text(out, p, q, done, chess960)
-}
-
-/// One text answer line, written straight into `out`: `FEN SIDE RESULT: DETAIL (N nodes)`, the detail a
-/// helpmate in UCI, the proof's reason or the limit reached (no `String` per move: formatting the helpmates of
-/// real game positions was a sixth of a run).
-fn print_text(
-    out: &mut impl Write,
-    p: &Position,
-    q: &Query,
-    done: &Done,
-    chess960: bool,
-) -> std::io::Result<()> {
+    // The text line, written straight into `out`: `FEN SIDE RESULT: DETAIL (N nodes)`, the detail a helpmate in
+    // UCI, the proof's reason or the limit reached (no `String` per move: formatting the helpmates of real game
+    // positions was a sixth of a run).
     let d = &done.decision;
-    write!(out, "{} {} {}: ", p.fen, q.side.name(), d.result())?;
+    write!(out, "{} {} {result}: ", p.fen, q.side.name())?;
     match &d.verdict {
         dead::Verdict::Winnable { helpmate } if helpmate.is_empty() => {
             out.write_all(b"already checkmate on the board")?;
