@@ -99,9 +99,7 @@ impl<W: Weight> Merger<W> {
                     budget: self.budget,
                 });
             }
-            out.reserve_exact(more);
-            super::memory::advise_spare(out);
-            table.reserve(more, |&k| out[k as usize].0.key);
+            Self::grow(table, out, more);
         }
         let k = out.len() as u32;
         table.insert_unique(b.key, k, |&k| out[k as usize].0.key);
@@ -123,9 +121,15 @@ impl<W: Weight> Merger<W> {
         if want as u64 * entry_bytes::<W>() > *budget || want >= u32::MAX as usize {
             return;
         }
-        out.reserve_exact(want - out.len());
+        Self::grow(table, out, want - out.len());
+    }
+
+    /// Room for `more` positions beyond those held, in the vector (its new room offered to huge pages before
+    /// it is written) and in the table (which holds one index per position, so the same number).
+    fn grow(table: &mut HashTable<u32>, out: &mut Vec<(Board, W)>, more: usize) {
+        out.reserve_exact(more);
         super::memory::advise_spare(out);
-        table.reserve(want - table.len(), |&k| out[k as usize].0.key);
+        table.reserve(more, |&k| out[k as usize].0.key);
     }
 
     /// Number of distinct positions.
