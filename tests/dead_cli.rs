@@ -68,7 +68,8 @@ fn dead_command_refuses_bad_lines() {
     assert!(err.contains("no positions"), "{err}");
 }
 
-/// The scan streams its file a run of 256 lines at a time: a line that cannot be read, 600 lines in, ends it
+/// The scan streams its file a run of 256 lines at a time, on two threads and on one (without a pool, each run
+/// decided and printed in turn on the main thread): a line that cannot be read, 600 lines in, ends it
 /// with exit 2 and the line named, after the answers of the lines before it (bare kings: unwinnable for both,
 /// FIDE 1.5, the insufficient-material proof), and nothing after it is answered; the full mode refuses the same
 /// file before any answer. A file of only comments is refused by the scan too.
@@ -78,17 +79,21 @@ fn the_scan_streams_and_stops_at_a_line_that_cannot_be_read() {
     let mut input: String = (0..600).map(|_| format!("{bare} white\n")).collect();
     input += "not a fen white\n";
     input += &format!("{bare} black\n");
-    let (code, out, err) = run(&["dead", "-", "--scan", "--json", "--threads", "2"], &input);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains(":601:") && err.contains("not a fen"), "{err}");
-    let answers: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), 600, "{out}");
-    assert!(answers
-        .iter()
-        .all(|v| v["result"] == "unwinnable" && v["side"] == "white" && v["fen"] == bare));
+    // Two threads (a pool, the runs printed as they arrive) and one (the runs decided and printed in turn).
+    for threads in ["2", "1"] {
+        let args = ["dead", "-", "--scan", "--json", "--threads", threads];
+        let (code, out, err) = run(&args, &input);
+        assert_eq!(code, 2, "{threads}: {err}");
+        assert!(err.contains(":601:") && err.contains("not a fen"), "{err}");
+        let answers: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(answers.len(), 600, "{threads}: {out}");
+        assert!(answers
+            .iter()
+            .all(|v| v["result"] == "unwinnable" && v["side"] == "white" && v["fen"] == bare));
+    }
     let (code, out, err) = run(&["dead", "-", "--json"], &input);
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     let (code, _, err) = run(&["dead", "-", "--scan"], "# only a comment\n");
@@ -234,7 +239,7 @@ fn analyze_svg_shades_the_fortress() {
 /// Lines that repeat the FEN of the line before (a file asking for each side on a line of its own) are read as
 /// one position with a query per line: each line's answer is the one `--fen` gives for that position and side
 /// alone, for a valid position (three lines), an invalid one (a line without a side word asks both), and a
-/// position repeated over 300 lines, across the reader's runs of 256 lines.
+/// position repeated over 300 lines, across the reader's runs of 256 lines (the scan on two threads and on one).
 #[test]
 fn dead_command_answers_each_line_of_a_repeated_fen_as_alone() {
     let won = "8/8/8/4k3/8/8/8/3QK3 w - - 0 1";
@@ -262,8 +267,8 @@ fn dead_command_answers_each_line_of_a_repeated_fen_as_alone() {
         v.as_object_mut().unwrap().remove("microseconds");
         v
     };
-    for mode in [None, Some("--scan")] {
-        let args: Vec<&str> = ["dead", "-", "--json", "--threads", "2"]
+    for (mode, threads) in [(None, "2"), (Some("--scan"), "2"), (Some("--scan"), "1")] {
+        let args: Vec<&str> = ["dead", "-", "--json", "--threads", threads]
             .into_iter()
             .chain(mode)
             .collect();

@@ -504,10 +504,6 @@ pub fn run(a: DeadArgs) -> Result<i32> {
         quick: a.quick,
         scan: a.scan,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
     let (name, text) = match &a.fen {
         Some(_) => ("--fen".to_string(), String::new()),
         None => {
@@ -515,8 +511,17 @@ pub fn run(a: DeadArgs) -> Result<i32> {
             position_file::read_unsplit("positions file", &path)?
         }
     };
+    // A scan on one thread runs on this one: no pool and no second thread to start (a server that starts
+    // `dead --scan --threads 1` per batch pays each start).
+    if a.scan && a.threads == Some(1) {
+        return scan(&a, &text, &name, &limits, None);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Backend(format!("--threads: cannot start the thread pool: {e}")))?;
     if a.scan {
-        return scan(&a, &text, &name, &limits, pool);
+        return scan(&a, &text, &name, &limits, Some(pool));
     }
     let input = pool.install(|| read_input(&a, &text, &name))?;
     let total = input.queries.len();
@@ -574,13 +579,19 @@ fn summary(a: &DeadArgs, tally: &Tally) -> i32 {
 }
 
 /// `--scan`: the lines read, decided and printed a run of [`READ_RUN_LINES`] lines at a time, each run one
-/// rayon job (its positions read, their queries decided in turn with one [`dead::Memo`] per position, the
-/// answers it prints written into a buffer), the runs printed in input order as they finish. No list of every
-/// position and answer is kept: a scan's memory is its text and a few runs, reused from run to run (the list of
-/// every position of a file of real games was half of the scan's page faults, each about 4 µs on this
-/// project's machines). A line that cannot be read ends the scan after the answers of the lines before it
-/// (exit 2).
-fn scan(a: &DeadArgs, text: &str, name: &str, limits: &Limits, pool: ThreadPool) -> Result<i32> {
+/// rayon job of `pool` (its positions read, their queries decided in turn with one [`dead::Memo`] per position,
+/// the answers it prints written into a buffer), the runs printed in input order as they finish; without a pool
+/// (one thread) the runs are decided and printed in turn on this thread. No list of every position and answer
+/// is kept: a scan's memory is its text and a few runs, reused from run to run (the list of every position of a
+/// file of real games was half of the scan's page faults, each about 4 µs on this project's machines). A line
+/// that cannot be read ends the scan after the answers of the lines before it (exit 2).
+fn scan(
+    a: &DeadArgs,
+    text: &str,
+    name: &str,
+    limits: &Limits,
+    pool: Option<ThreadPool>,
+) -> Result<i32> {
     let one;
     let lines = match &a.fen {
         Some(fen) => {
@@ -596,40 +607,53 @@ fn scan(a: &DeadArgs, text: &str, name: &str, limits: &Limits, pool: ThreadPool)
     let total = lines.len();
     crate::interrupt::set_status(format!("0 of {total} input lines scanned"));
     let bar = progress_bar(total as u64, a.quiet, "lines");
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Scanned)>();
-    let (tally, queries, failure) = std::thread::scope(|scope| {
-        let (bar, stop, bad) = (&bar, &stop, &bad);
-        scope.spawn(move || {
-            pool.install(|| {
-                lines
-                    .par_chunks(READ_RUN_LINES)
-                    .enumerate()
-                    .with_max_len(1)
-                    .for_each_with(tx, |tx, (k, run)| {
-                        // After a failure printed in order, the runs after it are not needed.
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let scanned = scan_run(a, limits, run, bad);
-                        bar.inc(run.len() as u64);
-                        let _ = tx.send((k, scanned));
+    let mut printer = ScanPrinter::new(lines);
+    let failure = match pool {
+        None => lines
+            .chunks(READ_RUN_LINES)
+            .enumerate()
+            .find_map(|(k, run)| {
+                let scanned = scan_run(a, limits, run, &bad);
+                bar.inc(run.len() as u64);
+                printer.print([(k, scanned)])
+            }),
+        Some(pool) => {
+            let stop = AtomicBool::new(false);
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, Scanned)>();
+            std::thread::scope(|scope| {
+                let (bar, stop, bad) = (&bar, &stop, &bad);
+                scope.spawn(move || {
+                    pool.install(|| {
+                        lines
+                            .par_chunks(READ_RUN_LINES)
+                            .enumerate()
+                            .with_max_len(1)
+                            .for_each_with(tx, |tx, (k, run)| {
+                                // After a failure printed in order, the runs after it are not needed.
+                                if stop.load(Ordering::Relaxed) {
+                                    return;
+                                }
+                                let scanned = scan_run(a, limits, run, bad);
+                                bar.inc(run.len() as u64);
+                                let _ = tx.send((k, scanned));
+                            });
                     });
-            });
-        });
-        print_scanned(rx, stop, total, lines)
-    });
+                });
+                printer.print_arriving(rx, stop)
+            })
+        }
+    };
     bar.finish_and_clear();
     if let Some(e) = failure {
         return Err(e);
     }
-    if queries == 0 {
+    if printer.queries == 0 {
         return Err(match &a.fen {
             Some(fen) => fen_error(fen, "empty text"),
             None => position_file::no_positions(name),
         });
     }
-    Ok(summary(a, &tally))
+    Ok(summary(a, &printer.tally))
 }
 
 /// What a run of lines of the scan gave: the text it prints, its counts and queries, and the failure that ends
@@ -691,51 +715,78 @@ fn scan_run(
     s
 }
 
-/// Print the scan's runs in input order as they arrive (a reorder buffer, a drained batch at a time, then a
-/// nap, as [`print_in_order`]); at a run with a failure, print its text, raise `stop` and return the failure.
-/// Returns the counts, the queries answered and the failure.
-fn print_scanned(
-    rx: std::sync::mpsc::Receiver<(usize, Scanned)>,
-    stop: &AtomicBool,
-    total: usize,
-    lines: &[(usize, &str)],
-) -> (Tally, usize, Option<Error>) {
-    let mut waiting: BTreeMap<usize, Scanned> = BTreeMap::new();
-    let (mut next, mut tally, mut queries) = (0, Tally::default(), 0);
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let runs = total.div_ceil(READ_RUN_LINES);
-    while let Ok((k, scanned)) = rx.recv() {
-        waiting.insert(k, scanned);
-        waiting.extend(rx.try_iter());
+/// The scan's printer: the runs in input order (a reorder buffer), their counts and the queries answered.
+struct ScanPrinter<'l> {
+    waiting: BTreeMap<usize, Scanned>,
+    /// The next run to print.
+    next: usize,
+    tally: Tally,
+    queries: usize,
+    lines: &'l [(usize, &'l str)],
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+}
+
+impl<'l> ScanPrinter<'l> {
+    fn new(lines: &'l [(usize, &'l str)]) -> Self {
+        ScanPrinter {
+            waiting: BTreeMap::new(),
+            next: 0,
+            tally: Tally::default(),
+            queries: 0,
+            lines,
+            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+        }
+    }
+
+    /// Take the runs that `arrived`, print those now next in input order and flush once; at a run with a
+    /// failure, print its text and return the failure (the scan ends there).
+    fn print(&mut self, arrived: impl IntoIterator<Item = (usize, Scanned)>) -> Option<Error> {
+        self.waiting.extend(arrived);
         let guard = crate::interrupt::critical();
         let mut failure = None;
         let mut written = Ok(());
-        while let Some(s) = waiting.remove(&next) {
-            written = written.and_then(|()| out.write_all(&s.text));
-            tally.add(&s.tally);
-            queries += s.queries;
-            next += 1;
+        while let Some(s) = self.waiting.remove(&self.next) {
+            written = written.and_then(|()| self.out.write_all(&s.text));
+            self.tally.add(&s.tally);
+            self.queries += s.queries;
+            self.next += 1;
             if s.failure.is_some() {
                 failure = s.failure;
-                stop.store(true, Ordering::Relaxed);
                 break;
             }
         }
-        if let Err(e) = written.and_then(|()| out.flush()) {
+        if let Err(e) = written.and_then(|()| self.out.flush()) {
             std::process::exit(super::write_error_exit(&e.to_string()));
         }
-        if failure.is_some() {
-            return (tally, queries, failure);
+        if failure.is_none() {
+            let total = self.lines.len();
+            let done = (self.next * READ_RUN_LINES).min(total);
+            let at = line_done(done.checked_sub(1).map(|i| self.lines[i].0));
+            crate::interrupt::set_status(format!("{done} of {total} input lines scanned{at}"));
         }
-        let done = (next * READ_RUN_LINES).min(total);
-        let at = line_done(done.checked_sub(1).map(|i| lines[i].0));
-        crate::interrupt::set_status(format!("{done} of {total} input lines scanned{at}"));
         drop(guard);
-        if next < runs {
-            std::thread::sleep(NAP);
-        }
+        failure
     }
-    (tally, queries, None)
+
+    /// Print the runs in input order as they arrive from the pool: a drained batch at a time, then a nap, as
+    /// [`print_in_order`]. At a failure, raise `stop` (the runs after it are not needed) and return it.
+    fn print_arriving(
+        &mut self,
+        rx: std::sync::mpsc::Receiver<(usize, Scanned)>,
+        stop: &AtomicBool,
+    ) -> Option<Error> {
+        let runs = self.lines.len().div_ceil(READ_RUN_LINES);
+        while let Ok(first) = rx.recv() {
+            if let Some(failure) = self.print(std::iter::once(first).chain(rx.try_iter())) {
+                stop.store(true, Ordering::Relaxed);
+                return Some(failure);
+            }
+            if self.next < runs {
+                std::thread::sleep(NAP);
+            }
+        }
+        None
+    }
 }
 
 /// Whether two positions of a run of the scan are equal valid positions: the same one, or equal ones, compared

@@ -49,63 +49,113 @@ pub(crate) struct Cli {
     pub command: Command,
 }
 
-/// Subcommands.
+/// Subcommands, each one's arguments [`Lazy`].
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Count the leaves of the legal move tree (with divide and detail statistics).
     #[command(after_help = EXIT_CODES)]
-    Perft(perft::PerftArgs),
+    Perft(Lazy<perft::PerftArgs>),
     /// Run a perft suite file (EPD `;D1 n` lines or `id`/`epd`/`perft` blocks).
     #[command(after_help = EXIT_CODES)]
-    Suite(suite::SuiteArgs),
+    Suite(Lazy<suite::SuiteArgs>),
     /// Compare the legal move sets of two generators at every node of a tree.
     #[command(after_help = EXIT_CODES)]
-    Verify(verify::VerifyArgs),
+    Verify(Lazy<verify::VerifyArgs>),
     /// Compare an external engine's divide (UCI `go perft` or a perftree script) and drill down to the
     /// minimal failing position.
     #[command(after_help = EXIT_CODES)]
-    Compare(compare::CompareArgs),
+    Compare(Lazy<compare::CompareArgs>),
     /// Compare an external engine on rule-directed positions (e.p., castling, Chess960, promotions, checks,
     /// pins, mates, clocks, dead material, suites), then random playouts; group failures by move kind.
     #[command(after_help = EXIT_CODES)]
-    Stress(stress::StressArgs),
+    Stress(Lazy<stress::StressArgs>),
     /// Behave as a perftree script: `perftlab perftree DEPTH FEN [MOVES]`.
     #[command(after_help = EXIT_CODES)]
-    Perftree(perftree::PerftreeArgs),
+    Perftree(Lazy<perftree::PerftreeArgs>),
     /// Analyse a position: validity, check, pins, legal moves (UCI and SAN), game state.
     #[command(after_help = EXIT_CODES)]
-    Analyze(analyze::AnalyzeArgs),
+    Analyze(Lazy<analyze::AnalyzeArgs>),
     /// Print a CPW-style perft table (nodes, captures, e.p., castles, promotions, checks, mates per depth).
     #[command(after_help = EXIT_CODES)]
-    Table(table::TableArgs),
+    Table(Lazy<table::TableArgs>),
     /// Time the six CPW perft positions (counts checked), optionally against Stockfish.
     #[command(after_help = EXIT_CODES)]
-    Bench(bench::BenchArgs),
+    Bench(Lazy<bench::BenchArgs>),
     /// List the GPU adapters (name, backend, type, limits) that `--adapter` can choose.
     #[command(after_help = EXIT_CODES)]
-    Devices(devices::DevicesArgs),
+    Devices(Lazy<devices::DevicesArgs>),
     /// Split a deep perft into work units for Slurm, Kubernetes or GNU parallel (plan.json, units/, launchers).
     #[command(after_help = EXIT_CODES)]
-    Plan(deep::PlanArgs),
+    Plan(Lazy<deep::PlanArgs>),
     /// Count one shard of a plan (idempotent, resumable; atomic result file).
     #[command(after_help = EXIT_CODES)]
-    RunUnit(deep::RunUnitArgs),
+    RunUnit(Lazy<deep::RunUnitArgs>),
     /// Which shards of a plan are done, partial or missing (exit 0 when complete, 1 otherwise).
     #[command(after_help = EXIT_CODES)]
-    Status(deep::StatusArgs),
+    Status(Lazy<deep::StatusArgs>),
     /// Check every shard's result and sum multiplicity × result (printed like `perft`).
     #[command(after_help = EXIT_CODES)]
-    Merge(deep::MergeArgs),
+    Merge(Lazy<deep::MergeArgs>),
     /// Is a position reachable by a legal game (FIDE 3.10.3)? A proof game, a proof of impossibility, or
     /// undetermined; one --fen or a file of FENs.
     #[command(after_help = EXIT_CODES)]
-    Reachable(reachable::ReachableArgs),
+    Reachable(Lazy<reachable::ReachableArgs>),
     /// Decide whether each side can still checkmate (FIDE 1.5 dead positions, 6.9 flag-fall), with proofs.
     #[command(after_help = EXIT_CODES)]
-    Dead(dead::DeadArgs),
+    Dead(Lazy<dead::DeadArgs>),
     /// Proof-game problems: every game of exactly N plies reaching a diagram; unique, cooked, no solution.
     #[command(after_help = EXIT_CODES)]
-    Proofgame(proofgame::ProofgameArgs),
+    Proofgame(Lazy<proofgame::ProofgameArgs>),
+}
+
+/// A subcommand's arguments, added to its [`clap::Command`] only when that subcommand is parsed or its help is
+/// shown (`clap::Command::defer`). Building every subcommand's arguments took 570,000 instructions of every
+/// start, a third of a one-line `dead --scan`. The subcommand keeps the description its variant gives
+/// (`perftlab --help` lists it), not the one its arguments' type would set when they are added.
+#[derive(Debug)]
+pub(crate) struct Lazy<T>(pub T);
+
+impl<T: clap::Args> clap::Args for Lazy<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|c| keep_about(c, T::augment_args))
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|c| keep_about(c, T::augment_args_for_update))
+    }
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+}
+
+/// `add` the arguments to `c`, then give back `c`'s own descriptions.
+fn keep_about(c: clap::Command, add: fn(clap::Command) -> clap::Command) -> clap::Command {
+    use clap::builder::Resettable;
+    let keep = |text: Option<&clap::builder::StyledStr>| {
+        text.cloned().map_or(Resettable::Reset, Resettable::Value)
+    };
+    let (about, long) = (keep(c.get_about()), keep(c.get_long_about()));
+    add(c).about(about).long_about(long)
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Lazy<T> {
+    fn from_arg_matches(m: &clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Lazy)
+    }
+    fn from_arg_matches_mut(m: &mut clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+        T::from_arg_matches_mut(m).map(Lazy)
+    }
+    fn update_from_arg_matches(
+        &mut self,
+        m: &clap::ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+    fn update_from_arg_matches_mut(
+        &mut self,
+        m: &mut clap::ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(m)
+    }
 }
 
 /// Where the position comes from.
@@ -431,23 +481,23 @@ fn exit_on_write_errors() {
 /// Any [`Error`]; the caller maps it to its exit code.
 pub(crate) fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Perft(a) => perft::run(a),
-        Command::Suite(a) => suite::run(a),
-        Command::Verify(a) => verify::run(a),
-        Command::Compare(a) => compare::run(a),
-        Command::Stress(a) => stress::run(a),
-        Command::Perftree(a) => perftree::run(a),
-        Command::Analyze(a) => analyze::run(a),
-        Command::Table(a) => table::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Devices(a) => devices::run(a),
-        Command::Plan(a) => deep::plan(a),
-        Command::RunUnit(a) => deep::run_unit(a),
-        Command::Status(a) => deep::status(a),
-        Command::Merge(a) => deep::merge(a),
-        Command::Reachable(a) => reachable::run(a),
-        Command::Proofgame(a) => proofgame::run(a),
-        Command::Dead(a) => dead::run(a),
+        Command::Perft(Lazy(a)) => perft::run(a),
+        Command::Suite(Lazy(a)) => suite::run(a),
+        Command::Verify(Lazy(a)) => verify::run(a),
+        Command::Compare(Lazy(a)) => compare::run(a),
+        Command::Stress(Lazy(a)) => stress::run(a),
+        Command::Perftree(Lazy(a)) => perftree::run(a),
+        Command::Analyze(Lazy(a)) => analyze::run(a),
+        Command::Table(Lazy(a)) => table::run(a),
+        Command::Bench(Lazy(a)) => bench::run(a),
+        Command::Devices(Lazy(a)) => devices::run(a),
+        Command::Plan(Lazy(a)) => deep::plan(a),
+        Command::RunUnit(Lazy(a)) => deep::run_unit(a),
+        Command::Status(Lazy(a)) => deep::status(a),
+        Command::Merge(Lazy(a)) => deep::merge(a),
+        Command::Reachable(Lazy(a)) => reachable::run(a),
+        Command::Proofgame(Lazy(a)) => proofgame::run(a),
+        Command::Dead(Lazy(a)) => dead::run(a),
     }
 }
 
@@ -561,5 +611,40 @@ fn init_threads(threads: Option<usize>) {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The subcommands' arguments are added late ([`Lazy`]); once added, every subcommand passes clap's own
+    /// checks, has its arguments, and still has the description its variant gives (the one `perftlab --help`
+    /// lists), not its arguments' type's ("Arguments of ...").
+    #[test]
+    fn lazy_subcommands_keep_their_descriptions() {
+        let mut cli = Cli::command();
+        let listed: Vec<(String, String)> = cli
+            .get_subcommands()
+            .map(|s| (s.get_name().to_string(), s.get_about().unwrap().to_string()))
+            .collect();
+        assert!(listed.len() >= 17, "{listed:?}");
+        assert!(cli
+            .get_subcommands()
+            .all(|s| s.get_arguments().next().is_none()));
+        cli.build();
+        cli.clone().debug_assert();
+        for (name, about) in &listed {
+            let sub = cli.find_subcommand(name).unwrap();
+            assert_eq!(sub.get_about().unwrap().to_string(), *about, "{name}");
+            assert!(!about.starts_with("Arguments of"), "{name}");
+            assert!(
+                sub.get_arguments().any(|a| a.get_long().is_some()),
+                "{name}"
+            );
+        }
+        let dead = cli.find_subcommand("dead").unwrap();
+        assert!(dead.get_arguments().any(|a| a.get_long() == Some("scan")));
     }
 }
