@@ -415,9 +415,11 @@ fn every_short_line_ending_without_mating_material_is_a_proof() {
 }
 
 /// The scan's memo (`dead::decide_next`): a small closure that ran out of positions for White is not run again
-/// for Black on the same position, so Black's helpmate, which a scan of its own finds by that closure (and
-/// replays), is then left undetermined; the memo never turns an answer into another decided one. Position
-/// from CHA-Solver's tests/positions.txt (the scan's closure stops for White and meets a mate for Black).
+/// for Black on the same position, so Black's query, whose own scan meets a helpmate by that closure (not
+/// claimed: the scan proves only unwinnability, `Limit::Scan`), is then left undetermined at the quick path's
+/// limit, with fewer nodes; the memo never turns an answer into another decided one. Position from
+/// CHA-Solver's tests/positions.txt (the scan's closure stops for White and meets a mate for Black; the quick
+/// path's answer for Black, a helpmate, is replayed here).
 #[test]
 fn the_scan_memo_skips_the_second_closure_only() {
     let scan = Limits {
@@ -428,23 +430,29 @@ fn the_scan_memo_skips_the_second_closure_only() {
     };
     let pos = Checked::from_fen("8/5p2/5P2/8/1p2pP2/kP2p3/2KpP3/1n1B4 b - - 0 1").unwrap();
     let alone = dead::decide(&pos, Color::Black, &scan).unwrap();
-    let Verdict::Winnable { helpmate } = &alone.verdict else {
-        panic!("Black's own scan finds the mate: {:?}", alone.verdict)
-    };
-    assert_helpmate(&pos, Color::Black, helpmate);
+    assert_eq!(
+        alone.verdict,
+        Verdict::Undetermined {
+            limit: dead::Limit::Scan
+        },
+        "Black's own scan meets the mate"
+    );
     let mut memo = dead::Memo::default();
     let white = dead::decide_next(&pos, Color::White, &scan, &mut memo).unwrap();
-    assert!(
-        matches!(white.verdict, Verdict::Undetermined { .. }),
-        "{:?}",
-        white.verdict
+    assert_eq!(
+        white.verdict,
+        Verdict::Undetermined {
+            limit: dead::Limit::Quick
+        }
     );
     let black = dead::decide_next(&pos, Color::Black, &scan, &mut memo).unwrap();
-    assert!(
-        matches!(black.verdict, Verdict::Undetermined { .. }),
-        "{:?}",
-        black.verdict
+    assert_eq!(
+        black.verdict,
+        Verdict::Undetermined {
+            limit: dead::Limit::Quick
+        }
     );
+    assert!(black.nodes < alone.nodes, "{} {}", black.nodes, alone.nodes);
     // Outside the scan the memo changes nothing.
     let quick = Limits {
         quick: true,
@@ -458,6 +466,10 @@ fn the_scan_memo_skips_the_second_closure_only() {
         black.verdict,
         dead::decide(&pos, Color::Black, &quick).unwrap().verdict
     );
+    let Verdict::Winnable { helpmate } = &black.verdict else {
+        panic!("the quick path claims Black's mate: {:?}", black.verdict)
+    };
+    assert_helpmate(&pos, Color::Black, helpmate);
 }
 
 /// A memo (`dead::decide_next`) serves only the position it was made from: asked next about another position

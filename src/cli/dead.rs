@@ -401,6 +401,9 @@ fn limit_text(limit: dead::Limit) -> &'static &'static str {
         dead::Limit::Nodes => &"node limit reached",
         dead::Limit::Time => &"time limit reached",
         dead::Limit::Quick => &"not decided by the quick path",
+        dead::Limit::Scan => {
+            &"a helpmate met by the scan, not claimed (it proves only unwinnability)"
+        }
     }
 }
 

@@ -85,8 +85,8 @@ pub struct Limits {
     /// where the side to move has few moves, a small closure (sound, incomplete).
     pub quick: bool,
     /// The scan path, for database scans that want only the proofs of unwinnability: the static proofs and the
-    /// gated small closure, no helpmate search (sound, incomplete; a helpmate the closure meets is still
-    /// returned).
+    /// gated small closure, no helpmate search (sound, incomplete; a helpmate met on the way is neither replayed
+    /// nor returned: `Undetermined` with [`Limit::Scan`]).
     pub scan: bool,
 }
 
@@ -300,7 +300,7 @@ impl<'a> Memo<'a> {
 /// not run for the next, which is then `Undetermined` (`Limit::Quick`): both closures explore the same
 /// positions but for what each winner's material and blocked-structure proofs cut off, and on CHA-Solver's
 /// tests/positions.txt (2026-12-03) none of the 444 + 36 + 24 positions whose first closure stopped had a
-/// second one that closed (36 met a helpmate, which the scan does not print). Every other answer is
+/// second one that closed (36 met a helpmate, which the scan neither replays nor claims: [`Limit::Scan`]). Every other answer is
 /// [`decide`]'s. The memo also keeps the position after its forced moves, its number of legal moves and the
 /// short-lines proof's first line (the same for every winner), so the second query does not generate them again.
 ///
@@ -430,9 +430,16 @@ fn decide_from(
         forced: shared.prefix.iter().map(|&m| mg::to_move(m)).collect(),
     };
     let (verdict, nodes) = query.decide(closure_stopped);
-    if let Verdict::Winnable { helpmate } = &verdict {
-        replay(pos, winner, helpmate)?;
-    }
+    let verdict = match verdict {
+        // The scan answers only with proofs of unwinnability: a helpmate it meets (a tenth of the queries of
+        // real games, a tenth of the scan's time in its replay) is neither replayed nor claimed.
+        Verdict::Winnable { .. } if limits.scan => Verdict::Undetermined { limit: Limit::Scan },
+        Verdict::Winnable { helpmate } => {
+            replay(pos, winner, &helpmate)?;
+            Verdict::Winnable { helpmate }
+        }
+        other => other,
+    };
     Ok(Decision {
         winner,
         verdict,

@@ -292,6 +292,8 @@ pub enum Limit {
     Time,
     /// The quick path does not search further.
     Quick,
+    /// The scan met a helpmate: it proves only unwinnability, so it neither replays nor claims it.
+    Scan,
 }
 
 /// The answer for one side.
@@ -350,6 +352,9 @@ impl Decision {
                         Limit::Nodes => "node limit reached",
                         Limit::Time => "time limit reached",
                         Limit::Quick => "not decided by the quick path",
+                        Limit::Scan => {
+                            "a helpmate met by the scan, not claimed (it proves only unwinnability)"
+                        }
                     }
                     .to_string(),
                 ),
