@@ -564,7 +564,7 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
         source: (
             "docs/dead-positions.md",
-            "| tests/lichess.txt (session 67), full, 3 runs | ",
+            "| tests/lichess.txt (session 70), full, 3 runs | ",
         ),
         quotes: &[("README.md", "131,072 queries | ")],
     },
@@ -572,14 +572,17 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
         source: (
             "docs/dead-positions.md",
-            "| tests/lichess.txt (session 67), `--scan`, 3 runs | ",
+            "| tests/lichess.txt (session 70), `--scan`, 3 runs | ",
         ),
         quotes: &[("README.md", "| the same file | ")],
     },
     Figure {
         what: "the self-play finals: the scan against CHA-Solver's fast check",
-        source: ("docs/dead-positions.md", "| self-play finals, `--scan` | "),
-        quotes: &[("README.md", "full **1.57–1.69×**, `--scan` ")],
+        source: (
+            "docs/dead-positions.md",
+            "| self-play finals (session 70), `--scan`, 11 runs | ",
+        ),
+        quotes: &[("README.md", "5,200 games each) | `--scan` ")],
     },
     Figure {
         what: "one CPU thread against Stockfish's `go perft`",

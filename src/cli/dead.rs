@@ -60,7 +60,8 @@ pub struct DeadArgs {
     #[arg(long, conflicts_with = "scan")]
     quick: bool,
     /// Database scan: only proofs of unwinnability (the static proofs and the small closure of --quick, no
-    /// helpmate search); prints only the queries proved unwinnable (and the summary line).
+    /// helpmate search; a helpmate met is not claimed: undetermined); prints only the queries proved
+    /// unwinnable (and the summary line).
     #[arg(long, visible_alias = "unwinnable-only")]
     scan: bool,
     /// Positions visited at most per query.
