@@ -362,7 +362,7 @@ fn print_answer(
             })?;
         }
         dead::Verdict::Unwinnable { reason } => write!(out, "{reason}")?,
-        dead::Verdict::Undetermined { limit } => out.write_all(limit_text(*limit).as_bytes())?,
+        dead::Verdict::Undetermined { limit } => out.write_all(limit.text().as_bytes())?,
     }
     writeln!(out, " ({} nodes)", d.nodes)
 }
@@ -380,7 +380,7 @@ fn print_json(
     let (helpmate, reason): (_, Option<&dyn std::fmt::Display>) = match &done.decision.verdict {
         dead::Verdict::Winnable { helpmate } => (Some(helpmate.as_slice()), None),
         dead::Verdict::Unwinnable { reason } => (None, Some(reason)),
-        dead::Verdict::Undetermined { limit } => (None, Some(limit_text(*limit))),
+        dead::Verdict::Undetermined { limit } => (None, Some(limit)),
     };
     let line = JsonAnswer {
         fen: &p.fen,
@@ -394,18 +394,6 @@ fn print_json(
         side: q.side.name(),
     };
     line.write(out)
-}
-
-/// The text of an undetermined answer's limit (as [`dead::Decision::report`] gives it).
-fn limit_text(limit: dead::Limit) -> &'static &'static str {
-    match limit {
-        dead::Limit::Nodes => &"node limit reached",
-        dead::Limit::Time => &"time limit reached",
-        dead::Limit::Quick => &"not decided by the quick path",
-        dead::Limit::Scan => {
-            &"a helpmate met by the scan, not claimed (it proves only unwinnability)"
-        }
-    }
 }
 
 /// A `--json` answer line (see [`print_json`]).

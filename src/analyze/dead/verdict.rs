@@ -296,6 +296,24 @@ pub enum Limit {
     Scan,
 }
 
+impl Limit {
+    /// What an undetermined answer says of its limit (the report's reason, the command line's text and JSON).
+    pub fn text(self) -> &'static str {
+        match self {
+            Limit::Nodes => "node limit reached",
+            Limit::Time => "time limit reached",
+            Limit::Quick => "not decided by the quick path",
+            Limit::Scan => "a helpmate met by the scan, not claimed (it proves only unwinnability)",
+        }
+    }
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
 /// The answer for one side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -345,20 +363,7 @@ impl Decision {
                 None,
             ),
             Verdict::Unwinnable { reason } => (None, Some(reason.to_string())),
-            Verdict::Undetermined { limit } => (
-                None,
-                Some(
-                    match limit {
-                        Limit::Nodes => "node limit reached",
-                        Limit::Time => "time limit reached",
-                        Limit::Quick => "not decided by the quick path",
-                        Limit::Scan => {
-                            "a helpmate met by the scan, not claimed (it proves only unwinnability)"
-                        }
-                    }
-                    .to_string(),
-                ),
-            ),
+            Verdict::Undetermined { limit } => (None, Some(limit.text().to_string())),
         };
         SideReport {
             result: self.result(),
