@@ -29,7 +29,7 @@
 
 use crate::error::{Error, Result};
 use crate::files::MAX_LINE_BYTES;
-use crate::position::{FenError, Setup};
+use crate::position::{FenError, Pieces, Setup};
 use crate::types::Color;
 use std::io::BufRead;
 use std::path::Path;
@@ -410,6 +410,8 @@ pub struct Parsed<'a> {
     pub fen: FenWords<'a>,
     /// The position (FEN syntax checked; not yet validated).
     pub setup: Setup,
+    /// Its pieces ([`Setup::pieces`]), gathered as the placement was read.
+    pub pieces: Pieces,
     /// The EPD operations, in order (no allocation when there are none).
     pub ops: Vec<Operation>,
     /// The trailing side word, if any.
@@ -591,12 +593,13 @@ fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option
         *slot = word(at + k);
     }
     let fen = FenWords { words, len };
-    let setup = setup_of(&fen, previous).ok()?;
+    let (setup, pieces) = setup_of(&fen, previous).ok()?;
     Some(Parsed {
         text: &raw[spans[0].0..spans[n - 1].1],
         label,
         fen,
         setup,
+        pieces,
         ops: Vec::new(),
         side,
         plies: None,
@@ -604,14 +607,15 @@ fn plain_line<'a>(raw: &'a str, previous: Option<(&FenWords, &Setup)>) -> Option
 }
 
 /// The position of the FEN words `fen`: a copy of the previous line's when its words are the same (consecutive
-/// queries of one position read it once), else read from the fields (the one place both readers do it).
+/// queries of one position read it once), else read from the fields (the one place both readers do it), with
+/// its pieces.
 fn setup_of(
     fen: &FenWords,
     previous: Option<(&FenWords, &Setup)>,
-) -> std::result::Result<Setup, FenError> {
+) -> std::result::Result<(Setup, Pieces), FenError> {
     match previous {
-        Some((words, setup)) if words == fen => Ok(setup.clone()),
-        _ => Setup::from_fields(&fen.words[..fen.len]),
+        Some((words, setup)) if words == fen => Ok((setup.clone(), setup.pieces())),
+        _ => Setup::from_fields_with_pieces(&fen.words[..fen.len]),
     }
 }
 
@@ -660,7 +664,7 @@ fn parse_words<'a>(
         words: fen_words,
         len: n,
     };
-    let setup = setup_of(&fen, previous).map_err(|e| e.to_string())?;
+    let (setup, pieces) = setup_of(&fen, previous).map_err(|e| e.to_string())?;
     let mut rest = &w[n..];
     // The trailing word: after the FEN or after a `;`.
     let (mut side, mut plies) = (None, None);
@@ -690,6 +694,7 @@ fn parse_words<'a>(
         label,
         fen,
         setup,
+        pieces,
         ops,
         side,
         plies,

@@ -167,7 +167,7 @@ fn read_line<'a>(line: usize, raw: &'a str, previous: Option<&Position>) -> Opti
     if previous.is_some_and(|p| p.fen == parsed.fen) {
         return Some(Ok((None, parsed.side)));
     }
-    let (pos, pieces) = dead::screened(parsed.setup);
+    let (pos, pieces) = dead::screened_with(parsed.setup, Some(parsed.pieces));
     let position = Position {
         fen: parsed.fen,
         pos: pos.map_err(|e| e.to_string()),

@@ -8,7 +8,7 @@
 //! fields, signed clocks (`+5`) and castling letters out of order (white's before black's, each colour's king
 //! side before its queen side: `KQkq`, `HAha`) are errors.
 
-use super::Setup;
+use super::{Pieces, Setup};
 use crate::types::{CastlingSide, Color, Piece, Role, Square};
 use std::fmt;
 
@@ -155,6 +155,14 @@ impl Setup {
     /// As [`Setup::from_fen`]; also [`FenError::MissingField`] or [`FenError::TooManyFields`] when `fields`
     /// has neither 4 nor 6 entries.
     pub fn from_fields(fields: &[&str]) -> Result<Setup, FenError> {
+        Setup::from_fields_with_pieces(fields).map(|(setup, _)| setup)
+    }
+
+    /// [`Setup::from_fields`], and the position's pieces ([`Setup::pieces`]) gathered as the placement was read.
+    ///
+    /// # Errors
+    /// As [`Setup::from_fields`].
+    pub fn from_fields_with_pieces(fields: &[&str]) -> Result<(Setup, Pieces), FenError> {
         match fields.len() {
             4 | 6 => {}
             n if n > 6 => {
@@ -170,7 +178,7 @@ impl Setup {
             }
         }
         let mut setup = Setup::empty();
-        parse_board(fields[0], &mut setup)?;
+        let pieces = parse_board(fields[0], &mut setup)?;
         setup.turn = match fields[1] {
             "w" => Color::White,
             "b" => Color::Black,
@@ -222,7 +230,7 @@ impl Setup {
                 }
             };
         }
-        Ok(setup)
+        Ok((setup, pieces))
     }
 
     /// Write FEN with all six fields. Castling is written as `KQkq` when each right's rook is the outermost on
@@ -328,18 +336,22 @@ static PIECE_OF_BYTE: [Option<Piece>; 256] = {
     t
 };
 
-/// The placement field read byte by byte: `true` when it is well formed (and `setup.board` filled). A
+/// The placement field read byte by byte: its pieces when it is well formed (and `setup.board` filled). A
 /// placement that is not is left to [`parse_board`], which names the fault (so both read the same grammar:
 /// eight ranks of piece letters and single digits 1–8, eight squares each). The pieces come from
-/// [`PIECE_OF_BYTE`] (a match per byte was most of reading a FEN in a `dead --scan`).
-fn fast_board(text: &[u8], setup: &mut Setup) -> bool {
+/// [`PIECE_OF_BYTE`] (a match per byte was most of reading a FEN in a `dead --scan`), and are gathered by role
+/// and colour as they are read.
+fn fast_board(text: &[u8], setup: &mut Setup) -> Option<Pieces> {
     let (mut rank, mut file, mut after_digit) = (7usize, 0usize, false);
+    let mut pieces = Pieces::default();
     for &c in text {
         if let Some(p) = PIECE_OF_BYTE[usize::from(c)] {
             if file >= 8 {
-                return false;
+                return None;
             }
-            setup.board[rank * 8 + file] = Some(p);
+            let sq = Square::new((rank * 8 + file) as u8);
+            setup.board[sq.index()] = Some(p);
+            pieces.add(p, sq);
             file += 1;
             after_digit = false;
             continue;
@@ -347,7 +359,7 @@ fn fast_board(text: &[u8], setup: &mut Setup) -> bool {
         match c {
             b'/' => {
                 if file != 8 || rank == 0 {
-                    return false;
+                    return None;
                 }
                 rank -= 1;
                 file = 0;
@@ -356,22 +368,24 @@ fn fast_board(text: &[u8], setup: &mut Setup) -> bool {
             b'1'..=b'8' if !after_digit => {
                 file += usize::from(c - b'0');
                 if file > 8 {
-                    return false;
+                    return None;
                 }
                 after_digit = true;
             }
-            _ => return false,
+            _ => return None,
         }
     }
-    rank == 0 && file == 8
+    (rank == 0 && file == 8).then_some(pieces)
 }
 
-fn parse_board(text: &str, setup: &mut Setup) -> Result<(), FenError> {
-    if fast_board(text.as_bytes(), setup) {
-        return Ok(());
+/// The placement `text` read into `setup.board` (which is empty), and its pieces.
+fn parse_board(text: &str, setup: &mut Setup) -> Result<Pieces, FenError> {
+    if let Some(pieces) = fast_board(text.as_bytes(), setup) {
+        return Ok(pieces);
     }
     setup.board = [None; 64];
-    parse_board_checked(text, setup)
+    parse_board_checked(text, setup)?;
+    Ok(setup.pieces())
 }
 
 /// The placement read character by character, naming the first fault.
@@ -706,12 +720,14 @@ mod tests {
                 }
                 let text = String::from_utf8(text).unwrap();
                 let mut fast = Setup::empty();
-                let fast_ok = fast_board(text.as_bytes(), &mut fast);
+                let gathered = fast_board(text.as_bytes(), &mut fast);
+                let fast_ok = gathered.is_some();
                 let mut slow = Setup::empty();
                 let slow_ok = parse_board_checked(&text, &mut slow).is_ok();
                 assert_eq!(fast_ok, slow_ok, "{text:?}");
                 if fast_ok {
                     assert_eq!(fast.board, slow.board, "{text:?}");
+                    assert_eq!(gathered, Some(slow.pieces()), "{text:?}");
                     accepted += 1;
                 } else {
                     refused += 1;

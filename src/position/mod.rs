@@ -7,4 +7,4 @@ pub mod fen;
 mod setup;
 
 pub use fen::{FenError, FenField};
-pub use setup::Setup;
+pub use setup::{Pieces, Setup};

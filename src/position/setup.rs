@@ -20,6 +20,27 @@ pub struct Setup {
     pub fullmoves: u32,
 }
 
+/// The squares of a placement's pieces as bit sets (bit `i`: square `i`, a1 = 0), by role (both colours) and
+/// by colour: what a bitboard generator is built from. [`Setup::pieces`] gathers them from the board; the FEN
+/// reader gathers them as it reads the placement ([`Setup::from_fields_with_pieces`]), which a scan of real
+/// positions would otherwise spend a tenth of its instructions doing again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pieces {
+    /// Pieces of each role ([`Role::index`]), both colours.
+    pub roles: [u64; 6],
+    /// Pieces of each colour ([`Color::index`]).
+    pub colors: [u64; 2],
+}
+
+impl Pieces {
+    /// `piece` put on `sq` (which is empty).
+    #[inline]
+    pub fn add(&mut self, piece: Piece, sq: Square) {
+        self.roles[piece.role.index()] |= 1 << sq.index();
+        self.colors[piece.color.index()] |= 1 << sq.index();
+    }
+}
+
 impl Setup {
     /// The FIDE initial position (FIDE 2.3).
     pub fn startpos() -> Setup {
@@ -47,6 +68,25 @@ impl Setup {
         self.board[sq.index()]
     }
 
+    /// The squares of the pieces, by role and by colour ([`Pieces`]).
+    pub fn pieces(&self) -> Pieces {
+        // The occupied squares first, without a branch per square on whether it holds a piece (a `dead --scan`
+        // of real positions mispredicted about 24 of them a position), then only the pieces.
+        let mut occupied = 0u64;
+        for sq in Square::all() {
+            occupied |= u64::from(self.piece_at(sq).is_some()) << sq.index();
+        }
+        let mut pieces = Pieces::default();
+        while occupied != 0 {
+            let sq = Square::new(occupied.trailing_zeros() as u8);
+            occupied &= occupied - 1;
+            if let Some(p) = self.piece_at(sq) {
+                pieces.add(p, sq);
+            }
+        }
+        pieces
+    }
+
     /// The squares of `color`'s kings (normally exactly one).
     pub fn kings(&self, color: Color) -> Vec<Square> {
         Square::all()
@@ -67,5 +107,37 @@ impl Setup {
                 || rook.file() != standard_rook
                 || self.piece_at(Square::new(rank * 8 + 4)) != Some(Piece::new(color, Role::King))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::{random_position, Rng};
+
+    /// [`Setup::pieces`] square by square: a square's bit is set in a role's and a colour's set exactly when
+    /// that piece stands there, on positions of random games (start positions of both kinds included).
+    #[test]
+    fn pieces_are_the_board_square_by_square() {
+        let mut rng = Rng::new(71);
+        for game in 0..300 {
+            let setup = random_position(&mut rng, game % 2 == 0, game % 120);
+            let pieces = setup.pieces();
+            for sq in Square::all() {
+                for color in Color::ALL {
+                    for role in Role::ALL {
+                        let set = pieces.roles[role.index()] & pieces.colors[color.index()];
+                        let here = setup.piece_at(sq) == Some(Piece::new(color, role));
+                        assert_eq!(
+                            (set >> sq.index()) & 1 == 1,
+                            here,
+                            "{} {sq:?}",
+                            setup.to_fen()
+                        );
+                    }
+                }
+            }
+            assert_eq!(pieces.colors[0] & pieces.colors[1], 0);
+        }
     }
 }

@@ -50,7 +50,7 @@ mod verdict;
 
 pub use material::material_reason;
 pub use saturate::fortress;
-pub use screen::{checked, screened, Pieces};
+pub use screen::{checked, screened, screened_with, Pieces};
 pub use verdict::{DeadReport, Decision, Limit, Reason, Region, SideReport, Sides, Verdict};
 
 use blocked::blocked_reason;

@@ -5,9 +5,9 @@
 //! so every invalid one is refused with its errors and message, word for word. A scan of real positions spent a tenth of its time in [`Checked::new`]'s
 //! square-by-square checks.
 
-use crate::bitboard::board::Board;
 use crate::bitboard::{pawn_attacks, piece_attacks, Bitboard};
 use crate::error::Result;
+pub use crate::position::Pieces;
 use crate::position::Setup;
 use crate::types::{CastlingSide, Color, Role, Square};
 use crate::validate::Checked;
@@ -21,37 +21,35 @@ pub fn checked(setup: Setup) -> Result<Checked> {
     screened(setup).0
 }
 
-/// The pieces of a position by role and by colour, as the screen gathered them: handed to the analysis
-/// ([`super::Memo::screened`]) so that its board is built without gathering them again (as many instructions
-/// as the screen's own checks on a scan of real positions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pieces {
-    pub(super) roles: [u64; 6],
-    pub(super) colors: [u64; 2],
-}
-
-/// [`checked`], and the pieces of `setup` where the screen passed it (`None` where [`Checked::new`] decided).
+/// [`checked`], and the pieces of `setup` ([`Setup::pieces`]) where the screen passed it (`None` where
+/// [`Checked::new`] decided): handed to the analysis ([`super::Memo::screened`]) so that its board is built
+/// without gathering them again.
 ///
 /// # Errors
 /// As [`checked`] (in the first of the pair).
 pub fn screened(setup: Setup) -> (Result<Checked>, Option<Pieces>) {
+    screened_with(setup, None)
+}
+
+/// [`screened`] given the pieces of `setup` where its reader gathered them (`known`: [`Setup::pieces`], as
+/// [`Setup::from_fields_with_pieces`] gives them), so that they are not gathered again (as many instructions as
+/// the screen's own checks on a scan of real positions).
+///
+/// # Errors
+/// As [`checked`] (in the first of the pair).
+pub fn screened_with(setup: Setup, known: Option<Pieces>) -> (Result<Checked>, Option<Pieces>) {
+    debug_assert!(known.is_none_or(|k| k == setup.pieces()));
     let mut gathered = None;
     let checked = Checked::screened(setup, |s| {
         if s.ep_square.is_some() {
             return false;
         }
-        let pieces = pieces_of(s);
+        let pieces = known.unwrap_or_else(|| s.pieces());
         let valid = plainly_valid_with(s, &pieces);
         gathered = valid.then_some(pieces);
         valid
     });
     (checked, gathered)
-}
-
-/// The pieces of `setup` by role and by colour ([`Board::pieces_of`]).
-fn pieces_of(setup: &Setup) -> Pieces {
-    let (roles, colors) = Board::pieces_of(setup);
-    Pieces { roles, colors }
 }
 
 /// The first and last ranks, where no pawn may stand (FIDE 3.7.5: a pawn reaching the last rank is promoted).
@@ -64,7 +62,7 @@ const BACK_RANKS: u64 = 0xFF00_0000_0000_00FF;
 /// left its king in check). `false` says nothing (the full check decides).
 #[cfg(test)]
 fn plainly_valid(setup: &Setup) -> bool {
-    setup.ep_square.is_none() && plainly_valid_with(setup, &pieces_of(setup))
+    setup.ep_square.is_none() && plainly_valid_with(setup, &setup.pieces())
 }
 
 /// [`plainly_valid`] of a position without an en-passant square, given its pieces.
@@ -115,6 +113,7 @@ fn attacked(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bitboard::board::Board;
     use crate::random::{random_position, Rng};
     use crate::validate::check;
 
