@@ -55,6 +55,11 @@ pub fn cores() -> usize {
 /// [`Error::Usage`] for 0 or more than [`MAX_THREADS`], naming `what`.
 pub fn check_threads(what: &str, threads: usize) -> Result<Option<String>> {
     check_thread_count(what, threads)?;
+    // One thread is never more than the cores (whose count costs a dozen system calls: a server starting
+    // `dead --scan --threads 1` per batch pays it each start).
+    if threads == 1 {
+        return Ok(None);
+    }
     let cores = cores();
     Ok((threads > cores).then(|| {
         format!("{what} {threads} is more than the {cores} cores of this machine: expect it to be slower, not faster")
