@@ -535,7 +535,15 @@ pub fn run(a: DeadArgs) -> Result<i32> {
                     .for_each_with(tx, |tx, i| {
                         let q = &input.queries[i];
                         let p = input.position(q.at);
-                        let answer = decide_one(p, p, q, limits, shortest, &mut memo_of(p));
+                        let answer = decide_one(
+                            p,
+                            p,
+                            q,
+                            limits,
+                            shortest,
+                            &mut memo_of(p),
+                            &mut Instant::now(),
+                        );
                         bar.inc(1);
                         let _ = tx.send((i, answer));
                     });
@@ -673,6 +681,7 @@ fn scan_run(
         failure: None,
     };
     let mut memo = dead::Memo::default();
+    let mut clock = Instant::now();
     // The position of the query before, and the first of its run of equal positions (the memo's).
     let (mut at, mut first) = (usize::MAX, usize::MAX);
     for l in &asked {
@@ -689,7 +698,15 @@ fn scan_run(
                 pair_end: false,
             };
             let p = &positions[at];
-            let answer = decide_one(p, &positions[first], &q, limits, a.shortest, &mut memo);
+            let answer = decide_one(
+                p,
+                &positions[first],
+                &q,
+                limits,
+                a.shortest,
+                &mut memo,
+                &mut clock,
+            );
             match answer {
                 Ok(answer) => {
                     // Writing into a vector does not fail.
@@ -806,6 +823,9 @@ fn memo_of<'a>(p: &'a Position) -> dead::Memo<'a> {
 
 /// Decide one query (and, with `--shortest`, shorten its helpmate). `same` is `p` or the first of the equal
 /// positions before it in a run of the scan ([`same`]) that `memo` was made from: the query is decided on it.
+/// Its time runs from `clock`, which is left at its end: the scan decides a run's queries one after the other
+/// and reads the clock once a query (the second reading was a twentieth of a scan of real positions); between
+/// two of them it only counts the answer before and writes it when it is printed.
 fn decide_one<'a>(
     p: &Position,
     same: &'a Position,
@@ -813,21 +833,23 @@ fn decide_one<'a>(
     limits: &Limits,
     shortest: bool,
     memo: &mut dead::Memo<'a>,
+    clock: &mut Instant,
 ) -> Result<Answer> {
     let pos = match &same.pos {
         Ok(pos) => pos,
         Err(why) => return Ok(Err(why.clone())),
     };
-    let start = Instant::now();
+    let start = *clock;
     let mut decision = dead::decide_next(pos, q.side, limits, memo)?;
     let shortest = if shortest {
         shorten(p, q, &mut decision, limits.nodes)?
     } else {
         None
     };
+    *clock = Instant::now();
     Ok(Ok(Done {
         decision,
-        micros: start.elapsed().as_micros(),
+        micros: clock.duration_since(start).as_micros(),
         shortest,
     }))
 }
