@@ -144,17 +144,21 @@ fn sides_of(side: Option<Color>, default: SideArg) -> &'static [Color] {
     }
 }
 
-/// What a line read: its position (`None`: the one before's) and its side word, or why it cannot be read.
-type LineRead<'a> = std::result::Result<(Option<Position<'a>>, Option<Color>), LineError>;
-
 /// One line read and checked: `None` for a blank or comment line; a line that cannot be read is a
-/// [`LineError`]; a position that reads but is not valid (FIDE 3.10.3) keeps its reason. A line whose FEN's
-/// fields are the text of `previous`'s (files that ask for each side on a line of its own) is `previous`'s
-/// position (`Ok(None)` with its side word), which is the same (a function of that text), without reading or
-/// checking the position again (that was half of a scan of real positions).
-fn read_line<'a>(line: usize, raw: &'a str, previous: Option<&Position>) -> Option<LineRead<'a>> {
+/// [`LineError`]; else its side word, its position pushed on `out` (written there in place: the copies of a
+/// position returned through the layers of a result were a tenth of a scan of real positions), a position that
+/// reads but is not valid (FIDE 3.10.3) with its reason. A line whose FEN's fields are the text of the last
+/// position's (files that ask for each side on a line of its own) is that position, which is the same (a
+/// function of that text): nothing is pushed, and the position is neither read nor checked again (that was
+/// half of a scan of real positions).
+fn read_line<'a>(
+    line: usize,
+    raw: &'a str,
+    out: &mut Vec<Position<'a>>,
+) -> Option<std::result::Result<Option<Color>, LineError>> {
+    let previous = out.last();
     if let Some(side) = previous.and_then(|p| position_file::repeat_of(raw, &p.fen)) {
-        return Some(Ok((None, side)));
+        return Some(Ok(side));
     }
     let before = previous.and_then(|p| Some((&p.fen, p.pos.as_ref().ok()?.setup())));
     let parsed = match position_file::parse_borrowed_after(line, raw, before)? {
@@ -165,15 +169,15 @@ fn read_line<'a>(line: usize, raw: &'a str, previous: Option<&Position>) -> Opti
         return Some(Err(e));
     }
     if previous.is_some_and(|p| p.fen == parsed.fen) {
-        return Some(Ok((None, parsed.side)));
+        return Some(Ok(parsed.side));
     }
     let (pos, pieces) = dead::screened_with(parsed.setup, Some(parsed.pieces));
-    let position = Position {
+    out.push(Position {
         fen: parsed.fen,
         pos: pos.map_err(|e| e.to_string()),
         pieces,
-    };
-    Some(Ok((Some(position), parsed.side)))
+    });
+    Some(Ok(parsed.side))
 }
 
 /// What a run of lines read: its positions, each line's question, and the first line that cannot be read.
@@ -185,10 +189,9 @@ fn read_run<'a>(lines: &[(usize, &'a str)]) -> Run<'a> {
     let mut out: Vec<Position> = Vec::with_capacity(lines.len());
     let mut asked = Vec::with_capacity(lines.len());
     for &(n, l) in lines {
-        match read_line(n, l, out.last()) {
+        match read_line(n, l, &mut out) {
             Some(Err(e)) => return (out, asked, Some(e)),
-            Some(Ok((position, side))) => {
-                out.extend(position);
+            Some(Ok(side)) => {
                 asked.push(LineQuery {
                     line: n,
                     side,
