@@ -68,6 +68,13 @@ pub trait Sink {
     fn en_passant(&mut self, from: usize, to: usize);
     /// One castling move (king takes own rook).
     fn castle(&mut self, king: usize, rook: usize);
+    /// Whether the sink needs no more moves: the generator may then stop after the group of moves it has just
+    /// offered (the king's, or one role's). Only a count with a cap ([`count_up_to`]) says so; every other
+    /// sink takes every move (the default, which the compiler folds away).
+    #[inline(always)]
+    fn enough(&self) -> bool {
+        false
+    }
 }
 
 /// Takes generated moves one at a time, packed. Every consumer is a [`Sink`] (the impl below is the one place
@@ -299,7 +306,7 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     };
 
     sink.piece(KING_I, ksq, king_targets);
-    if checkers & checkers.wrapping_sub(1) != 0 {
+    if checkers & checkers.wrapping_sub(1) != 0 || sink.enough() {
         return;
     }
     let checkmask = if checkers == 0 {
@@ -313,15 +320,27 @@ pub fn generate<S: Sliders, K: Sink>(b: &Board, cd: &CastlingData, sink: &mut K)
     each_square!(r[KNIGHT_I] & own & free, s => {
         sink.piece(KNIGHT_I, s, KNIGHT[s] & target)
     });
+    if sink.enough() {
+        return;
+    }
     each_square!(r[BISHOP_I] & own & free, s => {
         sink.piece(BISHOP_I, s, S::bishop(s, occ) & target)
     });
+    if sink.enough() {
+        return;
+    }
     each_square!(r[ROOK_I] & own & free, s => {
         sink.piece(ROOK_I, s, S::rook(s, occ) & target)
     });
+    if sink.enough() {
+        return;
+    }
     each_square!(r[QUEEN_I] & own & free, s => {
         sink.piece(QUEEN_I, s, (S::bishop(s, occ) | S::rook(s, occ)) & target)
     });
+    if sink.enough() {
+        return;
+    }
     let empty = !occ;
     let pawns = r[PAWN_I] & own;
     pawn_moves(sink, white, pawns & free, empty, checkmask, opp & checkmask);
@@ -388,10 +407,89 @@ pub fn count<S: Sliders>(b: &Board, cd: &CastlingData) -> u64 {
     c.0
 }
 
+/// The number of legal moves where it is below `cap`; at least `cap` otherwise (the generator stops after the
+/// group of moves that reaches it: a position's first ten moves are mostly its king's and knights').
+#[inline(always)]
+pub fn count_up_to<S: Sliders>(b: &Board, cd: &CastlingData, cap: u64) -> u64 {
+    let mut c = Capped { count: 0, cap };
+    generate::<S, _>(b, cd, &mut c);
+    c.count
+}
+
+/// [`count_up_to`]'s sink: a [`Counter`] that has enough at `cap`.
+struct Capped {
+    count: u64,
+    cap: u64,
+}
+
+impl Sink for Capped {
+    #[inline(always)]
+    fn piece(&mut self, role: usize, from: usize, targets: u64) {
+        let mut c = Counter(self.count);
+        c.piece(role, from, targets);
+        self.count = c.0;
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: u64, delta: i32, promo: u64) {
+        let mut c = Counter(self.count);
+        c.pawns(targets, delta, promo);
+        self.count = c.0;
+    }
+    #[inline(always)]
+    fn en_passant(&mut self, _from: usize, _to: usize) {
+        self.count += 1;
+    }
+    #[inline(always)]
+    fn castle(&mut self, _king: usize, _rook: usize) {
+        self.count += 1;
+    }
+    #[inline(always)]
+    fn enough(&self) -> bool {
+        self.count >= self.cap
+    }
+}
+
 /// The legal moves as a list.
 #[inline(always)]
 pub fn moves<S: Sliders>(b: &Board, cd: &CastlingData) -> MoveList {
     let mut l = MoveList(Vec::with_capacity(64));
     generate::<S, _>(b, cd, &mut l);
     l
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitboard::attacks::MagicSliders;
+    use crate::random::{random_position, Rng};
+
+    /// [`count_up_to`] against the whole count ([`count`], which the perft tests check against the reference
+    /// generator): the same below the cap, at least the cap and at most the whole count from there, on
+    /// random-game positions (both starts; checks, double checks, castling, en passant, promotions) and every
+    /// cap from 0 to 40.
+    #[test]
+    fn count_up_to_is_the_count_below_its_cap() {
+        let mut rng = Rng::new(71);
+        let (mut stopped, mut exact) = (0, 0);
+        for game in 0..2_000 {
+            let setup = random_position(&mut rng, game % 3 == 0, game % 200);
+            let (b, cd) = Board::from_setup(&setup);
+            let all = count::<MagicSliders>(&b, &cd);
+            for cap in 0..=40 {
+                let capped = count_up_to::<MagicSliders>(&b, &cd, cap);
+                if all < cap {
+                    assert_eq!(capped, all, "{} cap {cap}", setup.to_fen());
+                    exact += 1;
+                } else {
+                    assert!(
+                        cap <= capped && capped <= all,
+                        "{} cap {cap}: {capped} of {all}",
+                        setup.to_fen()
+                    );
+                    stopped += usize::from(capped < all);
+                }
+            }
+        }
+        assert!(stopped > 10_000 && exact > 10_000, "{stopped} {exact}");
+    }
 }

@@ -22,7 +22,9 @@ const QUICK_PROBE_NODES: u64 = 1_000;
 /// The quick and scan paths run their small closure only when the side to move has at most this many legal
 /// moves: a closure of [`QUICK_NODES`] positions closes only where almost nothing can move, and an open
 /// position would spend its whole budget for nothing.
-const CLOSURE_GATE_MOVES: u64 = 8;
+pub(super) const CLOSURE_GATE_MOVES: u64 = 8;
+// The root's count is exact up to here ([`super::COUNT_CAP`]).
+const _: () = assert!(CLOSURE_GATE_MOVES < super::COUNT_CAP);
 /// ... and the other side at most this many moves, roughly counted ([`other_side_mobility`]). Measured on
 /// CHA-Solver's test files, scan mode, one thread (2026-12-03): without this gate tests/lichess.txt took 2.7 s
 /// CPU and tests/positions.txt proved 2,433 queries unwinnable; with 24, 1.9 s and 2,433; with 16, 1.44 s and
@@ -106,7 +108,7 @@ fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
     !blocked.is_empty()
         && !free_pawn(root)
         && king_room(root) <= CLOSURE_KING_ROOM_GATE
-        && mg::count::<MagicSliders>(root, cd) <= CLOSURE_GATE_MOVES
+        && mg::count_up_to::<MagicSliders>(root, cd, CLOSURE_GATE_MOVES + 1) <= CLOSURE_GATE_MOVES
         && other_side_mobility(root) <= CLOSURE_GATE_OTHER_MOVES
 }
 

@@ -71,7 +71,9 @@ pub(super) fn may_end(root: &Board, winner: Color, root_moves: usize) -> bool {
 }
 
 /// Root moves at most for the [`may_end`] gate with more heavy units than plies.
-const GATE_MOVES: usize = 8;
+pub(super) const GATE_MOVES: usize = 8;
+// The root's count is exact up to here ([`super::COUNT_CAP`]).
+const _: () = assert!((GATE_MOVES as u64) < super::COUNT_CAP);
 
 /// The walk of [`every_line`]: the castling data, the intended winner, the positions it may visit and those
 /// visited so far, and the root's first line.

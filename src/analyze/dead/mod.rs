@@ -74,6 +74,11 @@ use std::time::{Duration, Instant};
 /// 20,000 left undetermined, at 5,000,000 nodes: shares of 5,000, 20,000, 40,000, 160,000, 1,000,000 and
 /// 5,000,000 found 9, 16, 22, 39, 58 and 55 helpmates.
 const ITERATION_NODES_MIN: u64 = 20_000;
+
+/// The root's legal moves are counted up to this many ([`Root::count`]): the answers ask only whether a position
+/// has none (the game is over), one (a forced move), or at most the gates' [`lines::GATE_MOVES`] and
+/// [`fast_path::CLOSURE_GATE_MOVES`], which are below it (checked at compile time where they are defined).
+const COUNT_CAP: u64 = 9;
 /// Search limits of one query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -349,7 +354,8 @@ struct Root<'a> {
     cd: CastlingData,
     /// The forced moves played.
     prefix: Vec<u32>,
-    /// The number of legal moves of `board` (the fast generator's count, exact as in perft).
+    /// The number of legal moves of `board` (the fast generator's count, exact as in perft) where it is below
+    /// [`COUNT_CAP`], else at least [`COUNT_CAP`].
     count: u64,
     /// Its first line (each position's first legal move, from it down), as far as the short-lines proof has
     /// walked it: the same for every winner ([`lines::FirstLine`]).
@@ -371,8 +377,9 @@ impl<'a> Root<'a> {
         };
         let mut prefix: Vec<u32> = Vec::new();
         let mut line_seen: Vec<[u64; 8]> = Vec::new();
-        // Counted, not listed, unless forced: most positions need only the number of their moves.
-        let mut count = mg::count::<MagicSliders>(&root, &cd);
+        // Counted, not listed, unless forced, and only up to the cap: most positions need only to know that
+        // they have more moves than the gates take (the whole count was a tenth of a scan of real positions).
+        let mut count = mg::count_up_to::<MagicSliders>(&root, &cd, COUNT_CAP);
         let mut repeated = None;
         while prefix.len() < 100 && count == 1 {
             let m = legal(&root, &cd).as_slice()[0];
@@ -387,7 +394,7 @@ impl<'a> Root<'a> {
                 break;
             }
             line_seen.push(key);
-            count = mg::count::<MagicSliders>(&root, &cd);
+            count = mg::count_up_to::<MagicSliders>(&root, &cd, COUNT_CAP);
         }
         Root {
             source: pos,
