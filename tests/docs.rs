@@ -564,7 +564,7 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: full analysis speed against CHA-Solver",
         source: (
             "docs/dead-positions.md",
-            "| tests/lichess.txt (session 70), full, 3 runs | ",
+            "| tests/lichess.txt (session 71), full, 3 runs | ",
         ),
         quotes: &[("README.md", "131,072 queries | ")],
     },
@@ -572,7 +572,7 @@ const FIGURES: &[Figure] = &[
         what: "CHA-Solver's lichess.txt: the scan against CHA-Solver's fast check",
         source: (
             "docs/dead-positions.md",
-            "| tests/lichess.txt (session 70), `--scan`, 3 runs | ",
+            "| tests/lichess.txt (session 71), `--scan`, 3 runs | ",
         ),
         quotes: &[("README.md", "| the same file | ")],
     },
@@ -580,7 +580,7 @@ const FIGURES: &[Figure] = &[
         what: "the self-play finals: the scan against CHA-Solver's fast check",
         source: (
             "docs/dead-positions.md",
-            "| self-play finals (session 70), `--scan`, 11 runs | ",
+            "| self-play finals (session 71), `--scan`, 3 rounds of 11 runs | ",
         ),
         quotes: &[("README.md", "5,200 games each) | `--scan` ")],
     },

@@ -828,7 +828,8 @@ fn memo_of<'a>(p: &'a Position) -> dead::Memo<'a> {
 /// positions before it in a run of the scan ([`same`]) that `memo` was made from: the query is decided on it.
 /// Its time runs from `clock`, which is left at its end: the scan decides a run's queries one after the other
 /// and reads the clock once a query (the second reading was a twentieth of a scan of real positions); between
-/// two of them it only counts the answer before and writes it when it is printed.
+/// two of them it only counts the answer before (written when it is printed) and, for a new position, makes
+/// its memo.
 fn decide_one<'a>(
     p: &Position,
     same: &'a Position,

@@ -202,6 +202,37 @@ fn king_steps(set: Bitboard) -> Bitboard {
 mod tests {
     use super::*;
     use crate::bitboard::king_attacks;
+    use crate::random::{random_position, Rng};
+
+    /// The root's count ([`mg::count_up_to`], [`super::super::COUNT_CAP`]) against the whole count ([`mg::count`],
+    /// which the perft tests check against the reference generator): the same below the cap, at least the cap
+    /// and at most the whole count from there, on random-game positions (both starts; checks, double checks,
+    /// castling, en passant, promotions) and every cap from 0 to 40.
+    #[test]
+    fn count_up_to_is_the_count_below_its_cap() {
+        let mut rng = Rng::new(71);
+        let (mut stopped, mut exact) = (0, 0);
+        for game in 0..2_000 {
+            let setup = random_position(&mut rng, game % 3 == 0, game % 200);
+            let (b, cd) = Board::from_setup(&setup);
+            let all = mg::count::<MagicSliders>(&b, &cd);
+            for cap in 0..=40 {
+                let capped = mg::count_up_to::<MagicSliders>(&b, &cd, cap);
+                if all < cap {
+                    assert_eq!(capped, all, "{} cap {cap}", setup.to_fen());
+                    exact += 1;
+                } else {
+                    assert!(
+                        cap <= capped && capped <= all,
+                        "{} cap {cap}: {capped} of {all}",
+                        setup.to_fen()
+                    );
+                    stopped += usize::from(capped < all);
+                }
+            }
+        }
+        assert!(stopped > 10_000 && exact > 10_000, "{stopped} {exact}");
+    }
 
     /// [`king_steps`] is the union of [`king_attacks`] over the set, on random sets (of 1 to 64 squares), every
     /// single square and the empty and full boards.

@@ -115,7 +115,34 @@ mod tests {
     use super::*;
     use crate::bitboard::board::Board;
     use crate::random::{random_position, Rng};
+    use crate::types::Piece;
     use crate::validate::check;
+
+    /// [`Setup::pieces`] square by square: a square's bit is set in a role's and a colour's set exactly when
+    /// that piece stands there, on positions of random games (start positions of both kinds included).
+    #[test]
+    fn pieces_are_the_board_square_by_square() {
+        let mut rng = Rng::new(71);
+        for game in 0..300 {
+            let setup = random_position(&mut rng, game % 2 == 0, game % 120);
+            let pieces = setup.pieces();
+            for sq in Square::all() {
+                for color in Color::ALL {
+                    for role in Role::ALL {
+                        let set = pieces.roles[role.index()] & pieces.colors[color.index()];
+                        let here = setup.piece_at(sq) == Some(Piece::new(color, role));
+                        assert_eq!(
+                            (set >> sq.index()) & 1 == 1,
+                            here,
+                            "{} {sq:?}",
+                            setup.to_fen()
+                        );
+                    }
+                }
+            }
+            assert_eq!(pieces.colors[0] & pieces.colors[1], 0);
+        }
+    }
 
     /// The screen never passes a position [`check`] finds an error in, and [`checked`] gives
     /// [`Checked::new`]'s answer (the same position, or the same message), on random-game positions (standard
