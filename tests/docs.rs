@@ -580,7 +580,7 @@ const FIGURES: &[Figure] = &[
         what: "the self-play finals: the scan against CHA-Solver's fast check",
         source: (
             "docs/dead-positions.md",
-            "| self-play finals (session 71), `--scan`, 3 rounds of 11 runs | ",
+            "| self-play finals (session 71), `--scan`, 6 rounds of 11 runs | ",
         ),
         quotes: &[("README.md", "5,200 games each) | `--scan` ")],
     },
