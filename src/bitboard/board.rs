@@ -12,7 +12,7 @@
 
 use super::attacks::{between, PAWN};
 use super::zobrist::{Keys, Pair, ZobristKeys};
-use crate::position::Setup;
+use crate::position::{Pieces, Setup};
 use crate::types::{CastlingSide, Color, Move, MoveKind, Piece, Role, Square};
 
 /// Role indices (same order as [`Role`]).
@@ -113,28 +113,17 @@ impl Board {
         Board::without_keys_of(setup, Keys::default_keys())
     }
 
-    /// [`Board::without_keys`] for a caller that has already gathered `setup`'s pieces: `roles` and `colors`
-    /// must be the bitboards of `setup.board`'s pieces by role and by colour (`dead`'s validity screen makes
-    /// them; checked in debug builds).
-    pub fn without_keys_from(
-        setup: &Setup,
-        roles: [u64; 6],
-        colors: [u64; 2],
-    ) -> (Board, CastlingData) {
-        debug_assert_eq!(Board::pieces_of(setup), (roles, colors));
-        Board::finish(setup, roles, colors, Keys::default_keys())
-    }
-
-    /// The bitboards of `setup`'s pieces, by role and by colour (what [`Board::without_keys_from`] takes).
-    pub fn pieces_of(setup: &Setup) -> ([u64; 6], [u64; 2]) {
-        let pieces = setup.pieces();
-        (pieces.roles, pieces.colors)
+    /// [`Board::without_keys`] for a caller that has already gathered `setup`'s pieces: `pieces` must be
+    /// [`Setup::pieces`] (the FEN reader and `dead`'s validity screen make them; checked in debug builds).
+    pub fn without_keys_from(setup: &Setup, pieces: Pieces) -> (Board, CastlingData) {
+        debug_assert_eq!(setup.pieces(), pieces);
+        Board::finish(setup, pieces.roles, pieces.colors, Keys::default_keys())
     }
 
     /// The board and castling data of `setup`, the hashes 0, the castling data holding `keys`.
     fn without_keys_of(setup: &Setup, keys: ZobristKeys) -> (Board, CastlingData) {
-        let (roles, colors) = Board::pieces_of(setup);
-        Board::finish(setup, roles, colors, keys)
+        let pieces = setup.pieces();
+        Board::finish(setup, pieces.roles, pieces.colors, keys)
     }
 
     /// [`Board::without_keys_of`] from `setup`'s pieces gathered (`roles`, `colors`): the rest of the board

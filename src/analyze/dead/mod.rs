@@ -372,7 +372,7 @@ impl<'a> Root<'a> {
     /// `pieces`: `pos`'s pieces as the validity screen gathered them, if it did.
     fn of(pos: &'a Checked, pieces: Option<Pieces>) -> Root<'a> {
         let (mut root, cd) = match pieces {
-            Some(p) => Board::without_keys_from(pos.setup(), p.roles, p.colors),
+            Some(p) => Board::without_keys_from(pos.setup(), p),
             None => Board::without_keys(pos.setup()),
         };
         let mut prefix: Vec<u32> = Vec::new();

@@ -185,9 +185,10 @@ mod tests {
             // The pieces handed on are those of the position, and only for a position the screen passed: the
             // board built from them is the one built from the position.
             assert_eq!(pieces.is_some(), screened);
-            if let Some(Pieces { roles, colors }) = pieces {
+            if let Some(gathered) = pieces {
+                let Pieces { roles, colors } = gathered;
                 let (board, cd) = Board::without_keys(&setup);
-                let (from, from_cd) = Board::without_keys_from(&setup, roles, colors);
+                let (from, from_cd) = Board::without_keys_from(&setup, gathered);
                 assert_eq!(from, board);
                 assert_eq!(format!("{from_cd:?}"), format!("{cd:?}"));
                 assert_eq!((board.roles, board.colors), (roles, colors));
