@@ -411,41 +411,40 @@ pub fn count<S: Sliders>(b: &Board, cd: &CastlingData) -> u64 {
 /// group of moves that reaches it: a position's first ten moves are mostly its king's and knights').
 #[inline(always)]
 pub fn count_up_to<S: Sliders>(b: &Board, cd: &CastlingData, cap: u64) -> u64 {
-    let mut c = Capped { count: 0, cap };
+    let mut c = Capped {
+        counter: Counter(0),
+        cap,
+    };
     generate::<S, _>(b, cd, &mut c);
-    c.count
+    c.counter.0
 }
 
 /// [`count_up_to`]'s sink: a [`Counter`] that has enough at `cap`.
 struct Capped {
-    count: u64,
+    counter: Counter,
     cap: u64,
 }
 
 impl Sink for Capped {
     #[inline(always)]
     fn piece(&mut self, role: usize, from: usize, targets: u64) {
-        let mut c = Counter(self.count);
-        c.piece(role, from, targets);
-        self.count = c.0;
+        self.counter.piece(role, from, targets);
     }
     #[inline(always)]
     fn pawns(&mut self, targets: u64, delta: i32, promo: u64) {
-        let mut c = Counter(self.count);
-        c.pawns(targets, delta, promo);
-        self.count = c.0;
+        self.counter.pawns(targets, delta, promo);
     }
     #[inline(always)]
-    fn en_passant(&mut self, _from: usize, _to: usize) {
-        self.count += 1;
+    fn en_passant(&mut self, from: usize, to: usize) {
+        self.counter.en_passant(from, to);
     }
     #[inline(always)]
-    fn castle(&mut self, _king: usize, _rook: usize) {
-        self.count += 1;
+    fn castle(&mut self, king: usize, rook: usize) {
+        self.counter.castle(king, rook);
     }
     #[inline(always)]
     fn enough(&self) -> bool {
-        self.count >= self.cap
+        self.counter.0 >= self.cap
     }
 }
 
