@@ -8,9 +8,7 @@
 use super::closure::{self, Closure};
 use super::helpmate::helpmate_search;
 use super::{Limit, Limits, Root};
-use crate::bitboard::attacks::MagicSliders;
-use crate::bitboard::board::{Board, CastlingData};
-use crate::bitboard::movegen as mg;
+use crate::bitboard::board::Board;
 use crate::bitboard::{piece_attacks, Bitboard};
 use crate::types::{Color, Role};
 use std::time::Instant;
@@ -102,13 +100,15 @@ fn other_side_mobility(root: &Board) -> u32 {
 /// positions closes only where almost nothing can move; measured: on CHA-Solver's tests/positions.txt the
 /// scan proves 2,399 queries unwinnable with the move gate alone and 2,369 with both (1,877 with no closure),
 /// and on the first 4,000 queries of its tests/lichess.txt the blocked-pawn gate halves the scan's time.
-fn closure_may_close(root: &Board, cd: &CastlingData) -> bool {
+/// `root_moves`: the side to move's legal moves, as the root counted them ([`Root::count`], exact up to the
+/// gate).
+fn closure_may_close(root: &Board, root_moves: u64) -> bool {
     let pawns = |c: Color| root.pieces(c, Role::Pawn);
     let blocked = pawns(Color::White).forward(Color::White) & pawns(Color::Black);
     !blocked.is_empty()
         && !free_pawn(root)
         && king_room(root) <= CLOSURE_KING_ROOM_GATE
-        && mg::count_up_to::<MagicSliders>(root, cd, CLOSURE_GATE_MOVES + 1) <= CLOSURE_GATE_MOVES
+        && root_moves <= CLOSURE_GATE_MOVES
         && other_side_mobility(root) <= CLOSURE_GATE_OTHER_MOVES
 }
 
@@ -140,7 +140,7 @@ pub(super) fn small_search(
     if left == 0 {
         return (Closure::Stopped(Limit::Nodes), used);
     }
-    if (limits.scan && *closure_stopped) || !closure_may_close(root, cd) {
+    if (limits.scan && *closure_stopped) || !closure_may_close(root, shared.count) {
         return (Closure::Stopped(Limit::Quick), used);
     }
     let mut run = closure::Run::new(shared.keyed());
@@ -201,7 +201,9 @@ fn king_steps(set: Bitboard) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bitboard::attacks::MagicSliders;
     use crate::bitboard::king_attacks;
+    use crate::bitboard::movegen as mg;
     use crate::random::{random_position, Rng};
 
     /// The root's count ([`mg::count_up_to`], [`super::super::COUNT_CAP`]) against the whole count ([`mg::count`],
